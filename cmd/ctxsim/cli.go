@@ -1,0 +1,151 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// A command is one subcommand. Each lives in its own file and registers
+// itself in init.
+type command struct {
+	name    string
+	summary string
+	// usage is the text after "Usage: ctxsim <name> ", then a blank line and
+	// the long help with examples.
+	usage string
+	help  string
+	// flags declares the command's flags on fs and returns the function that
+	// runs it once they are parsed.
+	flags func(fs *pflag.FlagSet) func(e *env, args []string) error
+}
+
+var commands = map[string]*command{}
+
+func register(c *command) {
+	if _, dup := commands[c.name]; dup {
+		panic("ctxsim: command registered twice: " + c.name)
+	}
+	commands[c.name] = c
+}
+
+// env is what a command may touch: its streams. Commands never reach for os
+// globals, so tests run them in-process.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+// usageError is a bad command line: exit code 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// regressionError is a check that found a regression: exit code 1, with the
+// report already printed.
+type regressionError struct{ msg string }
+
+func (e *regressionError) Error() string { return e.msg }
+
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitUsage   = 2
+)
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		if len(args) > 1 {
+			if c, ok := commands[args[1]]; ok {
+				fs := newFlagSet(c, stdout)
+				c.flags(fs)
+				fs.Usage()
+				return exitOK
+			}
+		}
+		topUsage(stdout)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "ctxsim: unknown command %q\n\n", args[0])
+		topUsage(stderr)
+		return exitUsage
+	}
+	fs := newFlagSet(c, stderr)
+	runFn := c.flags(fs)
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fs.SetOutput(stdout)
+			fs.Usage()
+			return exitOK
+		}
+		fmt.Fprintf(stderr, "ctxsim %s: %v\n(see ctxsim %s --help)\n", c.name, err, c.name)
+		return exitUsage
+	}
+	err := runFn(e, fs.Args())
+	var ue *usageError
+	var re *regressionError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "ctxsim %s: %v\n(see ctxsim %s --help)\n", c.name, err, c.name)
+		return exitUsage
+	case errors.As(err, &re):
+		fmt.Fprintf(stderr, "ctxsim %s: %v\n", c.name, err)
+		return exitFailure
+	default:
+		fmt.Fprintf(stderr, "ctxsim %s: %v\n", c.name, err)
+		return exitFailure
+	}
+}
+
+func newFlagSet(c *command, out io.Writer) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(c.name, pflag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.SortFlags = false
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintf(w, "Usage: ctxsim %s %s\n\n%s\n", c.name, c.usage, strings.TrimSpace(c.help))
+		if fs.HasFlags() {
+			fmt.Fprintf(w, "\nFlags:\n%s", fs.FlagUsages())
+		}
+	}
+	return fs
+}
+
+func topUsage(w io.Writer) {
+	fmt.Fprint(w, `ctxsim replays agent sessions through real context-management code against
+fake providers that bill like real ones, and reports cost, cache hit rate,
+latency and context occupancy per policy.
+
+Usage: ctxsim <command> [flags] [args]
+
+Commands:
+`)
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprint(w, `
+Run "ctxsim <command> --help" for a command's flags and examples.
+Exit codes: 0 ok, 1 failure or regression, 2 usage error.
+`)
+}

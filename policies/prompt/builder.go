@@ -1,0 +1,168 @@
+package prompt
+
+import (
+	"github.com/ctxsim/ctxsim/traces"
+)
+
+// Wire describes the provider-side rendering rules a Builder applies.
+type Wire struct {
+	// PerMessage is the framing cost of a message, charged to its first
+	// block (role header and separators).
+	PerMessage int
+	// Tail is the framing after the last block that no breakpoint covers
+	// (the turn-opening tokens of the reply).
+	Tail int
+	// StripStaleThinking drops thinking blocks of assistant messages that
+	// come before the last plain user message, as the Anthropic API does when
+	// extended thinking is on.
+	StripStaleThinking bool
+	// SplitScaffolds renders a block with a registered ScaffoldEnd as two
+	// blocks, the static scaffold (Scaffold set) and the volatile tail, so a
+	// planner can mark the scaffold alone.
+	SplitScaffolds bool
+}
+
+// A Counter sizes a block in tokens. It must be deterministic and should be
+// memoized: it is called once per distinct block a Builder sees.
+type Counter func(b *traces.Block) int
+
+type msgKey struct {
+	hash  uint64
+	stale bool
+}
+
+// A Builder turns views into requests. It remembers the last request so that
+// the work of a Build is proportional to what changed since: messages of the
+// common prefix are not re-hashed or re-counted.
+type Builder struct {
+	Count Counter
+	Wire  Wire
+
+	floorKey uint64
+	keys     []msgKey // per message of the last build
+	starts   []int    // first block index of each message, len(keys)+1
+	blocks   []Block
+	split    map[uint64][2]traces.Block
+	req      Request
+}
+
+// NewBuilder returns a builder with the given counter and wire rules.
+func NewBuilder(count Counter, w Wire) *Builder {
+	return &Builder{Count: count, Wire: w}
+}
+
+func (b *Builder) floorHash(v *View) uint64 {
+	var h uint64 = 0x9e3779b97f4a7c15
+	for i := range v.Tools {
+		h = chain(h, v.Tools[i].Hash(), RoleSystem, false)
+	}
+	h = chain(h, 1, RoleSystem, true)
+	for i := range v.System {
+		h = chain(h, v.System[i].Hash(), RoleSystem, false)
+	}
+	return h
+}
+
+func (b *Builder) push(src *traces.Block, h uint64, sec Section, role Role, msg int, first, scaffold bool) {
+	prev, end := uint64(0), 0
+	if n := len(b.blocks); n > 0 {
+		prev, end = b.blocks[n-1].Chain, b.blocks[n-1].End
+	}
+	tok := b.Count(src)
+	if first && sec == Messages {
+		tok += b.Wire.PerMessage
+	}
+	cacheable := src.Kind != traces.Thinking && (src.Text != "" || src.Input != "" || src.Tokens > 0 || src.Kind == traces.ToolResultBlock)
+	b.blocks = append(b.blocks, Block{
+		Hash: h, Chain: chain(prev, h, role, first), End: end + tok, Tokens: tok,
+		Msg: msg, Section: sec, Role: role, Kind: src.Kind, Cacheable: cacheable,
+		Scaffold: scaffold, Src: src,
+	})
+}
+
+func (b *Builder) splitBlock(src *traces.Block) *[2]traces.Block {
+	h := src.Hash()
+	if p, ok := b.split[h]; ok {
+		return &p
+	}
+	if b.split == nil {
+		b.split = map[uint64][2]traces.Block{}
+	}
+	head, tail := *src, *src
+	head.Text, head.ScaffoldEnd = src.Text[:src.ScaffoldEnd], 0
+	tail.Text, tail.ScaffoldEnd = src.Text[src.ScaffoldEnd:], 0
+	p := [2]traces.Block{head, tail}
+	b.split[h] = p
+	return &p
+}
+
+// Build renders v for model. output is the number of output tokens the call
+// will produce. The returned request shares storage with b and is valid
+// until the next Build.
+func (b *Builder) Build(model string, v *View, output int) *Request {
+	fk := b.floorHash(v)
+	lastUser := -1
+	if b.Wire.StripStaleThinking {
+		for i := len(v.Messages) - 1; i >= 0; i-- {
+			if v.Messages[i].Role == RoleUser {
+				lastUser = i
+				break
+			}
+		}
+	}
+	keys := make([]msgKey, len(v.Messages))
+	for i := range v.Messages {
+		keys[i] = msgKey{hash: v.Messages[i].Hash(), stale: i < lastUser}
+	}
+	// Find the common prefix with the last build.
+	k := 0
+	if fk == b.floorKey && b.starts != nil {
+		for k < len(keys) && k < len(b.keys) && keys[k] == b.keys[k] {
+			k++
+		}
+	} else {
+		b.blocks = b.blocks[:0]
+		for i := range v.Tools {
+			b.push(&v.Tools[i], v.Tools[i].Hash(), Tools, RoleSystem, -1, false, false)
+		}
+		for i := range v.System {
+			b.push(&v.System[i], v.System[i].Hash(), System, RoleSystem, -1, i == 0, false)
+		}
+		b.starts = append(b.starts[:0], len(b.blocks))
+		b.floorKey = fk
+	}
+	b.blocks = b.blocks[:b.starts[k]]
+	b.starts = b.starts[:k+1]
+	for i := k; i < len(v.Messages); i++ {
+		m := &v.Messages[i]
+		first := true
+		for j := range m.Blocks {
+			src := &m.Blocks[j]
+			if keys[i].stale && m.Role == RoleAssistant && src.Kind == traces.Thinking {
+				continue
+			}
+			if b.Wire.SplitScaffolds && src.ScaffoldEnd > 0 && src.ScaffoldEnd < len(src.Text) {
+				p := b.splitBlock(src)
+				b.push(&p[0], p[0].Hash(), Messages, m.Role, i, first, true)
+				b.push(&p[1], p[1].Hash(), Messages, m.Role, i, false, false)
+				first = false
+				continue
+			}
+			b.push(src, src.Hash(), Messages, m.Role, i, first, false)
+			first = false
+		}
+		b.starts = append(b.starts, len(b.blocks))
+	}
+	b.keys = keys
+	total := 0
+	if n := len(b.blocks); n > 0 {
+		total = b.blocks[n-1].End
+	}
+	b.req = Request{Model: model, Blocks: b.blocks, Total: total + b.Wire.Tail, Output: output}
+	return &b.req
+}
+
+// Reset forgets the last build, so the next Build starts from scratch.
+func (b *Builder) Reset() {
+	b.starts, b.keys, b.blocks = nil, nil, b.blocks[:0]
+}

@@ -1,0 +1,203 @@
+package prompt
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/ctxsim/ctxsim/traces"
+)
+
+// TTL is a cache breakpoint's lifetime tier.
+type TTL uint8
+
+// TTL tiers. NoCache marks nothing.
+const (
+	NoCache TTL = iota
+	TTL5m
+	TTL1h
+)
+
+func (t TTL) String() string {
+	switch t {
+	case TTL5m:
+		return "5m"
+	case TTL1h:
+		return "1h"
+	}
+	return "none"
+}
+
+// Duration is how long an entry written or refreshed with this tier lives.
+func (t TTL) Duration() time.Duration {
+	switch t {
+	case TTL5m:
+		return 5 * time.Minute
+	case TTL1h:
+		return time.Hour
+	}
+	return 0
+}
+
+// ParseTTL reads "5m" or "1h".
+func ParseTTL(s string) (TTL, error) {
+	switch s {
+	case "5m":
+		return TTL5m, nil
+	case "1h":
+		return TTL1h, nil
+	}
+	return NoCache, fmt.Errorf("prompt: ttl %q: want 5m or 1h", s)
+}
+
+// Section is the part of the prompt a block belongs to, in the order the
+// provider renders them.
+type Section uint8
+
+// Sections.
+const (
+	Tools Section = iota
+	System
+	Messages
+)
+
+// Role is a message's role in the view. Tool is a user-role message carrying
+// only tool results (hermes' role:tool rows; one user message on the
+// Anthropic wire).
+type Role uint8
+
+// Roles.
+const (
+	RoleSystem Role = iota
+	RoleUser
+	RoleAssistant
+	RoleTool
+)
+
+func (r Role) String() string {
+	return [...]string{"system", "user", "assistant", "tool"}[r]
+}
+
+// A Block is one content block as the provider sees it, with everything the
+// cache needs precomputed: its content hash, the hash chain of the whole
+// prefix through it, and the prompt size through its end.
+type Block struct {
+	Hash  uint64 // content identity of the block (with its role)
+	Chain uint64 // identity of the whole prefix through this block
+	// End is the prompt size in tokens from the start of the request through
+	// the end of this block.
+	End     int
+	Tokens  int
+	Msg     int // index of the message in the view, -1 for tools and system
+	Section Section
+	Role    Role
+	Kind    traces.BlockKind
+	// Cacheable reports whether the block may carry cache_control (thinking
+	// blocks and empty text may not).
+	Cacheable bool
+	// Scaffold reports that the block is a registered static scaffold: the
+	// first part of a message whose builder said where its stable part ends.
+	Scaffold bool
+	// Src is the content; nil for synthetic size-only blocks.
+	Src *traces.Block
+}
+
+// A Breakpoint is a cache_control mark on Blocks[Block].
+type Breakpoint struct {
+	Block int
+	TTL   TTL
+}
+
+// MaxBreakpoints is the Anthropic limit per request.
+const MaxBreakpoints = 4
+
+// A Request is one model call as the provider receives it. It is built by a
+// Builder, marked by a cache planner, then frozen; the provider checks that
+// nothing changed it after the planner ran.
+//
+// Blocks may share storage with the Builder that made it: a Request is valid
+// until that Builder's next Build.
+type Request struct {
+	Model  string
+	Blocks []Block
+	// Total is the whole prompt size: the last block's End plus framing the
+	// provider adds after it, which no breakpoint can cover.
+	Total int
+	// Output is the number of output tokens the call produces (in replay,
+	// what was recorded).
+	Output      int
+	Breakpoints []Breakpoint
+	frozen      uint64
+	isFrozen    bool
+}
+
+// Mark adds a breakpoint on block i. It panics after Freeze: a broken
+// invariant of the engine, not bad input.
+func (r *Request) Mark(i int, ttl TTL) {
+	if r.isFrozen {
+		panic("prompt: Mark on a frozen request")
+	}
+	r.Breakpoints = append(r.Breakpoints, Breakpoint{Block: i, TTL: ttl})
+}
+
+func (r *Request) fingerprint() uint64 {
+	var buf [8]byte
+	d := xxhash.New()
+	d.WriteString(r.Model)
+	for _, v := range []int{len(r.Blocks), r.Total, r.Output, len(r.Breakpoints)} {
+		binary.LittleEndian.PutUint64(buf[:], uint64(v))
+		d.Write(buf[:])
+	}
+	if n := len(r.Blocks); n > 0 {
+		binary.LittleEndian.PutUint64(buf[:], r.Blocks[n-1].Chain)
+		d.Write(buf[:])
+	}
+	for _, bp := range r.Breakpoints {
+		binary.LittleEndian.PutUint64(buf[:], uint64(bp.Block)<<8|uint64(bp.TTL))
+		d.Write(buf[:])
+	}
+	return d.Sum64()
+}
+
+// Freeze fixes the request after planning.
+func (r *Request) Freeze() {
+	r.frozen = r.fingerprint()
+	r.isFrozen = true
+}
+
+// ErrChanged reports a request changed after Freeze.
+var ErrChanged = errors.New("prompt: request changed after the cache planner ran")
+
+// CheckFrozen returns ErrChanged if the request was changed since Freeze.
+func (r *Request) CheckFrozen() error {
+	if !r.isFrozen || r.frozen != r.fingerprint() {
+		return ErrChanged
+	}
+	return nil
+}
+
+// Prefix returns the number of leading blocks whose Chain equals the
+// corresponding block of o: the length of the common prefix.
+func (r *Request) Prefix(o *Request) int {
+	n := min(len(r.Blocks), len(o.Blocks))
+	for i := 0; i < n; i++ {
+		if r.Blocks[i].Chain != o.Blocks[i].Chain {
+			return i
+		}
+	}
+	return n
+}
+
+func chain(prev, h uint64, role Role, first bool) uint64 {
+	var buf [18]byte
+	binary.LittleEndian.PutUint64(buf[0:], prev)
+	binary.LittleEndian.PutUint64(buf[8:], h)
+	buf[16] = byte(role)
+	if first {
+		buf[17] = 1
+	}
+	return xxhash.Sum64(buf[:])
+}

@@ -1,0 +1,79 @@
+package prompt
+
+import (
+	"encoding/binary"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/ctxsim/ctxsim/traces"
+)
+
+// Tag says what made a message of the view.
+type Tag uint8
+
+// Tags.
+const (
+	// Plain is a message projected from a transcript event as it was.
+	Plain Tag = iota
+	// BatchSummary is a batch compaction's summary marker.
+	BatchSummary
+	// MicroSummary is micro-compaction's rolling summary marker.
+	MicroSummary
+	// Edited is a transcript message a policy rewrote in place (pruned tool
+	// output, a masked observation, a merged turn).
+	Edited
+)
+
+// A Message is one entry of the view. Messages are immutable: a policy that
+// changes one makes a new Message with NewMessage.
+type Message struct {
+	Role   Role
+	Blocks []traces.Block
+	// Event is the index of the transcript event this message projects, or
+	// -1 when a policy made it.
+	Event int
+	Tag   Tag
+	hash  uint64
+}
+
+// NewMessage builds a message and its content hash.
+func NewMessage(role Role, blocks []traces.Block, event int, tag Tag) Message {
+	m := Message{Role: role, Blocks: blocks, Event: event, Tag: tag}
+	d := xxhash.New()
+	var buf [8]byte
+	buf[0] = byte(role)
+	d.Write(buf[:1])
+	for i := range blocks {
+		binary.LittleEndian.PutUint64(buf[:], blocks[i].Hash())
+		d.Write(buf[:])
+	}
+	m.hash = d.Sum64()
+	return m
+}
+
+// Hash is the message's content identity (role and blocks).
+func (m *Message) Hash() uint64 {
+	if m.hash == 0 {
+		return NewMessage(m.Role, m.Blocks, m.Event, m.Tag).hash
+	}
+	return m.hash
+}
+
+// A View is the message list a harness would send now: the floor (tools,
+// system) and the messages. Policies rewrite views; the transcript they were
+// projected from never changes.
+type View struct {
+	Tools    []traces.Block
+	System   []traces.Block
+	Messages []Message
+}
+
+// Clone returns a view whose slices can be changed without touching v's.
+// Messages themselves are shared: they are immutable.
+func (v *View) Clone() *View {
+	return &View{
+		Tools:    append([]traces.Block(nil), v.Tools...),
+		System:   append([]traces.Block(nil), v.System...),
+		Messages: append([]Message(nil), v.Messages...),
+	}
+}

@@ -1,0 +1,52 @@
+package provider
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ctxsim/ctxsim/policies/prompt"
+	"github.com/ctxsim/ctxsim/traces"
+)
+
+// A Provider bills frozen requests the way a real service does. It keeps its
+// own cache state; use one instance per simulated tenant (account). Send is
+// called with non-decreasing virtual times.
+type Provider interface {
+	// Name identifies the provider model ("anthropic", "openai", ...).
+	Name() string
+	// Send bills req at virtual time now. An error is what the API would
+	// answer instead of a response (an *APIError).
+	Send(now time.Time, req *prompt.Request) (Response, error)
+}
+
+// A Response is what a call returned: usage in the additive form and timing.
+type Response struct {
+	Usage traces.Usage
+	// TTFT is the time to the first token; Decode the time to stream the
+	// output. The cache entry of the request exists from now+TTFT.
+	TTFT, Decode time.Duration
+}
+
+// Latency is the call's whole duration.
+func (r Response) Latency() time.Duration { return r.TTFT + r.Decode }
+
+// An APIError is a request the provider rejected.
+type APIError struct {
+	Status int
+	Kind   error // one of the Err values below
+	Msg    string
+}
+
+func (e *APIError) Error() string { return fmt.Sprintf("provider: %d: %s", e.Status, e.Msg) }
+
+func (e *APIError) Unwrap() error { return e.Kind }
+
+// Kinds of API errors.
+var (
+	ErrContextOverflow    = errors.New("prompt is too long")
+	ErrTooManyBreakpoints = errors.New("too many cache_control breakpoints")
+	ErrTTLOrder           = errors.New("1h cache_control after a 5m one")
+	ErrNotCacheable       = errors.New("cache_control on a block that cannot carry it")
+	ErrTransient          = errors.New("transient provider error")
+)

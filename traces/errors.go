@@ -1,0 +1,106 @@
+package traces
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// A SyntaxError is bad input at a place in a file.
+type SyntaxError struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *SyntaxError) Error() string {
+	if e.Line <= 0 {
+		return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+}
+
+// Warnings counts the input a reader skipped or repaired, by reason, keeping
+// the first place each reason was seen. It is how importers avoid both
+// panicking and dropping records silently.
+type Warnings struct {
+	counts map[string]int
+	first  map[string]string
+	order  []string
+}
+
+// Add records one occurrence of reason at file:line.
+func (w *Warnings) Add(file string, line int, reason string) {
+	if w.counts == nil {
+		w.counts = map[string]int{}
+		w.first = map[string]string{}
+	}
+	if w.counts[reason] == 0 {
+		w.order = append(w.order, reason)
+		w.first[reason] = fmt.Sprintf("%s:%d", file, line)
+	}
+	w.counts[reason]++
+}
+
+// Merge adds every warning of o.
+func (w *Warnings) Merge(o *Warnings) {
+	if o == nil {
+		return
+	}
+	for _, r := range o.order {
+		if w.counts == nil {
+			w.counts = map[string]int{}
+			w.first = map[string]string{}
+		}
+		if w.counts[r] == 0 {
+			w.order = append(w.order, r)
+			w.first[r] = o.first[r]
+		}
+		w.counts[r] += o.counts[r]
+	}
+}
+
+// Len is the number of distinct reasons.
+func (w *Warnings) Len() int { return len(w.order) }
+
+// Total is the number of occurrences of all reasons.
+func (w *Warnings) Total() int {
+	n := 0
+	for _, c := range w.counts {
+		n += c
+	}
+	return n
+}
+
+// A Warning is one reason with its count and first place.
+type Warning struct {
+	Reason string `json:"reason"`
+	Count  int    `json:"count"`
+	First  string `json:"first"`
+}
+
+// List returns the warnings sorted by reason, so output never depends on the
+// order files were read in.
+func (w *Warnings) List() []Warning {
+	out := make([]Warning, 0, len(w.order))
+	for _, r := range w.order {
+		out = append(out, Warning{Reason: r, Count: w.counts[r], First: w.first[r]})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Reason < out[j].Reason })
+	return out
+}
+
+// String renders the warnings one per line, reason first:
+// "skipped invalid JSON: 3 lines (first at f.jsonl:12)". Reasons say what was
+// done ("skipped ...", "kept ...").
+func (w *Warnings) String() string {
+	var b strings.Builder
+	for _, x := range w.List() {
+		noun := "line"
+		if x.Count != 1 {
+			noun = "lines"
+		}
+		fmt.Fprintf(&b, "%s: %d %s (first at %s)\n", x.Reason, x.Count, noun, x.First)
+	}
+	return b.String()
+}

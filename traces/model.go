@@ -1,0 +1,217 @@
+package traces
+
+import (
+	"time"
+)
+
+// Version is the native trace format version written by Writer.
+const Version = 1
+
+// Source says who drives a session, which decides whether it is human- or
+// machine-paced (hermes' auto TTL keys on it).
+type Source string
+
+// Sources seen in hermes-agent and Claude Code. Unknown sources are kept as
+// given.
+const (
+	SourceCLI       Source = "cli"
+	SourceTUI       Source = "tui"
+	SourceDesktop   Source = "desktop"
+	SourceMessaging Source = "messaging"
+	SourceCron      Source = "cron"
+	SourceSubagent  Source = "subagent"
+	SourceOneshot   Source = "oneshot"
+	SourceWebhook   Source = "webhook"
+	SourceAPI       Source = "api"
+	SourceBatch     Source = "batch"
+)
+
+// HumanPaced reports whether a person is at the other end of the session,
+// so that idle gaps of minutes to hours are normal (hermes: cli, tui,
+// desktop, messaging). Unknown sources count as human-paced.
+func (s Source) HumanPaced() bool {
+	switch s {
+	case SourceSubagent, SourceCron, SourceOneshot, SourceWebhook, SourceAPI, SourceBatch, "kanban", "tool":
+		return false
+	}
+	return true
+}
+
+// A Session is one conversation: its metadata, its floor (the system prompt
+// and tool schemas sent first on every request) and its events in order.
+type Session struct {
+	ID     string `json:"id"`
+	Source Source `json:"source,omitempty"`
+	Model  string `json:"model,omitempty"`
+	// Window is the context window in tokens; 0 means take it from the rate
+	// card of Model.
+	Window int `json:"window,omitempty"`
+	// Format names where the session came from ("native", "claude-code",
+	// "codex", "hermes", "synth:<profile>", ...).
+	Format string `json:"format,omitempty"`
+	// Tenant groups sessions that share one provider account and so one
+	// provider-side cache. Empty means the session's own ID.
+	Tenant   string   `json:"tenant,omitempty"`
+	Parent   string   `json:"parent,omitempty"`
+	Children []string `json:"children,omitempty"`
+	// Floor is the system prompt and the tool schemas, in the order the
+	// provider receives them (tools first).
+	Floor []Block `json:"floor,omitempty"`
+	// Notes are free-form remarks an importer or generator wants a reader to
+	// see ("timing is synthetic", ...). They never change a result.
+	Notes []string `json:"notes,omitempty"`
+
+	Events []Event `json:"-"`
+}
+
+// TenantID is the key under which the session's provider cache lives.
+func (s *Session) TenantID() string {
+	if s.Tenant != "" {
+		return s.Tenant
+	}
+	if s.Parent != "" {
+		return s.Parent
+	}
+	return s.ID
+}
+
+// Start is the time of the first event, or the zero time.
+func (s *Session) Start() time.Time {
+	if len(s.Events) == 0 {
+		return time.Time{}
+	}
+	return s.Events[0].Time
+}
+
+// Kind is what an event records.
+type Kind string
+
+// Event kinds.
+const (
+	// User is a message from the person (or the driver of a machine-paced
+	// session).
+	User Kind = "user"
+	// Assistant is one model call and the message it produced.
+	Assistant Kind = "assistant"
+	// ToolResult is the user-role message carrying tool results back.
+	ToolResult Kind = "tool_result"
+	// ModelSwitch changes the model for later calls (Model holds the new one).
+	ModelSwitch Kind = "model_switch"
+	// Compaction is a compaction the recorded harness did. The continuation
+	// summary, when logged, is the next User event with Summary set.
+	Compaction Kind = "compaction"
+	// Resume marks a session picked up again after it was closed.
+	Resume Kind = "resume"
+	// Restart is a harness process restart: in-memory state is lost, durable
+	// state (the breaker counters) survives.
+	Restart Kind = "restart"
+)
+
+// Valid reports whether k is a known kind.
+func (k Kind) Valid() bool {
+	switch k {
+	case User, Assistant, ToolResult, ModelSwitch, Compaction, Resume, Restart:
+		return true
+	}
+	return false
+}
+
+// An Event is one entry of the transcript.
+type Event struct {
+	Time   time.Time `json:"t"`
+	Kind   Kind      `json:"kind"`
+	Blocks []Block   `json:"blocks,omitempty"`
+	// Model is the model of an assistant call, or the new model of a switch.
+	Model string `json:"model,omitempty"`
+	// Usage is what the provider billed for an assistant call, when recorded.
+	Usage *Usage `json:"usage,omitempty"`
+	// LatencyMS is the recorded wall time of the call (assistant) or of the
+	// tool run (tool_result), when known.
+	LatencyMS int64 `json:"latency_ms,omitempty"`
+	// RequestID is the provider's request id of an assistant call.
+	RequestID string `json:"request_id,omitempty"`
+	// Summary marks a user event that is a compaction's continuation summary.
+	Summary bool `json:"summary,omitempty"`
+	// Meta carries small facts an importer kept: a compaction's trigger and
+	// pre-compaction size, a subagent link. Keys are sorted when written.
+	Meta map[string]string `json:"meta,omitempty"`
+}
+
+// BlockKind is the type of a content block.
+type BlockKind string
+
+// Block kinds, as the Anthropic Messages API names them.
+const (
+	Text            BlockKind = "text"
+	ToolUse         BlockKind = "tool_use"
+	ToolResultBlock BlockKind = "tool_result"
+	Thinking        BlockKind = "thinking"
+	Image           BlockKind = "image"
+	// ToolSchema is one tool definition of the floor.
+	ToolSchema BlockKind = "tool_schema"
+	// System is (part of) the system prompt.
+	System BlockKind = "system"
+)
+
+// A Block is one piece of content. Its text is kept when known; content a log
+// does not show (the system prompt of a Claude Code session) has only a token
+// size and a stable identity in Name.
+type Block struct {
+	Kind BlockKind `json:"type"`
+	Text string    `json:"text,omitempty"`
+	// Tokens is the size of an opaque block (no Text). For blocks with text it
+	// is 0 and sizes come from a tokenizer.
+	Tokens int `json:"tokens,omitempty"`
+	// ID is a tool_use's id, or the tool_use_id a tool_result answers.
+	ID string `json:"id,omitempty"`
+	// Name is a tool_use's or tool schema's tool name, or the identity of an
+	// opaque block.
+	Name string `json:"name,omitempty"`
+	// Input is a tool_use's input, as compact JSON.
+	Input   string `json:"input,omitempty"`
+	IsError bool   `json:"is_error,omitempty"`
+	// ScaffoldEnd, when > 0, is the byte offset in Text where a registered
+	// static scaffold ends (skill, webhook and cron messages): the code that
+	// built the message says so, nobody searches for a delimiter.
+	ScaffoldEnd int `json:"scaffold_end,omitempty"`
+}
+
+// Opaque reports whether the block's content is unknown and only its size is.
+func (b *Block) Opaque() bool { return b.Text == "" && b.Input == "" && b.Tokens > 0 }
+
+// Usage is what a provider billed for one call, in Anthropic's additive form:
+// the prompt is Input + CacheWrite5m + CacheWrite1h + CacheRead.
+type Usage struct {
+	Input        int64 `json:"input"`
+	CacheWrite5m int64 `json:"cache_write_5m"`
+	CacheWrite1h int64 `json:"cache_write_1h"`
+	CacheRead    int64 `json:"cache_read"`
+	Output       int64 `json:"output"`
+}
+
+// Prompt is the total prompt size.
+func (u Usage) Prompt() int64 { return u.Input + u.CacheWrite5m + u.CacheWrite1h + u.CacheRead }
+
+// Writes is the total of cache writes.
+func (u Usage) Writes() int64 { return u.CacheWrite5m + u.CacheWrite1h }
+
+// Add returns the field-wise sum.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{
+		Input:        u.Input + v.Input,
+		CacheWrite5m: u.CacheWrite5m + v.CacheWrite5m,
+		CacheWrite1h: u.CacheWrite1h + v.CacheWrite1h,
+		CacheRead:    u.CacheRead + v.CacheRead,
+		Output:       u.Output + v.Output,
+	}
+}
+
+// HitRate is the token-weighted cache hit rate, read ÷ prompt; 0 for an empty
+// prompt.
+func (u Usage) HitRate() float64 {
+	p := u.Prompt()
+	if p == 0 {
+		return 0
+	}
+	return float64(u.CacheRead) / float64(p)
+}
