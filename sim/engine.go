@@ -1,0 +1,459 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ctxsim/ctxsim/policies/prompt"
+	"github.com/ctxsim/ctxsim/pricing"
+	"github.com/ctxsim/ctxsim/sim/provider"
+	"github.com/ctxsim/ctxsim/traces"
+)
+
+// Options are the per-run settings of the engine.
+type Options struct {
+	// Prices prices the calls (the provider's bill is in tokens).
+	Prices *pricing.Card
+	// Count sizes blocks (a memoized tokenizer, possibly calibrated).
+	Count prompt.Counter
+	// Window overrides the context window (0: the session's, else the rate
+	// card's).
+	Window int
+	// FloorTokens, when > 0, sizes an unseen floor (a recorded session whose
+	// log shows no system prompt or tools). 0 lets the engine infer it from
+	// the first recorded call.
+	FloorTokens int
+}
+
+// ErrFloorTooLarge reports a session whose floor alone does not fit its
+// window: no policy can run it, and compaction cannot help.
+var ErrFloorTooLarge = errors.New("sim: the floor (system prompt and tools) does not fit the context window")
+
+// Result is the outcome of one replay.
+type Result struct {
+	Records []Record
+	// VerbatimUsers is the fraction of the session's plain user messages
+	// still verbatim in the final view (1 when there are none).
+	VerbatimUsers float64
+	Warnings      []string
+}
+
+// run is the state of one session's replay. Several runs can share one
+// provider (a tenant) and be stepped in global time order.
+type run struct {
+	sess   *traces.Session
+	pol    *Policy
+	prov   provider.Provider
+	opts   Options
+	price  pricing.Price
+	model  string
+	window int
+	ttl    prompt.TTL
+	ctx    Context
+	b      *prompt.Builder
+	view   *prompt.View
+
+	i       int       // next event
+	now     time.Time // virtual clock
+	lastAct time.Time // time of the last call's completion
+	turn    int
+	seq     int
+	stall   time.Duration
+	inTurn  bool
+	recs    []Record
+	err     error
+	warn    []string
+}
+
+func newRun(s *traces.Session, pol *Policy, prov provider.Provider, opts Options) (*run, error) {
+	r := &run{sess: s, pol: pol, prov: prov, opts: opts, model: s.Model}
+	if r.model == "" {
+		for i := range s.Events {
+			if s.Events[i].Kind == traces.Assistant && s.Events[i].Model != "" {
+				r.model = s.Events[i].Model
+				break
+			}
+		}
+	}
+	var err error
+	if r.price, err = opts.Prices.Lookup(r.model); err != nil {
+		return nil, fmt.Errorf("session %s: %w", s.ID, err)
+	}
+	r.window = opts.Window
+	if r.window == 0 {
+		r.window = s.Window
+	}
+	if r.window == 0 {
+		r.window = r.price.Window
+	}
+	r.ttl = prompt.TTL5m
+	if pol.TTL != nil {
+		r.ttl = pol.TTL(s)
+	}
+	r.b = prompt.NewBuilder(opts.Count, pol.Wire)
+	r.view = &prompt.View{}
+	floor := s.Floor
+	if len(floor) == 0 {
+		floor = inferFloor(s, opts)
+	}
+	for i := range floor {
+		if floor[i].Kind == traces.ToolSchema {
+			r.view.Tools = append(r.view.Tools, floor[i])
+		} else {
+			r.view.System = append(r.view.System, floor[i])
+		}
+	}
+	ft := 0
+	for i := range floor {
+		ft += opts.Count(&floor[i])
+	}
+	if ft >= r.window {
+		return nil, fmt.Errorf("session %s: floor of %d tokens, window %d: %w", s.ID, ft, r.window, ErrFloorTooLarge)
+	}
+	if pol.Context != nil {
+		r.ctx = pol.Context(s, r.window)
+	}
+	if len(s.Events) > 0 {
+		r.now = s.Events[0].Time
+	}
+	return r, nil
+}
+
+// inferFloor sizes the floor a recorded log does not show from its first
+// billed call: the billed prompt minus what the transcript before the call
+// counts. What the first call read from cache was cached by an earlier
+// session of the same account, so it is the part of the floor sessions share
+// (the tool schemas and the static system prompt); it becomes its own block,
+// named by its size, so that sessions of one tenant share it.
+func inferFloor(s *traces.Session, opts Options) []traces.Block {
+	if opts.FloorTokens > 0 {
+		return []traces.Block{{Kind: traces.System, Name: "floor", Tokens: opts.FloorTokens}}
+	}
+	seen := 0
+	for i := range s.Events {
+		e := &s.Events[i]
+		if e.Kind == traces.Assistant {
+			if e.Usage == nil {
+				return nil
+			}
+			rest := int(e.Usage.Prompt()) - seen
+			if rest <= 0 {
+				return nil
+			}
+			shared := int(e.Usage.CacheRead)
+			if shared <= 0 || shared >= rest {
+				return []traces.Block{{Kind: traces.System, Name: "floor", Tokens: rest}}
+			}
+			return []traces.Block{
+				{Kind: traces.System, Name: fmt.Sprintf("shared-floor/%d", shared), Tokens: shared},
+				{Kind: traces.System, Name: "floor/" + s.ID, Tokens: rest - shared},
+			}
+		}
+		if e.Kind == traces.User || e.Kind == traces.ToolResult {
+			for j := range e.Blocks {
+				seen += opts.Count(&e.Blocks[j])
+			}
+		}
+	}
+	return nil
+}
+
+// Run replays one session under pol against prov, which must be fresh (or
+// hold only the tenant's earlier state). It is synchronous and deterministic.
+func Run(s *traces.Session, pol *Policy, prov provider.Provider, opts Options) (*Result, error) {
+	r, err := newRun(s, pol, prov, opts)
+	if err != nil {
+		return nil, err
+	}
+	for r.i < len(s.Events) {
+		r.step()
+		if r.err != nil {
+			return nil, r.err
+		}
+	}
+	return r.result(), nil
+}
+
+// RunTenant replays sessions that share one provider account in global time
+// order, so that a prefix one session cached is found by the next. Results
+// are in the order of sessions.
+func RunTenant(sessions []*traces.Session, pol *Policy, prov provider.Provider, opts Options) ([]*Result, error) {
+	runs := make([]*run, len(sessions))
+	for i, s := range sessions {
+		r, err := newRun(s, pol, prov, opts)
+		if err != nil {
+			return nil, err
+		}
+		runs[i] = r
+	}
+	for {
+		best := -1
+		var bt time.Time
+		for i, r := range runs {
+			if r.i >= len(r.sess.Events) {
+				continue
+			}
+			t := r.nextTime()
+			if best < 0 || t.Before(bt) {
+				best, bt = i, t
+			}
+		}
+		if best < 0 {
+			break
+		}
+		runs[best].step()
+		if err := runs[best].err; err != nil {
+			return nil, err
+		}
+	}
+	out := make([]*Result, len(runs))
+	for i, r := range runs {
+		out[i] = r.result()
+	}
+	return out, nil
+}
+
+// nextTime is the virtual time of the next event: human-paced events keep
+// their recorded time; machine-paced ones keep their recorded distance from
+// the event before, measured from where the simulation is now.
+func (r *run) nextTime() time.Time {
+	e := &r.sess.Events[r.i]
+	if r.i == 0 {
+		return e.Time
+	}
+	prev := r.sess.Events[r.i-1].Time
+	switch e.Kind {
+	case traces.User, traces.Resume:
+		if e.Time.After(r.now) {
+			return e.Time
+		}
+		return r.now
+	case traces.Assistant:
+		return r.now
+	}
+	d := e.Time.Sub(prev)
+	if d < 0 {
+		d = 0
+	}
+	return r.now.Add(d)
+}
+
+func (r *run) step() {
+	e := &r.sess.Events[r.i]
+	r.now = r.nextTime()
+	idx := r.i
+	r.i++
+	switch e.Kind {
+	case traces.User:
+		if e.Summary && !r.pol.Recorded {
+			return // another policy's compaction, not ours
+		}
+		if r.inTurn {
+			r.endTurn()
+		}
+		if r.ctx != nil && !r.lastAct.IsZero() {
+			idle := r.now.Sub(r.lastAct)
+			cold := r.ttl == prompt.NoCache || idle >= r.ttl.Duration()
+			v, passes := r.ctx.OnResume(r.now, idle, cold, r.view)
+			r.view = v
+			r.addPasses(idx, passes)
+		}
+		if e.Summary {
+			// The recorded compaction: the continuation summary replaces
+			// the history.
+			r.view = &prompt.View{Tools: r.view.Tools, System: r.view.System}
+			r.b.Reset()
+		}
+		r.turn++
+		r.inTurn = true
+		r.append(prompt.RoleUser, e, idx)
+	case traces.ToolResult:
+		r.append(prompt.RoleTool, e, idx)
+	case traces.Assistant:
+		r.call(e, idx)
+		r.append(prompt.RoleAssistant, e, idx)
+	case traces.ModelSwitch:
+		if e.Model != "" {
+			p, err := r.opts.Prices.Lookup(e.Model)
+			if err != nil {
+				r.err = fmt.Errorf("session %s: event %d: %w", r.sess.ID, idx, err)
+				return
+			}
+			r.model, r.price = e.Model, p
+		}
+	case traces.Restart:
+		if r.ctx != nil {
+			r.ctx.Restart()
+		}
+	case traces.Compaction, traces.Resume:
+		// A recorded compaction takes effect at its continuation summary.
+	}
+	if r.i == len(r.sess.Events) && r.inTurn {
+		r.endTurn()
+	}
+}
+
+func (r *run) append(role prompt.Role, e *traces.Event, idx int) {
+	if len(e.Blocks) == 0 {
+		return
+	}
+	tag := prompt.Plain
+	if e.Summary {
+		tag = prompt.BatchSummary
+	}
+	msgs := append(r.view.Messages[:len(r.view.Messages):len(r.view.Messages)], prompt.NewMessage(role, e.Blocks, idx, tag))
+	v := *r.view
+	v.Messages = msgs
+	r.view = &v
+}
+
+func (r *run) endTurn() {
+	r.inTurn = false
+	if r.ctx == nil {
+		return
+	}
+	v, passes := r.ctx.EndOfTurn(r.now, r.view)
+	r.view = v
+	r.addPasses(-1, passes)
+	for _, p := range passes {
+		if p.Summary != nil {
+			r.now = r.now.Add(p.Summary.Latency)
+		}
+	}
+}
+
+func (r *run) addPasses(idx int, passes []Pass) {
+	for _, p := range passes {
+		rec := Record{
+			Trace: r.sess.ID, Policy: r.pol.Name, Seq: r.seq, Kind: p.Kind, Time: r.now,
+			Event: idx, Turn: r.turn, Trigger: p.Trigger, Outcome: p.Outcome,
+			TokensBefore: p.TokensBefore, TokensAfter: p.TokensAfter, Detail: p.Detail,
+		}
+		if p.Summary != nil {
+			rec.Model = p.Summary.Model
+			rec.Usage = p.Summary.Usage
+			rec.LatencyMS = p.Summary.Latency.Milliseconds()
+			if pr, err := r.opts.Prices.Lookup(p.Summary.Model); err == nil {
+				rec.CostUSD = pr.Cost(p.Summary.Usage)
+			} else {
+				r.warn = append(r.warn, err.Error())
+			}
+			r.stall += p.Summary.Latency
+		}
+		r.seq++
+		r.recs = append(r.recs, rec)
+	}
+}
+
+// outputTokens is what the call produced: the recorded count, else what a
+// generator said, else the size of the message.
+func (r *run) outputTokens(e *traces.Event) int {
+	if e.Usage != nil {
+		return int(e.Usage.Output)
+	}
+	if v, ok := e.Meta["output_tokens"]; ok {
+		var n int
+		if _, err := fmt.Sscan(v, &n); err == nil {
+			return n
+		}
+	}
+	n := 0
+	for j := range e.Blocks {
+		n += r.opts.Count(&e.Blocks[j])
+	}
+	return n
+}
+
+func (r *run) call(e *traces.Event, idx int) {
+	if e.Model != "" && e.Model != r.model {
+		p, err := r.opts.Prices.Lookup(e.Model)
+		if err != nil {
+			r.err = fmt.Errorf("session %s: event %d: %w", r.sess.ID, idx, err)
+			return
+		}
+		r.model, r.price = e.Model, p
+	}
+	r.stall = 0
+	if r.ctx != nil {
+		v, passes := r.ctx.BeforeCall(r.now, r.view)
+		r.view = v
+		r.addPasses(idx, passes)
+	}
+	if r.stall > 0 {
+		r.now = r.now.Add(r.stall)
+	}
+	out := r.outputTokens(e)
+	rec := Record{
+		Trace: r.sess.ID, Policy: r.pol.Name, Seq: r.seq, Kind: KindCall, Time: r.now,
+		Event: idx, Turn: r.turn, Model: r.model, Window: r.window,
+		StallMS: r.stall.Milliseconds(), Recorded: e.Usage,
+	}
+	if e.Usage != nil {
+		rec.RecordedCostUSD = r.price.Cost(*e.Usage)
+	}
+	if r.ctx != nil {
+		rec.Threshold = r.ctx.Threshold()
+		rec.Estimates = r.ctx.Estimates(r.view)
+	}
+	req := r.b.Build(r.model, r.view, out)
+	if r.pol.Planner != nil && r.ttl != prompt.NoCache {
+		r.pol.Planner.Plan(req, r.ttl)
+	}
+	req.Freeze()
+	rec.Breakpoints = len(req.Breakpoints)
+	resp, err := r.prov.Send(r.now, req)
+	if ferr := req.CheckFrozen(); ferr != nil {
+		r.err = fmt.Errorf("session %s: event %d: %w", r.sess.ID, idx, ferr)
+		return
+	}
+	ok := err == nil
+	if err != nil {
+		var ae *provider.APIError
+		if !errors.As(err, &ae) {
+			r.err = fmt.Errorf("session %s: event %d: %w", r.sess.ID, idx, err)
+			return
+		}
+		rec.Error = ae.Error()
+		rec.Prompt = req.Total
+	} else {
+		rec.Usage = resp.Usage
+		rec.CostUSD = r.price.Cost(resp.Usage)
+		rec.Prompt = int(resp.Usage.Prompt())
+		rec.TTFTMS = resp.TTFT.Milliseconds()
+		rec.LatencyMS = resp.Latency().Milliseconds()
+	}
+	if r.ctx != nil {
+		r.ctx.AfterResponse(r.now, r.view, rec.Prompt, ok)
+	}
+	r.seq++
+	r.recs = append(r.recs, rec)
+	if ok {
+		r.now = r.now.Add(resp.Latency())
+	}
+	r.lastAct = r.now
+}
+
+func (r *run) result() *Result {
+	users, verbatim := 0, 0
+	kept := map[int]bool{}
+	for _, m := range r.view.Messages {
+		if m.Tag == prompt.Plain && m.Event >= 0 {
+			kept[m.Event] = true
+		}
+	}
+	for i := range r.sess.Events {
+		e := &r.sess.Events[i]
+		if e.Kind == traces.User && !e.Summary {
+			users++
+			if kept[i] {
+				verbatim++
+			}
+		}
+	}
+	res := &Result{Records: r.recs, VerbatimUsers: 1, Warnings: r.warn}
+	if users > 0 {
+		res.VerbatimUsers = float64(verbatim) / float64(users)
+	}
+	return res
+}

@@ -1,0 +1,142 @@
+package sim
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/ctxsim/ctxsim/policies/prompt"
+	"github.com/ctxsim/ctxsim/pricing"
+	"github.com/ctxsim/ctxsim/sim/provider"
+	"github.com/ctxsim/ctxsim/traces"
+)
+
+// flat is a provider that caches nothing and answers instantly after a fixed
+// latency, so engine tests see only the engine.
+type flat struct {
+	latency time.Duration
+	sent    []time.Time
+	totals  []int
+}
+
+func (f *flat) Name() string { return "flat" }
+
+func (f *flat) Send(now time.Time, req *prompt.Request) (provider.Response, error) {
+	f.sent = append(f.sent, now)
+	f.totals = append(f.totals, req.Total)
+	return provider.Response{Usage: traces.Usage{Input: int64(req.Total), Output: int64(req.Output)}, TTFT: f.latency}, nil
+}
+
+func lenCount(b *traces.Block) int {
+	if b.Opaque() {
+		return b.Tokens
+	}
+	return len(b.Text) + len(b.Input)
+}
+
+var t0 = time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC)
+
+func at(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+
+func txt(s string) []traces.Block { return []traces.Block{{Kind: traces.Text, Text: s}} }
+
+func testOpts() Options {
+	return Options{Prices: pricing.Default(), Count: lenCount}
+}
+
+// A slow call pushes the machine-paced events after it later, by the same
+// amount, while the next human message keeps its recorded time.
+func TestTimeModel(t *testing.T) {
+	s := &traces.Session{ID: "s", Model: "claude-opus-4-6", Floor: []traces.Block{{Kind: traces.System, Text: "sys"}}, Events: []traces.Event{
+		{Time: at(0), Kind: traces.User, Blocks: txt("hello")},
+		{Time: at(2), Kind: traces.Assistant, Blocks: []traces.Block{{Kind: traces.ToolUse, ID: "t1", Name: "Bash", Input: `{}`}}},
+		{Time: at(5), Kind: traces.ToolResult, Blocks: []traces.Block{{Kind: traces.ToolResultBlock, ID: "t1", Text: "ok"}}},
+		{Time: at(7), Kind: traces.Assistant, Blocks: txt("done")},
+		{Time: at(600), Kind: traces.User, Blocks: txt("next")},
+		{Time: at(601), Kind: traces.Assistant, Blocks: txt("fine")},
+	}}
+	p := &flat{latency: 10 * time.Second}
+	res, err := Run(s, &Policy{Name: "none"}, p, testOpts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// call 1 at 0; returns at 10; the tool ran 3 s (2→5 recorded) so the
+	// result lands at 13 and call 2 goes then; the user message at 600 keeps
+	// its time.
+	want := []time.Time{at(0), at(13), at(600)}
+	if len(p.sent) != len(want) {
+		t.Fatalf("sent %d calls, want %d", len(p.sent), len(want))
+	}
+	for i := range want {
+		if !p.sent[i].Equal(want[i]) {
+			t.Errorf("call %d sent at %v, want %v", i, p.sent[i].Sub(t0), want[i].Sub(t0))
+		}
+	}
+	// prompts (tokens = bytes of text and input): sys+hello; + tool_use
+	// input + result; + done + next
+	wantTotals := []int{3 + 5, 3 + 5 + 2 + 2, 3 + 5 + 2 + 2 + 4 + 4}
+	for i, w := range wantTotals {
+		if p.totals[i] != w {
+			t.Errorf("call %d prompt %d, want %d", i, p.totals[i], w)
+		}
+	}
+	if len(res.Records) != 3 || res.Records[2].Turn != 2 {
+		t.Errorf("records %+v", res.Records)
+	}
+	if res.VerbatimUsers != 1 {
+		t.Errorf("verbatim users %v, want 1", res.VerbatimUsers)
+	}
+}
+
+// A recorded session with no floor gets one from its first billed call, split
+// into the part an earlier session had cached and the rest.
+func TestInferFloor(t *testing.T) {
+	s := &traces.Session{ID: "rec", Model: "claude-opus-4-6", Events: []traces.Event{
+		{Time: at(0), Kind: traces.User, Blocks: txt("0123456789")},
+		{Time: at(1), Kind: traces.Assistant, Blocks: txt("x"), Usage: &traces.Usage{Input: 3, CacheWrite5m: 1007, CacheRead: 1000, Output: 1}},
+	}}
+	fl := inferFloor(s, testOpts())
+	if len(fl) != 2 || fl[0].Tokens != 1000 || fl[1].Tokens != 1000 {
+		t.Fatalf("floor %+v, want shared 1000 + own 1000", fl)
+	}
+	p := &flat{}
+	if _, err := Run(s, &Policy{Name: "none"}, p, testOpts()); err != nil {
+		t.Fatal(err)
+	}
+	if p.totals[0] != 2010 {
+		t.Errorf("first prompt %d, want the recorded 2010", p.totals[0])
+	}
+}
+
+func TestFloorTooLarge(t *testing.T) {
+	s := &traces.Session{ID: "big", Model: "claude-opus-4-6", Window: 100, Floor: []traces.Block{{Kind: traces.System, Name: "f", Tokens: 200}},
+		Events: []traces.Event{{Time: at(0), Kind: traces.User, Blocks: txt("hi")}}}
+	_, err := Run(s, &Policy{Name: "none"}, &flat{}, testOpts())
+	if err == nil || !errorsIs(err, ErrFloorTooLarge) {
+		t.Fatalf("err %v, want ErrFloorTooLarge", err)
+	}
+}
+
+func TestPoolOrder(t *testing.T) {
+	var jobs []Job
+	for i := range 50 {
+		jobs = append(jobs, Job{Key: string(rune('a' + i%26)), Do: func() (any, error) {
+			time.Sleep(time.Duration((50-i)%7) * time.Millisecond)
+			return i, nil
+		}})
+	}
+	for _, w := range []int{1, 4} {
+		var got []int
+		Pool(jobs, w, func(d Done) { got = append(got, d.Value.(int)) })
+		for i, v := range got {
+			if v != i {
+				t.Fatalf("workers=%d: emitted %v", w, got)
+			}
+		}
+		if len(got) != 50 {
+			t.Fatalf("workers=%d: %d results", w, len(got))
+		}
+	}
+}
+
+func errorsIs(err, target error) bool { return errors.Is(err, target) }
