@@ -1,0 +1,23 @@
+// Package ctxsim holds the embedded default workload: the recorded Claude
+// Code sessions under testdata/claude-code (MIT, see LICENSE-spotter there),
+// which "ctxsim compare" replays when given no traces. The simulator itself
+// lives in the subpackages; see DESIGN.md and README.md.
+package ctxsim
+
+import (
+	"embed"
+	"io/fs"
+)
+
+//go:embed testdata/claude-code
+var recorded embed.FS
+
+// Recorded is the tree of embedded Claude Code logs, rooted so that its
+// files are "<session>.jsonl" and "<session>/subagents/agent-*.jsonl".
+func Recorded() fs.FS {
+	sub, err := fs.Sub(recorded, "testdata/claude-code")
+	if err != nil {
+		panic(err) // the pattern above guarantees the directory
+	}
+	return sub
+}
