@@ -1,19 +1,24 @@
 package pricing
 
 import (
+	_ "embed"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
 )
 
-// A Card is a set of prices by model id.
+// A Card is a set of prices by model id, with aliases. Lookup normalizes
+// the ids providers and harnesses log (dates, provider prefixes, context
+// tags) before it gives up.
 type Card struct {
-	prices map[string]Price
+	prices  map[string]Price
+	aliases map[string]string
 }
 
 // NewCard returns a card holding ps.
 func NewCard(ps ...Price) *Card {
-	c := &Card{prices: map[string]Price{}}
+	c := &Card{prices: map[string]Price{}, aliases: map[string]string{}}
 	for _, p := range ps {
 		c.Set(p)
 	}
@@ -22,6 +27,9 @@ func NewCard(ps ...Price) *Card {
 
 // Set adds or replaces the price of p.Model.
 func (c *Card) Set(p Price) { c.prices[p.Model] = p }
+
+// Alias makes alias look up as model.
+func (c *Card) Alias(alias, model string) { c.aliases[alias] = model }
 
 // Models lists the card's model ids, sorted.
 func (c *Card) Models() []string {
@@ -33,29 +41,69 @@ func (c *Card) Models() []string {
 	return out
 }
 
-// Lookup finds the price of model: an exact id, else the id with a date
-// suffix removed ("claude-sonnet-4-5-20250929" → "claude-sonnet-4-5"). An
-// unknown model is an error that says how to supply a price.
+// Lookup finds the price of model: the exact id or alias, else the
+// normalized id (see Normalize). An unknown model is an error that names the
+// model and says how to supply a price; it is never a silent $0.
 func (c *Card) Lookup(model string) (Price, error) {
-	if p, ok := c.prices[model]; ok {
+	if p, ok := c.find(model); ok {
 		return p, nil
 	}
-	if p, ok := c.prices[normalize(model)]; ok {
+	if p, ok := c.find(Normalize(model)); ok {
 		return p, nil
 	}
 	return Price{}, fmt.Errorf("pricing: no price for model %q: pass --prices FILE with a LiteLLM model_prices_and_context_window.json entry for it", model)
 }
 
-func normalize(model string) string {
-	m := strings.TrimSpace(model)
+func (c *Card) find(id string) (Price, bool) {
+	if p, ok := c.prices[id]; ok {
+		return p, true
+	}
+	if m, ok := c.aliases[id]; ok {
+		p, ok := c.prices[m]
+		return p, ok
+	}
+	return Price{}, false
+}
+
+// Normalize reduces a logged model id to the card's form: lower case, no
+// provider or deployment prefix ("anthropic/", "openrouter/anthropic/",
+// Bedrock's "us.anthropic."), no context tag ("[1m]"), no version or date
+// suffix ("-v1:0", "@20250805", "-20250929", "-2024-08-06", "-latest").
+//
+// "[1m]" (the 1M-context beta) maps to the base model's price: long-context
+// surcharges above 200K prompt tokens are not modelled, so such prompts are
+// under-priced.
+func Normalize(model string) string {
+	m := strings.ToLower(strings.TrimSpace(model))
 	if i := strings.LastIndexByte(m, '/'); i >= 0 {
 		m = m[i+1:]
+	}
+	if i := strings.Index(m, "anthropic."); i >= 0 {
+		m = m[i+len("anthropic."):]
 	}
 	if i := strings.IndexByte(m, '['); i >= 0 {
 		m = m[:i]
 	}
+	if i := strings.IndexByte(m, '@'); i >= 0 {
+		m = m[:i]
+	}
+	if i := strings.IndexByte(m, ':'); i >= 0 {
+		m = m[:i]
+	}
+	m = strings.TrimSuffix(m, "-latest")
+	// Bedrock's "-v2" follows a date ("...-20241022-v2"); "deepseek-v4"
+	// keeps its v.
+	if i := strings.LastIndex(m, "-v"); i >= 9 && allDigits(m[i+2:]) && m[i-9] == '-' && allDigits(m[i-8:i]) {
+		m = m[:i]
+	}
+	// -YYYYMMDD
 	if i := strings.LastIndexByte(m, '-'); i >= 0 && len(m)-i-1 == 8 && allDigits(m[i+1:]) {
 		m = m[:i]
+	}
+	// -YYYY-MM-DD
+	if n := len(m); n > 11 && m[n-11] == '-' && m[n-6] == '-' && m[n-3] == '-' &&
+		allDigits(m[n-10:n-6]) && allDigits(m[n-5:n-3]) && allDigits(m[n-2:]) {
+		m = m[:n-11]
 	}
 	return m
 }
@@ -69,12 +117,39 @@ func allDigits(s string) bool {
 	return s != ""
 }
 
-// Default is the embedded rate card.
-func Default() *Card {
-	return NewCard(builtin...)
+//go:embed rates.json
+var ratesJSON []byte
+
+type rateEntry struct {
+	Price
+	Aliases []string `json:"aliases,omitempty"`
 }
 
-// builtin is a placeholder list until the embedded card lands; see rates.go.
-var builtin = []Price{
-	{Model: "claude-opus-4-6", Provider: "anthropic", Input: 5, Output: 25, CacheWrite5m: 6.25, CacheWrite1h: 10, CacheRead: 0.5, Window: 200000, MaxOutput: 128000, MinCacheable: 4096, Source: "reference/providers.md §1.5", Date: "2026-11"},
+type rateFile struct {
+	About  string      `json:"about"`
+	Models []rateEntry `json:"models"`
+}
+
+// builtin is the parsed embedded card; parsing it is checked by a test, so
+// a failure here is a build defect, not bad input.
+var builtin = func() []rateEntry {
+	var f rateFile
+	if err := json.Unmarshal(ratesJSON, &f); err != nil {
+		panic("pricing: embedded rates.json: " + err.Error())
+	}
+	return f.Models
+}()
+
+// Default returns a fresh copy of the embedded rate card (rates.json):
+// Claude, OpenAI and DeepSeek models, each entry with its source and date.
+// Callers may change the copy (LoadLiteLLM) without affecting others.
+func Default() *Card {
+	c := NewCard()
+	for _, e := range builtin {
+		c.Set(e.Price)
+		for _, a := range e.Aliases {
+			c.Alias(a, e.Model)
+		}
+	}
+	return c
 }

@@ -1,0 +1,162 @@
+package pricing
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ctxsim/ctxsim/traces"
+)
+
+func TestNormalize(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"claude-opus-4-6", "claude-opus-4-6"},
+		{"claude-sonnet-4-5-20250929", "claude-sonnet-4-5"},
+		{"claude-opus-4-6[1m]", "claude-opus-4-6"},
+		{"Claude-Opus-4-6 ", "claude-opus-4-6"},
+		{"anthropic/claude-haiku-4-5-20251001", "claude-haiku-4-5"},
+		{"openrouter/anthropic/claude-3-7-sonnet", "claude-3-7-sonnet"},
+		{"us.anthropic.claude-3-5-sonnet-20241022-v2:0", "claude-3-5-sonnet"},
+		{"vertex_ai/claude-opus-4-1@20250805", "claude-opus-4-1"},
+		{"claude-3-5-haiku-latest", "claude-3-5-haiku"},
+		{"gpt-4o-2024-08-06", "gpt-4o"},
+		{"openai/gpt-5.4-mini", "gpt-5.4-mini"},
+		{"deepseek-v4-flash", "deepseek-v4-flash"},
+		{"deepseek/deepseek-chat", "deepseek-chat"},
+	}
+	for _, c := range cases {
+		if got := Normalize(c.in); got != c.want {
+			t.Errorf("Normalize(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestDefaultCard(t *testing.T) {
+	c := Default()
+	want := []string{
+		"claude-opus-5", "claude-opus-4-8", "claude-opus-4-7", "claude-opus-4-6", "claude-opus-4-5", "claude-opus-4-1", "claude-opus-4",
+		"claude-sonnet-4-6", "claude-sonnet-4-5", "claude-sonnet-4", "claude-3-7-sonnet", "claude-3-5-sonnet",
+		"claude-haiku-4-5", "claude-3-5-haiku", "claude-3-haiku",
+		"gpt-4o", "gpt-4o-mini", "o1", "gpt-4.1", "gpt-5", "gpt-5.1", "gpt-5-mini", "gpt-5.2", "gpt-5.4", "gpt-5.4-mini", "gpt-5.5",
+		"deepseek-chat", "deepseek-reasoner", "deepseek-v4-flash", "deepseek-v4-pro",
+	}
+	for _, m := range want {
+		if _, err := c.Lookup(m); err != nil {
+			t.Errorf("Lookup(%q): %v", m, err)
+		}
+	}
+	for _, m := range c.Models() {
+		p, _ := c.Lookup(m)
+		if p.Input <= 0 || p.Output <= 0 || p.CacheRead <= 0 || p.CacheRead > p.Input {
+			t.Errorf("%s: implausible rates %+v", m, p)
+		}
+		if p.CacheWrite5m < p.Input || p.CacheWrite1h < p.CacheWrite5m {
+			t.Errorf("%s: writes must cost at least input, 1h at least 5m: %+v", m, p)
+		}
+		if p.Window <= 0 || p.MinCacheable <= 0 || p.Source == "" || p.Date == "" || p.Provider == "" {
+			t.Errorf("%s: missing window, min cacheable, provider, source or date: %+v", m, p)
+		}
+		// Haiku 3's published rates are rounded (0.30, not 0.3125).
+		if p.Provider == "anthropic" && m != "claude-3-haiku" && (p.CacheWrite5m != 1.25*p.Input || p.CacheWrite1h != 2*p.Input) {
+			t.Errorf("%s: Anthropic writes are 1.25× and 2× input: %+v", m, p)
+		}
+	}
+	// Default hands out copies.
+	c.Set(Price{Model: "claude-opus-4-6", Input: 99})
+	if p, _ := Default().Lookup("claude-opus-4-6"); p.Input != 5 {
+		t.Errorf("Default() shares state: opus input = %v after changing another card", p.Input)
+	}
+}
+
+func TestLookupAliasesAndErrors(t *testing.T) {
+	c := Default()
+	for _, m := range []string{"claude-sonnet-4-0", "claude-sonnet-4-20250514", "claude-opus-4-6[1m]", "anthropic/claude-opus-4-6"} {
+		if _, err := c.Lookup(m); err != nil {
+			t.Errorf("Lookup(%q): %v", m, err)
+		}
+	}
+	_, err := c.Lookup("gemini-2.5-pro")
+	if err == nil {
+		t.Fatal("Lookup(gemini-2.5-pro) = nil error, want unknown model")
+	}
+	for _, s := range []string{`"gemini-2.5-pro"`, "--prices FILE"} {
+		if !strings.Contains(err.Error(), s) {
+			t.Errorf("unknown-model error %q does not mention %s", err, s)
+		}
+	}
+}
+
+func TestCostOpus46(t *testing.T) {
+	// The shared session 4d5611e5: ccusage says $9.53.
+	p, err := Default().Lookup("claude-opus-4-6")
+	require.NoError(t, err)
+	u := traces.Usage{Input: 177, CacheWrite5m: 479537, CacheRead: 11618567, Output: 28755}
+	if got, want := p.Cost(u), 9.52614975; got < want-1e-9 || got > want+1e-9 {
+		t.Errorf("Cost = %.8f, want %.8f", got, want)
+	}
+	one := traces.Usage{CacheWrite1h: 1_000_000}
+	if got := p.Cost(one); got != 10 {
+		t.Errorf("1M 1h-write tokens cost %v, want 10 (2× input)", got)
+	}
+}
+
+const liteLLMSample = `{
+  "sample_spec": {"input_cost_per_token": "not a number", "litellm_provider": "x"},
+  "claude-opus-4-6": {"input_cost_per_token": 6e-06, "output_cost_per_token": 2.5e-05,
+    "cache_read_input_token_cost": 5e-07, "cache_creation_input_token_cost": 6.25e-06,
+    "max_input_tokens": 200000, "max_output_tokens": 128000, "litellm_provider": "anthropic"},
+  "gemini-2.5-pro": {"input_cost_per_token": 1.25e-06, "output_cost_per_token": 1e-05,
+    "cache_read_input_token_cost": 3.125e-07, "max_input_tokens": 1048576, "litellm_provider": "gemini"},
+  "dall-e-3": {"output_cost_per_pixel": 0.0, "litellm_provider": "openai", "mode": "image_generation"}
+}`
+
+func TestLoadLiteLLM(t *testing.T) {
+	c := Default()
+	require.NoError(t, c.LoadLiteLLM(strings.NewReader(liteLLMSample), "prices.json"))
+	opus, err := c.Lookup("claude-opus-4-6")
+	require.NoError(t, err)
+	if opus.Input != 6 || opus.Output != 25 || opus.CacheWrite5m != 6.25 || opus.CacheRead != 0.5 {
+		t.Errorf("override: opus = %+v, want input 6 output 25 write 6.25 read 0.5", opus)
+	}
+	if opus.CacheWrite1h != 12 {
+		t.Errorf("override: opus 1h write = %v, want 12 (2× input when LiteLLM gives none)", opus.CacheWrite1h)
+	}
+	if opus.MinCacheable != 4096 {
+		t.Errorf("override: opus min cacheable = %d, want the built-in 4096", opus.MinCacheable)
+	}
+	g, err := c.Lookup("gemini-2.5-pro")
+	require.NoError(t, err)
+	if g.Input != 1.25 || g.CacheWrite5m != 1.25 || g.CacheWrite1h != 1.25 || g.CacheRead != 0.3125 || g.Window != 1048576 {
+		t.Errorf("extend: gemini = %+v", g)
+	}
+	if _, err := c.Lookup("dall-e-3"); err == nil {
+		t.Errorf("dall-e-3 has no per-token price and should have been skipped")
+	}
+}
+
+func TestLoadLiteLLMErrors(t *testing.T) {
+	cases := []struct{ name, in, want string }{
+		{"not object", `[1,2]`, `p.json: not a LiteLLM price file`},
+		{"bad type", `{"m1": {"input_cost_per_token": "3e-6", "output_cost_per_token": 1e-5}}`, `p.json: model "m1": input_cost_per_token: want a float64, got string`},
+		{"negative", `{"m2": {"input_cost_per_token": -1, "output_cost_per_token": 1e-5}}`, `p.json: model "m2": input_cost_per_token: -1 is not a price`},
+		{"half", `{"m3": {"input_cost_per_token": 1e-6}}`, `p.json: model "m3": output_cost_per_token: missing`},
+		{"entry not object", `{"m4": 3}`, `p.json: model "m4": entry: want a JSON object`},
+	}
+	for _, tc := range cases {
+		c := Default()
+		err := c.LoadLiteLLM(strings.NewReader(tc.in), "p.json")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want it to contain %q", tc.name, err, tc.want)
+		}
+	}
+	// A bad file changes nothing.
+	c := Default()
+	in := `{"claude-opus-4-6": {"input_cost_per_token": 1e-6, "output_cost_per_token": 1e-6}, "zz": {"input_cost_per_token": -1, "output_cost_per_token": 1}}`
+	if err := c.LoadLiteLLM(strings.NewReader(in), "p.json"); err == nil {
+		t.Fatal("want an error")
+	}
+	if p, _ := c.Lookup("claude-opus-4-6"); p.Input != 5 {
+		t.Errorf("a rejected file changed the card: opus input = %v", p.Input)
+	}
+}

@@ -1,0 +1,181 @@
+package pricing
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+)
+
+// liteLLMEntry is the part of a LiteLLM model_prices_and_context_window.json
+// entry the card uses. Costs are USD per token.
+type liteLLMEntry struct {
+	Input      *float64 `json:"input_cost_per_token"`
+	Output     *float64 `json:"output_cost_per_token"`
+	CacheRead  *float64 `json:"cache_read_input_token_cost"`
+	CacheWrite *float64 `json:"cache_creation_input_token_cost"`
+	// LiteLLM spells the 1h-tier write rate "above_1hr".
+	CacheWrite1h *float64 `json:"cache_creation_input_token_cost_above_1hr"`
+	MaxInput     *float64 `json:"max_input_tokens"`
+	MaxOutput    *float64 `json:"max_output_tokens"`
+	Provider     string   `json:"litellm_provider"`
+}
+
+// maxLiteLLMErrors bounds the error list of a badly damaged file.
+const maxLiteLLMErrors = 10
+
+// LoadLiteLLM reads a LiteLLM model_prices_and_context_window.json from r
+// (name is used in messages) and adds its entries to the card, replacing
+// entries of the same id. Entries are stored under LiteLLM's keys as given
+// ("claude-opus-4-6", "anthropic/claude-opus-4-6", ...); Lookup tries the
+// exact id before normalizing, so a file entry beats a built-in one.
+//
+// Missing rates follow the provider's rules: no cache-write rate means free
+// writes (write = input); no 1h rate means 2× input for Anthropic models and
+// the 5m rate otherwise; no cache-read rate means no discount (read =
+// input). The minimum cacheable length, which LiteLLM does not carry, comes
+// from the built-in entry of the same normalized id, else from the
+// provider's default (Anthropic 1024, DeepSeek 64, others 1024).
+//
+// Entries without per-token prices (image or audio models priced per unit)
+// and the "sample_spec" key are skipped. A malformed entry is an error
+// ("name: model \"x\": field: reason"); the card is changed only when the
+// whole file is good.
+func (c *Card) LoadLiteLLM(r io.Reader, name string) error {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return fmt.Errorf("%s: not a LiteLLM price file (want a JSON object of models): %v", name, err)
+	}
+	keys := make([]string, 0, len(raw))
+	for k := range raw {
+		if k != "sample_spec" {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var errs []error
+	var add []Price
+	for _, k := range keys {
+		p, ok, err := parseLiteLLM(k, raw[k], c)
+		if err != nil {
+			if len(errs) < maxLiteLLMErrors {
+				errs = append(errs, fmt.Errorf("%s: model %q: %w", name, k, err))
+			}
+			continue
+		}
+		if ok {
+			add = append(add, p)
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	for _, p := range add {
+		c.Set(p)
+	}
+	return nil
+}
+
+func parseLiteLLM(key string, raw json.RawMessage, base *Card) (Price, bool, error) {
+	if len(bytes.TrimSpace(raw)) > 0 && bytes.TrimSpace(raw)[0] != '{' {
+		return Price{}, false, errors.New("entry: want a JSON object")
+	}
+	var e liteLLMEntry
+	if err := json.Unmarshal(raw, &e); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return Price{}, false, fmt.Errorf("%s: want a %s, got %s", te.Field, te.Type, te.Value)
+		}
+		return Price{}, false, err
+	}
+	if e.Input == nil && e.Output == nil {
+		return Price{}, false, nil
+	}
+	fields := []struct {
+		name string
+		v    *float64
+	}{
+		{"input_cost_per_token", e.Input},
+		{"output_cost_per_token", e.Output},
+		{"cache_read_input_token_cost", e.CacheRead},
+		{"cache_creation_input_token_cost", e.CacheWrite},
+		{"cache_creation_input_token_cost_above_1hr", e.CacheWrite1h},
+		{"max_input_tokens", e.MaxInput},
+		{"max_output_tokens", e.MaxOutput},
+	}
+	for _, f := range fields {
+		if f.v != nil && (*f.v < 0 || math.IsNaN(*f.v) || math.IsInf(*f.v, 0)) {
+			return Price{}, false, fmt.Errorf("%s: %v is not a price or size (want ≥ 0)", f.name, *f.v)
+		}
+	}
+	if e.Input == nil {
+		return Price{}, false, errors.New("input_cost_per_token: missing (output_cost_per_token is set)")
+	}
+	if e.Output == nil {
+		return Price{}, false, errors.New("output_cost_per_token: missing (input_cost_per_token is set)")
+	}
+	perM := func(v float64) float64 { return round(v * 1e6) }
+	p := Price{
+		Model:    key,
+		Provider: e.Provider,
+		Input:    perM(*e.Input),
+		Output:   perM(*e.Output),
+		Source:   "LiteLLM model_prices_and_context_window.json",
+	}
+	p.CacheRead = p.Input
+	if e.CacheRead != nil {
+		p.CacheRead = perM(*e.CacheRead)
+	}
+	p.CacheWrite5m = p.Input
+	if e.CacheWrite != nil {
+		p.CacheWrite5m = perM(*e.CacheWrite)
+	}
+	anthropic := isAnthropic(e.Provider, key)
+	switch {
+	case e.CacheWrite1h != nil:
+		p.CacheWrite1h = perM(*e.CacheWrite1h)
+	case anthropic:
+		p.CacheWrite1h = 2 * p.Input
+	default:
+		p.CacheWrite1h = p.CacheWrite5m
+	}
+	if e.MaxInput != nil {
+		p.Window = int(*e.MaxInput)
+	}
+	if e.MaxOutput != nil {
+		p.MaxOutput = int(*e.MaxOutput)
+	}
+	if b, ok := base.find(Normalize(key)); ok {
+		p.MinCacheable = b.MinCacheable
+		if p.Window == 0 {
+			p.Window = b.Window
+		}
+	} else {
+		switch {
+		case e.Provider == "deepseek":
+			p.MinCacheable = 64
+		default:
+			p.MinCacheable = 1024
+		}
+	}
+	return p, true, nil
+}
+
+func isAnthropic(provider, key string) bool {
+	if provider == "anthropic" {
+		return true
+	}
+	n := Normalize(key)
+	return len(n) >= 7 && n[:7] == "claude-"
+}
+
+// round removes the float noise of per-token → per-MTok conversion
+// (3e-06 × 1e6 = 2.9999999999999996), to 1e-9 USD/MTok.
+func round(v float64) float64 { return math.Round(v*1e9) / 1e9 }
