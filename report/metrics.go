@@ -1,0 +1,459 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/ctxsim/ctxsim/pricing"
+	"github.com/ctxsim/ctxsim/sim"
+	"github.com/ctxsim/ctxsim/traces"
+)
+
+// Detail keys the engine sets on records for metrics that records cannot
+// otherwise carry. See docs/metrics.md.
+const (
+	// DetailUserMsgs and DetailUserVerbatim, on a call record, are the number
+	// of user messages in the transcript so far and how many of them the
+	// request carried word for word.
+	DetailUserMsgs     = "user_msgs"
+	DetailUserVerbatim = "user_msgs_verbatim"
+	// DetailPrefixCold, on a pass record, is 1 when the provider's cache of
+	// the prefix had already expired when the pass ran (an idle resume past
+	// the TTL), so the next call would have rewritten the prompt anyway.
+	DetailPrefixCold = "prefix_cold"
+)
+
+// Options tune Summarize. The zero value is ready to use.
+type Options struct {
+	// Prices prices records by model for the per-class split; nil means
+	// pricing.Default().
+	Prices *pricing.Card
+	// DamageLookback is how many calls before a compaction set the write
+	// baseline of its cache damage (default 5).
+	DamageLookback int
+	// DamageHorizon caps the calls after a compaction charged to it
+	// (default 10).
+	DamageHorizon int
+	// UserVerbatim, when set, overrides the verbatim user-message fraction
+	// read from record details.
+	UserVerbatim *float64
+}
+
+func (o Options) lookback() int {
+	if o.DamageLookback > 0 {
+		return o.DamageLookback
+	}
+	return 5
+}
+
+func (o Options) horizon() int {
+	if o.DamageHorizon > 0 {
+		return o.DamageHorizon
+	}
+	return 10
+}
+
+// A RunSummary is the metrics of one (trace, policy) run. Field names are
+// the summary.json schema; docs/metrics.md defines every one.
+type RunSummary struct {
+	Trace  string `json:"trace"`
+	Policy string `json:"policy"`
+	// Requests is the number of billed agent calls.
+	Requests int `json:"requests"`
+	// Tokens is what the agent calls were billed, summarizer calls excluded.
+	Tokens       traces.Usage `json:"tokens"`
+	CostUSD      float64      `json:"cost_usd"`
+	CacheHitRate float64      `json:"cache_hit_rate"`
+	// Recorded and Error are present only when records carry recorded usage.
+	Recorded *RecordedSummary `json:"recorded,omitempty"`
+	Error    *ErrorSummary    `json:"error,omitempty"`
+
+	RequestHitRate    float64      `json:"request_hit_rate"`
+	CostByClass       CostByClass  `json:"cost_by_class"`
+	MissCostUSD       float64      `json:"miss_cost_usd"`
+	SummarizerCostUSD float64      `json:"summarizer_cost_usd"`
+	SummarizerTokens  traces.Usage `json:"summarizer_tokens"`
+
+	LatencyMS Latency `json:"latency_ms"`
+	StallMS   int64   `json:"stall_ms"`
+	Occupancy Occupancy `json:"occupancy"`
+
+	Compactions    Compactions `json:"compactions"`
+	BreakerTrips   int         `json:"breaker_trips"`
+	OverflowErrors int         `json:"overflow_errors"`
+	// FailedRequests counts rejected calls other than overflows.
+	FailedRequests int `json:"failed_requests"`
+	// UserMessagesVerbatim is null when the engine did not report it.
+	UserMessagesVerbatim *float64 `json:"user_messages_verbatim"`
+	TokensShed           int64    `json:"tokens_shed"`
+	CacheDamage          []Damage `json:"cache_damage"`
+
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// RecordedSummary is what the real provider billed for the calls that
+// recorded it.
+type RecordedSummary struct {
+	Tokens       traces.Usage `json:"tokens"`
+	CostUSD      float64      `json:"cost_usd"`
+	CacheHitRate float64      `json:"cache_hit_rate"`
+}
+
+// ErrorSummary is simulated minus recorded, in percent of recorded, over the
+// calls that recorded usage.
+type ErrorSummary struct {
+	CostPct       float64 `json:"cost_pct"`
+	CacheReadPct  float64 `json:"cache_read_pct"`
+	CacheWritePct float64 `json:"cache_write_pct"`
+}
+
+// CostByClass splits CostUSD. Its fields sum to CostUSD.
+type CostByClass struct {
+	Input        float64 `json:"input"`
+	CacheWrite5m float64 `json:"cache_write_5m"`
+	CacheWrite1h float64 `json:"cache_write_1h"`
+	CacheRead    float64 `json:"cache_read"`
+	Output       float64 `json:"output"`
+	Summarizer   float64 `json:"summarizer"`
+}
+
+// Latency is per-turn latency in milliseconds.
+type Latency struct {
+	P50 int64 `json:"p50"`
+	P95 int64 `json:"p95"`
+	Max int64 `json:"max"`
+}
+
+// Occupancy is billed prompt ÷ compaction threshold (or ÷ window when the
+// policy has no threshold) over the run's calls.
+type Occupancy struct {
+	Mean  float64 `json:"mean"`
+	Max   float64 `json:"max"`
+	Final float64 `json:"final"`
+}
+
+// Compactions counts context-management passes by kind.
+type Compactions struct {
+	Batch   int `json:"batch"`
+	Micro   int `json:"micro"`
+	Prune   int `json:"prune"`
+	Idle    int `json:"idle"`
+	Masking int `json:"masking"`
+}
+
+// Total is the number of passes of every kind.
+func (c Compactions) Total() int { return c.Batch + c.Micro + c.Prune + c.Idle + c.Masking }
+
+// A Damage is the cache damage of one compaction: the cache writes it caused
+// in the calls after it, beyond what those calls would have written anyway.
+type Damage struct {
+	Seq  int    `json:"seq"`
+	Kind string `json:"kind"`
+	Turn int    `json:"turn"`
+	// TokensShed is TokensBefore − TokensAfter of the pass.
+	TokensShed int64 `json:"tokens_shed"`
+	// Calls is the number of calls charged (the damage window).
+	Calls int `json:"calls"`
+	// BaselineWrite is the mean write tokens per call before the pass.
+	BaselineWrite    float64 `json:"baseline_write"`
+	ExtraWriteTokens int64   `json:"extra_write_tokens"`
+	ExtraWriteUSD    float64 `json:"extra_write_usd"`
+	// ReadSavingUSD is what each later call saves by not reading the shed
+	// tokens; PaybackCalls is ExtraWriteUSD ÷ ReadSavingUSD (0 when there is
+	// no damage).
+	ReadSavingUSD float64 `json:"read_saving_usd"`
+	PaybackCalls  float64 `json:"payback_calls"`
+}
+
+// Summarize computes the metrics of one run's records. Records of other
+// traces or policies than the given ones are ignored; records are taken in
+// Seq order. It never fails: a model without a price is a warning and its
+// calls are left out of the per-class split.
+func Summarize(trace, policy string, recs []sim.Record, opts Options) RunSummary {
+	card := opts.Prices
+	if card == nil {
+		card = pricing.Default()
+	}
+	rs := make([]sim.Record, 0, len(recs))
+	for _, r := range recs {
+		if r.Trace == trace && r.Policy == policy {
+			rs = append(rs, r)
+		}
+	}
+	slices.SortStableFunc(rs, func(a, b sim.Record) int { return cmp.Compare(a.Seq, b.Seq) })
+
+	s := RunSummary{Trace: trace, Policy: policy, CacheDamage: []Damage{}}
+	unpriced := map[string]int{}
+	price := func(model string) (pricing.Price, bool) {
+		p, err := card.Lookup(model)
+		if err != nil {
+			unpriced[model]++
+			return pricing.Price{}, false
+		}
+		return p, true
+	}
+
+	var (
+		recTokens, simOnRec traces.Usage
+		recCost, simCostRec float64
+		nRec                int
+		reqHitSum           float64
+		occ                 []float64
+		turnMS              = map[int]int64{}
+		turns               []int
+		verbatim            *float64
+	)
+	for _, r := range rs {
+		if r.Kind != sim.KindCall {
+			s.countPass(r)
+			if r.Usage.Prompt()+r.Usage.Output > 0 || r.CostUSD > 0 {
+				s.SummarizerTokens = s.SummarizerTokens.Add(r.Usage)
+				s.SummarizerCostUSD += r.CostUSD
+			}
+			continue
+		}
+		if _, ok := turnMS[r.Turn]; !ok {
+			turns = append(turns, r.Turn)
+		}
+		turnMS[r.Turn] += r.LatencyMS + r.StallMS
+		s.StallMS += r.StallMS
+		if r.Error != "" {
+			if isOverflow(r.Error) {
+				s.OverflowErrors++
+			} else {
+				s.FailedRequests++
+			}
+			continue
+		}
+		s.Requests++
+		s.Tokens = s.Tokens.Add(r.Usage)
+		s.CostUSD += r.CostUSD
+		reqHitSum += r.Usage.HitRate()
+		if d := occDenominator(r); d > 0 {
+			occ = append(occ, float64(r.Prompt)/float64(d))
+		}
+		if n, ok := detail(r, DetailUserMsgs); ok && n > 0 {
+			v, _ := detail(r, DetailUserVerbatim)
+			f := v / n
+			verbatim = &f
+		}
+		if p, ok := price(r.Model); ok {
+			c := p.Classes(r.Usage)
+			s.CostByClass.Input += c.Input
+			s.CostByClass.CacheWrite5m += c.CacheWrite5m
+			s.CostByClass.CacheWrite1h += c.CacheWrite1h
+			s.CostByClass.CacheRead += c.CacheRead
+			s.CostByClass.Output += c.Output
+			s.MissCostUSD += c.Input + c.CacheWrite5m + c.CacheWrite1h -
+				float64(r.Usage.Input+r.Usage.Writes())*p.CacheRead/1e6
+		}
+		if r.Recorded != nil {
+			nRec++
+			recTokens = recTokens.Add(*r.Recorded)
+			recCost += r.RecordedCostUSD
+			simOnRec = simOnRec.Add(r.Usage)
+			simCostRec += r.CostUSD
+		}
+	}
+	s.CostByClass.Summarizer = s.SummarizerCostUSD
+	s.CostUSD += s.SummarizerCostUSD
+	s.CacheHitRate = s.Tokens.HitRate()
+	if s.Requests > 0 {
+		s.RequestHitRate = reqHitSum / float64(s.Requests)
+	}
+	if nRec > 0 {
+		s.Recorded = &RecordedSummary{Tokens: recTokens, CostUSD: recCost, CacheHitRate: recTokens.HitRate()}
+		s.Error = &ErrorSummary{
+			CostPct:       pctErr(simCostRec, recCost),
+			CacheReadPct:  pctErr(float64(simOnRec.CacheRead), float64(recTokens.CacheRead)),
+			CacheWritePct: pctErr(float64(simOnRec.Writes()), float64(recTokens.Writes())),
+		}
+	}
+	if len(occ) > 0 {
+		var sum float64
+		for _, o := range occ {
+			sum += o
+			s.Occupancy.Max = max(s.Occupancy.Max, o)
+		}
+		s.Occupancy.Mean = sum / float64(len(occ))
+		s.Occupancy.Final = occ[len(occ)-1]
+	}
+	lat := make([]int64, 0, len(turns))
+	for _, t := range turns {
+		lat = append(lat, turnMS[t])
+	}
+	s.LatencyMS = latency(lat)
+	s.UserMessagesVerbatim = verbatim
+	if opts.UserVerbatim != nil {
+		v := *opts.UserVerbatim
+		s.UserMessagesVerbatim = &v
+	}
+	s.CacheDamage = damages(rs, opts, price)
+	for _, d := range s.CacheDamage {
+		s.TokensShed += d.TokensShed
+	}
+	for _, m := range sortedKeys(unpriced) {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("no price for model %q: %d records left out of cost_by_class and miss_cost_usd", m, unpriced[m]))
+	}
+	return s
+}
+
+func (s *RunSummary) countPass(r sim.Record) {
+	switch r.Kind {
+	case sim.KindBatch:
+		s.Compactions.Batch++
+	case sim.KindMicro:
+		s.Compactions.Micro++
+	case sim.KindPrune:
+		s.Compactions.Prune++
+	case sim.KindIdle:
+		s.Compactions.Idle++
+	case sim.KindMasking:
+		s.Compactions.Masking++
+	case sim.KindBreaker:
+		// The engine emits one breaker record per state change, Outcome
+		// naming the new state; every change but a close or a half-open
+		// probe is a trip.
+		if r.Outcome != "closed" && r.Outcome != "half_open" {
+			s.BreakerTrips++
+		}
+	}
+}
+
+func isCompaction(k sim.RecordKind) bool {
+	switch k {
+	case sim.KindBatch, sim.KindMicro, sim.KindPrune, sim.KindIdle, sim.KindMasking:
+		return true
+	}
+	return false
+}
+
+func isOverflow(msg string) bool {
+	m := strings.ToLower(msg)
+	return strings.Contains(m, "prompt is too long") || strings.Contains(m, "overflow")
+}
+
+func occDenominator(r sim.Record) int {
+	if r.Threshold > 0 {
+		return r.Threshold
+	}
+	return r.Window
+}
+
+func detail(r sim.Record, key string) (float64, bool) {
+	for _, kv := range r.Detail {
+		if kv.Key == key {
+			return kv.Value, true
+		}
+	}
+	return 0, false
+}
+
+// pctErr is (sim − rec) ÷ rec in percent; 0 when both are 0, and ±100 per
+// unit when rec is 0 would be meaningless, so it is reported as 0 too (the
+// recorded figures sit beside it).
+func pctErr(sim, rec float64) float64 {
+	if rec == 0 {
+		return 0
+	}
+	return (sim - rec) / rec * 100
+}
+
+// latency is nearest-rank p50/p95 and the max of xs.
+func latency(xs []int64) Latency {
+	if len(xs) == 0 {
+		return Latency{}
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	rank := func(p float64) int64 {
+		i := int(math.Ceil(p*float64(len(s)))) - 1
+		return s[max(i, 0)]
+	}
+	return Latency{P50: rank(0.50), P95: rank(0.95), Max: s[len(s)-1]}
+}
+
+// damages measures the cache damage of each compaction pass in rs (sorted
+// by Seq). See docs/metrics.md for the counterfactual.
+func damages(rs []sim.Record, opts Options, price func(string) (pricing.Price, bool)) []Damage {
+	out := []Damage{}
+	firstCall := slices.IndexFunc(rs, func(r sim.Record) bool { return r.Kind == sim.KindCall && r.Error == "" })
+	for i, p := range rs {
+		if !isCompaction(p.Kind) {
+			continue
+		}
+		d := Damage{Seq: p.Seq, Kind: string(p.Kind), Turn: p.Turn, TokensShed: int64(max(p.TokensBefore-p.TokensAfter, 0))}
+		// Baseline: mean writes of the last few billed calls before the pass,
+		// not counting the run's first call (a cold start writes everything).
+		var before []sim.Record
+		for j := i - 1; j >= 0 && len(before) < opts.lookback(); j-- {
+			if rs[j].Kind == sim.KindCall && rs[j].Error == "" && j != firstCall {
+				before = append(before, rs[j])
+			}
+		}
+		for _, c := range before {
+			d.BaselineWrite += float64(c.Usage.Writes())
+		}
+		if len(before) > 0 {
+			d.BaselineWrite /= float64(len(before))
+		}
+		// Window: billed calls after the pass, up to the first cache-stable
+		// one (it read back everything the previous call cached), the next
+		// compaction, or the horizon.
+		var window []sim.Record
+		for j := i + 1; j < len(rs) && len(window) < opts.horizon(); j++ {
+			c := rs[j]
+			if isCompaction(c.Kind) {
+				break
+			}
+			if c.Kind != sim.KindCall || c.Error != "" {
+				continue
+			}
+			if n := len(window); n > 0 && c.Usage.CacheRead >= window[n-1].Usage.CacheRead+window[n-1].Usage.Writes() {
+				break
+			}
+			window = append(window, c)
+		}
+		d.Calls = len(window)
+		var writes int64
+		var writeUSD float64
+		var readRate float64
+		for k, c := range window {
+			writes += c.Usage.Writes()
+			if pr, ok := price(c.Model); ok {
+				writeUSD += (float64(c.Usage.CacheWrite5m)*pr.CacheWrite5m + float64(c.Usage.CacheWrite1h)*pr.CacheWrite1h) / 1e6
+				if k == 0 {
+					readRate = pr.CacheRead
+				}
+			}
+		}
+		expected := d.BaselineWrite * float64(len(window))
+		if v, _ := detail(p, DetailPrefixCold); v == 1 && len(window) > 0 {
+			// The cache had expired: without the pass the first call would
+			// have rewritten the whole pre-pass prompt.
+			expected += float64(p.TokensBefore) - d.BaselineWrite
+		}
+		d.ExtraWriteTokens = writes - int64(math.Round(expected))
+		if writes > 0 {
+			d.ExtraWriteUSD = writeUSD * float64(d.ExtraWriteTokens) / float64(writes)
+		}
+		d.ReadSavingUSD = float64(d.TokensShed) * readRate / 1e6
+		if d.ExtraWriteUSD > 0 && d.ReadSavingUSD > 0 {
+			d.PaybackCalls = d.ExtraWriteUSD / d.ReadSavingUSD
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}

@@ -1,0 +1,179 @@
+package report
+
+import (
+	"bytes"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ctxsim/ctxsim/sim"
+	"github.com/ctxsim/ctxsim/traces"
+)
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9*math.Max(1, math.Abs(b)) }
+
+func TestSummarize(t *testing.T) {
+	s := Summarize("t", "p", fixture(), Options{})
+
+	if s.Requests != 5 {
+		t.Errorf("Requests = %d, want 5", s.Requests)
+	}
+	wantTok := traces.Usage{Input: 50, CacheWrite5m: 19000, CacheRead: 26000, Output: 500}
+	if s.Tokens != wantTok {
+		t.Errorf("Tokens = %+v, want %+v", s.Tokens, wantTok)
+	}
+	// Calls: 50×5 + 19000×6.25 + 26000×0.5 + 500×25 = 144500 µ$; summarizer
+	// 14000×5 + 500×25 = 82500 µ$.
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"CostUSD", s.CostUSD, 0.227},
+		{"SummarizerCostUSD", s.SummarizerCostUSD, 0.0825},
+		{"CostByClass.Input", s.CostByClass.Input, 0.00025},
+		{"CostByClass.CacheWrite5m", s.CostByClass.CacheWrite5m, 0.11875},
+		{"CostByClass.CacheRead", s.CostByClass.CacheRead, 0.013},
+		{"CostByClass.Output", s.CostByClass.Output, 0.0125},
+		{"CacheHitRate", s.CacheHitRate, 26000.0 / 45050},
+		{"RequestHitRate", s.RequestHitRate, (10000.0/12010 + 12000.0/14010 + 4000.0/5010) / 5},
+		// (50×5 + 19000×6.25) − 19050×0.5 µ$
+		{"MissCostUSD", s.MissCostUSD, (250 + 118750 - 9525) / 1e6},
+		{"Occupancy.Mean", s.Occupancy.Mean, (10010 + 12010 + 14010 + 4010 + 5010) / 5.0 / 100000},
+		{"Occupancy.Max", s.Occupancy.Max, 0.1401},
+		{"Occupancy.Final", s.Occupancy.Final, 0.0501},
+	} {
+		if !near(c.got, c.want) {
+			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
+		}
+	}
+	cls := s.CostByClass
+	if sum := cls.Input + cls.CacheWrite5m + cls.CacheWrite1h + cls.CacheRead + cls.Output + cls.Summarizer; !near(sum, s.CostUSD) {
+		t.Errorf("cost_by_class sums to %v, cost_usd is %v", sum, s.CostUSD)
+	}
+	// Turns: 1 → 1000+1200, 2 → 1400, 3 → 800+3000+900, 4 → 50.
+	if want := (Latency{P50: 1400, P95: 4700, Max: 4700}); s.LatencyMS != want {
+		t.Errorf("LatencyMS = %+v, want %+v", s.LatencyMS, want)
+	}
+	if s.StallMS != 3000 {
+		t.Errorf("StallMS = %d, want 3000", s.StallMS)
+	}
+	if want := (Compactions{Batch: 1}); s.Compactions != want {
+		t.Errorf("Compactions = %+v, want %+v", s.Compactions, want)
+	}
+	if s.BreakerTrips != 1 || s.OverflowErrors != 1 || s.FailedRequests != 0 {
+		t.Errorf("trips, overflows, failed = %d, %d, %d, want 1, 1, 0", s.BreakerTrips, s.OverflowErrors, s.FailedRequests)
+	}
+	if s.UserMessagesVerbatim == nil || !near(*s.UserMessagesVerbatim, 2.0/3) {
+		t.Errorf("UserMessagesVerbatim = %v, want 2/3", s.UserMessagesVerbatim)
+	}
+	if s.TokensShed != 10000 {
+		t.Errorf("TokensShed = %d, want 10000", s.TokensShed)
+	}
+
+	require.NotNil(t, s.Recorded)
+	wantRec := traces.Usage{Input: 30, CacheWrite5m: 13000, CacheRead: 23000, Output: 300}
+	if s.Recorded.Tokens != wantRec {
+		t.Errorf("Recorded.Tokens = %+v, want %+v", s.Recorded.Tokens, wantRec)
+	}
+	// Same three calls: simulated 106150 µ$ vs recorded 100400 µ$.
+	if !near(s.Error.CostPct, 5750.0/100400*100) {
+		t.Errorf("Error.CostPct = %v", s.Error.CostPct)
+	}
+	if !near(s.Error.CacheReadPct, -1000.0/23000*100) || !near(s.Error.CacheWritePct, 1000.0/13000*100) {
+		t.Errorf("Error = %+v", *s.Error)
+	}
+}
+
+func TestCacheDamage(t *testing.T) {
+	s := Summarize("t", "p", fixture(), Options{})
+	require.Len(t, s.CacheDamage, 1)
+	d := s.CacheDamage[0]
+	// Baseline: calls 1 and 2 wrote 2000 each (call 0, the cold start, is
+	// left out). Window: call 4 only (call 5 read back all 4000 tokens call
+	// 4 cached). Extra: 4000 − 2000 written at $6.25/MTok; each later call
+	// reads 10,000 fewer tokens at $0.50/MTok.
+	want := Damage{Seq: 3, Kind: "batch", Turn: 3, TokensShed: 10000, Calls: 1, BaselineWrite: 2000,
+		ExtraWriteTokens: 2000, ExtraWriteUSD: 0.0125, ReadSavingUSD: 0.005, PaybackCalls: 2.5}
+	if d.Seq != want.Seq || d.Kind != want.Kind || d.TokensShed != want.TokensShed || d.Calls != want.Calls ||
+		d.ExtraWriteTokens != want.ExtraWriteTokens || !near(d.BaselineWrite, want.BaselineWrite) ||
+		!near(d.ExtraWriteUSD, want.ExtraWriteUSD) || !near(d.ReadSavingUSD, want.ReadSavingUSD) ||
+		!near(d.PaybackCalls, want.PaybackCalls) {
+		t.Errorf("damage = %+v\nwant     %+v", d, want)
+	}
+}
+
+// An idle prune on a cold cache saves writes: without it the next call would
+// have rewritten the whole pre-prune prompt.
+func TestCacheDamageColdPrefix(t *testing.T) {
+	recs := fixture()[:3]
+	prune := sim.Record{Trace: "t", Policy: "p", Seq: 3, Kind: sim.KindIdle, Turn: 3, TokensBefore: 14010, TokensAfter: 8010,
+		Detail: []sim.KV{{Key: DetailPrefixCold, Value: 1}}}
+	after := call(4, 3, 4000, traces.Usage{Input: 10, CacheWrite5m: 8000, Output: 100}, 900)
+	recs = append(recs, prune, after)
+	d := Summarize("t", "p", recs, Options{}).CacheDamage[0]
+	// Counterfactual writes: 14010 (the whole old prompt); actual 8000.
+	if d.ExtraWriteTokens != 8000-14010 {
+		t.Errorf("ExtraWriteTokens = %d, want %d", d.ExtraWriteTokens, 8000-14010)
+	}
+	if d.PaybackCalls != 0 {
+		t.Errorf("PaybackCalls = %v, want 0 for a saving", d.PaybackCalls)
+	}
+}
+
+func TestSummarizeUnknownModel(t *testing.T) {
+	recs := fixture()
+	recs[0].Model = "no-such-model"
+	s := Summarize("t", "p", recs, Options{})
+	if len(s.Warnings) != 1 {
+		t.Fatalf("Warnings = %q, want one", s.Warnings)
+	}
+	if s.Requests != 5 {
+		t.Errorf("Requests = %d: an unpriced call must still count", s.Requests)
+	}
+}
+
+func TestSummarizeEmpty(t *testing.T) {
+	s := Summarize("t", "p", nil, Options{})
+	if s.Requests != 0 || s.CacheHitRate != 0 || s.CacheDamage == nil {
+		t.Errorf("empty summary = %+v", s)
+	}
+}
+
+func TestResultsGolden(t *testing.T) {
+	recs := fixture()
+	for _, r := range fixture()[:3] {
+		r.Policy = "q"
+		r.CostUSD *= 2
+		recs = append(recs, r)
+	}
+	res := SummarizeAll(recs, Options{})
+	var b bytes.Buffer
+	require.NoError(t, WriteResults(&b, res))
+	golden(t, "summary.json", b.Bytes())
+
+	back, err := ReadResults(bytes.NewReader(b.Bytes()), "summary.json")
+	require.NoError(t, err)
+	var b2 bytes.Buffer
+	require.NoError(t, WriteResults(&b2, back))
+	if !bytes.Equal(b.Bytes(), b2.Bytes()) {
+		t.Errorf("summary.json does not round-trip")
+	}
+
+	for _, f := range []Format{Text, Markdown, CSV} {
+		var out bytes.Buffer
+		require.NoError(t, WriteRuns(&out, f, res.Runs, RunsOptions{Title: "compare"}))
+		golden(t, "runs."+string(f), out.Bytes())
+	}
+	var rl bytes.Buffer
+	require.NoError(t, WriteRecords(&rl, fixture()))
+	golden(t, "records.jsonl", rl.Bytes())
+}
+
+func TestReadResultsErrors(t *testing.T) {
+	for _, in := range []string{`{"runs":[{"trace":"a"}]}`, `{"runs":[`, `nope`} {
+		if _, err := ReadResults(bytes.NewReader([]byte(in)), "x.json"); err == nil {
+			t.Errorf("ReadResults(%q) succeeded", in)
+		}
+	}
+}

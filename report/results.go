@@ -1,0 +1,129 @@
+package report
+
+import (
+	"bufio"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/ctxsim/ctxsim/sim"
+)
+
+// Results is the summary.json document: one RunSummary per (trace, policy).
+type Results struct {
+	Runs []RunSummary `json:"runs"`
+}
+
+// SummarizeAll summarizes every (trace, policy) run in recs, sorted by trace
+// then policy.
+func SummarizeAll(recs []sim.Record, opts Options) Results {
+	type key struct{ trace, policy string }
+	seen := map[key]bool{}
+	var keys []key
+	for _, r := range recs {
+		k := key{r.Trace, r.Policy}
+		if !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		return cmp.Or(cmp.Compare(a.trace, b.trace), cmp.Compare(a.policy, b.policy))
+	})
+	res := Results{Runs: make([]RunSummary, 0, len(keys))}
+	for _, k := range keys {
+		res.Runs = append(res.Runs, Summarize(k.trace, k.policy, recs, opts))
+	}
+	return res
+}
+
+// Find returns the run of (trace, policy), or nil.
+func (r *Results) Find(trace, policy string) *RunSummary {
+	for i := range r.Runs {
+		if r.Runs[i].Trace == trace && r.Runs[i].Policy == policy {
+			return &r.Runs[i]
+		}
+	}
+	return nil
+}
+
+// WriteResults writes res as indented JSON with a final newline.
+func WriteResults(w io.Writer, res Results) error {
+	if res.Runs == nil {
+		res.Runs = []RunSummary{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(res)
+}
+
+// ReadResults reads a summary.json document. name is used in errors.
+func ReadResults(r io.Reader, name string) (Results, error) {
+	var res Results
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&res); err != nil {
+		return Results{}, fmt.Errorf("%s: %v", name, jsonErr(err))
+	}
+	for i, run := range res.Runs {
+		if run.Trace == "" || run.Policy == "" {
+			return Results{}, fmt.Errorf("%s: runs[%d]: missing trace or policy", name, i)
+		}
+	}
+	return res, nil
+}
+
+func jsonErr(err error) error {
+	if se, ok := err.(*json.SyntaxError); ok {
+		return fmt.Errorf("invalid JSON at byte %d: %v", se.Offset, se)
+	}
+	return err
+}
+
+// WriteRecords writes recs as JSON lines (records.jsonl), in the order given.
+func WriteRecords(w io.Writer, recs []sim.Record) error {
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	for i := range recs {
+		if err := enc.Encode(&recs[i]); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+// WriteFileAtomic writes path through a temporary file in the same
+// directory and renames it into place, so a reader never sees a half-written
+// file and a failed write leaves the old file alone.
+func WriteFileAtomic(path string, write func(io.Writer) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	bw := bufio.NewWriter(f)
+	err = write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,92 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+)
+
+// RunsOptions tune WriteRuns.
+type RunsOptions struct {
+	// Title heads the text and Markdown tables.
+	Title string
+}
+
+// RunsTable is the compare table: one row per run with cost, hit rate,
+// occupancy, compactions and p95 turn latency, and the recorded cost and the
+// simulated-minus-recorded error when any run has recorded usage. The
+// cheapest policy of each trace (with more than one policy) is marked "*".
+func RunsTable(runs []RunSummary, opts RunsOptions) *Table {
+	anyRec := false
+	for _, r := range runs {
+		if r.Recorded != nil {
+			anyRec = true
+		}
+	}
+	t := &Table{
+		Title:   opts.Title,
+		Columns: []string{"trace", "policy", "requests", "cost $", "hit %", "occ max %", "compactions", "p95 ms"},
+		Right:   []bool{false, false, true, true, true, true, true, true},
+	}
+	if anyRec {
+		t.Columns = append(t.Columns, "recorded $", "cost err %")
+		t.Right = append(t.Right, true, true)
+	}
+	best := bestByTrace(runs)
+	marked := false
+	for i, r := range runs {
+		pol := r.Policy
+		if best[i] {
+			pol += " *"
+			marked = true
+		}
+		row := []string{r.Trace, pol, strconv.Itoa(r.Requests), usd(r.CostUSD), pct(r.CacheHitRate),
+			pct(r.Occupancy.Max), strconv.Itoa(r.Compactions.Total()), strconv.FormatInt(r.LatencyMS.P95, 10)}
+		if anyRec {
+			if r.Recorded != nil {
+				row = append(row, usd(r.Recorded.CostUSD), signed(r.Error.CostPct))
+			} else {
+				row = append(row, "", "")
+			}
+		}
+		t.AddRow(row...)
+	}
+	if marked {
+		t.Notes = append(t.Notes, "* cheapest policy for the trace")
+	}
+	return t
+}
+
+// bestByTrace marks the cheapest run of each trace that has several runs;
+// ties go to the first.
+func bestByTrace(runs []RunSummary) []bool {
+	best := map[string]int{}
+	count := map[string]int{}
+	for i, r := range runs {
+		count[r.Trace]++
+		if j, ok := best[r.Trace]; !ok || r.CostUSD < runs[j].CostUSD {
+			best[r.Trace] = i
+		}
+	}
+	out := make([]bool, len(runs))
+	for tr, i := range best {
+		if count[tr] > 1 {
+			out[i] = true
+		}
+	}
+	return out
+}
+
+// WriteRuns prints runs in format f; JSON is the summary.json document.
+func WriteRuns(w io.Writer, f Format, runs []RunSummary, opts RunsOptions) error {
+	if f == JSON {
+		return WriteResults(w, Results{Runs: runs})
+	}
+	return RunsTable(runs, opts).Write(w, f)
+}
+
+func usd(v float64) string { return strconv.FormatFloat(v, 'f', 4, 64) }
+
+func pct(frac float64) string { return strconv.FormatFloat(frac*100, 'f', 1, 64) }
+
+func signed(v float64) string { return fmt.Sprintf("%+.2f", v) }
