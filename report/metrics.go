@@ -77,8 +77,8 @@ type RunSummary struct {
 	SummarizerCostUSD float64      `json:"summarizer_cost_usd"`
 	SummarizerTokens  traces.Usage `json:"summarizer_tokens"`
 
-	LatencyMS Latency `json:"latency_ms"`
-	StallMS   int64   `json:"stall_ms"`
+	LatencyMS Latency   `json:"latency_ms"`
+	StallMS   int64     `json:"stall_ms"`
 	Occupancy Occupancy `json:"occupancy"`
 
 	Compactions    Compactions `json:"compactions"`
