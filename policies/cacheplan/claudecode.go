@@ -1,0 +1,76 @@
+package cacheplan
+
+import "github.com/ctxsim/ctxsim/policies/prompt"
+
+// ClaudeCode reproduces the breakpoints Claude Code places, as its recorded
+// usage shows them: the end of the floor's stable shared part, the end of
+// the system prompt, and the end of the last message. All marks share one
+// TTL (each recorded session bills all its writes at 5m or all at 1h).
+//
+// The stable shared part is the floor up to the block before the last
+// system block when the system prompt has two or more blocks (the engine
+// renders Claude Code's per-session system text, working directory, git
+// status and the like, as the last system block), else the tool schemas.
+//
+// Evidence, from the 169 calls of the sanitized sessions in
+// testdata/claude-code (the 4d5611e5 session and its two subagents, short,
+// subagent, tool_heavy; Claude Code 2.1.38 and 2.1.39, claude-opus-4-6 and
+// claude-sonnet-4-5):
+//
+//   - The last message is marked at its end. 160 calls bill input_tokens of
+//     1 to 3 and 7 more (the Sonnet subagent) 4 to 7, so only the reply's
+//     framing follows the last breakpoint (4d5611e5 line 26: input 1, write
+//     1598, read 26447). 157 of the 161 calls that read anything read
+//     exactly the previous call's prompt less its input: the previous
+//     call's last-message entry, found by the lookback.
+//   - The end of the system prompt is marked. The 4 other reads stop at the
+//     floor: after the compaction at 4d5611e5 line 755 and the fresh
+//     conversation at line 1502 the first call reads 21478 tokens though
+//     every message changed; after an /mcp reconnect (tool_heavy line 27) a
+//     call reads 18014. Only a breakpoint leaves an entry there, and every
+//     call in between refreshed it. (The fourth, subagent line 72, reads
+//     102 tokens more than the previous prompt: an interrupted request,
+//     absent from the log, wrote it.)
+//   - A stable part of the floor is marked too. A session's first call reads
+//     11442 (4d5611e5), 11515 (short) or 17915 (tool_heavy, subagent)
+//     tokens that another session wrote and writes the rest of its floor:
+//     tool_heavy's shared prefix stops 99 tokens before its floor ends at
+//     18014, so an entry sits inside the floor, at the end of what sessions
+//     share.
+//   - Nothing inside the history is marked that the logs can see. No call
+//     reads an older prefix than the previous prompt, and only two calls
+//     bill a large input, both after parallel tool calls whose results
+//     finished out of order: tool_heavy line 34 (input 47) and subagent
+//     line 17 (input 1562). The result that finished last is marked, the
+//     API orders results by tool_use, and the results after the marked one
+//     are billed as input (tool_heavy: the 132-character Glob result that
+//     finished first; subagent: the last two of four search results).
+//
+// Simplifications: the planner marks the last block of the last message
+// whatever order its results finished in, so it bills those few calls'
+// out-of-order tail as a cache write instead of input (47 and 1562 tokens
+// above). The logs cannot tell a marker on an earlier message from none: no
+// recorded turn adds more than 20 blocks, so the lookback always reaches
+// the previous entry. If Claude Code does place one, turns of over 20
+// blocks are where this planner overbills.
+type ClaudeCode struct{}
+
+// Name implements Planner.
+func (ClaudeCode) Name() string { return "claude-code" }
+
+// Plan implements Planner.
+func (ClaudeCode) Plan(req *prompt.Request, ttl prompt.TTL) {
+	if ttl == prompt.NoCache {
+		return
+	}
+	var m marker
+	if sys := systemBlocks(req); len(sys) >= 2 {
+		m.add(sys[len(sys)-2])
+		m.add(sys[len(sys)-1])
+	} else {
+		m.add(lastOf(req, prompt.Tools))
+		m.add(lastOf(req, prompt.System))
+	}
+	markLast(req, &m, 1)
+	m.apply(req, ttl)
+}

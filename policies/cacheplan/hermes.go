@@ -1,0 +1,144 @@
+package cacheplan
+
+import (
+	"github.com/ctxsim/ctxsim/policies/prompt"
+	"github.com/ctxsim/ctxsim/traces"
+)
+
+// SystemAnd3 is hermes-agent's legacy layout (reference/hermes.md §1.2): the
+// system prompt's last block, then the last 3 messages that can carry a
+// marker. Without a system prompt the last 4 messages are marked, as hermes
+// does when messages[0] is not a system message.
+type SystemAnd3 struct{}
+
+// Name implements Planner.
+func (SystemAnd3) Name() string { return "system_and_3" }
+
+// Plan implements Planner.
+func (SystemAnd3) Plan(req *prompt.Request, ttl prompt.TTL) {
+	if ttl == prompt.NoCache {
+		return
+	}
+	var m marker
+	m.add(lastOf(req, prompt.System))
+	markLast(req, &m, prompt.MaxBreakpoints-len(m))
+	m.apply(req, ttl)
+}
+
+// markLast marks the last n messages that can carry a marker.
+func markLast(req *prompt.Request, m *marker, n int) {
+	for _, s := range lastMessages(req, n) {
+		m.add(markBlock(req, s))
+	}
+}
+
+// Hermes is hermes-agent's static-prefix layout (reference/hermes.md §1.2):
+// the static system prefix, the full system prompt, then the last 2 messages
+// that can carry a marker.
+//
+// The view carries hermes' split of the system prompt as blocks: every
+// system block but the last is the static prefix (identity, guidance,
+// skills) and the last is the volatile suffix. With a single system block
+// there is nothing to split, and Hermes falls back to SystemAnd3, as hermes
+// does when the suffix is blank or the prefix does not match.
+//
+// With ToolCache set it uses the tool-cache layout of hermes.md §1.3 (direct
+// native Anthropic with tools): the static system prefix only, the last tool
+// schema, and the last 2 completed transaction endpoints.
+type Hermes struct {
+	ToolCache bool
+}
+
+// Name implements Planner.
+func (h Hermes) Name() string {
+	if h.ToolCache {
+		return "hermes_tools"
+	}
+	return "hermes"
+}
+
+// Plan implements Planner.
+func (h Hermes) Plan(req *prompt.Request, ttl prompt.TTL) {
+	if ttl == prompt.NoCache {
+		return
+	}
+	sys := systemBlocks(req)
+	tool := lastOf(req, prompt.Tools)
+	if h.ToolCache && tool >= 0 {
+		var m marker
+		if len(sys) >= 2 {
+			m.add(sys[len(sys)-2])
+		}
+		m.add(tool)
+		for _, s := range endpoints(req, prompt.MaxBreakpoints-len(m)) {
+			m.add(markBlock(req, s))
+		}
+		m.apply(req, ttl)
+		return
+	}
+	if len(sys) < 2 {
+		SystemAnd3{}.Plan(req, ttl)
+		return
+	}
+	var m marker
+	m.add(sys[len(sys)-2])
+	m.add(sys[len(sys)-1])
+	markLast(req, &m, prompt.MaxBreakpoints-len(m))
+	m.apply(req, ttl)
+}
+
+// endpoints returns up to n completed transaction endpoints, newest first
+// (hermes' _completed_transaction_endpoint_indexes): the final tool result of
+// each assistant(tool_calls) → tool run, and ordinary turns that are not
+// open. A user message counts as open unless it is the last message; an
+// assistant message that calls tools is open until its results arrive.
+func endpoints(req *prompt.Request, n int) []span {
+	var out []span
+	newest := true
+	nextTool := false // whether the message after the current one is a tool result
+	backward(req, func(s span) bool {
+		if len(out) >= n {
+			return false
+		}
+		tool := isTool(req, s)
+		ok := false
+		switch {
+		case tool:
+			ok = !nextTool
+		case req.Blocks[s.lo].Role == prompt.RoleAssistant:
+			ok = !callsTools(req, s)
+		default: // a plain user message
+			ok = newest
+		}
+		if ok && canCarry(req, s) {
+			out = append(out, s)
+		}
+		newest, nextTool = false, tool
+		return len(out) < n
+	})
+	return out
+}
+
+// isTool reports whether the message carries only tool results (hermes'
+// role:tool rows, or a user message of tool_result blocks on the Anthropic
+// wire).
+func isTool(req *prompt.Request, s span) bool {
+	if req.Blocks[s.lo].Role == prompt.RoleTool {
+		return true
+	}
+	for i := s.lo; i < s.hi; i++ {
+		if req.Blocks[i].Kind != traces.ToolResultBlock {
+			return false
+		}
+	}
+	return true
+}
+
+func callsTools(req *prompt.Request, s span) bool {
+	for i := s.lo; i < s.hi; i++ {
+		if req.Blocks[i].Kind == traces.ToolUse {
+			return true
+		}
+	}
+	return false
+}
