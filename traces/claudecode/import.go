@@ -1,0 +1,593 @@
+package claudecode
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"image"
+	_ "image/gif"  // image sizes of pasted screenshots
+	_ "image/jpeg" // image sizes of pasted screenshots
+	_ "image/png"  // image sizes of pasted screenshots
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ctxsim/ctxsim/traces"
+)
+
+// Format is the Session.Format of imported sessions.
+const Format = "claude-code"
+
+// FormatCompaction is the Session.Format of an agent-acompact-* subagent:
+// the summarizer call of a compaction, which the engine bills as the
+// compaction's own call rather than as agent work.
+const FormatCompaction = "claude-code:compaction"
+
+// summaryPrefix starts the continuation summary of a compacted session in
+// versions that do not set isCompactSummary.
+const summaryPrefix = "This session is being continued from a previous conversation"
+
+// line is the part of a Claude Code log line the importer uses.
+type line struct {
+	Type             string          `json:"type"`
+	Subtype          string          `json:"subtype"`
+	SessionID        string          `json:"sessionId"`
+	AgentID          string          `json:"agentId"`
+	Timestamp        string          `json:"timestamp"`
+	RequestID        string          `json:"requestId"`
+	IsSidechain      bool            `json:"isSidechain"`
+	IsMeta           bool            `json:"isMeta"`
+	IsCompactSummary bool            `json:"isCompactSummary"`
+	Message          *message        `json:"message"`
+	CompactMetadata  *compactMeta    `json:"compactMetadata"`
+	Content          json.RawMessage `json:"-"`
+}
+
+type compactMeta struct {
+	Trigger   string `json:"trigger"`
+	PreTokens int64  `json:"preTokens"`
+}
+
+type message struct {
+	ID      string          `json:"id"`
+	Model   string          `json:"model"`
+	Content json.RawMessage `json:"content"`
+	Usage   *rawUsage       `json:"usage"`
+}
+
+type block struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	Thinking  string          `json:"thinking"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
+	Source    *struct {
+		Type      string `json:"type"`
+		MediaType string `json:"media_type"`
+		Data      string `json:"data"`
+	} `json:"source"`
+}
+
+// Import reads a Claude Code session log (a .jsonl file) or every .jsonl
+// under a directory (a ~/.claude/projects tree) into native sessions. See
+// ImportFS.
+func Import(p string) ([]*traces.Session, *traces.Warnings, error) {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return nil, nil, fmt.Errorf("claudecode: %w", err)
+	}
+	if fi.IsDir() {
+		return ImportFS(os.DirFS(p), ".", p)
+	}
+	return ImportFS(os.DirFS(filepath.Dir(p)), filepath.Base(p), filepath.Dir(p))
+}
+
+// ImportFS imports root (a file or a directory, searched recursively for
+// .jsonl files) of fsys. Messages name files as display/relative-path, so
+// pass the directory fsys was made from. Files are read in parallel;
+// sessions come back sorted by id, with subagent sessions linked to their
+// parents (Parent, and the parent's Children sorted).
+func ImportFS(fsys fs.FS, root, display string) ([]*traces.Session, *traces.Warnings, error) {
+	files, err := listFiles(fsys, root)
+	if err != nil {
+		return nil, nil, err
+	}
+	type result struct {
+		s   *traces.Session
+		w   traces.Warnings
+		err error
+	}
+	res := make([]result, len(files))
+	parallel(len(files), func(i int) {
+		f, err := fsys.Open(files[i])
+		if err != nil {
+			res[i].err = fmt.Errorf("claudecode: %w", err)
+			return
+		}
+		defer f.Close()
+		res[i].s, res[i].err = readSession(f, displayName(display, files[i]), &res[i].w)
+	})
+	var ws traces.Warnings
+	var out []*traces.Session
+	for i := range res {
+		if res[i].err != nil {
+			return nil, nil, res[i].err
+		}
+		ws.Merge(&res[i].w)
+		if res[i].s != nil {
+			out = append(out, res[i].s)
+		}
+	}
+	link(out, &ws, display)
+	return out, &ws, nil
+}
+
+func displayName(dir, name string) string {
+	if dir == "" || dir == "." {
+		return name
+	}
+	return filepath.Join(dir, filepath.FromSlash(name))
+}
+
+// listFiles is root itself when it is a file, else the .jsonl files under
+// it, sorted.
+func listFiles(fsys fs.FS, root string) ([]string, error) {
+	fi, err := fs.Stat(fsys, root)
+	if err != nil {
+		return nil, fmt.Errorf("claudecode: %w", err)
+	}
+	if !fi.IsDir() {
+		return []string{root}, nil
+	}
+	var files []string
+	err = fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("claudecode: %w", err)
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+// link sets Parent/Children of subagent sessions, renames duplicate ids and
+// sorts the sessions by id.
+func link(ss []*traces.Session, w *traces.Warnings, display string) {
+	seen := map[string]int{}
+	for _, s := range ss {
+		if n := seen[s.ID]; n > 0 {
+			w.Add(display, 0, warnDupSession)
+			s.ID = s.ID + "~" + strconv.Itoa(n+1)
+		}
+		seen[s.ID]++
+	}
+	byID := map[string]*traces.Session{}
+	for _, s := range ss {
+		byID[s.ID] = s
+	}
+	for _, s := range ss {
+		if p := byID[s.Parent]; p != nil && s.Parent != "" {
+			p.Children = append(p.Children, s.ID)
+		}
+	}
+	for _, s := range ss {
+		sort.Strings(s.Children)
+	}
+	sort.Slice(ss, func(i, j int) bool { return ss[i].ID < ss[j].ID })
+}
+
+// fileState is the importer's state while reading one file.
+type fileState struct {
+	name string
+	w    *traces.Warnings
+	s    *traces.Session
+	// calls maps a call key to its event index; last holds each assistant
+	// event's last-line time (for LatencyMS).
+	calls    map[string]int
+	last     map[int]time.Time
+	toolUses map[string]bool
+	lastTime time.Time
+	lineNo   int
+}
+
+// readSession imports one file. It fails only on a read error; everything
+// wrong inside the file is a counted warning.
+func readSession(r io.Reader, name string, w *traces.Warnings) (*traces.Session, error) {
+	st := &fileState{
+		name:     name,
+		w:        w,
+		s:        &traces.Session{Source: traces.SourceCLI, Format: Format},
+		calls:    map[string]int{},
+		last:     map[int]time.Time{},
+		toolUses: map[string]bool{},
+	}
+	lr := newLineReader(r)
+	for {
+		b, ok, err := lr.next()
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, lr.line+1, err)
+		}
+		if !ok {
+			break
+		}
+		st.lineNo = lr.line
+		if lr.long {
+			w.Add(name, lr.line, warnTooLong)
+			continue
+		}
+		if len(bytes.TrimSpace(b)) == 0 {
+			continue
+		}
+		st.line(b, lr.eof)
+	}
+	st.finish()
+	if len(st.s.Events) == 0 && st.s.ID == "" {
+		return nil, nil
+	}
+	if st.s.ID == "" {
+		st.s.ID = strings.TrimSuffix(path.Base(filepath.ToSlash(name)), ".jsonl")
+	}
+	return st.s, nil
+}
+
+func (st *fileState) warn(reason string) { st.w.Add(st.name, st.lineNo, reason) }
+
+func (st *fileState) line(b []byte, last bool) {
+	if !utf8.Valid(b) {
+		st.warn(warnInvalidUTF8)
+		b = bytes.ToValidUTF8(b, []byte("\uFFFD"))
+	}
+	var l line
+	if err := json.Unmarshal(b, &l); err != nil {
+		if last {
+			st.warn(warnTruncated)
+		} else {
+			st.warn(warnInvalidJSON)
+		}
+		return
+	}
+	switch l.Type {
+	case "user", "assistant":
+	case "system":
+		if l.Subtype != "compact_boundary" {
+			return // hook summaries, turn durations, local commands: never sent
+		}
+	default:
+		if !knownSkip[l.Type] {
+			st.warn(warnUnknownType)
+		}
+		return
+	}
+	st.identify(&l)
+	t := st.time(l.Timestamp)
+	switch l.Type {
+	case "system":
+		ev := traces.Event{Time: t, Kind: traces.Compaction, Meta: map[string]string{}}
+		if m := l.CompactMetadata; m != nil {
+			if m.Trigger != "" {
+				ev.Meta["trigger"] = m.Trigger
+			}
+			if m.PreTokens > 0 {
+				ev.Meta["pre_tokens"] = strconv.FormatInt(m.PreTokens, 10)
+			}
+		}
+		st.add(ev, &l)
+	case "assistant":
+		st.assistant(&l, t)
+	case "user":
+		st.user(&l, t)
+	}
+}
+
+// identify takes the session's identity from the first line that has one.
+func (st *fileState) identify(l *line) {
+	s := st.s
+	if s.ID != "" || l.SessionID == "" {
+		return
+	}
+	s.ID = l.SessionID
+	if l.AgentID != "" {
+		s.Parent = l.SessionID
+		s.ID = l.SessionID + ".agent-" + l.AgentID
+		s.Source = traces.SourceSubagent
+		if strings.HasPrefix(l.AgentID, "acompact") {
+			s.Format = FormatCompaction
+		}
+	}
+}
+
+func (st *fileState) time(ts string) time.Time {
+	t, ok := parseTime(ts)
+	switch {
+	case !ok:
+		st.warn(warnBadTime)
+		return st.lastTime
+	case t.Before(st.lastTime):
+		st.warn(warnBackwards)
+		return st.lastTime
+	}
+	st.lastTime = t
+	return t
+}
+
+func (st *fileState) add(ev traces.Event, l *line) int {
+	if l.IsSidechain && st.s.Parent == "" {
+		if ev.Meta == nil {
+			ev.Meta = map[string]string{}
+		}
+		ev.Meta["sidechain"] = "true"
+	}
+	if len(ev.Meta) == 0 {
+		ev.Meta = nil
+	}
+	st.s.Events = append(st.s.Events, ev)
+	return len(st.s.Events) - 1
+}
+
+func (st *fileState) assistant(l *line, t time.Time) {
+	m := l.Message
+	if m == nil {
+		st.warn(warnNoMessage)
+		return
+	}
+	if m.Model == syntheticModel {
+		st.warn(warnSynthetic)
+		return
+	}
+	blocks := st.blocks(m.Content, true)
+	key := callKey(m.ID, l.RequestID)
+	if i, ok := st.calls[key]; ok && key != "" {
+		// A later line of the same response: more content, and the usage
+		// so far (the last line's is final).
+		ev := &st.s.Events[i]
+		for _, b := range blocks {
+			if b.Kind == traces.ToolUse && containsToolUse(ev.Blocks, b.ID) {
+				continue
+			}
+			ev.Blocks = append(ev.Blocks, b)
+		}
+		if m.Usage != nil {
+			u, _ := m.Usage.usage()
+			ev.Usage = &u
+		}
+		st.last[i] = t
+		return
+	}
+	ev := traces.Event{Time: t, Kind: traces.Assistant, Blocks: blocks, Model: m.Model, RequestID: l.RequestID}
+	if m.Usage != nil {
+		u, split := m.Usage.usage()
+		if !split {
+			st.warn(warnNoSplit)
+		}
+		ev.Usage = &u
+	} else {
+		st.warn(warnNoUsage)
+	}
+	i := st.add(ev, l)
+	st.last[i] = t
+	if key != "" {
+		st.calls[key] = i
+	}
+	if st.s.Model == "" {
+		st.s.Model = m.Model
+	}
+}
+
+func containsToolUse(bs []traces.Block, id string) bool {
+	for i := range bs {
+		if bs[i].Kind == traces.ToolUse && bs[i].ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func (st *fileState) user(l *line, t time.Time) {
+	m := l.Message
+	if m == nil {
+		st.warn(warnNoMessage)
+		return
+	}
+	blocks := st.blocks(m.Content, false)
+	if len(blocks) == 0 {
+		return
+	}
+	kind := traces.User
+	for i := range blocks {
+		if blocks[i].Kind == traces.ToolResultBlock {
+			kind = traces.ToolResult
+			if !st.toolUses[blocks[i].ID] {
+				st.warn(warnOrphanResult)
+			}
+		}
+	}
+	ev := traces.Event{Time: t, Kind: kind, Blocks: blocks}
+	if kind == traces.User {
+		ev.Summary = l.IsCompactSummary || strings.HasPrefix(blocks[0].Text, summaryPrefix)
+		if l.IsMeta {
+			ev.Meta = map[string]string{"meta": "true"}
+		}
+	}
+	// Claude Code logs one line per tool result; the API gets them as one
+	// user message, so consecutive results are one event.
+	if n := len(st.s.Events); kind == traces.ToolResult && n > 0 && st.s.Events[n-1].Kind == traces.ToolResult &&
+		st.s.Events[n-1].Meta["sidechain"] == sidechainMeta(l, st.s) {
+		prev := &st.s.Events[n-1]
+		prev.Blocks = append(prev.Blocks, blocks...)
+		return
+	}
+	st.add(ev, l)
+}
+
+func sidechainMeta(l *line, s *traces.Session) string {
+	if l.IsSidechain && s.Parent == "" {
+		return "true"
+	}
+	return ""
+}
+
+// blocks converts message content: a string (user text) or an array of
+// blocks.
+func (st *fileState) blocks(raw json.RawMessage, assistant bool) []traces.Block {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	if raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil || s == "" {
+			return nil
+		}
+		return []traces.Block{{Kind: traces.Text, Text: s}}
+	}
+	var bs []block
+	if err := json.Unmarshal(raw, &bs); err != nil {
+		st.warn(warnUnknownBlock)
+		return nil
+	}
+	out := make([]traces.Block, 0, len(bs))
+	for i := range bs {
+		b := &bs[i]
+		switch b.Type {
+		case "text":
+			if b.Text != "" {
+				out = append(out, traces.Block{Kind: traces.Text, Text: b.Text})
+			}
+		case "thinking":
+			out = append(out, traces.Block{Kind: traces.Thinking, Text: b.Thinking})
+		case "redacted_thinking":
+			out = append(out, traces.Block{Kind: traces.Thinking, Name: "redacted"})
+		case "tool_use", "server_tool_use":
+			in := compactJSON(b.Input)
+			out = append(out, traces.Block{Kind: traces.ToolUse, ID: b.ID, Name: b.Name, Input: in})
+			st.toolUses[b.ID] = true
+		case "tool_result":
+			text, imgs := st.resultContent(b.Content)
+			out = append(out, traces.Block{Kind: traces.ToolResultBlock, ID: b.ToolUseID, Text: text, IsError: b.IsError})
+			out = append(out, imgs...)
+		case "image":
+			out = append(out, imageBlock(b))
+		default:
+			st.warn(warnUnknownBlock)
+		}
+	}
+	return out
+}
+
+// resultContent is a tool_result's content: a string, or text and image
+// blocks. Texts are joined with newlines; images follow the result as
+// their own blocks.
+func (st *fileState) resultContent(raw json.RawMessage) (string, []traces.Block) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	if raw[0] == '"' {
+		var s string
+		_ = json.Unmarshal(raw, &s)
+		return s, nil
+	}
+	var bs []block
+	if err := json.Unmarshal(raw, &bs); err != nil {
+		st.warn(warnUnknownBlock)
+		return "", nil
+	}
+	var texts []string
+	var imgs []traces.Block
+	for i := range bs {
+		switch bs[i].Type {
+		case "text":
+			texts = append(texts, bs[i].Text)
+		case "image":
+			imgs = append(imgs, imageBlock(&bs[i]))
+		default:
+			st.warn(warnUnknownBlock)
+		}
+	}
+	return strings.Join(texts, "\n"), imgs
+}
+
+// imageTokens is the size given an image whose dimensions are unknown: the
+// most Anthropic charges for one image (about 1.15 megapixels).
+const imageTokens = 1600
+
+// imageBlock is an opaque block sized by Anthropic's rule (width × height
+// ÷ 750, capped at imageTokens) and named by its data's hash, so equal
+// images are equal blocks.
+func imageBlock(b *block) traces.Block {
+	out := traces.Block{Kind: traces.Image, Tokens: imageTokens, Name: "image"}
+	if b.Source == nil {
+		return out
+	}
+	out.Name = fmt.Sprintf("%s %016x", b.Source.MediaType, traces.HashString(b.Source.Data))
+	if b.Source.Type == "base64" {
+		dec := base64.NewDecoder(base64.StdEncoding, strings.NewReader(b.Source.Data))
+		if cfg, _, err := image.DecodeConfig(dec); err == nil && cfg.Width > 0 && cfg.Height > 0 {
+			out.Tokens = min(max(cfg.Width*cfg.Height/750, 1), imageTokens)
+		}
+	}
+	return out
+}
+
+func compactJSON(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+// finish fills what needs the whole file: call latencies and tool run
+// times.
+func (st *fileState) finish() {
+	evs := st.s.Events
+	// Lines before the first good timestamp take the first known time.
+	for i := range evs {
+		if !evs[i].Time.IsZero() {
+			for j := 0; j < i; j++ {
+				evs[j].Time = evs[i].Time
+			}
+			break
+		}
+	}
+	var lastAssistant time.Time
+	for i := range evs {
+		e := &evs[i]
+		switch e.Kind {
+		case traces.Assistant:
+			if i > 0 {
+				if d := st.last[i].Sub(evs[i-1].Time); d > 0 {
+					e.LatencyMS = d.Milliseconds()
+				}
+			}
+			lastAssistant = st.last[i]
+		case traces.ToolResult:
+			if !lastAssistant.IsZero() {
+				if d := e.Time.Sub(lastAssistant); d > 0 {
+					e.LatencyMS = d.Milliseconds()
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,157 @@
+package claudecode
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"time"
+
+	"github.com/ctxsim/ctxsim/traces"
+)
+
+// Warning reasons. They say what was done with the input, so that a count
+// of them is a complete account of everything not imported as it was.
+const (
+	warnInvalidJSON   = "skipped invalid JSON"
+	warnTruncated     = "skipped truncated last line"
+	warnTooLong       = "skipped line longer than 64 MiB"
+	warnInvalidUTF8   = "kept line with invalid UTF-8 (bytes replaced by U+FFFD)"
+	warnUnknownType   = "skipped unknown record type"
+	warnUnknownBlock  = "skipped unknown content block type"
+	warnBackwards     = "kept timestamp going backwards (clamped to the previous event)"
+	warnBadTime       = "kept line with a missing or bad timestamp (took the previous event's time)"
+	warnNoUsage       = "kept assistant call without usage block (not billed)"
+	warnNoSplit       = "kept usage without cache_creation split (counted as 5m writes)"
+	warnOrphanResult  = "kept tool_result with no matching tool_use"
+	warnSynthetic     = "skipped synthetic assistant message (not a model call)"
+	warnNoMessage     = "skipped user or assistant line without message"
+	warnDupSession    = "kept duplicate session id (renamed with a ~N suffix)"
+	warnDupCallGlobal = "skipped call already counted from another file"
+)
+
+// syntheticModel is the model Claude Code writes on assistant messages it
+// made itself (API errors, interrupted turns); they are not model calls.
+const syntheticModel = "<synthetic>"
+
+// lineReader yields the lines of r without a length limit on the reader's
+// side: lines over traces.MaxLine are discarded (and reported) instead of
+// stopping the file, since one oversize tool output must not lose a
+// session.
+type lineReader struct {
+	br   *bufio.Reader
+	buf  []byte
+	line int
+	// long is set when the last line returned was over the limit (and is
+	// empty); eof when the last line had no final newline.
+	long, eof bool
+}
+
+func newLineReader(r io.Reader) *lineReader {
+	return &lineReader{br: bufio.NewReaderSize(r, 256<<10)}
+}
+
+// next returns the next line without its newline; ok is false at the end.
+// The slice is valid until the next call.
+func (lr *lineReader) next() (b []byte, ok bool, err error) {
+	lr.buf = lr.buf[:0]
+	lr.long, lr.eof = false, false
+	for {
+		frag, err := lr.br.ReadSlice('\n')
+		if !lr.long {
+			if len(lr.buf)+len(frag) > traces.MaxLine+1 {
+				lr.long = true
+				lr.buf = lr.buf[:0]
+			} else if len(lr.buf) == 0 && err == nil {
+				// The whole line is in the reader's buffer: no copy.
+				lr.line++
+				return frag[:len(frag)-1], true, nil
+			} else {
+				lr.buf = append(lr.buf, frag...)
+			}
+		}
+		switch {
+		case err == nil:
+			lr.line++
+			if lr.long {
+				return nil, true, nil
+			}
+			return lr.buf[:len(lr.buf)-1], true, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF):
+			if len(lr.buf) == 0 && !lr.long {
+				return nil, false, nil
+			}
+			lr.line++
+			lr.eof = true
+			return lr.buf, true, nil
+		default:
+			return nil, false, err
+		}
+	}
+}
+
+// rawUsage is Anthropic's usage block as Claude Code logs it.
+type rawUsage struct {
+	Input         int64 `json:"input_tokens"`
+	CacheCreation int64 `json:"cache_creation_input_tokens"`
+	CacheRead     int64 `json:"cache_read_input_tokens"`
+	Output        int64 `json:"output_tokens"`
+	Split         *struct {
+		W5m int64 `json:"ephemeral_5m_input_tokens"`
+		W1h int64 `json:"ephemeral_1h_input_tokens"`
+	} `json:"cache_creation"`
+}
+
+// usage converts u; split is false when the 5m/1h split was missing and all
+// writes were counted as 5m.
+func (u *rawUsage) usage() (traces.Usage, bool) {
+	out := traces.Usage{Input: u.Input, CacheRead: u.CacheRead, Output: u.Output}
+	if u.Split == nil || (u.Split.W5m+u.Split.W1h == 0 && u.CacheCreation > 0) {
+		out.CacheWrite5m = u.CacheCreation
+		return out, u.CacheCreation == 0
+	}
+	out.CacheWrite5m, out.CacheWrite1h = u.Split.W5m, u.Split.W1h
+	return out, true
+}
+
+// parseTime parses Claude Code's ISO-8601 timestamps.
+func parseTime(s string) (time.Time, bool) {
+	if s == "" {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, false
+	}
+	return t.UTC(), true
+}
+
+// callKey identifies one API response across the lines it is spread over.
+// Lines without a message id or request id are never merged.
+func callKey(msgID, reqID string) string {
+	if msgID == "" || reqID == "" {
+		return ""
+	}
+	return msgID + "\x00" + reqID
+}
+
+// knownSkip are record types that carry nothing the model saw.
+var knownSkip = map[string]bool{
+	"progress":              true,
+	"file-history-snapshot": true,
+	"queue-operation":       true,
+	"summary":               true,
+	"pr-link":               true,
+	"custom-title":          true,
+	"tag":                   true,
+	"agent-name":            true,
+}
+
+var (
+	keyUsage     = []byte(`"usage"`)
+	keyAssistant = []byte(`"type":"assistant"`)
+)
+
+func hasBytes(b, sub []byte) bool { return bytes.Contains(b, sub) }

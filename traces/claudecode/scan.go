@@ -1,0 +1,262 @@
+package claudecode
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ctxsim/ctxsim/traces"
+)
+
+// SessionUsage is what one Claude Code log file billed: its calls, each
+// counted once.
+type SessionUsage struct {
+	ID string
+	// Parent is the parent session of a subagent file, else "".
+	Parent string
+	// Compaction marks an agent-acompact-* file: a compaction's summarizer
+	// call.
+	Compaction bool
+	// File is the file the calls were read from (as displayed).
+	File string
+	// Model is the first call's model.
+	Model string
+	Start time.Time
+	Calls []Call
+}
+
+// Call is one billed API response.
+type Call struct {
+	Model string
+	// MessageID and RequestID identify the response (the dedupe key).
+	MessageID, RequestID string
+	Usage                traces.Usage
+}
+
+// Total is the sum of the calls' usage.
+func (s *SessionUsage) Total() traces.Usage {
+	var u traces.Usage
+	for i := range s.Calls {
+		u = u.Add(s.Calls[i].Usage)
+	}
+	return u
+}
+
+// usageLine is the little of a line the cost path decodes.
+type usageLine struct {
+	Type      string `json:"type"`
+	SessionID string `json:"sessionId"`
+	AgentID   string `json:"agentId"`
+	Timestamp string `json:"timestamp"`
+	RequestID string `json:"requestId"`
+	Message   *struct {
+		ID    string    `json:"id"`
+		Model string    `json:"model"`
+		Usage *rawUsage `json:"usage"`
+	} `json:"message"`
+}
+
+// ScanUsage is the fast path of `ctxsim cost`: it reads only the billed
+// usage of the Claude Code logs under paths (files, or directories searched
+// for .jsonl), without building transcripts. A line is decoded only when it
+// can be a billed call (it contains "usage" or "type":"assistant"), and then
+// only into the few fields cost needs; files are read on all cores. Results
+// are sorted by session id, whatever the read order.
+//
+// A response spread over several lines is counted once, with the usage of
+// its last line (the final one; earlier lines carry partial output counts).
+// A response seen in more than one file (a resumed session copies its
+// history) is counted in the first file in path order, with a warning.
+//
+// Lines that are not calls are not validated: a damaged progress line costs
+// nothing and is not reported (the full importer reports it).
+func ScanUsage(paths ...string) ([]*SessionUsage, *traces.Warnings, error) {
+	var files, shown []string
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return nil, nil, fmt.Errorf("claudecode: %w", err)
+		}
+		if !fi.IsDir() {
+			files, shown = append(files, p), append(shown, p)
+			continue
+		}
+		fsys := os.DirFS(p)
+		fs0, err := listFiles(fsys, ".")
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, f := range fs0 {
+			full := filepath.Join(p, filepath.FromSlash(f))
+			files, shown = append(files, full), append(shown, full)
+		}
+	}
+	type result struct {
+		s   *SessionUsage
+		w   traces.Warnings
+		err error
+	}
+	res := make([]result, len(files))
+	parallel(len(files), func(i int) {
+		f, err := os.Open(files[i])
+		if err != nil {
+			res[i].err = fmt.Errorf("claudecode: %w", err)
+			return
+		}
+		defer f.Close()
+		res[i].s, res[i].err = scanFile(f, shown[i], &res[i].w)
+	})
+	var ws traces.Warnings
+	seen := map[string]bool{}
+	var out []*SessionUsage
+	for i := range res {
+		if res[i].err != nil {
+			return nil, nil, res[i].err
+		}
+		ws.Merge(&res[i].w)
+		s := res[i].s
+		if s == nil {
+			continue
+		}
+		kept := s.Calls[:0]
+		for _, c := range s.Calls {
+			k := callKey(c.MessageID, c.RequestID)
+			if k != "" && seen[k] {
+				ws.Add(s.File, 0, warnDupCallGlobal)
+				continue
+			}
+			seen[k] = true
+			kept = append(kept, c)
+		}
+		s.Calls = kept
+		if len(s.Calls) > 0 {
+			out = append(out, s)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, &ws, nil
+}
+
+// scanFile reads the calls of one file. Calls keep the order of their first
+// line; a later line of the same call replaces its usage.
+func scanFile(r io.Reader, name string, w *traces.Warnings) (*SessionUsage, error) {
+	s := &SessionUsage{File: name}
+	idx := map[string]int{}
+	lr := newLineReader(r)
+	for {
+		b, ok, err := lr.next()
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, lr.line+1, err)
+		}
+		if !ok {
+			break
+		}
+		if lr.long {
+			w.Add(name, lr.line, warnTooLong)
+			continue
+		}
+		if !bytes.Contains(b, keyUsage) && !bytes.Contains(b, keyAssistant) {
+			continue
+		}
+		if !utf8.Valid(b) {
+			w.Add(name, lr.line, warnInvalidUTF8)
+			b = bytes.ToValidUTF8(b, []byte("\uFFFD"))
+		}
+		var l usageLine
+		if err := json.Unmarshal(b, &l); err != nil {
+			if lr.eof {
+				w.Add(name, lr.line, warnTruncated)
+			} else {
+				w.Add(name, lr.line, warnInvalidJSON)
+			}
+			continue
+		}
+		if l.Type != "assistant" {
+			continue
+		}
+		if l.Message == nil {
+			w.Add(name, lr.line, warnNoMessage)
+			continue
+		}
+		if l.Message.Model == syntheticModel {
+			w.Add(name, lr.line, warnSynthetic)
+			continue
+		}
+		if s.ID == "" && l.SessionID != "" {
+			s.ID = l.SessionID
+			if l.AgentID != "" {
+				s.Parent = l.SessionID
+				s.ID = l.SessionID + ".agent-" + l.AgentID
+				s.Compaction = strings.HasPrefix(l.AgentID, "acompact")
+			}
+		}
+		if s.Start.IsZero() {
+			s.Start, _ = parseTime(l.Timestamp)
+		}
+		if l.Message.Usage == nil {
+			w.Add(name, lr.line, warnNoUsage)
+			continue
+		}
+		u, split := l.Message.Usage.usage()
+		key := callKey(l.Message.ID, l.RequestID)
+		if i, ok := idx[key]; ok && key != "" {
+			s.Calls[i].Usage = u
+			continue
+		}
+		if !split {
+			w.Add(name, lr.line, warnNoSplit)
+		}
+		if key != "" {
+			idx[key] = len(s.Calls)
+		}
+		s.Calls = append(s.Calls, Call{Model: l.Message.Model, MessageID: l.Message.ID, RequestID: l.RequestID, Usage: u})
+		if s.Model == "" {
+			s.Model = l.Message.Model
+		}
+	}
+	if len(s.Calls) == 0 {
+		return nil, nil
+	}
+	if s.ID == "" {
+		s.ID = strings.TrimSuffix(filepath.Base(name), ".jsonl")
+	}
+	return s, nil
+}
+
+// parallel runs f(0..n-1) on at most GOMAXPROCS goroutines. Callers write
+// results into slots indexed by i, so output order never depends on
+// scheduling.
+func parallel(n int, f func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		for i := 0; i < n; i++ {
+			f(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				f(i)
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
