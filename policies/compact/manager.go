@@ -1,0 +1,404 @@
+package compact
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/ctxsim/ctxsim/policies/estimate"
+	"github.com/ctxsim/ctxsim/policies/prompt"
+)
+
+// Kind is what a Pass did.
+type Kind string
+
+// Pass kinds. They match sim's record kinds one to one.
+const (
+	KindBatch   Kind = "batch"   // batch compaction at the threshold
+	KindMicro   Kind = "micro"   // one micro-compaction pass (or defrag)
+	KindPrune   Kind = "prune"   // the deterministic prune
+	KindIdle    Kind = "idle"    // the idle action on a resume
+	KindMasking Kind = "masking" // observation masking
+	KindBreaker Kind = "breaker" // a circuit-breaker decision
+	// KindDefrag is only a SummaryInput kind: a micro pass re-summarizing
+	// its rolling summary. Its Pass has Kind micro, outcome defrag.
+	KindDefrag Kind = "defrag"
+)
+
+// A KV is one telemetry field of a pass.
+type KV struct {
+	Key   string
+	Value float64
+}
+
+// A Pass is one context-management decision: a compaction, prune, micro or
+// masking pass, a deferral, or a breaker transition. The engine turns each
+// into a record.
+type Pass struct {
+	Kind Kind
+	// Trigger is what started it: "threshold", "proactive", "cadence",
+	// "resume", "sliding", "batched", "overflow", "strike", ...
+	Trigger string
+	// Outcome is what happened. Passes that changed the view have outcome
+	// compacted, fallback, pruned, absorbed, defrag or masked (Committed);
+	// the others explain why nothing changed.
+	Outcome string
+	// TokensBefore and TokensAfter are the rough size of the view.
+	TokensBefore, TokensAfter int
+	// Summary is the summarizer call, when one was made (also on failure,
+	// with what it cost).
+	Summary *SummaryOutput
+	// Err is the summarizer's error, if it failed.
+	Err string
+	// Detail is kind-specific telemetry sorted by key (micro-compaction
+	// carries hermes' fields).
+	Detail []KV
+}
+
+// Committed reports whether the pass changed the view.
+func (p *Pass) Committed() bool {
+	switch p.Outcome {
+	case OutcomeCompacted, OutcomeFallback, OutcomePruned, OutcomeAbsorbed, OutcomeDefrag, OutcomeMasked:
+		return true
+	}
+	return false
+}
+
+// Outcomes.
+const (
+	OutcomeCompacted = "compacted"
+	OutcomeFallback  = "fallback" // compacted with the deterministic fallback summary
+	OutcomePruned    = "pruned"
+	OutcomeAbsorbed  = "absorbed"
+	OutcomeDefrag    = "defrag"
+	OutcomeMasked    = "masked"
+
+	OutcomeDeferred        = "deferred" // over the threshold without an anchor: wait one request
+	OutcomeSummaryFailed   = "summary_failed"
+	OutcomeSummarizeFailed = "summarize_failed" // micro
+	OutcomeDefragFailed    = "defrag_failed"
+	OutcomeExchangeSkipped = "exchange_skipped"
+	OutcomeBelowReclaim    = "below_min_reclaim"
+	OutcomeTooFew          = "too_few_messages"
+	OutcomeNoWindow        = "no_compressible_window"
+	OutcomeEmptyWindow     = "empty_post_handoff_window"
+	OutcomeBelowTarget     = "below_target"
+	OutcomeCacheWarm       = "cache_warm"
+	OutcomeBlocked         = "blocked"
+
+	OutcomeStrike    = "strike"
+	OutcomeCleared   = "cleared"
+	OutcomeTripped   = "tripped"
+	OutcomeProbation = "probation"
+	OutcomeCooldown  = "cooldown"
+)
+
+// A Model is what the manager needs to know about the main model.
+type Model struct {
+	Name string
+	// Window is the context window; MaxOutput the output reservation
+	// subtracted from it (hermes #43547).
+	Window    int
+	MaxOutput int
+}
+
+// ErrDoesNotFit reports a session whose floor (system prompt and tool
+// schemas) alone does not fit the effective window: no compaction can help,
+// so the manager says so instead of compacting forever.
+var ErrDoesNotFit = errors.New("compact: the floor (system prompt and tools) does not fit the context window")
+
+// Durable is the state hermes keeps in its session database, which a
+// process restart does not reset (#54923).
+type Durable struct {
+	// Compactions is the number of batch/idle compactions committed.
+	Compactions int
+	// Ineffective is the breaker's strike count
+	// (compression_ineffective_count).
+	Ineffective int
+	// FallbackStreak counts consecutive fallback summaries
+	// (compression_fallback_streak).
+	FallbackStreak int
+	// CooldownUntil blocks compaction after a summarizer failure
+	// (compression_failure_cooldown_until); CooldownStep climbs the 60 →
+	// 300 → 900 s ladder.
+	CooldownUntil time.Time
+	CooldownStep  int
+	// MicroPasses and MicroSaved are micro-compaction's running totals
+	// (passes_total, tokens_saved_total).
+	MicroPasses int
+	MicroSaved  int
+}
+
+// memory is the in-process state a restart loses.
+type memory struct {
+	cursor     int    // micro cursor: index of the first unabsorbed message, -1 none
+	cursorMark uint64 // hash of the message just before cursor, to validate it
+	rolling    string // the rolling micro summary
+	failAt     uint64 // hash of the exchange that failed
+	failCount  int
+	turns      int
+	verify     bool      // judge the next billed prompt (the last compaction)
+	deferred   bool      // the one-request wait was spent
+	deadline   time.Time // probation deadline, armed lazily, not persisted
+	overflow   bool      // the provider proved an overflow: ignore the cooldown once
+	pruneRearm int       // the prune rearms at this size
+	pruneLen   int       // message count of the last gated-out prune attempt
+	maskLen    int       // message count of the last gated-out batched masking
+}
+
+// A Manager runs the compaction ladder for one session. It is built from a
+// Config and driven by the engine (or a real agent loop) through four hooks
+// in call order:
+//
+//	v, passes = m.OnResume(now, idle, prefixCold, v) // a resume after a gap
+//	v, passes, err = m.BeforeCall(now, v)            // before every model call
+//	passes = m.AfterResponse(now, v, billed, ok)     // after it
+//	v, passes = m.EndOfTurn(now, v)                  // after the turn's last call
+//
+// Hooks never change the views they are given: a rewrite returns a new view
+// (sharing unchanged messages), and no rewrite returns the same pointer.
+// A Manager is not safe for concurrent use.
+type Manager struct {
+	cfg   Config
+	model Model
+	sum   Summarizer
+
+	rough *estimate.RoughEstimator
+	exact *estimate.ExactEstimator
+	cal   *estimate.Calibrated
+
+	threshold int
+	dur       Durable
+	mem       memory
+}
+
+// New returns a manager for one session of model. sum may be nil when the
+// config never summarizes (prune, masking); exact may be nil unless
+// cfg.Estimate is "exact".
+func New(cfg Config, model Model, sum Summarizer, exact *estimate.ExactEstimator) (*Manager, error) {
+	if cfg.Estimate == EstimateExact && exact == nil {
+		return nil, errors.New("compact: estimate.kind exact needs a tokenizer")
+	}
+	if model.Window <= 0 {
+		return nil, fmt.Errorf("compact: model %q has no context window", model.Name)
+	}
+	rough := estimate.NewRough()
+	m := &Manager{cfg: cfg, sum: sum, rough: rough, exact: exact, cal: estimate.NewCalibrated(rough)}
+	m.SetModel(model)
+	m.mem.cursor = -1
+	return m, nil
+}
+
+// SetModel switches the main model: the threshold (with its model override
+// and absolute cap) is recomputed, and the anchor no longer matches.
+func (m *Manager) SetModel(model Model) {
+	m.model = model
+	pct := ModelThreshold(m.cfg.ModelThresholds, model.Name, m.cfg.Threshold)
+	m.threshold = Threshold(model.Window, model.MaxOutput, pct, m.cfg.ThresholdTokens)
+}
+
+// Threshold is the compaction threshold in force.
+func (m *Manager) Threshold() int { return m.threshold }
+
+// Config is the manager's configuration.
+func (m *Manager) Config() Config { return m.cfg }
+
+// Durable returns the state that survives a restart.
+func (m *Manager) Durable() Durable { return m.dur }
+
+// SetDurable restores persisted state (a session picked up by a new
+// process).
+func (m *Manager) SetDurable(d Durable) { m.dur = d }
+
+// Restart simulates a harness process restart: in-memory state (the micro
+// cursor and rolling summary, the usage anchor, the probation deadline, the
+// cadence counter) is lost; Durable is kept.
+func (m *Manager) Restart() {
+	m.mem = memory{cursor: -1}
+	m.cal.Clear()
+}
+
+// Estimates are every estimator's reading of v, sorted by name, for the
+// engine to record next to the billed prompt.
+func (m *Manager) Estimates(v *prompt.View) []estimate.Estimate {
+	cal, _ := m.cal.Project(m.model.Name, v)
+	out := []estimate.Estimate{{Name: "calibrated", Tokens: cal}, {Name: "rough", Tokens: m.rough.Estimate(v)}}
+	if m.exact != nil {
+		out = append(out, estimate.Estimate{Name: "exact", Tokens: m.exact.Estimate(v)})
+	}
+	slices.SortFunc(out, func(a, b estimate.Estimate) int {
+		if a.Name < b.Name {
+			return -1
+		}
+		return 1
+	})
+	return out
+}
+
+// measure is the trigger estimator's size of v and whether a billed anchor
+// backs it.
+func (m *Manager) measure(v *prompt.View) (int, bool) {
+	switch m.cfg.Estimate {
+	case EstimateExact:
+		return m.exact.Estimate(v), false
+	case EstimateCalibrated:
+		return m.cal.Project(m.model.Name, v)
+	}
+	return m.rough.Estimate(v), false
+}
+
+func (m *Manager) floorSize(v *prompt.View) int {
+	f := &prompt.View{Tools: v.Tools, System: v.System}
+	if m.cfg.Estimate == EstimateExact {
+		return m.exact.Estimate(f)
+	}
+	return estimate.RoughFloor(f)
+}
+
+// OnResume runs the idle action when a session resumes after idle. prefixCold
+// reports that the provider's cache of the prefix has expired anyway (the
+// engine computes it from the TTL in force), which is when the prune action
+// acts: a rewrite then breaks no cache that was still warm.
+func (m *Manager) OnResume(now time.Time, idle time.Duration, prefixCold bool, v *prompt.View) (*prompt.View, []Pass) {
+	after := time.Duration(m.cfg.IdleCompactAfterSeconds) * time.Second
+	if after <= 0 || idle < after {
+		return v, nil
+	}
+	if m.cfg.IdleAction == IdlePrune {
+		if !prefixCold {
+			t := m.rough.Estimate(v)
+			return v, []Pass{{Kind: KindIdle, Trigger: "resume", Outcome: OutcomeCacheWarm, TokensBefore: t, TokensAfter: t}}
+		}
+		// The cache is cold: any reclaim is free of cache cost, so the
+		// reclaim gate is 1 token.
+		nv, p := m.prune(v, KindIdle, "resume", 1)
+		return nv, []Pass{p}
+	}
+	tokens, _ := m.measure(v)
+	if float64(tokens) <= float64(m.threshold)*m.cfg.targetRatio() {
+		return v, []Pass{{Kind: KindIdle, Trigger: "resume", Outcome: OutcomeBelowTarget, TokensBefore: tokens, TokensAfter: tokens}}
+	}
+	ok, passes := m.gate(now)
+	if !ok {
+		return v, passes
+	}
+	nv, ps := m.compress(now, v, KindIdle, "resume")
+	return nv, append(passes, ps...)
+}
+
+// BeforeCall runs before every model call: the proactive prune at its
+// trigger, batched masking, then batch compaction when the trigger
+// estimator crosses the threshold and the breaker allows it. It returns
+// ErrDoesNotFit (wrapped) when the floor alone exceeds the effective window.
+func (m *Manager) BeforeCall(now time.Time, v *prompt.View) (*prompt.View, []Pass, error) {
+	if f, eff := m.floorSize(v), m.model.Window-m.model.MaxOutput; f >= eff {
+		return v, nil, fmt.Errorf("%w: floor %d tokens, effective window %d", ErrDoesNotFit, f, eff)
+	}
+	var passes []Pass
+	if m.cfg.ProactivePruneTokens > 0 && len(v.Messages) != m.mem.pruneLen {
+		if t, _ := m.measure(v); t >= max(m.cfg.ProactivePruneTokens, m.mem.pruneRearm) {
+			nv, p := m.prune(v, KindPrune, "proactive", m.cfg.ProactivePruneMinReclaimTokens)
+			if p.Committed() {
+				m.mem.pruneRearm = p.TokensAfter + m.cfg.ProactivePruneTokens
+				m.mem.pruneLen = 0
+			} else {
+				m.mem.pruneLen = len(v.Messages)
+			}
+			v = nv
+			passes = append(passes, p)
+		}
+	}
+	if m.cfg.Masking.Mode == MaskBatched && len(v.Messages) != m.mem.maskLen {
+		nv, p, ok := m.mask(v, "batched", max(m.cfg.Masking.MinReclaimTokens, 1))
+		if ok {
+			v = nv
+			passes = append(passes, p)
+			m.mem.maskLen = 0
+		} else {
+			m.mem.maskLen = len(v.Messages)
+		}
+	}
+	if !m.cfg.Enabled {
+		return v, passes, nil
+	}
+	tokens, anchored := m.measure(v)
+	if tokens < m.threshold {
+		return v, passes, nil
+	}
+	if m.cfg.Estimate == EstimateCalibrated && !anchored && !m.mem.deferred && !m.mem.overflow {
+		// hermes' should_defer_preflight_to_real_usage: no provider evidence
+		// yet, so wait one request for it, even above the whole window.
+		m.mem.deferred = true
+		return v, append(passes, Pass{Kind: KindBatch, Trigger: "threshold", Outcome: OutcomeDeferred, TokensBefore: tokens, TokensAfter: tokens}), nil
+	}
+	trigger := "threshold"
+	if m.mem.overflow {
+		trigger = "overflow"
+	}
+	ok, ps := m.gate(now)
+	passes = append(passes, ps...)
+	if !ok {
+		return v, passes, nil
+	}
+	m.mem.overflow = false
+	nv, ps := m.compress(now, v, KindBatch, trigger)
+	return nv, append(passes, ps...), nil
+}
+
+// AfterResponse is told the billed prompt of the call just made with view v.
+// ok is false when the provider rejected the call; a context-overflow
+// rejection should be reported with ok false and billed 0: it lets the next
+// compaction ignore the failure cooldown once. A response that fit
+// re-anchors the calibrated estimator, and the first billed reading after a
+// compaction is the breaker's verdict on it.
+func (m *Manager) AfterResponse(now time.Time, v *prompt.View, billed int, ok bool) []Pass {
+	if !ok {
+		m.mem.overflow = true
+		return nil
+	}
+	if m.cal.Capture(m.model.Name, v, billed) {
+		m.mem.deferred = false
+	}
+	if billed <= 0 {
+		return nil
+	}
+	if billed < m.threshold {
+		cleared := m.mem.verify && m.dur.Ineffective > 0
+		m.mem.verify = false
+		m.dur.Ineffective = 0
+		if cleared {
+			return []Pass{{Kind: KindBreaker, Trigger: "verdict", Outcome: OutcomeCleared, TokensBefore: billed, TokensAfter: billed}}
+		}
+		return nil
+	}
+	if !m.mem.verify {
+		return nil
+	}
+	m.mem.verify = false
+	return m.strike(now, "verdict", billed)
+}
+
+// EndOfTurn runs after the last call of a turn: sliding masking, and a
+// micro-compaction pass on its cadence.
+func (m *Manager) EndOfTurn(now time.Time, v *prompt.View) (*prompt.View, []Pass) {
+	var passes []Pass
+	if m.cfg.Masking.Mode == MaskSliding {
+		if nv, p, ok := m.mask(v, "sliding", 1); ok {
+			v = nv
+			passes = append(passes, p)
+		}
+	}
+	if !m.cfg.MicroCompact {
+		return v, passes
+	}
+	m.mem.turns++
+	if m.mem.turns%m.cfg.microEvery() != 0 {
+		return v, passes
+	}
+	nv, p, ran := m.micro(now, v)
+	if ran {
+		passes = append(passes, p)
+	}
+	return nv, passes
+}

@@ -1,0 +1,233 @@
+package compact
+
+import (
+	"time"
+
+	"github.com/ctxsim/ctxsim/policies/estimate"
+	"github.com/ctxsim/ctxsim/policies/prompt"
+	"github.com/ctxsim/ctxsim/traces"
+)
+
+// MicroMaxFailures is how many failures in a row at one cursor skip the
+// exchange (_MICRO_COMPACT_MAX_CONSECUTIVE_FAILURES); batch compaction
+// picks it up later.
+const MicroMaxFailures = 3
+
+// lastMicro is the index of the newest micro marker, or -1.
+func lastMicro(msgs []prompt.Message) int {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Tag == prompt.MicroSummary {
+			return i
+		}
+	}
+	return -1
+}
+
+// cursorIn is the micro cursor inside [start, end): the in-memory cursor if
+// it is still valid, else just past the last summary marker (and the
+// rolling summary is rehydrated from a micro marker), else start.
+func (m *Manager) cursorIn(msgs []prompt.Message, start, end int) int {
+	c := m.mem.cursor
+	if c >= start && c <= end && c > 0 && msgs[c-1].Hash() == m.mem.cursorMark {
+		return c
+	}
+	for i := end - 1; i >= start; i-- {
+		if IsSummary(&msgs[i]) {
+			if msgs[i].Tag == prompt.MicroSummary {
+				if s, ok := SnapshotOf(msgs[i].Blocks[0].Text); ok {
+					m.mem.rolling = s
+				}
+			}
+			return i + 1
+		}
+	}
+	return start
+}
+
+// exchangeAt finds the exchange at or after i: the next assistant message
+// (not a marker) and the assistant/tool rows after it, up to the next user
+// row. User messages are never part of one. It returns ok=false when there
+// is none before end, or when it would run into the tail (mid-turn).
+func exchangeAt(msgs []prompt.Message, i, end int) (s, e int, ok bool) {
+	for i < end && (msgs[i].Role != prompt.RoleAssistant || IsSummary(&msgs[i])) {
+		i++
+	}
+	if i >= end {
+		return 0, 0, false
+	}
+	j := i + 1
+	for j < len(msgs) && (msgs[j].Role == prompt.RoleAssistant || msgs[j].Role == prompt.RoleTool) && !IsSummary(&msgs[j]) {
+		j++
+	}
+	if j > end {
+		return 0, 0, false
+	}
+	return i, j, true
+}
+
+// micro runs one micro-compaction pass (agent/micro_compaction.py). ran is
+// false when there was nothing to do (no telemetry, as in hermes).
+func (m *Manager) micro(now time.Time, v *prompt.View) (*prompt.View, Pass, bool) {
+	msgs := v.Messages
+	if len(msgs) < 4 {
+		return v, Pass{}, false
+	}
+	start := alignForward(msgs, m.headCount(msgs))
+	end := m.tailCut(msgs, TailBudget(&m.cfg, m.model.Window, m.threshold), start)
+	if start >= end {
+		return v, Pass{}, false
+	}
+	cursor := m.cursorIn(msgs, start, end)
+	if m.mem.rolling == "" {
+		if k := lastMicro(msgs); k >= 0 {
+			m.mem.rolling, _ = SnapshotOf(msgs[k].Blocks[0].Text)
+		}
+	}
+	before := m.rough.Estimate(v)
+	p := Pass{Kind: KindMicro, Trigger: "cadence", TokensBefore: before, TokensAfter: before}
+	t0 := now
+	var out *SummaryOutput
+	var err error
+	exchangeTokens := 0
+	nv := v
+
+	if k := lastMicro(msgs); k >= 0 && estimate.Rough(m.mem.rolling) >= m.cfg.MicroCompactDefragThresholdTokens {
+		// Defrag: re-summarize the rolling summary and rewrite the newest
+		// marker in place; no splice, no cursor move.
+		out, err = m.summarize(now, SummaryInput{Kind: KindDefrag, Previous: m.mem.rolling,
+			TargetTokens: m.cfg.MicroCompactDefragThresholdTokens / 2, MaxTokens: min(MicroMaxTokens, MaxSummaryTokens(m.model.Window))})
+		if err != nil {
+			p.Outcome = OutcomeDefragFailed
+		} else {
+			m.mem.rolling = out.Text
+			nm := prompt.NewMessage(prompt.RoleAssistant, []traces.Block{textBlock(marker("", out.Text))}, -1, prompt.MicroSummary)
+			nmsgs := append([]prompt.Message(nil), msgs...)
+			nmsgs[k] = nm
+			nv = &prompt.View{Tools: v.Tools, System: v.System, Messages: nmsgs}
+			if cursor == k+1 {
+				m.mem.cursor, m.mem.cursorMark = k+1, nm.Hash()
+			}
+			p.Outcome = OutcomeDefrag
+		}
+	} else {
+		s, e, ok := exchangeAt(msgs, cursor, end)
+		if !ok {
+			return v, Pass{}, false
+		}
+		exchangeTokens = m.rough.Messages(msgs[s:e])
+		// Our reclaim gate: absorb whole exchanges until they hold enough
+		// tokens, so the cache break pays for itself.
+		for gate := m.cfg.MicroCompactMinReclaimTokens; gate > 0 && exchangeTokens < gate; {
+			_, e2, ok := exchangeAt(msgs, e, end)
+			if !ok {
+				break
+			}
+			exchangeTokens += m.rough.Messages(msgs[e:e2])
+			e = e2
+		}
+		switch {
+		case m.cfg.MicroCompactMinReclaimTokens > 0 && exchangeTokens < m.cfg.MicroCompactMinReclaimTokens:
+			p.Outcome = OutcomeBelowReclaim
+		default:
+			var absorbed []prompt.Message
+			for i := s; i < e; i++ {
+				if !realUser(&msgs[i]) {
+					absorbed = append(absorbed, msgs[i])
+				}
+			}
+			key := msgs[s].Hash()
+			out, err = m.summarize(now, SummaryInput{Kind: KindMicro, Transcript: Serialize(absorbed), Previous: m.mem.rolling,
+				TargetTokens: min(MicroMaxTokens, MaxSummaryTokens(m.model.Window)), MaxTokens: min(MicroMaxTokens, MaxSummaryTokens(m.model.Window))})
+			if err != nil {
+				if m.mem.failAt != key {
+					m.mem.failAt, m.mem.failCount = key, 0
+				}
+				m.mem.failCount++
+				p.Outcome = OutcomeSummarizeFailed
+				if m.mem.failCount >= MicroMaxFailures {
+					p.Outcome = OutcomeExchangeSkipped
+					m.mem.failAt, m.mem.failCount = 0, 0
+					m.mem.cursor, m.mem.cursorMark = e, msgs[e-1].Hash()
+				}
+				break
+			}
+			m.mem.failAt, m.mem.failCount = 0, 0
+			m.mem.rolling = out.Text
+			nv = m.splice(v, s, e, out.Text)
+			p.Outcome = OutcomeAbsorbed
+		}
+	}
+	if out != nil {
+		p.Summary = out
+		t0 = t0.Add(out.Latency)
+	}
+	if err != nil {
+		p.Err = err.Error()
+	}
+	p.TokensAfter = m.rough.Estimate(nv)
+	if p.Committed() {
+		m.dur.MicroPasses++
+		m.dur.MicroSaved += p.TokensBefore - p.TokensAfter
+	}
+	occupancy := float64(p.TokensAfter) / float64(m.threshold) * 100
+	p.Detail = []KV{
+		{"context_limit", float64(m.model.Window)},
+		{"cursor", float64(m.mem.cursor)},
+		{"duration_ms", float64(t0.Sub(now).Milliseconds())},
+		{"exchange_tokens", float64(exchangeTokens)},
+		{"messages_after", float64(len(nv.Messages))},
+		{"messages_before", float64(len(msgs))},
+		{"occupancy_pct", occupancy},
+		{"passes_total", float64(m.dur.MicroPasses)},
+		{"rolling_summary_tokens", float64(estimate.Rough(m.mem.rolling))},
+		{"threshold_tokens", float64(m.threshold)},
+		{"tokens_after", float64(p.TokensAfter)},
+		{"tokens_before", float64(p.TokensBefore)},
+		{"tokens_delta", float64(p.TokensAfter - p.TokensBefore)},
+		{"tokens_saved_total", float64(m.dur.MicroSaved)},
+	}
+	return nv, p, true
+}
+
+// splice replaces the assistant and tool rows of msgs[s:e] with one micro
+// marker carrying the rolling summary, placed after the last of them; user
+// messages in the span stay. Older micro markers are dropped (the summary
+// is cumulative); batch markers stay. Adjacent user messages left by a
+// dropped marker are merged (blocks concatenated, so their text stays
+// verbatim).
+func (m *Manager) splice(v *prompt.View, s, e int, rolling string) *prompt.View {
+	msgs := v.Messages
+	mk := prompt.NewMessage(prompt.RoleAssistant, []traces.Block{textBlock(marker("", rolling))}, -1, prompt.MicroSummary)
+	out := make([]prompt.Message, 0, len(msgs))
+	push := func(msg prompt.Message) {
+		if n := len(out); n > 0 && realUser(&out[n-1]) && realUser(&msg) {
+			prev := out[n-1]
+			blocks := append(append([]traces.Block(nil), prev.Blocks...), msg.Blocks...)
+			out[n-1] = prompt.NewMessage(prompt.RoleUser, blocks, prev.Event, prompt.Edited)
+			return
+		}
+		out = append(out, msg)
+	}
+	cursor := 0
+	for i := range msgs {
+		switch {
+		case msgs[i].Tag == prompt.MicroSummary:
+			continue
+		case i >= s && i < e && !realUser(&msgs[i]):
+			if i == e-1 {
+				push(mk)
+				cursor = len(out)
+			}
+			continue
+		}
+		push(msgs[i])
+		if i == e-1 {
+			// The span ended on a user message (cannot happen: exchanges end
+			// on assistant/tool rows), keep the marker after it anyway.
+			push(mk)
+			cursor = len(out)
+		}
+	}
+	m.mem.cursor, m.mem.cursorMark = cursor, mk.Hash()
+	return &prompt.View{Tools: v.Tools, System: v.System, Messages: out}
+}

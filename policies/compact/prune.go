@@ -1,0 +1,220 @@
+package compact
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/ctxsim/ctxsim/policies/estimate"
+	"github.com/ctxsim/ctxsim/policies/prompt"
+	"github.com/ctxsim/ctxsim/traces"
+)
+
+// Phase-1 prune limits (context_compressor.py _prune_old_tool_results).
+const (
+	dedupeMinChars  = 200 // pass 1: identical results this long keep only the newest
+	summaryMinChars = 200 // pass 2 floor inside batch compaction
+	argsMaxChars    = 500 // pass 3: tool-call arguments longer than this...
+	argsValueChars  = 200 // ...have their JSON string values cut to this
+	tailVerbatim    = 3   // pass 4 keeps the last 3 messages verbatim
+)
+
+type callInfo struct{ name, input string }
+
+func toolCalls(msgs []prompt.Message) map[string]callInfo {
+	calls := map[string]callInfo{}
+	for i := range msgs {
+		for _, b := range msgs[i].Blocks {
+			if b.Kind == traces.ToolUse {
+				calls[b.ID] = callInfo{b.Name, b.Input}
+			}
+		}
+	}
+	return calls
+}
+
+// oneLineSummary is pass 2's replacement for a long tool result, in the
+// shape of hermes' "[terminal] ran `cmd` -> exit N, L lines output".
+func oneLineSummary(c callInfo, b *traces.Block) string {
+	name := c.name
+	if name == "" {
+		name = "tool"
+	}
+	status := "ok"
+	if b.IsError {
+		status = "error"
+	}
+	lines := strings.Count(b.Text, "\n") + 1
+	return fmt.Sprintf("[%s] %s -> %s, %d lines output (%d chars)", name, oneLine(c.input, 120), status, lines, len(b.Text))
+}
+
+func isPlaceholder(s string) bool {
+	return s == ClearedPlaceholder || s == DuplicatePlaceholder || strings.HasPrefix(s, "[") && strings.Contains(s, "] ") && strings.HasSuffix(s, " chars)")
+}
+
+// truncateArgs cuts every JSON string value of a tool call's arguments to
+// argsValueChars, keeping the JSON valid. Arguments that are not JSON are
+// left alone.
+func truncateArgs(input string) (string, bool) {
+	if len(input) <= argsMaxChars {
+		return input, false
+	}
+	var v any
+	if err := json.Unmarshal([]byte(input), &v); err != nil {
+		return input, false
+	}
+	var cut func(any) any
+	cut = func(x any) any {
+		switch t := x.(type) {
+		case string:
+			if len(t) > argsValueChars {
+				return t[:safeCut(t, argsValueChars)] + "…[truncated]"
+			}
+		case map[string]any:
+			for k, e := range t {
+				t[k] = cut(e)
+			}
+		case []any:
+			for i, e := range t {
+				t[i] = cut(e)
+			}
+		}
+		return x
+	}
+	out, err := json.Marshal(cut(v)) // map keys come out sorted: deterministic
+	if err != nil || len(out) >= len(input) {
+		return input, false
+	}
+	return string(out), true
+}
+
+// pruneOpts selects the prune passes and their limits.
+type pruneOpts struct {
+	head, tailStart int
+	minChars        int // pass 2 floor
+	// demoteTail enables pass 4 (batch compaction only): when the tail's
+	// budget is over 1.5× tailBudget, its tool outputs are demoted too,
+	// except the last tailVerbatim messages.
+	demoteTail bool
+	tailBudget int
+}
+
+// prunePasses runs hermes' deterministic passes over msgs and returns the
+// new list; unchanged messages are shared. The input is never modified.
+func prunePasses(msgs []prompt.Message, o pruneOpts) []prompt.Message {
+	out := append([]prompt.Message(nil), msgs...)
+	calls := toolCalls(msgs)
+	blocks := make([][]traces.Block, len(msgs)) // copy-on-write per message
+	mut := func(i int) []traces.Block {
+		if blocks[i] == nil {
+			blocks[i] = append([]traces.Block(nil), msgs[i].Blocks...)
+		}
+		return blocks[i]
+	}
+	// Pass 1: identical tool results keep only the newest copy (also in the
+	// tail).
+	seen := map[uint64]bool{}
+	for i := len(msgs) - 1; i >= o.head; i-- {
+		for j := range msgs[i].Blocks {
+			b := &msgs[i].Blocks[j]
+			if b.Kind != traces.ToolResultBlock || len(b.Text) < dedupeMinChars {
+				continue
+			}
+			h := traces.HashString(b.Text)
+			if seen[h] {
+				mut(i)[j].Text = DuplicatePlaceholder
+			}
+			seen[h] = true
+		}
+	}
+	demote := func(i int, floor int) {
+		for j := range msgs[i].Blocks {
+			b := &mut(i)[j]
+			if b.Kind == traces.ToolResultBlock && len(b.Text) > floor && !isPlaceholder(b.Text) {
+				b.Text = oneLineSummary(calls[b.ID], b)
+			}
+		}
+	}
+	for i := o.head; i < o.tailStart && i < len(msgs); i++ {
+		// Pass 2: long results outside the tail become one line.
+		if msgs[i].Role == prompt.RoleTool {
+			demote(i, o.minChars)
+		}
+		// Pass 3: long tool-call arguments are cut.
+		if msgs[i].Role == prompt.RoleAssistant {
+			for j := range msgs[i].Blocks {
+				if b := &msgs[i].Blocks[j]; b.Kind == traces.ToolUse {
+					if s, ok := truncateArgs(b.Input); ok {
+						mut(i)[j].Input = s
+					}
+				}
+			}
+		}
+	}
+	// Pass 4: an oversized tail is demoted too (#61932).
+	if o.demoteTail && o.tailStart < len(msgs) {
+		sum := 0
+		for i := o.tailStart; i < len(msgs); i++ {
+			sum += estimate.MsgBudget(&msgs[i])
+		}
+		if sum > o.tailBudget*3/2 {
+			for i := o.tailStart; i < len(msgs)-tailVerbatim; i++ {
+				if msgs[i].Role == prompt.RoleTool {
+					demote(i, summaryMinChars)
+				}
+			}
+		}
+	}
+	for i, bl := range blocks {
+		if bl != nil && !sameBlocks(bl, msgs[i].Blocks) {
+			out[i] = edited(&msgs[i], bl)
+		}
+	}
+	return out
+}
+
+func sameBlocks(a, b []traces.Block) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func budgetSum(msgs []prompt.Message) int {
+	n := 0
+	for i := range msgs {
+		n += estimate.MsgBudget(&msgs[i])
+	}
+	return n
+}
+
+// prune is hermes' prune_tool_results_only: passes 1–3 outside a tail of
+// protect_last_n messages, committed only when it reclaims at least gate
+// tokens (measured with MsgBudget). Below the gate the input view comes back
+// as is (the same pointer): no rewrite, no cache break.
+func (m *Manager) prune(v *prompt.View, kind Kind, trigger string, gate int) (*prompt.View, Pass) {
+	before := m.rough.Estimate(v)
+	p := Pass{Kind: kind, Trigger: trigger, TokensBefore: before, TokensAfter: before}
+	msgs := v.Messages
+	head := m.headCount(msgs)
+	if len(msgs) <= m.cfg.ProtectLastN+head+1 {
+		p.Outcome = OutcomeTooFew
+		return v, p
+	}
+	pruned := prunePasses(msgs, pruneOpts{head: head, tailStart: len(msgs) - m.cfg.ProtectLastN, minChars: m.cfg.pruneMinChars()})
+	reclaim := budgetSum(msgs) - budgetSum(pruned)
+	p.Detail = []KV{{"gate_tokens", float64(gate)}, {"reclaim_tokens", float64(reclaim)}}
+	if reclaim < gate || reclaim <= 0 {
+		p.Outcome = OutcomeBelowReclaim
+		return v, p
+	}
+	nv := &prompt.View{Tools: v.Tools, System: v.System, Messages: pruned}
+	p.Outcome = OutcomePruned
+	p.TokensAfter = m.rough.Estimate(nv)
+	return nv, p
+}

@@ -1,0 +1,114 @@
+package estimate
+
+import (
+	"encoding/binary"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/ctxsim/ctxsim/policies/prompt"
+)
+
+// An Anchor is hermes' usage anchor: the billed prompt of the last response
+// whose prompt fit, with the rough size and fingerprint of the view that
+// produced it.
+type Anchor struct {
+	Model  string
+	Billed int // the provider's prompt tokens
+	Rough  int // the base estimator's size of the same view
+	Count  int // messages in that view
+	// Prefix fingerprints the floor and the Count messages: a rewrite of
+	// anything already billed (compaction, prune, masking, an edit) changes it.
+	Prefix uint64
+}
+
+// Calibrated is the calibrated projection (hermes agent/usage_anchor.py):
+// the provider's billed prompt is the only authoritative size, so a
+// projection is
+//
+//	billed + max(0, base_now − base_at_anchor)
+//
+// where base is a local estimator covering only what was appended since the
+// anchor. It fails closed: when the already-billed prefix was rewritten or
+// the model changed, the anchor does not match and the projection is the
+// base estimate, flagged as unanchored.
+//
+// Simplification: hermes adds completion_tokens for the assistant reply and
+// skips that row in the delta; we take the reply's rough size instead, so a
+// reply whose rough size differs from its output tokens shifts the
+// projection by that difference.
+type Calibrated struct {
+	Base   *RoughEstimator
+	anchor Anchor
+	has    bool
+}
+
+// NewCalibrated returns a calibrated projection over base.
+func NewCalibrated(base *RoughEstimator) *Calibrated { return &Calibrated{Base: base} }
+
+// Name is "calibrated".
+func (*Calibrated) Name() string { return "calibrated" }
+
+// Capture re-anchors on a response: v is the view that was sent and billed
+// its billed prompt size. A reading ≤ 0 (an endpoint that omits usage) keeps
+// the old anchor. It reports whether the anchor was taken.
+func (c *Calibrated) Capture(model string, v *prompt.View, billed int) bool {
+	if billed <= 0 {
+		return false
+	}
+	c.anchor = Anchor{
+		Model: model, Billed: billed, Rough: c.Base.Estimate(v),
+		Count: len(v.Messages), Prefix: Fingerprint(v, len(v.Messages)),
+	}
+	c.has = true
+	return true
+}
+
+// Clear drops the anchor (compaction, session reset, restart).
+func (c *Calibrated) Clear() { c.has = false }
+
+// Anchor returns the current anchor and whether one is held.
+func (c *Calibrated) Anchor() (Anchor, bool) { return c.anchor, c.has }
+
+// Matches reports whether the anchor still describes a prefix of v.
+func (c *Calibrated) Matches(model string, v *prompt.View) bool {
+	a := c.anchor
+	return c.has && a.Model == model && a.Count <= len(v.Messages) && Fingerprint(v, a.Count) == a.Prefix
+}
+
+// Project is the calibrated size of v and whether an anchor backed it.
+func (c *Calibrated) Project(model string, v *prompt.View) (tokens int, anchored bool) {
+	now := c.Base.Estimate(v)
+	if !c.Matches(model, v) {
+		return now, false
+	}
+	return c.anchor.Billed + max(0, now-c.anchor.Rough), true
+}
+
+// Estimate is Project for a view of the anchor's model; it satisfies
+// Estimator.
+func (c *Calibrated) Estimate(v *prompt.View) int {
+	n, _ := c.Project(c.anchor.Model, v)
+	return n
+}
+
+// Fingerprint identifies the floor of v and its first n messages.
+func Fingerprint(v *prompt.View, n int) uint64 {
+	d := xxhash.New()
+	var buf [8]byte
+	put := func(x uint64) {
+		binary.LittleEndian.PutUint64(buf[:], x)
+		d.Write(buf[:])
+	}
+	for i := range v.Tools {
+		put(v.Tools[i].Hash())
+	}
+	put(1)
+	for i := range v.System {
+		put(v.System[i].Hash())
+	}
+	put(2)
+	for i := 0; i < n && i < len(v.Messages); i++ {
+		put(v.Messages[i].Hash())
+	}
+	return d.Sum64()
+}

@@ -1,0 +1,129 @@
+package estimate
+
+import (
+	"unicode/utf8"
+
+	"github.com/ctxsim/ctxsim/policies/prompt"
+	"github.com/ctxsim/ctxsim/traces"
+)
+
+// CharsPerToken is hermes' single constant for every "N tokens ≈ 4N chars"
+// conversion (CHARS_PER_TOKEN).
+const CharsPerToken = 4
+
+// ImageTokens is what the rough estimator charges per image before any
+// vision turn has been calibrated (hermes' default image cost).
+const ImageTokens = 1500
+
+// BudgetImageTokens is what the compressor's tail walk charges per image
+// (_estimate_msg_budget_tokens).
+const BudgetImageTokens = 1600
+
+// cjkDense reports whether r is one of the codepoints hermes counts as one
+// token each (_CJK_DENSE_RE): Hangul Jamo, CJK radicals through unified
+// ideographs (with Kana), Hangul Jamo Extended-A, Hangul syllables, CJK
+// compatibility ideographs and the halfwidth/fullwidth forms.
+func cjkDense(r rune) bool {
+	switch {
+	case r >= 0x1100 && r <= 0x11FF,
+		r >= 0x2E80 && r <= 0x9FFF,
+		r >= 0xA960 && r <= 0xA97F,
+		r >= 0xAC00 && r <= 0xD7AF,
+		r >= 0xF900 && r <= 0xFAFF,
+		r >= 0xFF00 && r <= 0xFFEF:
+		return true
+	}
+	return false
+}
+
+// Rough is hermes' estimate_tokens_rough: all-ASCII text is ceil(len/4);
+// otherwise every CJK/Hangul/Kana codepoint is one token and the rest is
+// ceil(utf8 bytes/4), which keeps 2-byte scripts (Cyrillic, Greek, Arabic)
+// from being undercounted.
+func Rough(s string) int {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return (len(s) + CharsPerToken - 1) / CharsPerToken
+	}
+	dense, rest := 0, 0
+	for _, r := range s {
+		if cjkDense(r) {
+			dense++
+			continue
+		}
+		rest += utf8.RuneLen(max(r, 0))
+	}
+	return dense + (rest+CharsPerToken-1)/CharsPerToken
+}
+
+// RoughTool is hermes' tool-schema estimate: (name + description + compact
+// JSON parameters) characters over 4. A schema block holds the description
+// in Text and the parameters in Input.
+func RoughTool(b *traces.Block) int {
+	if b.Opaque() {
+		return b.Tokens
+	}
+	n := utf8.RuneCountInString(b.Name) + utf8.RuneCountInString(b.Text) + utf8.RuneCountInString(b.Input)
+	return (n + CharsPerToken - 1) / CharsPerToken
+}
+
+// RoughBlock is the rough size of one content block: opaque blocks count
+// their recorded size, images ImageTokens, tool calls their name and
+// arguments, everything else its text.
+func RoughBlock(b *traces.Block) int {
+	switch {
+	case b.Opaque():
+		return b.Tokens
+	case b.Kind == traces.ToolSchema:
+		return RoughTool(b)
+	case b.Kind == traces.Image:
+		return ImageTokens
+	case b.Kind == traces.ToolUse:
+		return Rough(b.Name) + Rough(b.Input)
+	}
+	return Rough(b.Text)
+}
+
+// RoughMessage is the rough size of a message: the sum of its blocks.
+//
+// Simplification: hermes estimates str(message), so its rough count also
+// includes a few tokens of dict syntax per message; ours does not, which
+// makes our rough estimate slightly lower (by ~8 tokens per message).
+func RoughMessage(m *prompt.Message) int {
+	n := 0
+	for i := range m.Blocks {
+		n += RoughBlock(&m.Blocks[i])
+	}
+	return n
+}
+
+// MsgBudget is hermes' _estimate_msg_budget_tokens, the size the compressor
+// uses to walk the protected tail: content tokens + 10 per message + the
+// full serialized tool call (id, name, arguments and the wrapping JSON, not
+// only the arguments, #28053) + thinking at len/4; images count
+// BudgetImageTokens each.
+func MsgBudget(m *prompt.Message) int {
+	n := 10
+	for i := range m.Blocks {
+		b := &m.Blocks[i]
+		switch {
+		case b.Opaque():
+			n += b.Tokens
+		case b.Kind == traces.Image:
+			n += BudgetImageTokens
+		case b.Kind == traces.ToolUse:
+			// {"id": "...", "type": "function", "function": {"name": "...", "arguments": "..."}}
+			const wrap = 62
+			n += (len(b.ID) + len(b.Name) + len(b.Input) + wrap + CharsPerToken - 1) / CharsPerToken
+		default:
+			n += Rough(b.Text)
+		}
+	}
+	return n
+}
