@@ -7,8 +7,8 @@
 //
 //   - RoughEstimator: hermes-agent's estimate_request_tokens_rough. ASCII
 //     text is ceil(len/4); CJK, Hangul and Kana codepoints count one token
-//     each; other text ceil(utf8 bytes/4); tool schemas (name + description
-//   - JSON parameters)/4; images ImageTokens. Rough is the per-string rule,
+//     each; other text ceil(utf8 bytes/4); tool schemas (name, description
+//     and JSON parameters)/4; images ImageTokens. Rough is the per-string rule,
 //     MsgBudget the compressor's per-message budget rule.
 //   - ExactEstimator: a tokenizer count through a Memo, plus per-message
 //     framing.
