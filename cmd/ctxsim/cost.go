@@ -1,0 +1,361 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/ctxsim/ctxsim/pricing"
+	"github.com/ctxsim/ctxsim/report"
+	"github.com/ctxsim/ctxsim/traces"
+	"github.com/ctxsim/ctxsim/traces/claudecode"
+)
+
+func init() {
+	register(&command{
+		name:    "cost",
+		summary: "what recorded sessions actually cost",
+		usage:   "[flags] PATH...",
+		help: `Cost reads recorded sessions and prices the usage their provider billed:
+per session and in total, the requests, input, 5m and 1h cache writes,
+cache reads and output tokens, the cost in USD and the token-weighted cache
+hit rate, read ÷ (input + writes + read). Each call is priced at its own
+model's rate, so mixed-model sessions come out right. Subagent sessions are
+counted once, listed (indented) under their parent.
+
+PATH is a file or a directory searched recursively. Claude Code logs and
+native traces are told apart by content; --from names another registered
+format. A directory brings a session's subagents with it; a single file is
+that file alone.
+
+Claude Code logs take a fast path that decodes only the lines carrying
+usage; a response logged over several lines counts once, with its final
+usage, as ccusage counts it.
+
+Prices come from the embedded rate card; --prices FILE (a LiteLLM
+model_prices_and_context_window.json) overrides or extends it. A model with
+no price is an error, never a silent $0.
+
+Examples:
+  ctxsim cost ~/.claude/projects
+  ctxsim cost --json ~/.claude/projects/-home-me-proj/
+  ctxsim cost --format markdown testdata/claude-code
+  ctxsim cost --prices model_prices_and_context_window.json traces/
+  ctxsim cost --from native traces/a.jsonl traces/b.jsonl`,
+		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
+			from := fs.String("from", "", "input format: native or a registered importer (default: detect native or claude-code)")
+			prices := fs.String("prices", "", "LiteLLM model_prices_and_context_window.json to override or extend the rate card")
+			format := fs.String("format", "text", "output format: text, markdown, csv or json")
+			asJSON := fs.Bool("json", false, "same as --format json")
+			return func(e *env, args []string) error {
+				if len(args) == 0 {
+					return usagef("want at least one PATH")
+				}
+				f, err := report.ParseFormat(*format)
+				if err != nil {
+					return usagef("%v", err)
+				}
+				if *asJSON {
+					f = report.JSON
+				}
+				if *from != "" && *from != "native" {
+					if _, err := lookupImporter(*from); err != nil {
+						return usagef("--from %q: unknown format (have %s)", *from, strings.Join(formatNames(), ", "))
+					}
+				}
+				card := pricing.Default()
+				if *prices != "" {
+					fh, err := os.Open(*prices)
+					if err != nil {
+						return fmt.Errorf("--prices: %w", err)
+					}
+					err = card.LoadLiteLLM(fh, *prices)
+					fh.Close()
+					if err != nil {
+						return err
+					}
+				}
+				sessions, ws, err := costSessions(args, *from)
+				if err != nil {
+					return err
+				}
+				rep, err := priceSessions(sessions, card)
+				if err != nil {
+					return err
+				}
+				rep.Warnings = ws.List()
+				if f != report.JSON {
+					printWarnings(e, ws)
+				}
+				return rep.write(e, f)
+			}
+		},
+	})
+}
+
+// costSession is one session's billed calls, from the fast Claude Code
+// scan or from imported events.
+type costSession struct {
+	id, parent string
+	start      time.Time
+	calls      []costCall
+}
+
+type costCall struct {
+	model string
+	usage traces.Usage
+}
+
+// costSessions reads the paths: Claude Code logs by ScanUsage, everything
+// else through loadTraces.
+func costSessions(paths []string, from string) ([]costSession, *traces.Warnings, error) {
+	ws := &traces.Warnings{}
+	var ccPaths []string
+	var out []costSession
+	for _, p := range paths {
+		format := from
+		if format == "" {
+			st, err := os.Stat(p)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", p, errNotFound(err))
+			}
+			if format, err = detect(p, st); err != nil {
+				return nil, nil, err
+			}
+		}
+		if format == "claude-code" {
+			ccPaths = append(ccPaths, p)
+			continue
+		}
+		ss, w, err := loadTraces([]string{p}, format)
+		if err != nil {
+			return nil, nil, err
+		}
+		ws.Merge(w)
+		for _, s := range ss {
+			cs := costSession{id: s.ID, parent: s.Parent, start: s.Start()}
+			for i := range s.Events {
+				ev := &s.Events[i]
+				if ev.Kind == traces.Assistant && ev.Usage != nil {
+					m := ev.Model
+					if m == "" {
+						m = s.Model
+					}
+					cs.calls = append(cs.calls, costCall{model: m, usage: *ev.Usage})
+				}
+			}
+			if len(cs.calls) > 0 {
+				out = append(out, cs)
+			}
+		}
+	}
+	if len(ccPaths) > 0 {
+		us, w, err := claudecode.ScanUsage(ccPaths...)
+		if err != nil {
+			return nil, nil, err
+		}
+		ws.Merge(w)
+		for _, u := range us {
+			cs := costSession{id: u.ID, parent: u.Parent, start: u.Start}
+			for _, c := range u.Calls {
+				cs.calls = append(cs.calls, costCall{model: c.Model, usage: c.Usage})
+			}
+			out = append(out, cs)
+		}
+	}
+	return out, ws, nil
+}
+
+// costTokens is the JSON tokens object.
+type costTokens struct {
+	Input        int64 `json:"input"`
+	CacheWrite5m int64 `json:"cache_write_5m"`
+	CacheWrite1h int64 `json:"cache_write_1h"`
+	CacheRead    int64 `json:"cache_read"`
+	Output       int64 `json:"output"`
+}
+
+func tokensOf(u traces.Usage) costTokens {
+	return costTokens{u.Input, u.CacheWrite5m, u.CacheWrite1h, u.CacheRead, u.Output}
+}
+
+type costRow struct {
+	ID       string     `json:"id"`
+	Model    string     `json:"model"`
+	Requests int        `json:"requests"`
+	Tokens   costTokens `json:"tokens"`
+	CostUSD  float64    `json:"cost_usd"`
+	HitRate  float64    `json:"cache_hit_rate"`
+	Children []*costRow `json:"children"`
+
+	models []string
+	usage  traces.Usage
+	start  time.Time
+}
+
+type costTotals struct {
+	Requests int        `json:"requests"`
+	Tokens   costTokens `json:"tokens"`
+	CostUSD  float64    `json:"cost_usd"`
+	HitRate  float64    `json:"cache_hit_rate"`
+}
+
+type costReport struct {
+	Sessions []*costRow      `json:"sessions"`
+	Totals   costTotals       `json:"totals"`
+	Warnings []traces.Warning `json:"warnings"`
+}
+
+// priceSessions prices every call at its model's rate and nests children
+// under parents present in the input. Unknown models are one error naming
+// all of them.
+func priceSessions(ss []costSession, card *pricing.Card) (*costReport, error) {
+	unknown := map[string]string{}
+	rows := map[string]*costRow{}
+	var order []*costRow
+	var total traces.Usage
+	var totalCost float64
+	requests := 0
+	for _, s := range ss {
+		r := &costRow{ID: s.id, start: s.start, Children: []*costRow{}}
+		for _, c := range s.calls {
+			p, err := card.Lookup(c.model)
+			if err != nil {
+				if _, seen := unknown[c.model]; !seen {
+					unknown[c.model] = s.id
+				}
+				continue
+			}
+			cost := p.Cost(c.usage)
+			r.CostUSD += cost
+			r.usage = r.usage.Add(c.usage)
+			r.Requests++
+			if !containsString(r.models, c.model) {
+				r.models = append(r.models, c.model)
+			}
+		}
+		if len(r.models) > 0 {
+			r.Model = r.models[0]
+		}
+		r.Tokens = tokensOf(r.usage)
+		r.HitRate = round6(r.usage.HitRate())
+		total = total.Add(r.usage)
+		totalCost += r.CostUSD
+		requests += r.Requests
+		r.CostUSD = round6(r.CostUSD)
+		rows[r.ID] = r
+		order = append(order, r)
+	}
+	if len(unknown) > 0 {
+		models := make([]string, 0, len(unknown))
+		for m := range unknown {
+			models = append(models, m)
+		}
+		sort.Strings(models)
+		var errs []error
+		for _, m := range models {
+			_, err := card.Lookup(m)
+			errs = append(errs, fmt.Errorf("session %s: %w", unknown[m], err))
+		}
+		return nil, errors.Join(errs...)
+	}
+	sort.SliceStable(order, func(i, j int) bool {
+		if !order[i].start.Equal(order[j].start) {
+			return order[i].start.Before(order[j].start)
+		}
+		return order[i].ID < order[j].ID
+	})
+	rep := &costReport{Sessions: []*costRow{}}
+	parentOf := map[string]string{}
+	for _, s := range ss {
+		parentOf[s.id] = s.parent
+	}
+	for _, r := range order {
+		if p := rows[parentOf[r.ID]]; p != nil && p != r {
+			p.Children = append(p.Children, r)
+			continue
+		}
+		rep.Sessions = append(rep.Sessions, r)
+	}
+	rep.Totals = costTotals{Requests: requests, Tokens: tokensOf(total), CostUSD: round6(totalCost), HitRate: round6(total.HitRate())}
+	return rep, nil
+}
+
+func containsString(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// round6 keeps JSON free of float noise (and golden files stable).
+func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }
+
+func (rep *costReport) write(e *env, f report.Format) error {
+	if f == report.JSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	t := &report.Table{
+		Columns: []string{"session", "model", "requests", "input", "5m write", "1h write", "cache read", "output", "cost", "hit rate"},
+		Right:   []bool{false, false, true, true, true, true, true, true, true, true},
+	}
+	var add func(r *costRow, depth int, parent string)
+	add = func(r *costRow, depth int, parent string) {
+		id := r.ID
+		if depth > 0 {
+			id = strings.Repeat("  ", depth) + strings.TrimPrefix(strings.TrimPrefix(r.ID, parent), ".")
+		}
+		model := r.Model
+		if len(r.models) > 1 {
+			model = strings.Join(r.models, ", ")
+		}
+		t.AddRow(id, model, strconv.Itoa(r.Requests), thousands(r.Tokens.Input), thousands(r.Tokens.CacheWrite5m),
+			thousands(r.Tokens.CacheWrite1h), thousands(r.Tokens.CacheRead), thousands(r.Tokens.Output),
+			dollars(r.CostUSD), percent(r.HitRate))
+		for _, c := range r.Children {
+			add(c, depth+1, r.ID)
+		}
+	}
+	for _, r := range rep.Sessions {
+		add(r, 0, "")
+	}
+	tt := rep.Totals
+	t.AddRow("total", "", strconv.Itoa(tt.Requests), thousands(tt.Tokens.Input), thousands(tt.Tokens.CacheWrite5m),
+		thousands(tt.Tokens.CacheWrite1h), thousands(tt.Tokens.CacheRead), thousands(tt.Tokens.Output),
+		dollars(tt.CostUSD), percent(tt.HitRate))
+	return t.Write(e.stdout, f)
+}
+
+// thousands formats n with comma separators, as ccusage does.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+func dollars(v float64) string { return "$" + strconv.FormatFloat(v, 'f', 2, 64) }
+
+func percent(v float64) string { return strconv.FormatFloat(100*v, 'f', 1, 64) + "%" }

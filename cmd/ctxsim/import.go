@@ -1,0 +1,223 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/ctxsim/ctxsim/traces"
+)
+
+// An importFunc reads a log file or directory in one format into native
+// sessions, with the warnings of what it skipped or repaired.
+type importFunc func(path string) ([]*traces.Session, *traces.Warnings, error)
+
+type importer struct {
+	name, summary string
+	load          importFunc
+}
+
+// importers are the log formats `import` (and `cost --from`) read. Each
+// format registers itself from its own file (import_claudecode.go, ...).
+var importers = map[string]*importer{}
+
+// registerImporter adds a format; call it from init.
+func registerImporter(name, summary string, fn importFunc) {
+	if _, dup := importers[name]; dup {
+		panic("ctxsim: importer registered twice: " + name)
+	}
+	importers[name] = &importer{name: name, summary: summary, load: fn}
+}
+
+func importerNames() []string {
+	out := make([]string, 0, len(importers))
+	for n := range importers {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// formatNames are the formats --from accepts: native and the importers.
+func formatNames() []string { return append([]string{"native"}, importerNames()...) }
+
+func lookupImporter(name string) (*importer, error) {
+	if im, ok := importers[name]; ok {
+		return im, nil
+	}
+	return nil, usagef("unknown format %q: want one of %s", name, strings.Join(importerNames(), ", "))
+}
+
+// formatsHelp lists the importers for --help texts.
+func formatsHelp() string {
+	var b strings.Builder
+	for _, n := range importerNames() {
+		fmt.Fprintf(&b, "  %-12s %s\n", n, importers[n].summary)
+	}
+	return b.String()
+}
+
+func init() {
+	register(&command{
+		name:    "import",
+		summary: "convert agent logs (claude-code, ...) to native traces",
+		usage:   "FORMAT PATH... -o DIR",
+		help: `Import reads agent logs in FORMAT and writes one native trace per session
+to DIR as <session-id>.jsonl (written to a temporary file and renamed, so a
+failed import never leaves half a file). PATH is a log file or a directory
+searched recursively. It prints what it wrote; warnings (lines skipped or
+repaired, with counts and the first place) go to stderr.
+
+Formats: claude-code, and any other registered importer (the usage error of
+"ctxsim import" lists them).
+
+Examples:
+  ctxsim import claude-code ~/.claude/projects -o traces/
+  ctxsim import claude-code ~/.claude/projects/-home-me-proj/4d5611e5.jsonl -o /tmp/t
+  ctxsim import --json claude-code testdata/claude-code -o /tmp/t`,
+		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
+			out := fs.StringP("out", "o", "", "directory to write native traces to (created if missing)")
+			asJSON := fs.Bool("json", false, `print {"written":[...],"warnings":[...]} instead of text`)
+			return func(e *env, args []string) error {
+				if len(args) < 2 {
+					return usagef("want FORMAT and at least one PATH (formats: %s)", strings.Join(importerNames(), ", "))
+				}
+				if *out == "" {
+					return usagef("-o DIR is required")
+				}
+				im, err := lookupImporter(args[0])
+				if err != nil {
+					return err
+				}
+				return runImport(e, im, args[1:], *out, *asJSON)
+			}
+		},
+	})
+}
+
+type written struct {
+	ID     string `json:"id"`
+	File   string `json:"file"`
+	Events int    `json:"events"`
+	Calls  int    `json:"calls"`
+}
+
+func runImport(e *env, im *importer, paths []string, dir string, asJSON bool) error {
+	var all []*traces.Session
+	var ws traces.Warnings
+	for _, p := range paths {
+		ss, w, err := im.load(p)
+		if err != nil {
+			return err
+		}
+		ws.Merge(w)
+		all = append(all, ss...)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var out []written
+	names := map[string]string{}
+	for _, s := range all {
+		name := fileNameFor(s.ID)
+		if prev, dup := names[name]; dup {
+			return fmt.Errorf("sessions %q and %q map to the same file %s", prev, s.ID, name)
+		}
+		names[name] = s.ID
+		file := filepath.Join(dir, name)
+		var buf bytes.Buffer
+		if err := traces.WriteSession(&buf, s); err != nil {
+			return err
+		}
+		if err := writeFileAtomic(file, buf.Bytes()); err != nil {
+			return err
+		}
+		out = append(out, written{ID: s.ID, File: file, Events: len(s.Events), Calls: countCalls(s)})
+	}
+	if asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			Written  []written        `json:"written"`
+			Warnings []traces.Warning `json:"warnings"`
+		}{nonNil(out), ws.List()})
+	}
+	for _, w := range out {
+		fmt.Fprintf(e.stdout, "wrote %s (%d events, %d calls)\n", w.File, w.Events, w.Calls)
+	}
+	fmt.Fprintf(e.stdout, "%d sessions from %s\n", len(out), im.name)
+	printWarnings(e, &ws)
+	return nil
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func countCalls(s *traces.Session) int {
+	n := 0
+	for i := range s.Events {
+		if s.Events[i].Kind == traces.Assistant {
+			n++
+		}
+	}
+	return n
+}
+
+// fileNameFor makes a session id safe as a file name.
+func fileNameFor(id string) string {
+	b := []byte(id)
+	for i, c := range b {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '_' || c == '~'
+		if !ok {
+			b[i] = '_'
+		}
+	}
+	s := string(b)
+	if s == "" || s == "." || s == ".." {
+		s = "_" + s
+	}
+	return s + ".jsonl"
+}
+
+// writeFileAtomic writes data to a temporary file beside name and renames
+// it into place.
+func writeFileAtomic(name string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp*")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(f.Name(), name)
+	}
+	if werr != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("write %s: %w", name, werr)
+	}
+	return nil
+}
+
+func printWarnings(e *env, ws *traces.Warnings) {
+	for _, w := range ws.List() {
+		noun := "line"
+		if w.Count != 1 {
+			noun = "lines"
+		}
+		fmt.Fprintf(e.stderr, "warning: %s: %d %s (first at %s)\n", w.Reason, w.Count, noun, w.First)
+	}
+}
+
