@@ -209,7 +209,7 @@ type costTotals struct {
 }
 
 type costReport struct {
-	Sessions []*costRow      `json:"sessions"`
+	Sessions []*costRow       `json:"sessions"`
 	Totals   costTotals       `json:"totals"`
 	Warnings []traces.Warning `json:"warnings"`
 }

@@ -220,4 +220,3 @@ func printWarnings(e *env, ws *traces.Warnings) {
 		fmt.Fprintf(e.stderr, "warning: %s: %d %s (first at %s)\n", w.Reason, w.Count, noun, w.First)
 	}
 }
-
