@@ -1,0 +1,185 @@
+package codex
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ctxsim/ctxsim/traces"
+)
+
+const fixture = "testdata/sessions/2025/10/29/rollout-2025-10-29T00-59-38-019a2d7a-41c4-78b1-b7cc-a45d62a89cd5.jsonl"
+
+func kinds(s *traces.Session) string {
+	var b strings.Builder
+	for i, e := range s.Events {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(string(e.Kind))
+	}
+	return b.String()
+}
+
+func TestRollout(t *testing.T) {
+	ss, w, err := Import("testdata") // directory: searched recursively
+	require.NoError(t, err)
+	require.Len(t, ss, 1)
+	s := ss[0]
+	if s.ID != "019a2d7a-41c4-78b1-b7cc-a45d62a89cd5" || s.Model != "gpt-5-codex" || s.Source != traces.SourceCLI || s.Window != 272000 {
+		t.Errorf("session %q model %q source %q window %d", s.ID, s.Model, s.Source, s.Window)
+	}
+	want := "user user user assistant tool_result assistant tool_result assistant model_switch user assistant tool_result compaction user user assistant"
+	if got := kinds(s); got != want {
+		t.Errorf("events:\n got %s\nwant %s", got, want)
+	}
+	if len(s.Floor) != 1 || s.Floor[0].Kind != traces.System || !strings.HasPrefix(s.Floor[0].Text, "You are Codex") {
+		t.Errorf("floor = %+v", s.Floor)
+	}
+	var sum traces.Usage
+	calls := 0
+	for _, e := range s.Events {
+		if e.Usage != nil {
+			sum = sum.Add(*e.Usage)
+			calls++
+		}
+	}
+	// input_tokens include cached: 22100 total input, 10496 cached.
+	if wantU := (traces.Usage{Input: 11604, CacheRead: 10496, Output: 550}); sum != wantU || calls != 4 {
+		t.Errorf("usage %+v over %d calls, want %+v over 4 (the repeated token_count is not a call)", sum, calls, wantU)
+	}
+	first := s.Events[3]
+	if len(first.Blocks) != 2 || first.Blocks[0].Kind != traces.Thinking || first.Blocks[1].ID != "call_A" ||
+		first.Blocks[1].Input != `{"command":["bash","-lc","go test ./..."],"workdir":"/tmp/proj"}` {
+		t.Errorf("first call blocks = %+v", first.Blocks)
+	}
+	if first.LatencyMS != 1379 || first.Model != "gpt-5-codex" {
+		t.Errorf("first call latency %d model %q", first.LatencyMS, first.Model)
+	}
+	if got := s.Events[5].Blocks[0]; got.Name != "apply_patch" || !strings.HasPrefix(got.Input, `"*** Begin Patch\n`) {
+		t.Errorf("custom tool call = %+v", got)
+	}
+	if got := s.Events[4].Blocks[0]; got.ID != "call_A" || !strings.Contains(got.Text, "FAIL: TestAdd") {
+		t.Errorf("tool output = %+v", got)
+	}
+	if sw := s.Events[8]; sw.Model != "gpt-5" || sw.Meta["effort"] != "medium" {
+		t.Errorf("model switch = %+v", sw)
+	}
+	if s.Events[10].Model != "gpt-5" || s.Events[10].Blocks[0].Name != "web_search" {
+		t.Errorf("web search call = %+v", s.Events[10])
+	}
+	if !s.Events[13].Summary || !strings.HasPrefix(s.Events[13].Blocks[0].Text, "Summary:") {
+		t.Errorf("summary event = %+v", s.Events[13])
+	}
+	if last := s.Events[15]; last.Usage != nil || last.Meta["aborted"] != "interrupted" {
+		t.Errorf("aborted call = %+v", last)
+	}
+	if s.Events[0].Meta["role"] != "developer" {
+		t.Errorf("developer message meta = %v", s.Events[0].Meta)
+	}
+	for i := 1; i < len(s.Events); i++ {
+		if s.Events[i].Time.Before(s.Events[i-1].Time) {
+			t.Errorf("event %d goes back in time", i)
+		}
+	}
+	wantW := "kept call without token_count usage: 1 line (first at " + filepath.Join("testdata", fixture[len("testdata/"):]) + ":33)\n"
+	got := w.String()
+	for _, r := range []string{
+		"kept event whose timestamp goes backwards (clamped to the previous one): 1 line (first at %s:30)",
+		"kept tool call with no result: 1 line (first at %s:33)",
+		"kept tool result with no matching tool call: 1 line (first at %s:30)",
+		"skipped event_msg of unknown type: 1 line (first at %s:29)",
+		"skipped line of unknown type: 1 line (first at %s:27)",
+		"skipped line with invalid JSON: 1 line (first at %s:26)",
+		"skipped response_item of unknown type: 1 line (first at %s:28)",
+	} {
+		wantW += strings.Replace(r, "%s", fixture, 1) + "\n"
+	}
+	if got != sortLines(wantW) {
+		t.Errorf("warnings:\n%s\nwant:\n%s", got, sortLines(wantW))
+	}
+}
+
+func sortLines(s string) string {
+	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	sort.Strings(lines)
+	return strings.Join(lines, "\n") + "\n"
+}
+
+func TestOlderRolloutWithoutMeta(t *testing.T) {
+	// Older CLIs: no base_instructions, output as {content, success}; a
+	// rollout cut before its session_meta still imports.
+	in := `{"timestamp":"2025-08-01T10:00:00Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}}
+{"timestamp":"2025-08-01T10:00:01Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{}","call_id":"c1"}}
+{"timestamp":"2025-08-01T10:00:02Z","type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":100,"cached_input_tokens":0,"output_tokens":5,"total_tokens":105},"total_token_usage":{"input_tokens":100,"cached_input_tokens":0,"output_tokens":5,"total_tokens":105}}}}
+{"timestamp":"2025-08-01T10:00:03Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":{"content":"ok","success":true}}}
+{"timestamp":"2025-08-01T10:00:04Z","type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":120,"cached_input_tokens":100,"output_tokens":3,"total_tokens":123},"total_token_usage":{"input_tokens":220,"cached_input_tokens":100,"output_tokens":8,"total_tokens":228}}}}
+`
+	var w traces.Warnings
+	s, err := Read(strings.NewReader(in), "rollout-x.jsonl", &w)
+	require.NoError(t, err)
+	if got := kinds(s); got != "user assistant tool_result assistant" {
+		t.Errorf("events %s", got)
+	}
+	if s.ID != "rollout-x" || len(s.Floor) != 0 {
+		t.Errorf("id %q floor %+v", s.ID, s.Floor)
+	}
+	if got := s.Events[2].Blocks[0].Text; got != "ok" {
+		t.Errorf("output text %q", got)
+	}
+	if u := s.Events[3].Usage; u == nil || *u != (traces.Usage{Input: 20, CacheRead: 100, Output: 3}) {
+		t.Errorf("usage of the empty call = %+v", u)
+	}
+	want := "kept lines before session_meta: 1 line (first at rollout-x.jsonl:1)\n" +
+		"kept token_count with no model output before it as an empty call: 1 line (first at rollout-x.jsonl:5)\n"
+	if got := w.String(); got != want {
+		t.Errorf("warnings:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestTotalsMismatch(t *testing.T) {
+	in := `{"timestamp":"2025-08-01T10:00:00Z","type":"session_meta","payload":{"id":"s"}}
+{"timestamp":"2025-08-01T10:00:01Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"x"}]}}
+{"timestamp":"2025-08-01T10:00:02Z","type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":100,"output_tokens":5},"total_token_usage":{"input_tokens":300,"output_tokens":9}}}}
+`
+	var w traces.Warnings
+	_, err := Read(strings.NewReader(in), "r.jsonl", &w)
+	require.NoError(t, err)
+	if got := w.String(); got != "kept session whose per-call usage does not add up to total_token_usage: 1 line (first at r.jsonl:3)\n" {
+		t.Errorf("warnings: %s", got)
+	}
+}
+
+func TestRoundTripNative(t *testing.T) {
+	ss, _, err := Import(fixture)
+	require.NoError(t, err)
+	var b bytes.Buffer
+	require.NoError(t, traces.WriteSession(&b, ss[0]))
+	back, err := traces.ReadSession(&b, "x")
+	require.NoError(t, err)
+	if len(back.Events) != len(ss[0].Events) {
+		t.Errorf("%d events back, want %d", len(back.Events), len(ss[0].Events))
+	}
+}
+
+func FuzzCodex(f *testing.F) {
+	b, err := os.ReadFile(fixture)
+	require.NoError(f, err)
+	f.Add(b)
+	f.Add([]byte(`{"type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{}}}}`))
+	f.Add([]byte(`{"type":"session_meta","payload":{"source":{"subagent":{}}}}` + "\n" + `{"type":"turn_aborted"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := Read(bytes.NewReader(data), "fuzz", &traces.Warnings{})
+		if err != nil {
+			return
+		}
+		if err := traces.WriteSession(&bytes.Buffer{}, s); err != nil {
+			t.Fatalf("write: %v", err)
+		}
+	})
+}
