@@ -1,0 +1,125 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ctxsim/ctxsim/sim"
+	"github.com/ctxsim/ctxsim/traces"
+)
+
+// twoPolicies is the fixture run (a compacting policy, "p") next to the same
+// calls under a policy that never compacts ("flat").
+func twoPolicies() []sim.Record {
+	recs := fixture()
+	prompt := int64(10010)
+	for i := 0; i < 5; i++ {
+		u := traces.Usage{Input: 10, CacheWrite5m: 2000, CacheRead: prompt - 10, Output: 100}
+		if i == 0 {
+			u = traces.Usage{Input: 10, CacheWrite5m: 10000, Output: 100}
+		}
+		r := call(i, i+1, i*10, u, 1000)
+		r.Policy = "flat"
+		recs = append(recs, r)
+		prompt = u.Prompt() + 2000
+	}
+	return recs
+}
+
+func sweepGrid() *Grid {
+	return &Grid{
+		XName: "micro_compact_every_n_turns", YName: "compression.threshold (fraction of window)", ZName: "cost $",
+		Xs: []float64{1, 3, 5}, Ys: []float64{0.5, 0.75},
+		Zs: [][]float64{{1.2, 1.1, 1.3}, {1.0, 0.9, 1.15}},
+	}
+}
+
+func allFigures(t *testing.T) []Figure {
+	t.Helper()
+	be, err := BreakevenFigure(opus(), 6)
+	require.NoError(t, err)
+	gap, err := GapCostFigure(opus(), 0.05, 90*time.Minute)
+	require.NoError(t, err)
+	heat, err := HeatmapFigure("sweep", "Cost by threshold and micro-compaction period", sweepGrid())
+	require.NoError(t, err)
+	recs := twoPolicies()
+	return []Figure{be, gap, OccupancyFigure(recs), CumulativeCostFigure(recs), HitRateFigure(recs), heat}
+}
+
+func TestFigureData(t *testing.T) {
+	for _, f := range allFigures(t) {
+		var b bytes.Buffer
+		require.NoError(t, f.WriteData(&b))
+		golden(t, "plots/"+f.Name+".txt", b.Bytes())
+	}
+}
+
+func TestBreakevenFigureMarks(t *testing.T) {
+	f, err := BreakevenFigure(opus(), 4)
+	require.NoError(t, err)
+	if len(f.Series) != 3 || len(f.Marks) != 2 {
+		t.Fatalf("series, marks = %d, %d; want 3, 2", len(f.Series), len(f.Marks))
+	}
+	// At 4 sends of 1M tokens: uncached $20; 5m $6.25 + 3×$0.50; 1h $10 + 3×$0.50.
+	for i, want := range []float64{20, 7.75, 11.5} {
+		if got := f.Series[i].Points[4].Y; !near(got, want) {
+			t.Errorf("%s at 4 sends = %v, want %v", f.Series[i].Name, got, want)
+		}
+	}
+	if f.Marks[0].Label != "5m: 1.28" || f.Marks[1].Label != "1h: 2.11" {
+		t.Errorf("marks = %+v", f.Marks)
+	}
+}
+
+func TestOccupancyFigure(t *testing.T) {
+	f := OccupancyFigure(fixture())
+	require.Len(t, f.Series, 1)
+	want := []float64{10.01, 12.01, 14.01, 4.01, 5.01}
+	pts := f.Series[0].Points
+	require.Len(t, pts, len(want))
+	for i, w := range want {
+		if pts[i].X != float64(i+1) || !near(pts[i].Y, w) {
+			t.Errorf("point %d = %+v, want (%d, %v)", i, pts[i], i+1, w)
+		}
+	}
+}
+
+func TestCumulativeCostIncludesSummarizer(t *testing.T) {
+	f := CumulativeCostFigure(fixture())
+	pts := f.Series[0].Points
+	s := Summarize("t", "p", fixture(), Options{})
+	if got := pts[len(pts)-1].Y; !near(got, s.CostUSD) {
+		t.Errorf("final cumulative cost = %v, want cost_usd %v", got, s.CostUSD)
+	}
+}
+
+func TestRenderDeterministic(t *testing.T) {
+	for _, f := range allFigures(t) {
+		var a, b bytes.Buffer
+		require.NoError(t, f.Render(&a, "svg"))
+		require.NoError(t, f.Render(&b, "svg"))
+		if !bytes.Equal(a.Bytes(), b.Bytes()) {
+			t.Errorf("%s: two SVG renders differ", f.Name)
+		}
+		if !strings.Contains(a.String(), "<svg") || strings.Contains(a.String(), "http://example") {
+			t.Errorf("%s: not an SVG", f.Name)
+		}
+		var png bytes.Buffer
+		require.NoError(t, f.Render(&png, "png"))
+		if !bytes.HasPrefix(png.Bytes(), []byte("\x89PNG")) {
+			t.Errorf("%s: not a PNG", f.Name)
+		}
+	}
+}
+
+func TestHeatmapBadGrid(t *testing.T) {
+	g := sweepGrid()
+	g.Zs[1] = g.Zs[1][:2]
+	if _, err := HeatmapFigure("x", "x", g); err == nil {
+		t.Errorf("ragged grid accepted")
+	}
+}
