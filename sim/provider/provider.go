@@ -26,6 +26,22 @@ type Response struct {
 	// TTFT is the time to the first token; Decode the time to stream the
 	// output. The cache entry of the request exists from now+TTFT.
 	TTFT, Decode time.Duration
+	// Wire is the usage as the provider's API reports it, for providers
+	// whose convention is not additive (OpenAI, DeepSeek, vLLM) and for
+	// server-side edits; zero otherwise.
+	Wire WireUsage
+}
+
+// WireUsage is a response's usage in the provider's own convention: OpenAI
+// reports cached tokens inside prompt tokens, DeepSeek hit + miss = prompt,
+// vLLM num_cached_tokens. Usage (additive) is what billing reads.
+type WireUsage struct {
+	PromptTokens     int64 `json:"prompt_tokens,omitempty"`
+	CachedTokens     int64 `json:"cached_tokens,omitempty"`
+	CompletionTokens int64 `json:"completion_tokens,omitempty"`
+	// ClearedInputTokens is what Anthropic's server-side context editing
+	// removed from the prompt before billing.
+	ClearedInputTokens int64 `json:"cleared_input_tokens,omitempty"`
 }
 
 // Latency is the call's whole duration.
@@ -48,5 +64,6 @@ var (
 	ErrTooManyBreakpoints = errors.New("too many cache_control breakpoints")
 	ErrTTLOrder           = errors.New("1h cache_control after a 5m one")
 	ErrNotCacheable       = errors.New("cache_control on a block that cannot carry it")
+	ErrInvalidTTL         = errors.New("cache_control ttl must be 5m or 1h")
 	ErrTransient          = errors.New("transient provider error")
 )

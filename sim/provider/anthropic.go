@@ -1,0 +1,349 @@
+package provider
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/ctxsim/ctxsim/policies/prompt"
+	"github.com/ctxsim/ctxsim/pricing"
+	"github.com/ctxsim/ctxsim/traces"
+)
+
+// Lookback is how many block boundaries before a breakpoint Anthropic checks
+// for a cached prefix, besides the breakpoint's own.
+const Lookback = 20
+
+// AnthropicOptions configures an Anthropic provider.
+type AnthropicOptions struct {
+	Common
+	// ClearToolUses turns on server-side context editing
+	// (clear_tool_uses_20250919); nil leaves the prompt as sent.
+	ClearToolUses *ClearToolUses
+}
+
+// An Anthropic provider caches and bills like the Anthropic Messages API
+// (reference/providers.md §1 and the Anthropic checklist of §7):
+//
+//   - A request is rendered tools → system → messages (the Builder's order)
+//     and cache entries are keyed by the hash chain of the prefix through a
+//     block, so any change invalidates everything after it.
+//   - At most 4 breakpoints (more: 400 ErrTooManyBreakpoints), each on a
+//     block that can carry cache_control (ErrNotCacheable), with ttl 5m or
+//     1h (ErrInvalidTTL), every 1h one before every 5m one (ErrTTLOrder).
+//   - For each breakpoint, the breakpoint's boundary and up to Lookback
+//     earlier boundaries are checked for a live entry; the longest wins. A
+//     turn that adds more than 20 blocks after the previous breakpoint
+//     misses it.
+//   - A breakpoint whose prefix is shorter than the model's MinCacheable is
+//     ignored: no write, no read, no error.
+//   - A hit refreshes its entry's TTL at no charge (every breakpoint's hit
+//     does, not only the highest: that keeps a system-prompt entry alive
+//     while a longer one serves the reads). An entry written by a request
+//     is readable from now+TTFT, when the response starts, and lives TTL
+//     from then.
+//   - Billing follows the three positions of mixed TTLs: A the highest
+//     hit, B the highest 1h breakpoint after A (A if none), C the last
+//     breakpoint (A if none after it): read A, 1h write B−A, 5m write C−B,
+//     input Total−C; output is req.Output. Usage is additive.
+//   - A prompt over the model's Window is a 400 ErrContextOverflow.
+//   - Cache state is per model: a model switch starts cold. One provider
+//     instance is one organization (tenant).
+//
+// Simplifications: entries are written only at breakpoints past the hit,
+// so a lower breakpoint whose entry expired while a longer one survived is
+// not rewritten (the API bills nothing below A either; whether it recreates
+// the entry is not documented). A refresh keeps the entry's own tier.
+// Thinking-block stripping and the invalidation matrix for tool_choice,
+// images and thinking parameters live in the Builder and the view (a change
+// there changes the hash chain), not here. Rate limits are not modelled.
+type Anthropic struct {
+	opts   AnthropicOptions
+	models map[string]*anthropicCache
+}
+
+type entry struct {
+	ready, expires time.Time
+	ttl            prompt.TTL
+}
+
+func (e *entry) live(now time.Time) bool { return !now.Before(e.ready) && now.Before(e.expires) }
+
+type anthropicCache struct {
+	price   pricing.Price
+	lat     Latency
+	entries map[uint64]*entry
+	sweepAt int
+}
+
+// NewAnthropic returns an Anthropic provider with a cold cache.
+func NewAnthropic(o AnthropicOptions) *Anthropic {
+	return &Anthropic{opts: o, models: map[string]*anthropicCache{}}
+}
+
+// Name implements Provider.
+func (a *Anthropic) Name() string { return "anthropic" }
+
+func (a *Anthropic) cache(model string) (*anthropicCache, error) {
+	if c, ok := a.models[model]; ok {
+		return c, nil
+	}
+	p, err := a.opts.price(model)
+	if err != nil {
+		return nil, err
+	}
+	c := &anthropicCache{price: p, lat: a.opts.latency("anthropic", model), entries: map[uint64]*entry{}, sweepAt: 64}
+	a.models[model] = c
+	return c, nil
+}
+
+// Send implements Provider.
+func (a *Anthropic) Send(now time.Time, req *prompt.Request) (Response, error) {
+	c, err := a.cache(req.Model)
+	if err != nil {
+		return Response{}, err
+	}
+	bps, err := checkBreakpoints(req)
+	if err != nil {
+		return Response{}, err
+	}
+	v := a.opts.ClearToolUses.apply(req)
+	if err := overflow(v.total, c.price.Window); err != nil {
+		return Response{}, err
+	}
+	minLen := c.price.MinCacheable
+
+	// A: the longest live prefix any breakpoint's lookback reaches.
+	hit := 0
+	for _, bp := range bps {
+		if v.end(bp.Block) < minLen {
+			continue
+		}
+		for j := bp.Block; j >= 0 && j >= bp.Block-Lookback; j-- {
+			e := c.entries[v.chain(j)]
+			if e == nil || !e.live(now) {
+				continue
+			}
+			if x := now.Add(e.ttl.Duration()); x.After(e.expires) {
+				e.expires = x
+			}
+			hit = max(hit, v.end(j))
+			break
+		}
+	}
+	b, last := hit, hit
+	for _, bp := range bps {
+		end := v.end(bp.Block)
+		if end < minLen || end <= hit {
+			continue
+		}
+		if bp.TTL == prompt.TTL1h {
+			b = max(b, end)
+		}
+		last = max(last, end)
+	}
+	u := traces.Usage{
+		Input:        int64(v.total - last),
+		CacheWrite5m: int64(last - b),
+		CacheWrite1h: int64(b - hit),
+		CacheRead:    int64(hit),
+		Output:       int64(req.Output),
+	}
+	ttft, decode := c.lat.Time(v.total-hit, hit, req.Output)
+	ready := now.Add(ttft)
+	for _, bp := range bps {
+		end := v.end(bp.Block)
+		if end < minLen || end <= hit {
+			continue
+		}
+		k := v.chain(bp.Block)
+		exp := ready.Add(bp.TTL.Duration())
+		if e := c.entries[k]; e != nil && now.Before(e.ready) {
+			// A concurrent request is writing the same prefix: its entry
+			// appears first; this one only extends its life.
+			e.expires = later(e.expires, exp)
+			continue
+		}
+		c.entries[k] = &entry{ready: ready, expires: exp, ttl: bp.TTL}
+	}
+	c.sweep(now)
+	return Response{Usage: u, TTFT: ttft, Decode: decode, Wire: WireUsage{ClearedInputTokens: int64(req.Total - v.total)}}, nil
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// sweep drops expired entries once the map has doubled since the last
+// sweep, so the cost is amortized O(1) per write.
+func (c *anthropicCache) sweep(now time.Time) {
+	if len(c.entries) < c.sweepAt {
+		return
+	}
+	for k, e := range c.entries {
+		if !now.Before(e.expires) {
+			delete(c.entries, k)
+		}
+	}
+	c.sweepAt = max(64, 2*len(c.entries))
+}
+
+// checkBreakpoints validates req's breakpoints as the API would and returns
+// them sorted by block.
+func checkBreakpoints(req *prompt.Request) ([]prompt.Breakpoint, error) {
+	if len(req.Breakpoints) > prompt.MaxBreakpoints {
+		return nil, &APIError{Status: 400, Kind: ErrTooManyBreakpoints, Msg: fmt.Sprintf("a maximum of %d blocks with cache_control may be provided; found %d", prompt.MaxBreakpoints, len(req.Breakpoints))}
+	}
+	var buf [prompt.MaxBreakpoints]prompt.Breakpoint
+	bps := append(buf[:0], req.Breakpoints...)
+	slices.SortStableFunc(bps, func(x, y prompt.Breakpoint) int { return x.Block - y.Block })
+	seen5m := false
+	for i, bp := range bps {
+		if bp.Block < 0 || bp.Block >= len(req.Blocks) || !req.Blocks[bp.Block].Cacheable {
+			return nil, &APIError{Status: 400, Kind: ErrNotCacheable, Msg: fmt.Sprintf("cache_control on block %d of %d, which cannot carry it", bp.Block, len(req.Blocks))}
+		}
+		if i > 0 && bps[i-1].Block == bp.Block {
+			return nil, &APIError{Status: 400, Kind: ErrNotCacheable, Msg: fmt.Sprintf("two cache_control marks on block %d", bp.Block)}
+		}
+		switch bp.TTL {
+		case prompt.TTL5m:
+			seen5m = true
+		case prompt.TTL1h:
+			if seen5m {
+				return nil, &APIError{Status: 400, Kind: ErrTTLOrder, Msg: fmt.Sprintf("a ttl=1h cache_control (block %d) must not come after a ttl=5m one", bp.Block)}
+			}
+		default:
+			return nil, &APIError{Status: 400, Kind: ErrInvalidTTL, Msg: fmt.Sprintf("cache_control ttl %s on block %d: want 5m or 1h", bp.TTL, bp.Block)}
+		}
+	}
+	return bps, nil
+}
+
+// ClearToolUses is Anthropic's server-side tool-result clearing
+// (clear_tool_uses_20250919, reference/providers.md §1.6). When the prompt
+// reaches Trigger tokens, the results of all tool uses but the last Keep
+// are replaced by a placeholder, oldest first, skipping tools named in
+// ExcludeTools; if that would reclaim fewer than ClearAtLeast tokens nothing
+// is cleared. The edit applies to what the server bills and caches only:
+// the cached prefix breaks at the first newly cleared result, and the client
+// keeps its full history. Start from DefaultClearToolUses.
+//
+// Simplifications: a tool result block is one tool use (parallel results
+// count one each); clear_tool_inputs is not modelled; the placeholder
+// replaces the block's whole size, message framing included. An edited
+// request costs O(blocks after the first cleared one) to rehash.
+type ClearToolUses struct {
+	Trigger      int      `json:"trigger"`
+	Keep         int      `json:"keep"`
+	ClearAtLeast int      `json:"clear_at_least"`
+	ExcludeTools []string `json:"exclude_tools,omitempty"`
+	// Placeholder is the size in tokens of the text a cleared result
+	// becomes.
+	Placeholder int `json:"placeholder"`
+}
+
+// DefaultClearToolUses is the API's default strategy: trigger at 100k input
+// tokens, keep the last 3 tool uses.
+func DefaultClearToolUses() ClearToolUses {
+	return ClearToolUses{Trigger: 100000, Keep: 3, Placeholder: 10}
+}
+
+// A view is the prompt as the server sees it: the request's blocks up to
+// from, then rehashed blocks after a server-side edit.
+type view struct {
+	b      []prompt.Block
+	from   int
+	chains []uint64
+	ends   []int
+	total  int
+}
+
+func (v *view) chain(i int) uint64 {
+	if i < v.from {
+		return v.b[i].Chain
+	}
+	return v.chains[i-v.from]
+}
+
+func (v *view) end(i int) int {
+	if i < v.from {
+		return v.b[i].End
+	}
+	return v.ends[i-v.from]
+}
+
+func (c *ClearToolUses) apply(req *prompt.Request) view {
+	v := view{b: req.Blocks, from: len(req.Blocks), total: req.Total}
+	if c == nil || req.Total < c.Trigger {
+		return v
+	}
+	var results []int
+	var names map[string]string // tool_use id → tool name
+	for i := range req.Blocks {
+		b := &req.Blocks[i]
+		switch {
+		case b.Section != prompt.Messages || b.Src == nil:
+		case b.Kind == traces.ToolResultBlock:
+			results = append(results, i)
+		case b.Kind == traces.ToolUse && len(c.ExcludeTools) > 0:
+			if names == nil {
+				names = map[string]string{}
+			}
+			names[b.Src.ID] = b.Src.Name
+		}
+	}
+	n := len(results) - c.Keep
+	if n <= 0 {
+		return v
+	}
+	var cleared []int
+	reclaimed := 0
+	for _, i := range results[:n] {
+		b := &req.Blocks[i]
+		if b.Tokens <= c.Placeholder || slices.Contains(c.ExcludeTools, names[b.Src.ID]) {
+			continue
+		}
+		cleared = append(cleared, i)
+		reclaimed += b.Tokens - c.Placeholder
+	}
+	if len(cleared) == 0 || reclaimed < c.ClearAtLeast {
+		return v
+	}
+	v.from = cleared[0]
+	var prev uint64
+	end := 0
+	if v.from > 0 {
+		prev, end = req.Blocks[v.from-1].Chain, req.Blocks[v.from-1].End
+	}
+	v.chains = make([]uint64, 0, len(req.Blocks)-v.from)
+	v.ends = make([]int, 0, len(req.Blocks)-v.from)
+	k := 0
+	for i := v.from; i < len(req.Blocks); i++ {
+		h, tok := req.Blocks[i].Hash, req.Blocks[i].Tokens
+		if k < len(cleared) && cleared[k] == i {
+			h, tok = mix(h, placeholderSalt), c.Placeholder
+			k++
+		}
+		prev = mix(prev, h)
+		end += tok
+		v.chains = append(v.chains, prev)
+		v.ends = append(v.ends, end)
+	}
+	v.total = req.Total - reclaimed
+	return v
+}
+
+const placeholderSalt = 0x636c656172656421 // "cleared!"
+
+func mix(a, b uint64) uint64 {
+	var buf [16]byte
+	binary.LittleEndian.PutUint64(buf[:8], a)
+	binary.LittleEndian.PutUint64(buf[8:], b)
+	return xxhash.Sum64(buf[:])
+}

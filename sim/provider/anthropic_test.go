@@ -1,0 +1,296 @@
+package provider
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/ctxsim/ctxsim/policies/prompt"
+	"github.com/ctxsim/ctxsim/traces"
+)
+
+func newTestAnthropic(minCacheable int) *Anthropic {
+	return NewAnthropic(AnthropicOptions{Common: Common{Prices: testCard(minCacheable, 200000), Latency: zeroLatency}})
+}
+
+// TestAnthropicRules walks one conversation per rule of reference/
+// providers.md §7 and checks the billed usage of every call.
+func TestAnthropicRules(t *testing.T) {
+	type call struct {
+		at   time.Duration // since t0
+		grow func(c *convo)
+		ttl  prompt.TTL
+		bps  []int
+		want [5]int64 // input, 5m write, 1h write, read, output
+	}
+	tests := []struct {
+		name  string
+		min   int
+		calls []call
+	}{
+		{"write then read the previous prefix", 1024, []call{
+			{0, func(c *convo) { c.add(prompt.RoleUser, 500) }, prompt.TTL5m, []int{-1}, [5]int64{1, 2500, 0, 0, 7}},
+			{time.Minute, func(c *convo) { c.add(prompt.RoleAssistant, 100).add(prompt.RoleUser, 50) }, prompt.TTL5m, []int{-1}, [5]int64{1, 150, 0, 2500, 7}},
+		}},
+		{"lookback reaches 20 blocks back", 1024, []call{
+			{0, nil, prompt.TTL5m, []int{-1}, [5]int64{1, 2000, 0, 0, 7}},
+			{time.Minute, func(c *convo) { c.blocks(20, 10) }, prompt.TTL5m, []int{-1}, [5]int64{1, 200, 0, 2000, 7}},
+		}},
+		{"a 21-block turn misses the lookback", 1024, []call{
+			{0, nil, prompt.TTL5m, []int{-1}, [5]int64{1, 2000, 0, 0, 7}},
+			{time.Minute, func(c *convo) { c.blocks(21, 10) }, prompt.TTL5m, []int{-1}, [5]int64{1, 2210, 0, 0, 7}},
+		}},
+		{"a second breakpoint rescues a long turn", 1024, []call{
+			{0, nil, prompt.TTL5m, []int{-1}, [5]int64{1, 2000, 0, 0, 7}},
+			{time.Minute, func(c *convo) { c.blocks(30, 10) }, prompt.TTL5m, []int{0, -1}, [5]int64{1, 300, 0, 2000, 7}},
+		}},
+		{"an entry expires after 5m idle", 1024, []call{
+			{0, nil, prompt.TTL5m, []int{-1}, [5]int64{1, 2000, 0, 0, 7}},
+			{5*time.Minute + time.Second, nil, prompt.TTL5m, []int{-1}, [5]int64{1, 2000, 0, 0, 7}},
+		}},
+		{"an entry lives just under 5m", 1024, []call{
+			{0, nil, prompt.TTL5m, []int{-1}, [5]int64{1, 2000, 0, 0, 7}},
+			{5*time.Minute - time.Second, nil, prompt.TTL5m, []int{-1}, [5]int64{1, 0, 0, 2000, 7}},
+		}},
+		{"a hit refreshes the TTL", 1024, []call{
+			{0, nil, prompt.TTL5m, []int{-1}, [5]int64{1, 2000, 0, 0, 7}},
+			{4 * time.Minute, nil, prompt.TTL5m, []int{-1}, [5]int64{1, 0, 0, 2000, 7}},
+			{8 * time.Minute, nil, prompt.TTL5m, []int{-1}, [5]int64{1, 0, 0, 2000, 7}},
+		}},
+		{"a prefix hit through the lookback refreshes it too", 1024, []call{
+			{0, nil, prompt.TTL5m, []int{-1}, [5]int64{1, 2000, 0, 0, 7}},
+			{4 * time.Minute, func(c *convo) { c.blocks(3, 100) }, prompt.TTL5m, []int{-1}, [5]int64{1, 300, 0, 2000, 7}},
+			// 8m after the floor entry was written: the edit drops the
+			// 2300 entry's prefix; the floor entry, 3 blocks back, still
+			// serves because the lookback at 4m refreshed it.
+			{8 * time.Minute, func(c *convo) { c.v.Messages = c.v.Messages[:2]; c.blocks(1, 5) }, prompt.TTL5m, []int{-1}, [5]int64{1, 205, 0, 2000, 7}},
+		}},
+		{"1h entries survive a 30 minute gap", 1024, []call{
+			{0, nil, prompt.TTL1h, []int{-1}, [5]int64{1, 0, 2000, 0, 7}},
+			{30 * time.Minute, func(c *convo) { c.add(prompt.RoleUser, 40) }, prompt.TTL1h, []int{-1}, [5]int64{1, 0, 40, 2000, 7}},
+			{91 * time.Minute, nil, prompt.TTL1h, []int{-1}, [5]int64{1, 0, 2040, 0, 7}},
+		}},
+		{"below the minimum nothing is cached", 4096, []call{
+			{0, func(c *convo) { c.add(prompt.RoleUser, 500) }, prompt.TTL5m, []int{-1}, [5]int64{2501, 0, 0, 0, 7}},
+			{time.Minute, func(c *convo) { c.add(prompt.RoleUser, 500) }, prompt.TTL5m, []int{-1}, [5]int64{3001, 0, 0, 0, 7}},
+		}},
+		{"only the breakpoints past the minimum count", 2048, []call{
+			// system (2000) is below 2048: ignored; the last one is cached.
+			{0, func(c *convo) { c.add(prompt.RoleUser, 500) }, prompt.TTL5m, []int{0, -1}, [5]int64{1, 2500, 0, 0, 7}},
+		}},
+		{"mixed TTLs bill the three positions", 1024, []call{
+			// 1h at 2000 and 3000, 5m at 3600: A=0, B=3000, C=3600.
+			{0, func(c *convo) { c.add(prompt.RoleUser, 1000).add(prompt.RoleUser, 600) }, prompt.TTL1h, nil, [5]int64{1, 600, 3000, 0, 7}},
+			// 6 minutes later the 5m entry is gone, the 1h ones live:
+			// A=3000 (read), B=3000, C=3700: 5m write 700.
+			{6 * time.Minute, func(c *convo) { c.add(prompt.RoleUser, 100) }, prompt.TTL1h, nil, [5]int64{1, 700, 0, 3000, 7}},
+		}},
+		{"the prompt after the last breakpoint is input", 1024, []call{
+			{0, func(c *convo) { c.add(prompt.RoleUser, 500).add(prompt.RoleUser, 300) }, prompt.TTL5m, []int{1}, [5]int64{301, 2500, 0, 0, 7}},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newTestAnthropic(tt.min)
+			c := newConvo(t, 2000)
+			for i, cl := range tt.calls {
+				if cl.grow != nil {
+					cl.grow(c)
+				}
+				var r *prompt.Request
+				if tt.name == "mixed TTLs bill the three positions" {
+					r = c.req(prompt.TTL1h, 0, 1)
+					r.Breakpoints = append(r.Breakpoints, prompt.Breakpoint{Block: len(r.Blocks) - 1, TTL: prompt.TTL5m})
+				} else {
+					r = c.req(cl.ttl, cl.bps...)
+				}
+				got := send(t, p, t0.Add(cl.at), r)
+				want := usage(cl.want[0], cl.want[1], cl.want[2], cl.want[3], cl.want[4])
+				if got != want {
+					t.Errorf("call %d: usage %+v, want %+v", i, got, want)
+				}
+			}
+		})
+	}
+}
+
+func TestAnthropicRejects(t *testing.T) {
+	c := newConvo(t, 2000).blocks(5, 100)
+	c.add(prompt.RoleAssistant, 50)
+	c.v.Messages[len(c.v.Messages)-1].Blocks[0].Kind = "thinking"
+	c.v.Messages[len(c.v.Messages)-1] = prompt.NewMessage(prompt.RoleAssistant, c.v.Messages[len(c.v.Messages)-1].Blocks, -1, prompt.Plain)
+	c.add(prompt.RoleUser, 10)
+	tests := []struct {
+		name string
+		bps  []prompt.Breakpoint
+		want error
+	}{
+		{"5 breakpoints", []prompt.Breakpoint{{Block: 0, TTL: prompt.TTL5m}, {Block: 1, TTL: prompt.TTL5m}, {Block: 2, TTL: prompt.TTL5m}, {Block: 3, TTL: prompt.TTL5m}, {Block: 4, TTL: prompt.TTL5m}}, ErrTooManyBreakpoints},
+		{"1h after 5m", []prompt.Breakpoint{{Block: 1, TTL: prompt.TTL5m}, {Block: 3, TTL: prompt.TTL1h}}, ErrTTLOrder},
+		{"1h after 5m, listed out of order", []prompt.Breakpoint{{Block: 3, TTL: prompt.TTL1h}, {Block: 1, TTL: prompt.TTL5m}}, ErrTTLOrder},
+		{"thinking block", []prompt.Breakpoint{{Block: 6, TTL: prompt.TTL5m}}, ErrNotCacheable},
+		{"out of range", []prompt.Breakpoint{{Block: 99, TTL: prompt.TTL5m}}, ErrNotCacheable},
+		{"twice on one block", []prompt.Breakpoint{{Block: 2, TTL: prompt.TTL5m}, {Block: 2, TTL: prompt.TTL5m}}, ErrNotCacheable},
+		{"no ttl", []prompt.Breakpoint{{Block: 2, TTL: prompt.NoCache}}, ErrInvalidTTL},
+		{"1h before 5m is fine", []prompt.Breakpoint{{Block: 1, TTL: prompt.TTL1h}, {Block: 3, TTL: prompt.TTL5m}}, nil},
+		{"4 breakpoints are fine", []prompt.Breakpoint{{Block: 0, TTL: prompt.TTL5m}, {Block: 1, TTL: prompt.TTL5m}, {Block: 2, TTL: prompt.TTL5m}, {Block: 3, TTL: prompt.TTL5m}}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newTestAnthropic(1024)
+			r := c.req(prompt.TTL5m)
+			r.Breakpoints = tt.bps
+			_, err := p.Send(t0, r)
+			var ae *APIError
+			if tt.want == nil {
+				if err != nil {
+					t.Fatalf("Send: %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, tt.want) || !errors.As(err, &ae) || ae.Status != 400 {
+				t.Fatalf("Send = %v, want a 400 %v", err, tt.want)
+			}
+			// A rejected request leaves no entry behind.
+			r.Breakpoints = []prompt.Breakpoint{{Block: 5, TTL: prompt.TTL5m}}
+			if u := send(t, p, t0, r); u.CacheRead != 0 {
+				t.Errorf("after a rejected call, read %d, want 0", u.CacheRead)
+			}
+		})
+	}
+}
+
+func TestAnthropicOverflow(t *testing.T) {
+	p := NewAnthropic(AnthropicOptions{Common: Common{Prices: testCard(1024, 3000), Latency: zeroLatency}})
+	c := newConvo(t, 2000).add(prompt.RoleUser, 999) // total 3000: fits
+	if _, err := p.Send(t0, c.req(prompt.TTL5m, -1)); err != nil {
+		t.Fatalf("3000 tokens in a 3000 window: %v", err)
+	}
+	c.add(prompt.RoleUser, 1)
+	_, err := p.Send(t0, c.req(prompt.TTL5m, -1))
+	if !errors.Is(err, ErrContextOverflow) {
+		t.Fatalf("3001 tokens in a 3000 window: %v, want ErrContextOverflow", err)
+	}
+}
+
+func TestAnthropicModelSwitchStartsCold(t *testing.T) {
+	p := newTestAnthropic(1024)
+	c := newConvo(t, 2000).add(prompt.RoleUser, 10)
+	send(t, p, t0, c.req(prompt.TTL5m, -1))
+	c.model = "m2"
+	if u := send(t, p, t0.Add(time.Second), c.req(prompt.TTL5m, -1)); u.CacheRead != 0 || u.CacheWrite5m != 2010 {
+		t.Errorf("after a model switch: %+v, want a cold write of 2010", u)
+	}
+	c.model = "m"
+	if u := send(t, p, t0.Add(2*time.Second), c.req(prompt.TTL5m, -1)); u.CacheRead != 2010 {
+		t.Errorf("back on the first model: read %d, want 2010", u.CacheRead)
+	}
+	c.model = "unknown"
+	if _, err := p.Send(t0, c.req(prompt.TTL5m, -1)); err == nil {
+		t.Error("an unpriced model was accepted")
+	}
+}
+
+func TestAnthropicEntryReadableAfterTTFT(t *testing.T) {
+	lat := Latency{Floor: 2 * time.Second}
+	p := NewAnthropic(AnthropicOptions{Common: Common{Prices: testCard(1024, 200000), Latency: &lat}})
+	c := newConvo(t, 2000).add(prompt.RoleUser, 10)
+	resp, err := p.Send(t0, c.req(prompt.TTL5m, -1))
+	if err != nil || resp.TTFT != 2*time.Second {
+		t.Fatalf("Send: %v, TTFT %v", err, resp.TTFT)
+	}
+	// A parallel request sent before the first response starts misses.
+	if u := send(t, p, t0.Add(time.Second), c.req(prompt.TTL5m, -1)); u.CacheRead != 0 {
+		t.Errorf("1s in: read %d, want 0", u.CacheRead)
+	}
+	if u := send(t, p, t0.Add(2*time.Second), c.req(prompt.TTL5m, -1)); u.CacheRead != 2010 {
+		t.Errorf("at TTFT: read %d, want 2010", u.CacheRead)
+	}
+}
+
+func TestAnthropicLatency(t *testing.T) {
+	lat := Latency{Floor: time.Second, PrefillRate: 1000, CachedRate: 10000, DecodeRate: 7}
+	p := NewAnthropic(AnthropicOptions{Common: Common{Prices: testCard(1024, 200000), Latency: &lat}})
+	c := newConvo(t, 2000).add(prompt.RoleUser, 999)
+	r, _ := p.Send(t0, c.req(prompt.TTL5m, -1))
+	if r.TTFT != 4*time.Second || r.Decode != time.Second {
+		t.Errorf("cold: TTFT %v decode %v, want 4s and 1s", r.TTFT, r.Decode)
+	}
+	r, _ = p.Send(t0.Add(time.Minute), c.req(prompt.TTL5m, -1))
+	// 2999 cached at 10k/s + 1 uncached at 1k/s.
+	if want := time.Second + 299900*time.Microsecond + time.Millisecond; r.TTFT != want {
+		t.Errorf("warm: TTFT %v, want %v", r.TTFT, want)
+	}
+}
+
+func TestAnthropicClearToolUses(t *testing.T) {
+	// Floor 2000, then 5 tool results of 1000 tokens: 7001 tokens.
+	mk := func() *convo {
+		c := newConvo(t, 2000)
+		for range 5 {
+			c.add(prompt.RoleTool, 1000)
+		}
+		return c
+	}
+	tests := []struct {
+		name        string
+		opts        ClearToolUses
+		wantCleared int64
+	}{
+		{"below the trigger", ClearToolUses{Trigger: 8000, Keep: 3, Placeholder: 10}, 0},
+		{"keeps the last 3", ClearToolUses{Trigger: 7000, Keep: 3, Placeholder: 10}, 2 * 990},
+		{"keeps the last 1", ClearToolUses{Trigger: 7000, Keep: 1, Placeholder: 10}, 4 * 990},
+		{"clear_at_least not met", ClearToolUses{Trigger: 7000, Keep: 3, ClearAtLeast: 2000, Placeholder: 10}, 0},
+		{"nothing old enough", ClearToolUses{Trigger: 7000, Keep: 5, Placeholder: 10}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := tt.opts
+			p := NewAnthropic(AnthropicOptions{Common: Common{Prices: testCard(1024, 200000), Latency: zeroLatency}, ClearToolUses: &o})
+			r, err := p.Send(t0, mk().req(prompt.TTL5m, 0, -1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Wire.ClearedInputTokens != tt.wantCleared {
+				t.Errorf("cleared %d, want %d", r.Wire.ClearedInputTokens, tt.wantCleared)
+			}
+			if want := 7001 - tt.wantCleared; r.Usage.Prompt() != want {
+				t.Errorf("billed prompt %d, want %d", r.Usage.Prompt(), want)
+			}
+		})
+	}
+
+	t.Run("the cache breaks at the first newly cleared result", func(t *testing.T) {
+		o := ClearToolUses{Trigger: 7000, Keep: 3, Placeholder: 10}
+		p := NewAnthropic(AnthropicOptions{Common: Common{Prices: testCard(1024, 200000), Latency: zeroLatency}, ClearToolUses: &o})
+		c := mk()
+		// Results 1-2 cleared: 2000 + 2×10 + 3×1000 + 1 = 5021. A
+		// breakpoint sits on the second placeholder (2020).
+		if u := send(t, p, t0, c.req(prompt.TTL5m, 2, -1)); u != usage(1, 5020, 0, 0, 7) {
+			t.Errorf("first call %+v", u)
+		}
+		// One more result clears result 3 too: the server prompt is the
+		// same through the placeholders (2020 read) and new from result 3
+		// on (3×10 + 3×1000 written, less the 2020 read).
+		c.add(prompt.RoleTool, 1000)
+		if u := send(t, p, t0.Add(time.Minute), c.req(prompt.TTL5m, 2, -1)); u != usage(1, 3010, 0, 2020, 7) {
+			t.Errorf("second call %+v, want a read of the placeholders' prefix", u)
+		}
+	})
+
+	t.Run("exclude_tools keeps a tool's results", func(t *testing.T) {
+		o := ClearToolUses{Trigger: 1000, Keep: 0, Placeholder: 10, ExcludeTools: []string{"Read"}}
+		p := NewAnthropic(AnthropicOptions{Common: Common{Prices: testCard(1024, 200000), Latency: zeroLatency}, ClearToolUses: &o})
+		c := newConvo(t, 2000)
+		c.v.Messages = append(c.v.Messages,
+			prompt.NewMessage(prompt.RoleAssistant, []traces.Block{{Kind: traces.ToolUse, ID: "r1", Name: "Read", Input: "{}"}, {Kind: traces.ToolUse, ID: "g1", Name: "Grep", Input: "{}"}}, -1, prompt.Plain),
+			prompt.NewMessage(prompt.RoleTool, []traces.Block{{Kind: traces.ToolResultBlock, ID: "r1", Tokens: 500}, {Kind: traces.ToolResultBlock, ID: "g1", Tokens: 300}}, -1, prompt.Plain))
+		r, err := p.Send(t0, c.req(prompt.TTL5m, -1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Wire.ClearedInputTokens != 290 {
+			t.Errorf("cleared %d, want 290 (Grep only)", r.Wire.ClearedInputTokens)
+		}
+	})
+}
