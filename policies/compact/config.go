@@ -9,6 +9,10 @@ type Config struct {
 	// Threshold is the trigger as a fraction of the effective window
 	// (threshold: 0.50; raised to ≥0.75 below a 512K window).
 	Threshold float64
+	// Rule is how the threshold is computed (ours, threshold_rule):
+	// "hermes" (Threshold) or "claude-code" (ClaudeCodeThreshold, which
+	// ignores Threshold and ModelThresholds).
+	Rule string
 	// ThresholdTokens is an absolute cap on the threshold; 0 means none
 	// (threshold_tokens; the newest hermes default is 256000).
 	ThresholdTokens int
@@ -62,8 +66,10 @@ type Config struct {
 	// IdleCompactAfterSeconds: on a resume after this many idle seconds
 	// the idle action runs first; 0 is off (idle_compact_after_seconds: 0).
 	IdleCompactAfterSeconds int
-	// IdleAction (ours) is "summarize" (hermes: a batch compaction) or
-	// "prune" (the deterministic prune, only when the cache is cold anyway).
+	// IdleAction (ours) is "summarize" (hermes: a batch compaction),
+	// "prune" (the deterministic prune) or "mask" (observation masking with
+	// Masking.KeepLast, Claude Code's time-based microcompact); prune and
+	// mask act only when the cache is cold anyway.
 	IdleAction string
 
 	// Masking is observation masking (ours; OpenHands, The Complexity Trap).
@@ -93,6 +99,10 @@ const (
 
 	IdleSummarize = "summarize"
 	IdlePrune     = "prune"
+	IdleMask      = "mask"
+
+	RuleHermes     = "hermes"
+	RuleClaudeCode = "claude-code"
 
 	MaskOff     = "off"
 	MaskSliding = "sliding"
@@ -110,6 +120,7 @@ func DefaultConfig() Config {
 	return Config{
 		Enabled:                           true,
 		Threshold:                         0.50,
+		Rule:                              RuleHermes,
 		TargetRatio:                       0.20,
 		TailMode:                          TailLean,
 		ProtectFirstN:                     3,

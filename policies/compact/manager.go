@@ -194,6 +194,10 @@ func New(cfg Config, model Model, sum Summarizer, exact *estimate.ExactEstimator
 // and absolute cap) is recomputed, and the anchor no longer matches.
 func (m *Manager) SetModel(model Model) {
 	m.model = model
+	if m.cfg.Rule == RuleClaudeCode {
+		m.threshold = ClaudeCodeThreshold(model.Window, model.MaxOutput, m.cfg.ThresholdTokens)
+		return
+	}
 	pct := ModelThreshold(m.cfg.ModelThresholds, model.Name, m.cfg.Threshold)
 	m.threshold = Threshold(model.Window, model.MaxOutput, pct, m.cfg.ThresholdTokens)
 }
@@ -265,13 +269,22 @@ func (m *Manager) OnResume(now time.Time, idle time.Duration, prefixCold bool, v
 	if after <= 0 || idle < after {
 		return v, nil
 	}
-	if m.cfg.IdleAction == IdlePrune {
+	if m.cfg.IdleAction == IdlePrune || m.cfg.IdleAction == IdleMask {
 		if !prefixCold {
 			t := m.rough.Estimate(v)
 			return v, []Pass{{Kind: KindIdle, Trigger: "resume", Outcome: OutcomeCacheWarm, TokensBefore: t, TokensAfter: t}}
 		}
 		// The cache is cold: any reclaim is free of cache cost, so the
 		// reclaim gate is 1 token.
+		if m.cfg.IdleAction == IdleMask {
+			nv, p, ok := m.mask(v, "resume", 1)
+			if !ok {
+				t := m.rough.Estimate(v)
+				return v, []Pass{{Kind: KindIdle, Trigger: "resume", Outcome: OutcomeBelowReclaim, TokensBefore: t, TokensAfter: t}}
+			}
+			p.Kind = KindIdle
+			return nv, []Pass{p}
+		}
 		nv, p := m.prune(v, KindIdle, "resume", 1)
 		return nv, []Pass{p}
 	}

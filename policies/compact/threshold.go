@@ -39,6 +39,27 @@ func Threshold(window, maxOutput int, pct float64, capTokens int) int {
 	return t
 }
 
+// Claude Code's autocompact constants (reverse-engineered, see
+// ../shared/reference/peers.md).
+const (
+	ClaudeCodeOutputReserve = 20_000
+	ClaudeCodeBuffer        = 13_000
+)
+
+// ClaudeCodeThreshold is Claude Code's autocompact trigger: the effective
+// window (window − min(maxOutput, 20K)) less a 13K buffer, ~83.5% of a 200K
+// window; capped like Threshold.
+func ClaudeCodeThreshold(window, maxOutput, capTokens int) int {
+	if maxOutput <= 0 {
+		maxOutput = ClaudeCodeOutputReserve
+	}
+	t := max(window-min(maxOutput, ClaudeCodeOutputReserve)-ClaudeCodeBuffer, 1)
+	if capTokens > 0 {
+		t = min(t, min(capTokens, window))
+	}
+	return t
+}
+
 // ModelThreshold is hermes' resolve_model_threshold: the override whose key
 // is the longest substring of model, else def. Ties go to the key that sorts
 // first, so the answer never depends on map order.
