@@ -10,16 +10,16 @@ import (
 // Fitted parameters. The package doc gives their provenance; fit_test.go
 // recomputes the ones that come from testdata/claude-code.
 var (
-	// toolResultChars is the size in characters of a content-bearing tool
-	// result: ln-mean 5.76, ln-sd 2.50 over 207 results (median ~320 chars,
+	// toolResultChars is the size in bytes of a content-bearing tool
+	// result: ln-mean 5.78, ln-sd 2.52 over 207 results (median ~320 bytes,
 	// p90 ~11K), capped at 30,000 as Claude Code truncates tool output.
-	toolResultChars = lognormal{mu: 5.76, sigma: 2.50, min: 40, max: 30000}
+	toolResultChars = lognormal{mu: 5.78, sigma: 2.52, min: 40, max: 30000}
 	// toolRunMS is a tool's run time: ln-mean 5.44, ln-sd 2.91 ms over the
 	// same results (median ~0.2 s, p90 ~9 s), capped at 10 minutes.
 	toolRunMS = lognormal{mu: 5.44, sigma: 2.91, min: 5, max: 600_000}
 	// callsPerTurn is the number of model calls in a turn: ln-mean 1.73,
-	// ln-sd 1.40 over 11 human turns (1 to 76 calls).
-	callsPerTurn = lognormal{mu: 1.73, sigma: 1.40, min: 1, max: 80}
+	// ln-sd 1.42 over 11 human turns (1 to 76 calls).
+	callsPerTurn = lognormal{mu: 1.73, sigma: 1.42, min: 1, max: 80}
 	// thinkSeconds is the gap between a reply and the person's next message,
 	// fitted to claude-code#74075 (27% of 1,967 replies after 5 min, 10%
 	// after 15 min): median ~110 s. The shared sessions agree (80-115 s).
