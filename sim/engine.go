@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ctxsim/ctxsim/policies/compact"
 	"github.com/ctxsim/ctxsim/policies/prompt"
 	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/sim/provider"
@@ -24,6 +25,12 @@ type Options struct {
 	// log shows no system prompt or tools). 0 lets the engine infer it from
 	// the first recorded call.
 	FloorTokens int
+	// Summarizer makes the fake summarizer model of one session replay (its
+	// own seeded stream); nil gives compaction no summarizer, so every
+	// summary falls back.
+	Summarizer func(s *traces.Session) compact.Summarizer
+	// SummarizerModel prices the summarizer's calls.
+	SummarizerModel string
 }
 
 // ErrFloorTooLarge reports a session whose floor alone does not fit its
@@ -54,6 +61,9 @@ type run struct {
 	b      *prompt.Builder
 	view   *prompt.View
 
+	users    int // plain user messages in the transcript so far
+	verbatim int // of which the view carries verbatim
+
 	i       int       // next event
 	now     time.Time // virtual clock
 	lastAct time.Time // time of the last call's completion
@@ -64,6 +74,10 @@ type run struct {
 	recs    []Record
 	err     error
 	warn    []string
+}
+
+func (r *run) compactModel() compact.Model {
+	return compact.Model{Name: r.model, Window: r.window, MaxOutput: r.price.MaxOutput}
 }
 
 func newRun(s *traces.Session, pol *Policy, prov provider.Provider, opts Options) (*run, error) {
@@ -112,7 +126,13 @@ func newRun(s *traces.Session, pol *Policy, prov provider.Provider, opts Options
 		return nil, fmt.Errorf("session %s: floor of %d tokens, window %d: %w", s.ID, ft, r.window, ErrFloorTooLarge)
 	}
 	if pol.Context != nil {
-		r.ctx = pol.Context(s, r.window)
+		var sum compact.Summarizer
+		if opts.Summarizer != nil {
+			sum = opts.Summarizer(s)
+		}
+		if r.ctx, err = pol.Context(s, r.compactModel(), sum); err != nil {
+			return nil, fmt.Errorf("session %s: policy %s: %w", s.ID, pol.Name, err)
+		}
 	}
 	if len(s.Events) > 0 {
 		r.now = s.Events[0].Time
@@ -256,14 +276,13 @@ func (r *run) step() {
 			idle := r.now.Sub(r.lastAct)
 			cold := r.ttl == prompt.NoCache || idle >= r.ttl.Duration()
 			v, passes := r.ctx.OnResume(r.now, idle, cold, r.view)
-			r.view = v
-			r.addPasses(idx, passes)
+			r.setView(v)
+			r.addPasses(idx, passes, cold)
 		}
 		if e.Summary {
 			// The recorded compaction: the continuation summary replaces
 			// the history.
-			r.view = &prompt.View{Tools: r.view.Tools, System: r.view.System}
-			r.b.Reset()
+			r.setView(&prompt.View{Tools: r.view.Tools, System: r.view.System})
 		}
 		r.turn++
 		r.inTurn = true
@@ -281,6 +300,9 @@ func (r *run) step() {
 				return
 			}
 			r.model, r.price = e.Model, p
+			if r.ctx != nil {
+				r.ctx.SetModel(r.compactModel())
+			}
 		}
 	case traces.Restart:
 		if r.ctx != nil {
@@ -291,6 +313,22 @@ func (r *run) step() {
 	}
 	if r.i == len(r.sess.Events) && r.inTurn {
 		r.endTurn()
+	}
+}
+
+// setView adopts a view a policy returned, recounting the verbatim user
+// messages only when the view really changed.
+func (r *run) setView(v *prompt.View) {
+	if v == r.view {
+		return
+	}
+	r.view = v
+	r.verbatim = 0
+	for i := range v.Messages {
+		m := &v.Messages[i]
+		if m.Tag == prompt.Plain && m.Role == prompt.RoleUser && m.Event >= 0 && !r.sess.Events[m.Event].Summary {
+			r.verbatim++
+		}
 	}
 }
 
@@ -306,6 +344,10 @@ func (r *run) append(role prompt.Role, e *traces.Event, idx int) {
 	v := *r.view
 	v.Messages = msgs
 	r.view = &v
+	if role == prompt.RoleUser && !e.Summary {
+		r.users++
+		r.verbatim++
+	}
 }
 
 func (r *run) endTurn() {
@@ -313,30 +355,39 @@ func (r *run) endTurn() {
 	if r.ctx == nil {
 		return
 	}
+	r.stall = 0
 	v, passes := r.ctx.EndOfTurn(r.now, r.view)
-	r.view = v
-	r.addPasses(-1, passes)
-	for _, p := range passes {
-		if p.Summary != nil {
-			r.now = r.now.Add(p.Summary.Latency)
-		}
-	}
+	r.setView(v)
+	r.addPasses(-1, passes, false)
+	// A micro pass delays the turn's close, not the next call.
+	r.now = r.now.Add(r.stall)
+	r.stall = 0
 }
 
-func (r *run) addPasses(idx int, passes []Pass) {
+func (r *run) addPasses(idx int, passes []compact.Pass, cold bool) {
 	for _, p := range passes {
+		kind := RecordKind(p.Kind)
+		if p.Kind == compact.KindDefrag {
+			kind = KindMicro
+		}
 		rec := Record{
-			Trace: r.sess.ID, Policy: r.pol.Name, Seq: r.seq, Kind: p.Kind, Time: r.now,
+			Trace: r.sess.ID, Policy: r.pol.Name, Seq: r.seq, Kind: kind, Time: r.now,
 			Event: idx, Turn: r.turn, Trigger: p.Trigger, Outcome: p.Outcome,
-			TokensBefore: p.TokensBefore, TokensAfter: p.TokensAfter, Detail: p.Detail,
+			TokensBefore: p.TokensBefore, TokensAfter: p.TokensAfter, Error: p.Err,
+		}
+		for _, kv := range p.Detail {
+			rec.Detail = append(rec.Detail, KV{Key: kv.Key, Value: kv.Value})
+		}
+		if cold {
+			rec.Detail = append(rec.Detail, KV{Key: "prefix_cold", Value: 1})
 		}
 		if p.Summary != nil {
-			rec.Model = p.Summary.Model
+			rec.Model = r.opts.SummarizerModel
 			rec.Usage = p.Summary.Usage
 			rec.LatencyMS = p.Summary.Latency.Milliseconds()
-			if pr, err := r.opts.Prices.Lookup(p.Summary.Model); err == nil {
+			if pr, err := r.opts.Prices.Lookup(rec.Model); err == nil {
 				rec.CostUSD = pr.Cost(p.Summary.Usage)
-			} else {
+			} else if rec.Model != "" {
 				r.warn = append(r.warn, err.Error())
 			}
 			r.stall += p.Summary.Latency
@@ -376,9 +427,13 @@ func (r *run) call(e *traces.Event, idx int) {
 	}
 	r.stall = 0
 	if r.ctx != nil {
-		v, passes := r.ctx.BeforeCall(r.now, r.view)
-		r.view = v
-		r.addPasses(idx, passes)
+		v, passes, err := r.ctx.BeforeCall(r.now, r.view)
+		if err != nil {
+			r.err = fmt.Errorf("session %s: event %d: %w", r.sess.ID, idx, err)
+			return
+		}
+		r.setView(v)
+		r.addPasses(idx, passes, false)
 	}
 	if r.stall > 0 {
 		r.now = r.now.Add(r.stall)
@@ -388,6 +443,7 @@ func (r *run) call(e *traces.Event, idx int) {
 		Trace: r.sess.ID, Policy: r.pol.Name, Seq: r.seq, Kind: KindCall, Time: r.now,
 		Event: idx, Turn: r.turn, Model: r.model, Window: r.window,
 		StallMS: r.stall.Milliseconds(), Recorded: e.Usage,
+		Detail: []KV{{Key: "user_msgs", Value: float64(r.users)}, {Key: "user_msgs_verbatim", Value: float64(r.verbatim)}},
 	}
 	if e.Usage != nil {
 		rec.RecordedCostUSD = r.price.Cost(*e.Usage)
@@ -423,11 +479,11 @@ func (r *run) call(e *traces.Event, idx int) {
 		rec.TTFTMS = resp.TTFT.Milliseconds()
 		rec.LatencyMS = resp.Latency().Milliseconds()
 	}
-	if r.ctx != nil {
-		r.ctx.AfterResponse(r.now, r.view, rec.Prompt, ok)
-	}
 	r.seq++
 	r.recs = append(r.recs, rec)
+	if r.ctx != nil {
+		r.addPasses(idx, r.ctx.AfterResponse(r.now, r.view, rec.Prompt, ok), false)
+	}
 	if ok {
 		r.now = r.now.Add(resp.Latency())
 	}
@@ -435,25 +491,9 @@ func (r *run) call(e *traces.Event, idx int) {
 }
 
 func (r *run) result() *Result {
-	users, verbatim := 0, 0
-	kept := map[int]bool{}
-	for _, m := range r.view.Messages {
-		if m.Tag == prompt.Plain && m.Event >= 0 {
-			kept[m.Event] = true
-		}
-	}
-	for i := range r.sess.Events {
-		e := &r.sess.Events[i]
-		if e.Kind == traces.User && !e.Summary {
-			users++
-			if kept[i] {
-				verbatim++
-			}
-		}
-	}
 	res := &Result{Records: r.recs, VerbatimUsers: 1, Warnings: r.warn}
-	if users > 0 {
-		res.VerbatimUsers = float64(verbatim) / float64(users)
+	if r.users > 0 {
+		res.VerbatimUsers = float64(r.verbatim) / float64(r.users)
 	}
 	return res
 }

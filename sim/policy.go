@@ -3,6 +3,8 @@ package sim
 import (
 	"time"
 
+	"github.com/ctxsim/ctxsim/policies/compact"
+	"github.com/ctxsim/ctxsim/policies/estimate"
 	"github.com/ctxsim/ctxsim/policies/prompt"
 	"github.com/ctxsim/ctxsim/traces"
 )
@@ -14,7 +16,7 @@ type Planner interface {
 }
 
 // A Policy is everything the engine needs to know about a context-management
-// policy. It is built from a policies.Config by package policies.
+// policy. NewPolicy builds one from a policies.Config.
 type Policy struct {
 	Name    string
 	Planner Planner
@@ -26,7 +28,7 @@ type Policy struct {
 	Wire prompt.Wire
 	// Context makes the context manager of one session replay; nil means the
 	// policy never compacts.
-	Context func(s *traces.Session, window int) Context
+	Context func(s *traces.Session, model compact.Model, sum compact.Summarizer) (Context, error)
 	// Recorded replays the compactions the trace recorded (the continuation
 	// summary replaces the history at each compaction boundary) instead of
 	// deciding its own.
@@ -34,36 +36,21 @@ type Policy struct {
 }
 
 // A Context is a policy's context manager for one session: the compaction
-// ladder. Each hook gets the current view and returns the view to use from
-// now on (the same pointer when nothing changed) and the passes it ran.
+// ladder. *compact.Manager is the implementation; the interface is the seam
+// the engine drives. Each hook gets the current view and returns the view to
+// use from now on (the same pointer when nothing changed) and the passes it
+// ran.
 type Context interface {
-	OnResume(now time.Time, idle time.Duration, prefixCold bool, v *prompt.View) (*prompt.View, []Pass)
-	BeforeCall(now time.Time, v *prompt.View) (*prompt.View, []Pass)
-	AfterResponse(now time.Time, v *prompt.View, billedPrompt int, ok bool)
-	EndOfTurn(now time.Time, v *prompt.View) (*prompt.View, []Pass)
+	OnResume(now time.Time, idle time.Duration, prefixCold bool, v *prompt.View) (*prompt.View, []compact.Pass)
+	BeforeCall(now time.Time, v *prompt.View) (*prompt.View, []compact.Pass, error)
+	AfterResponse(now time.Time, v *prompt.View, billedPrompt int, ok bool) []compact.Pass
+	EndOfTurn(now time.Time, v *prompt.View) (*prompt.View, []compact.Pass)
 	Restart()
+	SetModel(m compact.Model)
 	// Threshold is the compaction threshold in tokens (0: none).
 	Threshold() int
-	// Estimates are the policy's estimates of v's prompt size, by estimator.
-	Estimates(v *prompt.View) []Estimate
+	// Estimates are the policy's estimates of v's prompt size.
+	Estimates(v *prompt.View) []estimate.Estimate
 }
 
-// A Pass is one context-management pass a Context ran.
-type Pass struct {
-	Kind         RecordKind
-	Trigger      string
-	Outcome      string
-	TokensBefore int
-	TokensAfter  int
-	// Summary is the summarizer call the pass made, if any.
-	Summary *SummaryCall
-	Detail  []KV
-}
-
-// A SummaryCall is a summarizer model call: billed and timed like any call.
-type SummaryCall struct {
-	Model   string
-	Usage   traces.Usage
-	Latency time.Duration
-	Failed  bool
-}
+var _ Context = (*compact.Manager)(nil)

@@ -3,6 +3,7 @@ package sim
 import (
 	"time"
 
+	"github.com/ctxsim/ctxsim/policies/estimate"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
@@ -52,7 +53,7 @@ type Record struct {
 	Window    int `json:"window,omitempty"`
 	// Estimates of the prompt by the policy's estimators, made before the
 	// call, keyed by estimator name, sorted by name when written.
-	Estimates []Estimate `json:"estimates,omitempty"`
+	Estimates []estimate.Estimate `json:"estimates,omitempty"`
 
 	Breakpoints int   `json:"breakpoints,omitempty"`
 	TTFTMS      int64 `json:"ttft_ms"`
@@ -72,12 +73,6 @@ type Record struct {
 	// Detail holds kind-specific telemetry (micro-compaction's fields, ...),
 	// as sorted key/value pairs.
 	Detail []KV `json:"detail,omitempty"`
-}
-
-// An Estimate is one estimator's projection of the prompt before a call.
-type Estimate struct {
-	Name   string `json:"name"`
-	Tokens int    `json:"tokens"`
 }
 
 // A KV is one telemetry field.

@@ -1,0 +1,97 @@
+package sim
+
+import (
+	"errors"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/ctxsim/ctxsim/policies/compact"
+	"github.com/ctxsim/ctxsim/traces"
+)
+
+// A Summarizer is the fake auxiliary model compaction calls. It writes a
+// deterministic summary of the size the request asks for, made of real text
+// taken from the transcript (so its tokens are real tokens), and bills and
+// times it as an uncached call: the summary prompt is new content every
+// time.
+//
+// Simplification: a real summary is shorter or longer than the target and
+// its content is better; size is what cost and occupancy depend on, and the
+// target is what hermes' budget rule asks for.
+type Summarizer struct {
+	Model string
+	// Count sizes text in the summarizer model's tokens.
+	Count func(string) int
+	// TTFTFloor, PrefillPerSec and DecodePerSec time the call.
+	TTFTFloor     time.Duration
+	PrefillPerSec float64
+	DecodePerSec  float64
+	// FailRate is the probability a call fails (seeded by Rand).
+	FailRate float64
+	Rand     *rand.Rand
+}
+
+// ErrSummarizerFailed is an injected summarizer failure.
+var ErrSummarizerFailed = errors.New("sim: summarizer call failed (injected fault)")
+
+// Summarize implements compact.Summarizer.
+func (s *Summarizer) Summarize(now time.Time, in compact.SummaryInput) (compact.SummaryOutput, error) {
+	promptText := in.Transcript + in.Previous + in.Focus
+	inTok := s.Count(promptText) + 700 // the structured template around it
+	lat := s.TTFTFloor
+	if s.PrefillPerSec > 0 {
+		lat += time.Duration(float64(inTok) / s.PrefillPerSec * float64(time.Second))
+	}
+	if s.FailRate > 0 && s.Rand != nil && s.Rand.Float64() < s.FailRate {
+		return compact.SummaryOutput{Usage: traces.Usage{Input: int64(inTok)}, Latency: lat}, ErrSummarizerFailed
+	}
+	target := in.TargetTokens
+	if in.MaxTokens > 0 && target > in.MaxTokens {
+		target = in.MaxTokens
+	}
+	text := s.write(in, target)
+	out := s.Count(text)
+	if s.DecodePerSec > 0 {
+		lat += time.Duration(float64(out) / s.DecodePerSec * float64(time.Second))
+	}
+	return compact.SummaryOutput{Text: text, Usage: traces.Usage{Input: int64(inTok), Output: int64(out)}, Latency: lat}, nil
+}
+
+// write builds a summary of about target tokens: the previous summary's
+// lines first (a summary is cumulative), then the transcript's lines, each
+// cut to a bullet, until the target is reached.
+func (s *Summarizer) write(in compact.SummaryInput, target int) string {
+	if target <= 0 {
+		target = 1
+	}
+	var b strings.Builder
+	add := func(src string) bool {
+		for _, line := range strings.Split(src, "\n") {
+			line = strings.TrimSpace(line)
+			if line == "" {
+				continue
+			}
+			if len(line) > 160 {
+				line = line[:160]
+				for len(line) > 0 && !isRuneStart(line[len(line)-1]) {
+					line = line[:len(line)-1]
+				}
+			}
+			b.WriteString("- ")
+			b.WriteString(line)
+			b.WriteByte('\n')
+			// Counting at every line would be quadratic; chars/4 is a safe
+			// stop test, the final size is counted exactly by the caller.
+			if b.Len()/4 >= target {
+				return true
+			}
+		}
+		return false
+	}
+	// A transcript too short for the target gives a shorter summary.
+	_ = add(in.Previous) || add(in.Transcript)
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func isRuneStart(c byte) bool { return c&0xC0 != 0x80 }
