@@ -1,0 +1,142 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/ctxsim/ctxsim/traces"
+	"github.com/ctxsim/ctxsim/traces/synth"
+)
+
+func init() {
+	register(&command{
+		name:    "gen",
+		summary: "generate synthetic sessions (seeded workload profiles)",
+		usage:   "--profile P [--sessions N] [--seed S] -o DIR | --list",
+		help: `Gen writes N synthetic sessions of a workload profile to DIR, one native
+trace per session, named <profile>-<seed>-<n>.jsonl (subagent children
+<profile>-<seed>-<n>-c<k>.jsonl). The content is real text (code, prose,
+JSON, shell output, diffs, CJK, Cyrillic and Arabic prose) so token counts
+are real; sizes and gaps come from distributions fitted to recorded Claude
+Code sessions. The same profile, seed and flags give byte-identical files.
+Each file is written to a temporary file and renamed.
+
+Synthetic sessions carry no recorded usage: each assistant event has the
+output token count it produced in meta.output_tokens and each tool result
+its run time in latency_ms.
+
+--list prints the profiles with a one-line description.
+
+Examples:
+  ctxsim gen --list
+  ctxsim gen --profile coding-burst --sessions 20 --seed 1 -o traces/synth
+  ctxsim gen --profile review --length 4 -o /tmp/review4x
+  ctxsim gen --profile cron --sessions 48 --model claude-sonnet-4-5 -o /tmp/cron --json`,
+		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
+			profile := fs.StringP("profile", "p", "", "workload profile (see --list)")
+			n := fs.IntP("sessions", "n", 1, "number of sessions")
+			seed := fs.Uint64("seed", 1, "seed; one seed drives everything")
+			out := fs.StringP("out", "o", "", "directory to write traces to (created if missing)")
+			model := fs.String("model", "", "override the profile's model")
+			length := fs.Float64("length", 1, "scale session length (turns; review: transcript tokens)")
+			start := fs.String("start", "", "start time of session 0, RFC 3339 (default "+synth.DefaultStart.Format(time.RFC3339)+")")
+			list := fs.Bool("list", false, "list profiles and exit")
+			asJSON := fs.Bool("json", false, `print {"written":[...]} (or the profile list) as JSON`)
+			return func(e *env, args []string) error {
+				if *list {
+					return listProfiles(e, *asJSON)
+				}
+				if len(args) > 0 {
+					return usagef("unexpected argument %q", args[0])
+				}
+				if *profile == "" {
+					return usagef("--profile is required (or --list)")
+				}
+				if _, ok := synth.Lookup(*profile); !ok {
+					return usagef("--profile %q: unknown (ctxsim gen --list shows them)", *profile)
+				}
+				if *out == "" {
+					return usagef("-o DIR is required")
+				}
+				if *n < 1 {
+					return usagef("--sessions %d: want at least 1", *n)
+				}
+				if *length <= 0 || *length > 100 {
+					return usagef("--length %g: want a multiplier in (0, 100]", *length)
+				}
+				opts := synth.Options{Model: *model, Length: *length}
+				if *start != "" {
+					t, err := time.Parse(time.RFC3339, *start)
+					if err != nil {
+						return usagef("--start %q: want RFC 3339, like 2026-01-05T09:00:00Z", *start)
+					}
+					opts.Start = t.UTC()
+				}
+				ss, err := synth.Generate(*profile, *n, *seed, opts)
+				if err != nil {
+					return err
+				}
+				return writeSessions(e, ss, *out, *asJSON)
+			}
+		},
+	})
+}
+
+func listProfiles(e *env, asJSON bool) error {
+	ps := synth.Profiles()
+	if asJSON {
+		type row struct {
+			Name        string `json:"name"`
+			Description string `json:"description"`
+			Model       string `json:"model"`
+			Window      int    `json:"window"`
+		}
+		rows := make([]row, len(ps))
+		for i, p := range ps {
+			rows[i] = row{p.Name, p.Description, p.Model, p.Window}
+		}
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rows)
+	}
+	for _, p := range ps {
+		fmt.Fprintf(e.stdout, "%-13s %s\n", p.Name, p.Description)
+	}
+	return nil
+}
+
+func writeSessions(e *env, ss []*traces.Session, dir string, asJSON bool) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	out := make([]written, 0, len(ss))
+	for _, s := range ss {
+		var buf bytes.Buffer
+		if err := traces.WriteSession(&buf, s); err != nil {
+			return err
+		}
+		file := filepath.Join(dir, fileNameFor(s.ID))
+		if err := writeFileAtomic(file, buf.Bytes()); err != nil {
+			return err
+		}
+		out = append(out, written{ID: s.ID, File: file, Events: len(s.Events), Calls: countCalls(s)})
+	}
+	if asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			Written []written `json:"written"`
+		}{out})
+	}
+	for _, w := range out {
+		fmt.Fprintf(e.stdout, "wrote %s (%d events, %d calls)\n", w.File, w.Events, w.Calls)
+	}
+	fmt.Fprintf(e.stdout, "%d sessions\n", len(out))
+	return nil
+}
