@@ -239,6 +239,9 @@ func readSession(r io.Reader, name string, w *traces.Warnings) (*traces.Session,
 		st.line(b, lr.eof)
 	}
 	st.finish()
+	if len(st.s.Events) > 0 && st.s.Events[0].Time.IsZero() {
+		return nil, &traces.SyntaxError{File: name, Msg: "no line has a valid timestamp: cannot place the session in time"}
+	}
 	if len(st.s.Events) == 0 && st.s.ID == "" {
 		return nil, nil
 	}

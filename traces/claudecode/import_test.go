@@ -1,0 +1,251 @@
+package claudecode
+
+import (
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ctxsim/ctxsim/traces"
+)
+
+const (
+	testdata = "../../testdata/claude-code"
+	bigID    = "4d5611e5-241a-462a-8d15-5122611a9569"
+	bigFile  = testdata + "/" + bigID + ".jsonl"
+)
+
+func byID(t *testing.T, ss []*traces.Session) map[string]*traces.Session {
+	t.Helper()
+	m := map[string]*traces.Session{}
+	for _, s := range ss {
+		m[s.ID] = s
+	}
+	return m
+}
+
+func billed(s *traces.Session) (traces.Usage, int) {
+	var u traces.Usage
+	n := 0
+	for i := range s.Events {
+		if e := &s.Events[i]; e.Kind == traces.Assistant && e.Usage != nil {
+			u = u.Add(*e.Usage)
+			n++
+		}
+	}
+	return u, n
+}
+
+func TestImportBigSession(t *testing.T) {
+	ss, w, err := Import(bigFile)
+	require.NoError(t, err)
+	require.Len(t, ss, 1)
+	s := ss[0]
+	if w.Total() != 0 {
+		t.Errorf("warnings:\n%s", w)
+	}
+	// ccusage 20.0.24 on this file: the last line of each response counts.
+	u, n := billed(s)
+	want := traces.Usage{Input: 177, CacheWrite5m: 479537, CacheRead: 11618567, Output: 28755}
+	if u != want || n != 139 {
+		t.Errorf("billed %+v in %d calls, want %+v in 139", u, n, want)
+	}
+	if s.ID != bigID || s.Source != traces.SourceCLI || s.Model != "claude-opus-4-6" || s.Format != Format || len(s.Floor) != 0 {
+		t.Errorf("session header = %+v", s)
+	}
+	if len(s.Children) != 0 {
+		t.Errorf("a file imported alone has children %v", s.Children)
+	}
+	var comp, summary, thinking int
+	for i := range s.Events {
+		e := &s.Events[i]
+		switch {
+		case e.Kind == traces.Compaction:
+			comp++
+			if e.Meta["trigger"] != "auto" || e.Meta["pre_tokens"] != "170251" {
+				t.Errorf("compaction meta = %v, want trigger auto, pre_tokens 170251", e.Meta)
+			}
+			if n := s.Events[i+1]; n.Kind != traces.User || !n.Summary {
+				t.Errorf("event after compaction = %s summary=%v, want the continuation summary", n.Kind, n.Summary)
+			}
+		case e.Summary:
+			summary++
+		}
+		for _, b := range e.Blocks {
+			if b.Kind == traces.Thinking && b.Text != "" {
+				thinking++
+			}
+		}
+	}
+	if comp != 1 || summary != 1 || thinking == 0 {
+		t.Errorf("compactions %d, summaries %d, thinking blocks with text %d; want 1, 1, >0", comp, summary, thinking)
+	}
+	// The first call answers the first user line (16:02:29.530Z); its last
+	// line is at 16:02:34.093Z.
+	first := s.Events[1]
+	if first.Kind != traces.Assistant || first.LatencyMS <= 0 {
+		t.Errorf("first call: kind %s latency %d ms, want an assistant call with a latency", first.Kind, first.LatencyMS)
+	}
+	if probs := traces.Validate(s); len(probs) != 0 {
+		t.Errorf("Validate: %v", probs)
+	}
+}
+
+func TestImportTree(t *testing.T) {
+	ss, w, err := Import(testdata)
+	require.NoError(t, err)
+	m := byID(t, ss)
+	if len(ss) != 6 {
+		t.Fatalf("got %d sessions, want 6", len(ss))
+	}
+	parent := m[bigID]
+	wantKids := []string{bigID + ".agent-a2898e3", bigID + ".agent-acompact-e1f845"}
+	if strings.Join(parent.Children, ",") != strings.Join(wantKids, ",") {
+		t.Errorf("children = %v, want %v", parent.Children, wantKids)
+	}
+	sub := m[wantKids[0]]
+	if sub.Parent != bigID || sub.Source != traces.SourceSubagent || sub.Model != "claude-sonnet-4-5-20250929" || sub.Format != Format {
+		t.Errorf("subagent header = %+v", sub)
+	}
+	if u, n := billed(sub); n != 12 || u.CacheRead != 604156 {
+		t.Errorf("subagent billed %+v in %d calls, want 604156 read in 12", u, n)
+	}
+	if c := m[wantKids[1]]; c.Format != FormatCompaction {
+		t.Errorf("acompact format = %q, want %q", c.Format, FormatCompaction)
+	}
+	// short.jsonl writes the 1h tier.
+	short := m["55604662-cf2a-4331-851a-ec234028f8ca"]
+	if u, _ := billed(short); u.CacheWrite1h != 13835 || u.CacheWrite5m != 0 {
+		t.Errorf("short.jsonl usage = %+v, want 13835 1h writes", u)
+	}
+	// The one backwards timestamp in the subagent file.
+	if got := w.Total(); got != 1 {
+		t.Errorf("warnings = %d, want 1:\n%s", got, w)
+	}
+	for _, s := range ss {
+		if probs := traces.Validate(s); len(probs) != 0 {
+			t.Errorf("%s: Validate: %v", s.ID, probs)
+		}
+	}
+}
+
+func TestMultiLineResponse(t *testing.T) {
+	// tool_heavy.jsonl: msg_019BN3… has a tool_use on line 34, its result on
+	// line 36, a second tool_use on line 37 with the final usage.
+	ss, _, err := Import(testdata + "/tool_heavy.jsonl")
+	require.NoError(t, err)
+	s := ss[0]
+	for i := range s.Events {
+		e := &s.Events[i]
+		if e.RequestID != "req_011CY1DcMwHdEPXMf4hW4MxJ" {
+			continue
+		}
+		if len(e.Blocks) != 2 || e.Usage.Output != 173 || e.Usage.CacheWrite1h != 1115 {
+			t.Errorf("merged call: %d blocks, usage %+v; want 2 tool_use blocks and output 173", len(e.Blocks), *e.Usage)
+		}
+		next := s.Events[i+1]
+		if next.Kind != traces.ToolResult || len(next.Blocks) != 2 {
+			t.Errorf("after the merged call: %s with %d blocks, want one tool_result event with both results", next.Kind, len(next.Blocks))
+		}
+		return
+	}
+	t.Fatal("call req_011CY1DcMwHdEPXMf4hW4MxJ not found")
+}
+
+func TestScanUsageMatchesImport(t *testing.T) {
+	ss, _, err := Import(testdata)
+	require.NoError(t, err)
+	us, _, err := ScanUsage(testdata)
+	require.NoError(t, err)
+	m := byID(t, ss)
+	if len(us) != len(ss) {
+		t.Fatalf("scan found %d sessions, import %d", len(us), len(ss))
+	}
+	for _, u := range us {
+		s := m[u.ID]
+		if s == nil {
+			t.Errorf("scan session %s not imported", u.ID)
+			continue
+		}
+		iu, n := billed(s)
+		if u.Total() != iu || len(u.Calls) != n || u.Parent != s.Parent || u.Compaction != (s.Format == FormatCompaction) {
+			t.Errorf("%s: scan %+v in %d calls, import %+v in %d", u.ID, u.Total(), len(u.Calls), iu, n)
+		}
+	}
+	// The same file given twice: its calls count once.
+	us2, w, err := ScanUsage(bigFile, bigFile)
+	require.NoError(t, err)
+	if len(us2) != 1 || w.Total() != 139 {
+		t.Errorf("duplicate file: %d sessions, %d warnings; want 1 session and 139 skipped calls", len(us2), w.Total())
+	}
+}
+
+const (
+	goodUser = `{"type":"user","sessionId":"s1","timestamp":"2026-02-10T21:00:00.000Z","message":{"role":"user","content":"hi"}}`
+	goodCall = `{"type":"assistant","sessionId":"s1","requestId":"r1","timestamp":"2026-02-10T21:00:02.000Z","message":{"id":"m1","model":"claude-opus-4-6","content":[{"type":"text","text":"hello"}],"usage":{"input_tokens":3,"cache_creation_input_tokens":10,"cache_read_input_tokens":100,"cache_creation":{"ephemeral_5m_input_tokens":10,"ephemeral_1h_input_tokens":0},"output_tokens":5}}}`
+)
+
+func TestBadInput(t *testing.T) {
+	cases := []struct {
+		name  string
+		lines string
+		calls int
+		warn  string
+	}{
+		{"invalid JSON", goodUser + "\n{not json\n" + goodCall + "\n", 1, warnInvalidJSON},
+		{"truncated last line", goodUser + "\n" + goodCall + "\n" + goodCall[:40], 1, warnTruncated},
+		{"invalid UTF-8", strings.Replace(goodUser, "hi", "h\xffi", 1) + "\n" + goodCall + "\n", 1, warnInvalidUTF8},
+		{"unknown type", goodUser + "\n{\"type\":\"hologram\"}\n" + goodCall + "\n", 1, warnUnknownType},
+		{"backwards time", strings.Replace(goodUser, "21:00:00", "21:00:09", 1) + "\n" + goodCall + "\n", 1, warnBackwards},
+		{"missing usage", goodUser + "\n" + strings.Replace(goodCall, `"usage"`, `"usagex"`, 1) + "\n", 1, warnNoUsage},
+		{"missing split", goodUser + "\n" + strings.Replace(goodCall, `"cache_creation":{"ephemeral_5m_input_tokens":10,"ephemeral_1h_input_tokens":0},`, "", 1) + "\n", 1, warnNoSplit},
+		{"orphan tool_result", goodUser + "\n" + `{"type":"user","sessionId":"s1","timestamp":"2026-02-10T21:00:01.000Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_x","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}]}}` + "\n" + goodCall + "\n", 1, warnOrphanResult},
+		{"bad time", strings.Replace(goodUser, "2026-02-10T21:00:00.000Z", "yesterday", 1) + "\n" + goodCall + "\n", 1, warnBadTime},
+		{"synthetic", goodUser + "\n" + strings.Replace(goodCall, "claude-opus-4-6", "<synthetic>", 1) + "\n", 0, warnSynthetic},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fsys := fstest.MapFS{"s1.jsonl": {Data: []byte(tc.lines)}}
+			ss, w, err := ImportFS(fsys, "s1.jsonl", "")
+			require.NoError(t, err)
+			require.Len(t, ss, 1)
+			if _, n := billedOrNot(ss[0]); n != tc.calls {
+				t.Errorf("calls = %d, want %d", n, tc.calls)
+			}
+			if got := w.List(); len(got) != 1 || got[0].Reason != tc.warn || !strings.HasPrefix(got[0].First, "s1.jsonl:") {
+				t.Errorf("warnings = %+v, want one %q at s1.jsonl:N", got, tc.warn)
+			}
+			for _, p := range traces.Validate(ss[0]) {
+				if !strings.Contains(p.Msg, "no earlier tool_use") {
+					t.Errorf("Validate: %v", p)
+				}
+			}
+		})
+	}
+}
+
+func billedOrNot(s *traces.Session) (traces.Usage, int) {
+	n := 0
+	for i := range s.Events {
+		if s.Events[i].Kind == traces.Assistant {
+			n++
+		}
+	}
+	u, _ := billed(s)
+	return u, n
+}
+
+func TestLongLine(t *testing.T) {
+	long := `{"type":"user","sessionId":"s1","timestamp":"2026-02-10T21:00:01.000Z","message":{"role":"user","content":"` + strings.Repeat("x", traces.MaxLine) + `"}}`
+	data := goodUser + "\n" + long + "\n" + goodCall + "\n"
+	fsys := fstest.MapFS{"s1.jsonl": {Data: []byte(data)}}
+	ss, w, err := ImportFS(fsys, "s1.jsonl", "")
+	require.NoError(t, err)
+	if _, n := billed(ss[0]); n != 1 {
+		t.Errorf("calls = %d, want 1", n)
+	}
+	if got := w.List(); len(got) != 1 || got[0].Reason != warnTooLong || got[0].First != "s1.jsonl:2" {
+		t.Errorf("warnings = %+v, want %q at s1.jsonl:2", got, warnTooLong)
+	}
+}
