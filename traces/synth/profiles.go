@@ -162,7 +162,14 @@ func genReview(c *genCtx) []*traces.Session {
 	b := newBuilder(c.r, s, reviewStyle, c.day())
 	budget := int(reviewTokens * c.length)
 	b.turn("Review the whole project: architecture, correctness, concurrency, error handling and tests. Go package by package and report findings with severity as you go.")
-	for est := estSession(s); est < budget; est = estSession(s) {
+	est, seen := 0, 0
+	for {
+		// Count only the events the last turn added: linear in length.
+		est += estEvents(s.Events[seen:])
+		seen = len(s.Events)
+		if est >= budget {
+			break
+		}
 		b.think()
 		b.turn(b.g.sentence(English) + " " + pick(b.r, []string{"Continue with the next package.", "Now look at the tests.",
 			"What about error handling there?", "Go on.", "Check the concurrency in that part too."}))
@@ -170,13 +177,13 @@ func genReview(c *genCtx) []*traces.Session {
 	return []*traces.Session{s}
 }
 
-// estSession is the transcript size from the measured ratios, taking each
+// estEvents is the size of events from the measured ratios, taking each
 // block at the densest ratio (shell), which lands close to o200k.
-func estSession(s *traces.Session) int {
+func estEvents(evs []traces.Event) int {
 	n := 0
-	for i := range s.Events {
-		for j := range s.Events[i].Blocks {
-			bl := &s.Events[i].Blocks[j]
+	for i := range evs {
+		for j := range evs[i].Blocks {
+			bl := &evs[i].Blocks[j]
 			n += estTokens(bl.Text+bl.Name+bl.Input, Shell)
 		}
 	}
