@@ -51,8 +51,8 @@
 //   - cron: Source cron, model claude-haiku-4-5, one run per session spaced
 //     by the job's interval (15 min, 30 min or 1 h, drawn from the seed),
 //     all sessions in Tenant "cron-<seed>". The user message is a static
-//     scaffold of ~6.5K tokens (instructions, an inventory, a report
-//     template) and a volatile tail of a few hundred; Block.ScaffoldEnd is
+//     scaffold of ~5.6K tokens (instructions, an inventory, a report
+//     template) and a volatile tail of ~100-600; Block.ScaffoldEnd is
 //     the byte offset where the scaffold ends, registered by the code that
 //     builds the message (hermes.md §1.2), never found by searching.
 //   - subagents: a coding session whose middle turn fans out to 2-6
