@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -44,6 +45,9 @@ const (
 	WarnNoCreated     = "kept record without created time (timed as the previous one)"
 	WarnBadTools      = "ignored tools that are not a valid array"
 )
+
+// maxUnix is 9999-12-31T23:59:59Z, the last time the native format writes.
+const maxUnix = 253402300799
 
 // Import reads a file, or every *.json and *.jsonl file under a directory in
 // lexical path order, and returns the sessions in that order. Bad records
@@ -388,9 +392,9 @@ func (im *importer) request(line int, rec *record) {
 	case rs.clk != nil:
 		at = rs.clk.cur()
 		rs.clk.advance()
-	case rec.Created != nil:
-		sec := *rec.Created
-		at = time.Unix(0, int64(sec*1e9)).UTC().Round(time.Millisecond)
+	case rec.Created != nil && *rec.Created >= 0 && *rec.Created <= maxUnix:
+		whole, frac := math.Modf(*rec.Created)
+		at = time.Unix(int64(whole), int64(frac*1e9)).UTC().Round(time.Millisecond)
 	default:
 		im.w.Add(im.file, line, WarnNoCreated)
 	}

@@ -1,0 +1,137 @@
+package hermes
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/ctxsim/ctxsim/traces"
+	"github.com/ctxsim/ctxsim/traces/chatlog/jsonl"
+)
+
+// Import reads a hermes-agent state.db (a file starting with the SQLite
+// header) or a `hermes sessions export` file (JSON or JSONL).
+func Import(path string) ([]*traces.Session, *traces.Warnings, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &traces.Warnings{}, err
+	}
+	head := make([]byte, 16)
+	n, _ := io.ReadFull(f, head)
+	f.Close()
+	if n == 16 && string(head) == "SQLite format 3\x00" {
+		return ReadDB(path)
+	}
+	f, err = os.Open(path)
+	if err != nil {
+		return nil, &traces.Warnings{}, err
+	}
+	defer f.Close()
+	w := &traces.Warnings{}
+	ss, err := ReadExport(f, path, w)
+	return ss, w, err
+}
+
+// ReadExport reads `hermes sessions export` output: JSONL with one session
+// object per line (export_all), or one JSON document holding a session
+// object (export_session, export_session_lineage) or an array of them.
+// Each object is the session row plus "messages"; a lineage export's
+// "segments" are imported as the sessions they were.
+func ReadExport(r io.Reader, name string, w *traces.Warnings) ([]*traces.Session, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	first, err := br.ReadSlice('\n')
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	first = append([]byte(nil), first...)
+	rest := io.MultiReader(bytes.NewReader(first), br)
+	var out []*traces.Session
+	if t := bytes.TrimSpace(first); len(t) > 0 && t[0] == '{' && json.Valid(t) {
+		sc := jsonl.NewScanner(rest, name, w)
+		for sc.Scan() {
+			var sr sessionRow
+			if sc.Decode(&sr) {
+				out = append(out, exportSession(&sr, name, sc.Line(), w)...)
+			}
+		}
+		if err := sc.Err(); err != nil {
+			return nil, err
+		}
+	} else {
+		data, err := io.ReadAll(rest)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		data = bytes.TrimSpace(data)
+		if len(data) == 0 {
+			return nil, nil
+		}
+		var rows []sessionRow
+		if data[0] == '[' {
+			err = json.Unmarshal(data, &rows)
+		} else {
+			rows = make([]sessionRow, 1)
+			err = json.Unmarshal(data, &rows[0])
+		}
+		if err != nil {
+			return nil, syntaxError(name, data, err)
+		}
+		for i := range rows {
+			out = append(out, exportSession(&rows[i], name, 1, w)...)
+		}
+	}
+	link(out)
+	return out, nil
+}
+
+func syntaxError(name string, data []byte, err error) error {
+	off := int64(-1)
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	}
+	line := 0
+	if off >= 0 {
+		line = 1 + bytes.Count(data[:min(int(off), len(data))], []byte("\n"))
+	}
+	return &traces.SyntaxError{File: name, Line: line, Msg: err.Error()}
+}
+
+func exportSession(sr *sessionRow, name string, line int, w *traces.Warnings) []*traces.Session {
+	if len(sr.Segments) > 0 {
+		var out []*traces.Session
+		for _, raw := range sr.Segments {
+			var seg sessionRow
+			if err := json.Unmarshal(raw, &seg); err != nil {
+				w.Add(name, line, jsonl.WarnInvalidJSON)
+				continue
+			}
+			seg.Segments = nil
+			out = append(out, exportSession(&seg, name, line, w)...)
+		}
+		return out
+	}
+	if strings.TrimSpace(sr.ID) == "" {
+		w.Add(name, line, WarnNoSession)
+		return nil
+	}
+	rows := make([]messageRow, 0, len(sr.Messages))
+	for _, raw := range sr.Messages {
+		var m messageRow
+		if err := json.Unmarshal(raw, &m); err != nil {
+			w.Add(name, line, WarnBadRow)
+			continue
+		}
+		rows = append(rows, m)
+	}
+	return []*traces.Session{build(sr, rows, name, func(int) int { return line }, w)}
+}

@@ -1,0 +1,295 @@
+package hermes
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ctxsim/ctxsim/traces"
+	"github.com/ctxsim/ctxsim/traces/chatlog"
+)
+
+// Format is the Session.Format of imported sessions.
+const Format = "hermes"
+
+// Warning reasons.
+const (
+	WarnInactive  = "kept inactive message that is not marked compacted"
+	WarnNoSession = "skipped session without id"
+	WarnBadRow    = "skipped message row that is not an object"
+	WarnNoRole    = "skipped message without role"
+	WarnBadTime   = "kept message with an out-of-range timestamp (timed as the previous one)"
+)
+
+// maxUnix is 9999-12-31T23:59:59Z, the last time the native format writes.
+const maxUnix = 253402300799
+
+func validTime(n flexNum) bool { return n.Valid && n.V >= 0 && n.V <= maxUnix }
+
+// Summary prefixes hermes' compressor writes (reference hermes.md §3.5),
+// recognised when a row lacks the _compressed_summary flag (exports from
+// builds before the column existed).
+var summaryPrefixes = []string{
+	"[CONTEXT COMPACTION",
+	"[CONTEXT SUMMARY]:",
+	"[PRIOR CONTEXT — for reference only",
+}
+
+// A sessionRow is the part of a sessions row (or export object) the
+// importer uses.
+type sessionRow struct {
+	ID               string            `json:"id"`
+	Source           string            `json:"source"`
+	Model            string            `json:"model"`
+	SystemPrompt     string            `json:"system_prompt"`
+	ParentSessionID  string            `json:"parent_session_id"`
+	StartedAt        flexNum           `json:"started_at"`
+	EndReason        string            `json:"end_reason"`
+	InputTokens      flexNum           `json:"input_tokens"`
+	OutputTokens     flexNum           `json:"output_tokens"`
+	CacheReadTokens  flexNum           `json:"cache_read_tokens"`
+	CacheWriteTokens flexNum           `json:"cache_write_tokens"`
+	ReasoningTokens  flexNum           `json:"reasoning_tokens"`
+	APICallCount     flexNum           `json:"api_call_count"`
+	EstimatedCost    flexNum           `json:"estimated_cost_usd"`
+	ActualCost       flexNum           `json:"actual_cost_usd"`
+	Messages         []json.RawMessage `json:"messages"`
+	Segments         []json.RawMessage `json:"segments"`
+}
+
+// A messageRow is one row of the messages table, as the DB holds it or an
+// export writes it.
+type messageRow struct {
+	ID           flexNum         `json:"id"`
+	Role         string          `json:"role"`
+	Content      json.RawMessage `json:"content"`
+	ToolCallID   string          `json:"tool_call_id"`
+	ToolCalls    json.RawMessage `json:"tool_calls"`
+	Timestamp    flexNum         `json:"timestamp"`
+	TokenCount   flexNum         `json:"token_count"`
+	FinishReason string          `json:"finish_reason"`
+	Reasoning    string          `json:"reasoning"`
+	Summary      flexBool        `json:"_compressed_summary"`
+	Active       *flexBool       `json:"active"`
+	Compacted    flexBool        `json:"compacted"`
+}
+
+// flexNum reads a JSON number, a numeric string or null.
+type flexNum struct {
+	V     float64
+	Valid bool
+}
+
+func (n *flexNum) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if string(b) == "null" {
+		return nil
+	}
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		b = []byte(s)
+	}
+	v, err := strconv.ParseFloat(string(b), 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	n.V, n.Valid = v, true
+	return nil
+}
+
+func (n flexNum) int() int64 { return int64(n.V) }
+
+// flexBool reads true/false, 0/1 (SQLite has no booleans) or null.
+type flexBool bool
+
+func (f *flexBool) UnmarshalJSON(b []byte) error {
+	switch strings.TrimSpace(string(b)) {
+	case "true", "1", `"1"`, `"true"`:
+		*f = true
+	default:
+		*f = false
+	}
+	return nil
+}
+
+// unixTime converts hermes' REAL epoch seconds, rounded to the microsecond
+// so float noise does not leak into the trace.
+func unixTime(sec float64) time.Time {
+	whole, frac := math.Modf(sec)
+	return time.Unix(int64(whole), int64(math.Round(frac*1e6))*1e3).UTC()
+}
+
+// build converts one session and its message rows, in row order. place
+// names row i in warnings.
+func build(sr *sessionRow, rows []messageRow, file string, place func(i int) int, w *traces.Warnings) *traces.Session {
+	s := &traces.Session{ID: sr.ID, Source: traces.Source(sr.Source), Model: sr.Model, Format: Format, Parent: sr.ParentSessionID}
+	if sr.SystemPrompt != "" {
+		s.Floor = []traces.Block{{Kind: traces.System, Text: sr.SystemPrompt}}
+	}
+	t := chatlog.NewTranscript(s, file, w)
+	var last time.Time
+	if validTime(sr.StartedAt) {
+		last = unixTime(sr.StartedAt.V)
+	}
+	prevArchived := false
+	compactionOpen := false // a Compaction was emitted and its summary not yet seen
+	for i := range rows {
+		r := &rows[i]
+		line := place(i)
+		if r.Role == "" {
+			w.Add(file, line, WarnNoRole)
+			continue
+		}
+		at := last
+		if validTime(r.Timestamp) {
+			at = unixTime(r.Timestamp.V)
+		} else if r.Timestamp.Valid {
+			w.Add(file, line, WarnBadTime)
+		}
+		active := r.Active == nil || bool(*r.Active)
+		archived := !active && bool(r.Compacted)
+		if !active && !archived {
+			w.Add(file, line, WarnInactive)
+		}
+		if prevArchived && !archived {
+			s.Events = append(s.Events, traces.Event{Time: t.Clamp(line, at), Kind: traces.Compaction, Meta: map[string]string{"mode": "in_place"}})
+			compactionOpen = true
+		}
+		prevArchived = archived
+		summary := bool(r.Summary) || isSummaryText(r.Content)
+		if summary && !compactionOpen {
+			meta := map[string]string{"mode": "in_place"}
+			if len(s.Events) == 0 && s.Parent != "" {
+				meta["mode"] = "rotate"
+			}
+			s.Events = append(s.Events, traces.Event{Time: t.Clamp(line, at), Kind: traces.Compaction, Meta: meta})
+		}
+		if summary {
+			compactionOpen = false
+		}
+		m := chatlog.Message{Role: r.Role, Content: r.Content, ToolCalls: r.ToolCalls, ToolCallID: r.ToolCallID, ReasoningContent: r.Reasoning}
+		idx := t.Add(line, at, &m)
+		last = at
+		if idx < 0 {
+			continue
+		}
+		ev := &s.Events[idx]
+		if summary {
+			if ev.Kind != traces.User {
+				ev.Meta = setMeta(ev.Meta, "role", r.Role)
+				ev.Kind = traces.User
+			}
+			ev.Summary = true
+		}
+		if r.TokenCount.Valid {
+			ev.Meta = setMeta(ev.Meta, "token_count", strconv.FormatInt(r.TokenCount.int(), 10))
+		}
+		if r.FinishReason != "" && ev.Kind == traces.Assistant {
+			ev.Meta = setMeta(ev.Meta, "finish_reason", r.FinishReason)
+		}
+	}
+	t.Finish()
+	s.Notes = append(s.Notes, totalsNote(sr))
+	if len(s.Floor) == 0 {
+		s.Notes = append(s.Notes, "floor not recorded: no system prompt in the session row, and hermes does not store tool schemas")
+	} else {
+		s.Notes = append(s.Notes, "floor holds the recorded system prompt only: hermes does not store tool schemas")
+	}
+	if sr.EndReason == "compression" {
+		s.Notes = append(s.Notes, "ended by compression: the conversation continues in a child session")
+	}
+	return s
+}
+
+func setMeta(m map[string]string, k, v string) map[string]string {
+	if m == nil {
+		m = map[string]string{}
+	}
+	m[k] = v
+	return m
+}
+
+func isSummaryText(raw json.RawMessage) bool {
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return false
+	}
+	s = strings.TrimSpace(s)
+	for _, p := range summaryPrefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// TotalsPrefix starts the Session.Notes entry holding hermes' per-session
+// usage totals.
+const TotalsPrefix = "recorded totals (hermes keeps no per-call usage): "
+
+// totalsNote records the session row's usage totals. hermes stores usage per
+// session only, so no assistant event carries Usage: a per-call split would
+// be invented. input is uncached input, as hermes stores it (§9).
+func totalsNote(sr *sessionRow) string {
+	cost := sr.ActualCost
+	if !cost.Valid {
+		cost = sr.EstimatedCost
+	}
+	return fmt.Sprintf("%sinput=%d cache_read=%d cache_write=%d output=%d reasoning=%d api_calls=%d cost_usd=%.6f",
+		TotalsPrefix, sr.InputTokens.int(), sr.CacheReadTokens.int(), sr.CacheWriteTokens.int(),
+		sr.OutputTokens.int(), sr.ReasoningTokens.int(), sr.APICallCount.int(), cost.V)
+}
+
+// Totals parses the totals note of an imported session: the usage hermes
+// recorded for the whole session (writes counted as 5m writes), and the
+// number of API calls. ok is false when s has no such note.
+func Totals(s *traces.Session) (u traces.Usage, calls int64, ok bool) {
+	for _, n := range s.Notes {
+		rest, found := strings.CutPrefix(n, TotalsPrefix)
+		if !found {
+			continue
+		}
+		for _, f := range strings.Fields(rest) {
+			k, v, _ := strings.Cut(f, "=")
+			x, _ := strconv.ParseInt(v, 10, 64)
+			switch k {
+			case "input":
+				u.Input = x
+			case "cache_read":
+				u.CacheRead = x
+			case "cache_write":
+				u.CacheWrite5m = x
+			case "output":
+				u.Output = x
+			case "api_calls":
+				calls = x
+			}
+		}
+		return u, calls, true
+	}
+	return u, 0, false
+}
+
+// link fills Children from Parent links among the imported sessions, sorted.
+func link(ss []*traces.Session) {
+	byID := map[string]*traces.Session{}
+	for _, s := range ss {
+		byID[s.ID] = s
+	}
+	for _, s := range ss {
+		if p, ok := byID[s.Parent]; ok && s.Parent != s.ID {
+			p.Children = append(p.Children, s.ID)
+		}
+	}
+	for _, s := range ss {
+		sort.Strings(s.Children)
+	}
+}
