@@ -130,9 +130,11 @@ func (o *OpenAI) Send(now time.Time, req *prompt.Request) (Response, error) {
 		// The whole prompt is cached once the response starts; the run it
 		// lands in, and every run it continues, starts a new idle period.
 		r := c.idx.insert(req, hit, l, now.Add(ttft))
-		touch(r, func(r *run) { r.expires = later(r.expires, now.Add(ttft+o.idle())) })
+		exp := now.Add(ttft + o.idle())
+		touch(r, func(r *run) { r.expires = later(r.expires, exp) })
 	} else if hit >= 0 {
-		touch(l.r, func(r *run) { r.expires = later(r.expires, now.Add(o.idle())) })
+		exp := now.Add(o.idle())
+		touch(l.r, func(r *run) { r.expires = later(r.expires, exp) })
 	}
 	c.idx.sweep(now)
 	return Response{

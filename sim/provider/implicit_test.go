@@ -1,0 +1,256 @@
+package provider
+
+import (
+	"errors"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/ctxsim/ctxsim/policies/prompt"
+	"github.com/ctxsim/ctxsim/pricing"
+)
+
+func openaiCard() *pricing.Card {
+	return pricing.NewCard(
+		pricing.Price{Model: "gpt", Provider: "openai", Input: 2, Output: 8, CacheWrite5m: 2, CacheRead: 0.5, Window: 100000, MinCacheable: 1024},
+		pricing.Price{Model: "gpt2", Provider: "openai", Input: 2, Output: 8, CacheWrite5m: 2, CacheRead: 0.5, Window: 100000},
+		pricing.Price{Model: "ds", Provider: "deepseek", Input: 0.27, Output: 1.1, CacheRead: 0.07, Window: 100000},
+	)
+}
+
+func newTestOpenAI(t *testing.T, o OpenAIOptions) *OpenAI {
+	t.Helper()
+	o.Prices, o.Latency = openaiCard(), zeroLatency
+	if o.Rand == nil {
+		o.Rand = rand.New(rand.NewPCG(1, 2))
+	}
+	p, err := NewOpenAI(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// A step is one call of a conversation: grow the view, send at a time,
+// expect a cached count.
+type step struct {
+	at     time.Duration
+	grow   func(c *convo)
+	cached int64
+}
+
+func runSteps(t *testing.T, p Provider, c *convo, steps []step) {
+	t.Helper()
+	for i, s := range steps {
+		if s.grow != nil {
+			s.grow(c)
+		}
+		r := c.req(prompt.NoCache)
+		resp, err := p.Send(t0.Add(s.at), r)
+		if err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+		if resp.Usage.CacheRead != s.cached {
+			t.Errorf("call %d: cached %d, want %d", i, resp.Usage.CacheRead, s.cached)
+		}
+		u, w := resp.Usage, resp.Wire
+		if u.Prompt() != int64(r.Total) || w.PromptTokens != int64(r.Total) || w.CachedTokens != u.CacheRead || u.Input != w.PromptTokens-w.CachedTokens || u.Writes() != 0 {
+			t.Errorf("call %d: usage %+v and wire %+v disagree (prompt %d)", i, u, w, r.Total)
+		}
+	}
+}
+
+func TestOpenAIRules(t *testing.T) {
+	more := func(n int) func(c *convo) { return func(c *convo) { c.add(prompt.RoleUser, n) } }
+	tests := []struct {
+		name  string
+		opts  OpenAIOptions
+		sys   int
+		steps []step
+	}{
+		{"below 1024 nothing is cached", OpenAIOptions{}, 1000, []step{{0, nil, 0}, {time.Second, more(10), 0}}},
+		// Hit 3000 → 1024 + 15·128.
+		{"hits count in 128-token steps from 1024", OpenAIOptions{}, 3000, []step{{0, nil, 0}, {time.Second, more(10), 2944}}},
+		{"exactly 1024 is cached", OpenAIOptions{}, 1024, []step{{0, nil, 0}, {time.Second, more(10), 1024}}},
+		{"a fixed idle lifetime", OpenAIOptions{IdleMin: 5 * time.Minute, IdleMax: 5 * time.Minute}, 3000, []step{
+			{0, nil, 0}, {5*time.Minute - time.Second, nil, 2944}, {10*time.Minute + time.Second, nil, 0}}},
+		{"a hit starts a new idle period", OpenAIOptions{IdleMin: 5 * time.Minute, IdleMax: 5 * time.Minute}, 3000, []step{
+			{0, nil, 0}, {4 * time.Minute, nil, 2944}, {8 * time.Minute, nil, 2944}, {12 * time.Minute, nil, 2944}}},
+		{"the 5-10 minute band: alive before 5", OpenAIOptions{}, 3000, []step{{0, nil, 0}, {5*time.Minute - time.Second, nil, 2944}}},
+		{"the 5-10 minute band: gone after 10", OpenAIOptions{}, 3000, []step{{0, nil, 0}, {10*time.Minute + time.Second, nil, 0}}},
+		{"idle is capped at 1h", OpenAIOptions{IdleMin: 2 * time.Hour, IdleMax: 2 * time.Hour}, 3000, []step{
+			{0, nil, 0}, {59 * time.Minute, nil, 2944}, {119*time.Minute + time.Second, nil, 0}}},
+		{"24h retention", OpenAIOptions{Retention: Extended}, 3000, []step{{0, nil, 0}, {23 * time.Hour, nil, 2944}, {47*time.Hour + time.Second, nil, 0}}},
+		{"a changed block ends the hit", OpenAIOptions{}, 3000, []step{
+			{0, func(c *convo) { c.add(prompt.RoleUser, 500).add(prompt.RoleUser, 500) }, 0},
+			{time.Second, func(c *convo) { c.v.Messages = c.v.Messages[:1]; c.add(prompt.RoleUser, 500) }, 3456}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			runSteps(t, newTestOpenAI(t, tt.opts), newConvoModel(t, tt.sys, "gpt"), tt.steps)
+		})
+	}
+}
+
+func newConvoModel(t *testing.T, sys int, model string) *convo {
+	c := newConvo(t, sys)
+	c.model = model
+	return c
+}
+
+func TestOpenAISeededEviction(t *testing.T) {
+	// Inside the band the outcome depends on the draw: the same seed gives
+	// the same outcomes, and over many seeds both outcomes occur.
+	outcome := func(seed uint64) int64 {
+		p := newTestOpenAI(t, OpenAIOptions{Rand: rand.New(rand.NewPCG(seed, 0))})
+		c := newConvoModel(t, 3000, "gpt")
+		send(t, p, t0, c.req(prompt.NoCache))
+		return send(t, p, t0.Add(7*time.Minute+30*time.Second), c.req(prompt.NoCache)).CacheRead
+	}
+	hits := 0
+	for seed := range uint64(40) {
+		a, b := outcome(seed), outcome(seed)
+		if a != b {
+			t.Fatalf("seed %d: %d then %d", seed, a, b)
+		}
+		if a > 0 {
+			hits++
+		}
+	}
+	if hits == 0 || hits == 40 {
+		t.Errorf("at 7.5 min %d of 40 seeds hit, want some but not all", hits)
+	}
+}
+
+func TestOpenAIOptionsAndErrors(t *testing.T) {
+	if _, err := NewOpenAI(OpenAIOptions{}); err == nil {
+		t.Error("in-memory retention without a Rand was accepted")
+	}
+	if _, err := NewOpenAI(OpenAIOptions{Retention: "forever"}); err == nil {
+		t.Error("an unknown retention was accepted")
+	}
+	p := newTestOpenAI(t, OpenAIOptions{})
+	c := newConvoModel(t, 100000, "gpt")
+	if _, err := p.Send(t0, c.req(prompt.NoCache)); !errors.Is(err, ErrContextOverflow) {
+		t.Errorf("100001 tokens in a 100000 window: %v", err)
+	}
+	// A model switch starts cold; no MinCacheable on the card means 1024.
+	c = newConvoModel(t, 3000, "gpt")
+	send(t, p, t0, c.req(prompt.NoCache))
+	c.model = "gpt2"
+	if u := send(t, p, t0.Add(time.Second), c.req(prompt.NoCache)); u.CacheRead != 0 {
+		t.Errorf("after a model switch: cached %d", u.CacheRead)
+	}
+	if u := send(t, p, t0.Add(2*time.Second), c.req(prompt.NoCache)); u.CacheRead != 2944 {
+		t.Errorf("gpt2 second call: cached %d, want 2944", u.CacheRead)
+	}
+}
+
+func newTestDeepSeek(o DeepSeekOptions) *DeepSeek {
+	o.Prices, o.Latency = openaiCard(), zeroLatency
+	return NewDeepSeek(o)
+}
+
+func TestDeepSeekRules(t *testing.T) {
+	tests := []struct {
+		name  string
+		opts  DeepSeekOptions
+		steps []step
+	}{
+		{"A+B then A+B+C hits A+B", DeepSeekOptions{}, []step{
+			{0, func(c *convo) { c.add(prompt.RoleUser, 300) }, 0},
+			{time.Second, func(c *convo) { c.add(prompt.RoleUser, 200) }, 2300}}},
+		{"A+B, A+C misses, then A+D hits A", DeepSeekOptions{}, []step{
+			{0, func(c *convo) { c.add(prompt.RoleUser, 300) }, 0},
+			{time.Second, func(c *convo) { c.v.Messages = c.v.Messages[:0]; c.add(prompt.RoleUser, 301) }, 0},
+			{2 * time.Second, func(c *convo) { c.v.Messages = c.v.Messages[:0]; c.add(prompt.RoleUser, 302) }, 2000}}},
+		{"the end of the output is a unit", DeepSeekOptions{}, []step{
+			{0, func(c *convo) { c.add(prompt.RoleUser, 300) }, 0},
+			{time.Second, func(c *convo) { c.add(prompt.RoleAssistant, 80).add(prompt.RoleTool, 500) }, 2380}}},
+		// Ends 2000, 5000, 8000, 11000: units at 4096 (inside block 1) and
+		// 8192 (inside block 3, which is also the input's end, 11000).
+		{"fixed intervals inside long inputs", DeepSeekOptions{}, []step{
+			{0, func(c *convo) { c.add(prompt.RoleUser, 3000).add(prompt.RoleUser, 3000).add(prompt.RoleUser, 3000) }, 0},
+			{time.Second, func(c *convo) { c.v.Messages = c.v.Messages[:1]; c.add(prompt.RoleUser, 10) }, 4096}}},
+		{"units under 64 tokens are not cached", DeepSeekOptions{}, []step{
+			{0, func(c *convo) { c.v.System = nil; c.add(prompt.RoleUser, 50) }, 0},
+			{time.Second, func(c *convo) { c.add(prompt.RoleUser, 50) }, 0}}},
+		{"unused units expire", DeepSeekOptions{Retention: time.Hour}, []step{
+			{0, func(c *convo) { c.add(prompt.RoleUser, 300) }, 0},
+			{59 * time.Minute, nil, 2300},
+			{2*time.Hour + time.Second, nil, 0}}},
+		{"units are readable after the build delay", DeepSeekOptions{BuildDelay: 5 * time.Second}, []step{
+			{0, func(c *convo) { c.add(prompt.RoleUser, 300) }, 0},
+			{4 * time.Second, nil, 0},
+			{6 * time.Second, nil, 2300}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			runSteps(t, newTestDeepSeek(tt.opts), newConvoModel(t, 2000, "ds"), tt.steps)
+		})
+	}
+}
+
+func newTestVLLM(t *testing.T, capacity int) *VLLM {
+	t.Helper()
+	p, err := NewVLLM(VLLMOptions{Capacity: capacity, Common: Common{Latency: zeroLatency}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestVLLMRules(t *testing.T) {
+	t.Run("only full 16-token blocks are reused", func(t *testing.T) {
+		runSteps(t, newTestVLLM(t, 1<<20), newConvoModel(t, 1000, "q"), []step{
+			{0, nil, 0}, {time.Second, func(c *convo) { c.add(prompt.RoleUser, 100) }, 992}, {time.Hour, func(c *convo) { c.add(prompt.RoleUser, 7) }, 1088}})
+	})
+	t.Run("the last token is always computed", func(t *testing.T) {
+		p := newTestVLLM(t, 1<<20)
+		c := newConvoModel(t, 1023, "q")
+		c.b.Wire.Tail = 0 // the prompt ends at the block's end: 1023 tokens
+		runSteps(t, p, c, []step{{0, nil, 0}, {time.Second, nil, 1008}})
+	})
+	t.Run("LRU eviction under capacity, tail first", func(t *testing.T) {
+		p := newTestVLLM(t, 3000)
+		a := newConvoModel(t, 1000, "q").add(prompt.RoleUser, 1000) // ends 1000, 2000
+		b := newConvoModel(t, 0, "q")
+		b.v.System = nil
+		b.add(prompt.RoleUser, 1500)
+		send(t, p, t0, a.req(prompt.NoCache))
+		send(t, p, t0.Add(time.Second), b.req(prompt.NoCache)) // 2000 + 1488 > 3000: trim a's tail
+		if u := send(t, p, t0.Add(2*time.Second), b.req(prompt.NoCache)); u.CacheRead != 1488 {
+			t.Errorf("b (most recent): cached %d, want 1488", u.CacheRead)
+		}
+		if u := send(t, p, t0.Add(3*time.Second), a.req(prompt.NoCache)); u.CacheRead != 992 {
+			t.Errorf("a (evicted from the tail): cached %d, want 992", u.CacheRead)
+		}
+	})
+	t.Run("a model switch starts cold", func(t *testing.T) {
+		p := newTestVLLM(t, 1<<20)
+		c := newConvoModel(t, 1000, "q")
+		send(t, p, t0, c.req(prompt.NoCache))
+		c.model = "r"
+		if u := send(t, p, t0.Add(time.Second), c.req(prompt.NoCache)); u.CacheRead != 0 {
+			t.Errorf("cached %d after a switch", u.CacheRead)
+		}
+	})
+	if _, err := NewVLLM(VLLMOptions{}); err == nil {
+		t.Error("vllm without a capacity was accepted")
+	}
+}
+
+func TestByName(t *testing.T) {
+	o := Options{Common: Common{Prices: openaiCard()}}
+	o.OpenAI.Rand = rand.New(rand.NewPCG(1, 1))
+	o.VLLM.Capacity = 1 << 20
+	for _, n := range Names() {
+		p, err := ByName(n, o)
+		if err != nil || p.Name() != n {
+			t.Errorf("ByName(%q) = %v, %v", n, p, err)
+		}
+	}
+	if _, err := ByName("gemini", o); err == nil {
+		t.Error("an unknown provider was accepted")
+	}
+}
