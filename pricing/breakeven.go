@@ -173,6 +173,12 @@ type TTLVerdict struct {
 	// Rewrites5m and Rewrites1h count calls that found their prefix expired.
 	Rewrites5m int `json:"rewrites_5m"`
 	Rewrites1h int `json:"rewrites_1h"`
+	// Growth is the new prompt tokens per call as a share of the previous
+	// prompt, token-weighted: Σ max(Pᵢ − Pᵢ₋₁, 0) ÷ Σ Pᵢ₋₁.
+	Growth float64 `json:"growth"`
+	// MidBreakeven is MidBreakeven at this session's long-gap share and
+	// growth: 1h pays when Mix.Mid exceeds it.
+	MidBreakeven float64 `json:"mid_breakeven"`
 }
 
 // ReplayTTL replays calls (in time order) under each tier. The model: every
@@ -206,10 +212,17 @@ func ReplayTTL(p Price, calls []CallPoint) (TTLVerdict, error) {
 		}
 		return usd
 	}
+	var grown, base int64
 	for i := 1; i < len(calls); i++ {
 		gaps = append(gaps, calls[i].Time.Sub(calls[i-1].Time))
+		grown += max(calls[i].Prompt-calls[i-1].Prompt, 0)
+		base += calls[i-1].Prompt
 	}
 	v.Mix = MixOf(gaps)
+	if base > 0 {
+		v.Growth = float64(grown) / float64(base)
+	}
+	v.MidBreakeven, _ = MidBreakeven(p, v.Mix.Long, v.Growth)
 	v.Cost5m = tally(TTL5m, p.CacheWrite5m, &v.Rewrites5m)
 	v.Cost1h = tally(TTL1h, p.CacheWrite1h, &v.Rewrites1h)
 	v.Savings1h = v.Cost5m - v.Cost1h

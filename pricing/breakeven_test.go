@@ -114,6 +114,10 @@ func TestReplayTTL(t *testing.T) {
 	if !beNear(v.Cost5m, want5) || !beNear(v.Cost1h, want1) || !beNear(v.Savings1h, want5-want1) {
 		t.Errorf("ReplayTTL costs = %v, %v, %v; want %v, %v", v.Cost5m, v.Cost1h, v.Savings1h, want5, want1)
 	}
+	// Growth: (200 + 300 + 100) ÷ (1000 + 1200 + 1500).
+	if !beNear(v.Growth, 600.0/3700) {
+		t.Errorf("Growth = %v, want %v", v.Growth, 600.0/3700)
+	}
 	if v.Rewrites5m != 2 || v.Rewrites1h != 1 || v.Calls != 4 || v.Mix.Gaps != 3 {
 		t.Errorf("ReplayTTL = %+v", v)
 	}

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// update is the one -update flag of this package's golden tests.
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// goldenFile compares got with testdata/name, or rewrites it under -update.
+func goldenFile(t *testing.T, name string, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+		return
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "run go test -update to create it")
+	if got != string(want) {
+		t.Errorf("output differs from %s (go test -update rewrites it)\n--- got ---\n%s\n--- want ---\n%s", path, got, want)
+	}
+}
+
+func runCmd(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestBreakevenAcceptance(t *testing.T) {
+	code, out, errs := runCmd(t, "breakeven", "--model", "claude-opus-4-6", "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rep struct {
+		Tiers []struct {
+			TTL  string  `json:"ttl"`
+			Uses float64 `json:"breakeven_uses"`
+		} `json:"tiers"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	want := map[string]float64{"5m": 1.28, "1h": 2.11}
+	if len(rep.Tiers) != 2 {
+		t.Fatalf("tiers = %+v", rep.Tiers)
+	}
+	for _, tier := range rep.Tiers {
+		if got := math.Round(tier.Uses*100) / 100; got != want[tier.TTL] {
+			t.Errorf("%s break-even = %.2f, want %.2f", tier.TTL, got, want[tier.TTL])
+		}
+	}
+}
+
+func TestBreakevenGolden(t *testing.T) {
+	// A recorded Claude Code session and a hand-made native one with
+	// coffee-break gaps, where 1h wins.
+	cc := filepath.Join("..", "..", "testdata", "claude-code", "short.jsonl")
+	gappy := filepath.Join("testdata", "breakeven-gaps.jsonl")
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"breakeven.text", []string{"breakeven"}},
+		{"breakeven.json", []string{"breakeven", "--json"}},
+		{"breakeven-mix.markdown", []string{"breakeven", "--format", "markdown", "--growth", "0.02", "--long", "0.1"}},
+		{"breakeven-session.text", []string{"breakeven", cc, gappy}},
+		{"breakeven-session.json", []string{"breakeven", "--json", gappy}},
+		{"breakeven-session.csv", []string{"breakeven", "--format", "csv", cc, gappy}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errs := runCmd(t, c.args...)
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			goldenFile(t, c.name, out)
+		})
+	}
+}
+
+func TestBreakevenPlot(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "figs")
+	code, _, errs := runCmd(t, "breakeven", "--plot", dir)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, f := range []string{"breakeven.svg", "breakeven.png", "breakeven.txt", "gap-cost.svg", "gap-cost.png", "gap-cost.txt"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, ".*tmp*"))
+	if len(left) > 0 {
+		t.Errorf("temporary files left behind: %q", left)
+	}
+}
+
+func TestBreakevenUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"breakeven", "--model", "no-such-model"},
+		{"breakeven", "--format", "yaml"},
+		{"breakeven", "--long", "2"},
+	} {
+		if code, _, _ := runCmd(t, args...); code != exitUsage {
+			t.Errorf("%q: exit %d, want %d", args, code, exitUsage)
+		}
+	}
+	if code, _, errs := runCmd(t, "breakeven", "no/such/path"); code != exitFailure || !strings.Contains(errs, "no/such/path") {
+		t.Errorf("missing path: exit %d, stderr %q", code, errs)
+	}
+}
