@@ -307,23 +307,39 @@ func (rep *costReport) write(e *env, f report.Format) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	}
-	t := &report.Table{
-		Columns: []string{"session", "model", "requests", "input", "5m write", "1h write", "cache read", "output", "cost", "hit rate"},
-		Right:   []bool{false, false, true, true, true, true, true, true, true, true},
+	// Text and Markdown are for people (thousands separators, children
+	// indented under their parent); CSV is for programs (plain numbers, a
+	// parent column).
+	csv := f == report.CSV
+	num, cost, rate := thousands, dollars, percent
+	cols := []string{"session", "model", "requests", "input", "5m write", "1h write", "cache read", "output", "cost", "hit rate"}
+	if csv {
+		num = func(n int64) string { return strconv.FormatInt(n, 10) }
+		cost = func(v float64) string { return strconv.FormatFloat(v, 'f', 6, 64) }
+		rate = func(v float64) string { return strconv.FormatFloat(v, 'f', 6, 64) }
+		cols = []string{"session", "parent", "model", "requests", "input", "cache_write_5m", "cache_write_1h", "cache_read", "output", "cost_usd", "cache_hit_rate"}
+	}
+	t := &report.Table{Columns: cols, Right: []bool{false, false, true, true, true, true, true, true, true, true}}
+	row := func(id, parent, model string, requests int, tk costTokens, usd, hit float64) {
+		cells := []string{id}
+		if csv {
+			cells = append(cells, parent)
+		}
+		cells = append(cells, model, strconv.Itoa(requests), num(tk.Input), num(tk.CacheWrite5m), num(tk.CacheWrite1h),
+			num(tk.CacheRead), num(tk.Output), cost(usd), rate(hit))
+		t.AddRow(cells...)
 	}
 	var add func(r *costRow, depth int, parent string)
 	add = func(r *costRow, depth int, parent string) {
 		id := r.ID
-		if depth > 0 {
+		if depth > 0 && !csv {
 			id = strings.Repeat("  ", depth) + strings.TrimPrefix(strings.TrimPrefix(r.ID, parent), ".")
 		}
 		model := r.Model
 		if len(r.models) > 1 {
 			model = strings.Join(r.models, ", ")
 		}
-		t.AddRow(id, model, strconv.Itoa(r.Requests), thousands(r.Tokens.Input), thousands(r.Tokens.CacheWrite5m),
-			thousands(r.Tokens.CacheWrite1h), thousands(r.Tokens.CacheRead), thousands(r.Tokens.Output),
-			dollars(r.CostUSD), percent(r.HitRate))
+		row(id, parent, model, r.Requests, r.Tokens, r.CostUSD, r.HitRate)
 		for _, c := range r.Children {
 			add(c, depth+1, r.ID)
 		}
@@ -332,9 +348,7 @@ func (rep *costReport) write(e *env, f report.Format) error {
 		add(r, 0, "")
 	}
 	tt := rep.Totals
-	t.AddRow("total", "", strconv.Itoa(tt.Requests), thousands(tt.Tokens.Input), thousands(tt.Tokens.CacheWrite5m),
-		thousands(tt.Tokens.CacheWrite1h), thousands(tt.Tokens.CacheRead), thousands(tt.Tokens.Output),
-		dollars(tt.CostUSD), percent(tt.HitRate))
+	row("total", "", "", tt.Requests, tt.Tokens, tt.CostUSD, tt.HitRate)
 	return t.Write(e.stdout, f)
 }
 

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+const (
+	ccDir   = "../../testdata/claude-code"
+	ccBig   = ccDir + "/4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
+	ccShort = ccDir + "/short.jsonl"
+)
+
+func runArgs(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+type costJSON struct {
+	Sessions []struct {
+		ID       string
+		Model    string
+		Requests int
+		Tokens   map[string]int64
+		CostUSD  float64 `json:"cost_usd"`
+		Children []struct {
+			ID string
+		}
+	}
+	Totals struct {
+		Requests int
+		Tokens   map[string]int64
+		CostUSD  float64 `json:"cost_usd"`
+		HitRate  float64 `json:"cache_hit_rate"`
+	}
+	Warnings []any
+}
+
+// TestCostMatchesCCUsage: ccusage 20.0.24 on the shared session reports 177
+// input, 479,537 cache creation, 11,618,567 cache read, 28,755 output and
+// $9.53 at claude-opus-4-6 list prices.
+func TestCostMatchesCCUsage(t *testing.T) {
+	code, out, errs := runArgs(t, "cost", "--json", ccBig)
+	require.Equal(t, exitOK, code, errs)
+	var r costJSON
+	require.NoError(t, json.Unmarshal([]byte(out), &r))
+	want := map[string]int64{"input": 177, "cache_write_5m": 479537, "cache_write_1h": 0, "cache_read": 11618567, "output": 28755}
+	for k, v := range want {
+		if r.Totals.Tokens[k] != v {
+			t.Errorf("totals.tokens.%s = %d, want %d", k, r.Totals.Tokens[k], v)
+		}
+	}
+	if got := int(r.Totals.CostUSD*100 + 0.5); got != 953 {
+		t.Errorf("totals.cost_usd = %v, want $9.53", r.Totals.CostUSD)
+	}
+	if len(r.Sessions) != 1 || r.Sessions[0].Model != "claude-opus-4-6" || r.Sessions[0].Requests != 139 {
+		t.Errorf("sessions = %+v, want one claude-opus-4-6 session of 139 requests", r.Sessions)
+	}
+	code, text, _ := runArgs(t, "cost", ccBig)
+	require.Equal(t, exitOK, code)
+	for _, s := range []string{"177", "479,537", "11,618,567", "28,755", "$9.53", "claude-opus-4-6"} {
+		if !strings.Contains(text, s) {
+			t.Errorf("text output lacks %s:\n%s", s, text)
+		}
+	}
+}
+
+func TestCost1hWrites(t *testing.T) {
+	code, out, errs := runArgs(t, "cost", "--json", ccShort)
+	require.Equal(t, exitOK, code, errs)
+	var r costJSON
+	require.NoError(t, json.Unmarshal([]byte(out), &r))
+	// 3 input, 13,835 1h writes at $10 (2× $5), 11,515 reads, 13 output.
+	want := (3*5 + 13835*10 + 11515*0.5 + 13*25) / 1e6
+	if r.Totals.Tokens["cache_write_1h"] != 13835 || r.Totals.CostUSD != float64(int64(want*1e6+0.5))/1e6 {
+		t.Errorf("1h session: tokens %v cost %v, want 13835 1h writes costing %v", r.Totals.Tokens, r.Totals.CostUSD, want)
+	}
+}
+
+func TestCostTreeGolden(t *testing.T) {
+	for _, tc := range []struct{ name, format string }{
+		{"cost_tree.stdout", "text"},
+		{"cost_tree_json.stdout", "json"},
+		{"cost_tree_md.stdout", "markdown"},
+		{"cost_tree_csv.stdout", "csv"},
+	} {
+		code, out, errs := runArgs(t, "cost", "--format", tc.format, ccDir)
+		require.Equal(t, exitOK, code, errs)
+		goldenFile(t, tc.name, strings.ReplaceAll(out, ccDir, "testdata/claude-code"))
+	}
+}
+
+// TestCostNativeAgrees: cost of the imported native traces equals cost of
+// the logs, so the fast path and the importer bill the same.
+func TestCostNativeAgrees(t *testing.T) {
+	dir := t.TempDir()
+	code, _, errs := runArgs(t, "import", "claude-code", ccDir, "-o", dir)
+	require.Equal(t, exitOK, code, errs)
+	_, fast, _ := runArgs(t, "cost", "--json", ccDir)
+	code, native, errs := runArgs(t, "cost", "--json", dir)
+	require.Equal(t, exitOK, code, errs)
+	var a, b costJSON
+	require.NoError(t, json.Unmarshal([]byte(fast), &a))
+	require.NoError(t, json.Unmarshal([]byte(native), &b))
+	if a.Totals.CostUSD != b.Totals.CostUSD || a.Totals.Requests != b.Totals.Requests || len(b.Sessions) != 4 {
+		t.Errorf("native cost %+v (%d top sessions), logs %+v", b.Totals, len(b.Sessions), a.Totals)
+	}
+}
+
+func TestCostErrors(t *testing.T) {
+	dir := t.TempDir()
+	line := `{"type":"assistant","sessionId":"s","requestId":"r","timestamp":"2026-01-01T00:00:00Z","message":{"id":"m","model":"mystery-9","usage":{"input_tokens":1,"output_tokens":1}}}` + "\n"
+	f := filepath.Join(dir, "s.jsonl")
+	require.NoError(t, os.WriteFile(f, []byte(line), 0o644))
+	code, _, errs := runArgs(t, "cost", f)
+	if code != exitFailure || !strings.Contains(errs, `no price for model "mystery-9"`) || !strings.Contains(errs, "--prices FILE") {
+		t.Errorf("unknown model: exit %d, stderr %q", code, errs)
+	}
+	prices := filepath.Join(dir, "p.json")
+	require.NoError(t, os.WriteFile(prices, []byte(`{"mystery-9":{"input_cost_per_token":1e-6,"output_cost_per_token":2e-6}}`), 0o644))
+	code, out, errs := runArgs(t, "cost", "--prices", prices, "--format", "csv", f)
+	if code != exitOK || !strings.Contains(out, "mystery-9") {
+		t.Errorf("--prices: exit %d, out %q, err %q", code, out, errs)
+	}
+	if code, _, _ := runArgs(t, "cost"); code != exitUsage {
+		t.Errorf("no PATH: exit %d, want %d", code, exitUsage)
+	}
+	if code, _, _ := runArgs(t, "cost", "--from", "nope", f); code != exitUsage {
+		t.Errorf("--from nope: exit %d, want %d", code, exitUsage)
+	}
+	if code, _, _ := runArgs(t, "cost", "--format", "xml", f); code != exitUsage {
+		t.Errorf("--format xml: exit %d, want %d", code, exitUsage)
+	}
+}
