@@ -34,6 +34,9 @@ type Config struct {
 	// SummaryModel is auxiliary.compression.model; empty means the main
 	// model summarizes.
 	SummaryModel string
+
+	// explicit lists the keys set by a file or Set, not by a preset.
+	explicit []string
 }
 
 // Default is hermes-agent's defaults (Preset "hermes-default" without its
@@ -224,7 +227,13 @@ func (c *Config) Set(key, value string) error {
 	if !ok {
 		return fmt.Errorf("policies: unknown key %q (see ctxsim policies --keys)", key)
 	}
-	return k.set(c, value)
+	if err := k.set(c, value); err != nil {
+		return err
+	}
+	if !slices.Contains(c.explicit, key) {
+		c.explicit = append(slices.Clip(c.explicit), key)
+	}
+	return nil
 }
 
 // Get returns a key's value in text form.
@@ -284,9 +293,12 @@ func (c *Config) Diff(base *Config) []Setting {
 }
 
 // Validate checks what a single key cannot: the absolute threshold against
-// the context window (window 0 skips that check).
+// the context window (window 0 skips that check). hermes' default cap
+// (256K) is min(cap, window) on a smaller window, as hermes applies it; a
+// cap set explicitly above the window can only be a mistake about the
+// model, and is an error.
 func (c *Config) Validate(window int) error {
-	if window > 0 && c.Compact.ThresholdTokens > window {
+	if window > 0 && c.Compact.ThresholdTokens > window && slices.Contains(c.explicit, "compression.threshold_tokens") {
 		return badValue("compression.threshold_tokens", fmt.Sprintf("at most the context window (%d)", window), strconv.Itoa(c.Compact.ThresholdTokens))
 	}
 	if c.Compact.Estimate == "" || c.CacheTTL == "" || c.Layout == "" {
@@ -447,7 +459,7 @@ func (l *loader) scalar(k *Key, v *yaml.Node) {
 		l.fail(v.Line, badValue(k.Name, k.Allowed, val))
 		return
 	}
-	if err := k.set(l.c, val); err != nil {
+	if err := l.c.Set(k.Name, val); err != nil {
 		l.fail(v.Line, err)
 	}
 }

@@ -39,7 +39,8 @@ func (m *Manager) gate(now time.Time) (bool, []Pass) {
 		// Armed when first found tripped; not persisted, so a restart waits
 		// a fresh window rather than disarming the guard (#14694).
 		m.mem.deadline = now.Add(ProbationAfter)
-		return false, nil
+		return false, []Pass{{Kind: KindBreaker, Trigger: "tripped", Outcome: OutcomeBlocked,
+			Detail: []KV{{"probation_in_s", ProbationAfter.Seconds()}}}}
 	}
 	if now.Before(m.mem.deadline) {
 		return false, nil

@@ -1,6 +1,7 @@
 package compact
 
 import (
+	"math"
 	"time"
 
 	"github.com/ctxsim/ctxsim/policies/estimate"
@@ -73,7 +74,7 @@ func (m *Manager) micro(now time.Time, v *prompt.View) (*prompt.View, Pass, bool
 		return v, Pass{}, false
 	}
 	start := alignForward(msgs, m.headCount(msgs))
-	end := m.tailCut(msgs, TailBudget(&m.cfg, m.model.Window, m.threshold), start)
+	end := m.tailCut(msgs, TailBudget(&m.cfg, m.model.Window, m.threshold), start, false)
 	if start >= end {
 		return v, Pass{}, false
 	}
@@ -169,7 +170,7 @@ func (m *Manager) micro(now time.Time, v *prompt.View) (*prompt.View, Pass, bool
 		m.dur.MicroPasses++
 		m.dur.MicroSaved += p.TokensBefore - p.TokensAfter
 	}
-	occupancy := float64(p.TokensAfter) / float64(m.threshold) * 100
+	occupancy := math.Round(float64(p.TokensAfter)/float64(m.threshold)*10000) / 100
 	p.Detail = []KV{
 		{"context_limit", float64(m.model.Window)},
 		{"cursor", float64(m.mem.cursor)},

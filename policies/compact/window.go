@@ -45,7 +45,10 @@ func alignForward(msgs []prompt.Message, i int) int {
 // fits), keeps at least max(3, min(protect_last_n, 8)) messages (but leaves
 // at least 2 compressible), never splits a tool group, and keeps the last
 // MinTailUserMessages real user messages in the tail.
-func (m *Manager) tailCut(msgs []prompt.Message, budget, start int) int {
+//
+// With splitTurn false (micro-compaction) the tail also starts at a turn
+// boundary: a real user message, so an exchange is never cut in two.
+func (m *Manager) tailCut(msgs []prompt.Message, budget, start int, splitTurn bool) int {
 	n := len(msgs)
 	minTail := max(3, min(m.cfg.ProtectLastN, 8))
 	minTail = max(min(minTail, n-start-2), 0)
@@ -68,6 +71,11 @@ func (m *Manager) tailCut(msgs []prompt.Message, budget, start int) int {
 	// Never split a tool group: a tail may not open with tool results.
 	for cut > start && cut < n && msgs[cut].Role == prompt.RoleTool {
 		cut--
+	}
+	if !splitTurn {
+		for cut > start && cut < n && !realUser(&msgs[cut]) {
+			cut--
+		}
 	}
 	// Anchor the last real user messages in the tail (#10896).
 	need := max(m.cfg.MinTailUserMessages, 0)
