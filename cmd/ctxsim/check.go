@@ -1,0 +1,145 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/ctxsim/ctxsim/report"
+)
+
+// checkSuite, when set, produces the results ctxsim check compares when no
+// --results file is given: the embedded workload suite under the preset
+// policies, as compare runs it with no arguments.
+var checkSuite func(e *env) (report.Results, error)
+
+func init() {
+	register(&command{
+		name:    "check",
+		summary: "compare results with a baseline; exit 1 on a regression",
+		usage:   "--baseline FILE [--results FILE] [flags]",
+		help: `Check compares every (trace, policy) cell of a results file (the
+summary.json that compare --out writes) with a baseline file of the same
+shape, metric by metric, and fails when one got worse beyond its
+tolerance. With no --results it runs the embedded suite, as compare does
+with no arguments.
+
+Metrics and default tolerances:
+  cache_hit_rate   0.5pp  token-weighted hit rate; a drop is a regression
+  cost             1%     cost_usd; a rise is a regression
+  occupancy_max    1pp    largest billed prompt ÷ threshold; a rise is a regression
+  compactions      0      passes of every kind; one more is a regression
+  latency_p95      5%     95th percentile turn latency; a rise is a regression
+A change beyond tolerance the other way is reported as an improvement. A
+cell in the baseline but not in the results fails the check (it was not
+measured); a cell only in the results is reported as new.
+
+Tolerances take pp (percentage points, rates only), % (of the baseline
+value) or no unit (absolute). Simulations are deterministic, so the
+defaults are tight: they absorb deliberate small changes, not noise.
+
+Exit status: 0 nothing regressed, 1 a regression or missing cell (named on
+stderr), 2 a usage error. --update rewrites the baseline with the current
+results (atomically) and exits 0. --markdown FILE writes a short summary for
+a CI job summary; see docs/ci-gate.md for a GitHub Actions job.
+
+Examples:
+  ctxsim check --baseline testdata/baseline.json
+  ctxsim check --baseline base.json --results out/summary.json
+  ctxsim check --baseline base.json --results out/summary.json --tolerance cost=0.5% --tolerance cache_hit_rate=1pp
+  ctxsim check --baseline base.json --results out/summary.json --markdown check.md
+  ctxsim check --baseline base.json --results out/summary.json --update`,
+		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
+			baseline := fs.String("baseline", "", "baseline results `FILE` (summary.json format)")
+			results := fs.String("results", "", "results `FILE` to check (default: run the embedded suite)")
+			tols := fs.StringArray("tolerance", nil, "per-metric tolerance, metric=value[pp|%] (repeatable)")
+			update := fs.Bool("update", false, "rewrite the baseline with the current results and exit 0")
+			markdown := fs.String("markdown", "", "also write a Markdown summary to `FILE` (e.g. for $GITHUB_STEP_SUMMARY)")
+			format := fs.String("format", "text", "output format: text, markdown, csv or json")
+			asJSON := fs.Bool("json", false, "same as --format json")
+			return func(e *env, args []string) error {
+				if len(args) > 0 {
+					return usagef("unexpected arguments %q: results come from --results", args)
+				}
+				if *baseline == "" {
+					return usagef("--baseline FILE is required")
+				}
+				f, err := report.ParseFormat(*format)
+				if err != nil {
+					return usagef("%v", err)
+				}
+				if *asJSON {
+					f = report.JSON
+				}
+				tol := map[string]report.Tolerance{}
+				for _, s := range *tols {
+					name, t, err := report.ParseTolerance(s)
+					if err != nil {
+						return usagef("--tolerance: %v", err)
+					}
+					tol[name] = t
+				}
+				cur, err := checkResults(e, *results)
+				if err != nil {
+					return err
+				}
+				if *update {
+					if err := report.WriteFileAtomic(*baseline, func(w io.Writer) error { return report.WriteResults(w, cur) }); err != nil {
+						return err
+					}
+					fmt.Fprintf(e.stdout, "wrote baseline %s: %d cells\n", *baseline, len(cur.Runs))
+					return nil
+				}
+				base, err := readResultsFile(*baseline, "--baseline")
+				if err != nil {
+					return err
+				}
+				rep := report.Check(base, cur, tol)
+				if err := rep.Write(e.stdout, f); err != nil {
+					return err
+				}
+				if *markdown != "" {
+					if err := report.WriteFileAtomic(*markdown, rep.WriteMarkdownSummary); err != nil {
+						return err
+					}
+				}
+				if rep.Failed() {
+					fails := rep.Failures()
+					return &regressionError{msg: fmt.Sprintf("%d failing: %s", len(fails), strings.Join(fails, ", "))}
+				}
+				return nil
+			}
+		},
+	})
+}
+
+func checkResults(e *env, path string) (report.Results, error) {
+	if path != "" {
+		return readResultsFile(path, "--results")
+	}
+	if checkSuite == nil {
+		return report.Results{}, usagef("--results FILE is required: this build cannot run the embedded suite")
+	}
+	return checkSuite(e)
+}
+
+func readResultsFile(path, flag string) (report.Results, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			hint := ""
+			if flag == "--baseline" {
+				hint = " (create it with --update)"
+			}
+			return report.Results{}, fmt.Errorf("%s %s: no such file%s", flag, path, hint)
+		}
+		return report.Results{}, fmt.Errorf("%s: %w", flag, err)
+	}
+	defer f.Close()
+	return report.ReadResults(f, path)
+}
