@@ -118,7 +118,7 @@ func (d *DeepSeek) Send(now time.Time, req *prompt.Request) (Response, error) {
 		return Response{}, err
 	}
 	keep := now.Add(d.opts.Retention)
-	seen, l := c.seen.longest(now, req)
+	seen, l := c.seen.longest(now, req, true)
 	// The previous request's output unit: if the prompt continues a
 	// request's input with the assistant message that answered it.
 	top := seen

@@ -254,3 +254,19 @@ func TestByName(t *testing.T) {
 		t.Error("an unknown provider was accepted")
 	}
 }
+
+func TestOpenAIEntryReadableAfterTTFT(t *testing.T) {
+	lat := Latency{Floor: 2 * time.Second}
+	p, err := NewOpenAI(OpenAIOptions{Common: Common{Prices: openaiCard(), Latency: &lat}, Rand: rand.New(rand.NewPCG(1, 1))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newConvoModel(t, 3000, "gpt")
+	send(t, p, t0, c.req(prompt.NoCache))
+	if u := send(t, p, t0.Add(time.Second), c.req(prompt.NoCache)); u.CacheRead != 0 {
+		t.Errorf("a concurrent request read %d, want 0", u.CacheRead)
+	}
+	if u := send(t, p, t0.Add(2*time.Second), c.req(prompt.NoCache)); u.CacheRead != 2944 {
+		t.Errorf("at TTFT: read %d, want 2944", u.CacheRead)
+	}
+}

@@ -120,7 +120,9 @@ func (o *OpenAI) Send(now time.Time, req *prompt.Request) (Response, error) {
 	if err := overflow(req.Total, c.price.Window); err != nil {
 		return Response{}, err
 	}
-	hit, l := c.idx.longest(now, req)
+	hit, _ := c.idx.longest(now, req, false)
+	// Prefixes a concurrent request is still writing are not rewritten.
+	pend, l := c.idx.longest(now, req, true)
 	cached := 0
 	if hit >= 0 {
 		cached = steps(req.Blocks[hit].End, c.price.MinCacheable, 128)
@@ -129,10 +131,10 @@ func (o *OpenAI) Send(now time.Time, req *prompt.Request) (Response, error) {
 	if req.Total >= c.price.MinCacheable {
 		// The whole prompt is cached once the response starts; the run it
 		// lands in, and every run it continues, starts a new idle period.
-		r := c.idx.insert(req, hit, l, now.Add(ttft))
+		r := c.idx.insert(req, pend, l, now.Add(ttft))
 		exp := now.Add(ttft + o.idle())
 		touch(r, func(r *run) { r.expires = later(r.expires, exp) })
-	} else if hit >= 0 {
+	} else if pend >= 0 {
 		exp := now.Add(o.idle())
 		touch(l.r, func(r *run) { r.expires = later(r.expires, exp) })
 	}

@@ -54,10 +54,12 @@ func (r *run) alive(now time.Time) bool {
 	return !r.dead && (r.expires.IsZero() || now.Before(r.expires))
 }
 
-// reachable reports whether the boundary at l is cached and readable now.
-func (l loc) reachable(now time.Time) bool {
+// reachable reports whether the boundary at l is cached and, unless
+// pending is set, readable now (pending also accepts prefixes still being
+// written by a request whose response has not started).
+func (l loc) reachable(now time.Time, pending bool) bool {
 	r, i := l.r, l.i
-	if i >= r.kept || now.Before(r.ready[i]) {
+	if i >= r.kept || (!pending && now.Before(r.ready[i])) {
 		return false
 	}
 	for ; r != nil; r = r.parent {
@@ -69,14 +71,15 @@ func (l loc) reachable(now time.Time) bool {
 }
 
 // longest returns the index of the last block of req whose prefix is cached
-// and readable now, or -1, with its location. Cached prefixes are
-// prefix-closed, so a binary search over the blocks finds it.
-func (x *prefixIndex) longest(now time.Time, req *prompt.Request) (int, loc) {
+// and readable now (or, with pending, cached or being written), or -1, with
+// its location. Cached prefixes are prefix-closed and readiness only grows
+// along a prefix, so a binary search over the blocks finds it.
+func (x *prefixIndex) longest(now time.Time, req *prompt.Request, pending bool) (int, loc) {
 	lo, hi := 0, len(req.Blocks) // invariant: blocks < lo hit, blocks >= hi miss
 	var best loc
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
-		if l, ok := x.m[req.Blocks[mid].Chain]; ok && l.reachable(now) {
+		if l, ok := x.m[req.Blocks[mid].Chain]; ok && l.reachable(now, pending) {
 			lo, best = mid+1, l
 		} else {
 			hi = mid

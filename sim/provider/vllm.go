@@ -84,7 +84,9 @@ func (v *VLLM) Send(now time.Time, req *prompt.Request) (Response, error) {
 		return Response{}, err
 	}
 	bs := v.opts.BlockSize
-	hit, l := c.idx.longest(now, req)
+	hit, _ := c.idx.longest(now, req, false)
+	// Prefixes a concurrent request is still writing are not rewritten.
+	pend, l := c.idx.longest(now, req, true)
 	cached := 0
 	if hit >= 0 {
 		// Full blocks only, and never the whole prompt: the last token is
@@ -92,7 +94,7 @@ func (v *VLLM) Send(now time.Time, req *prompt.Request) (Response, error) {
 		cached = min(req.Blocks[hit].End, req.Total-1) / bs * bs
 	}
 	ttft, decode := c.lat.Time(req.Total-cached, cached, req.Output)
-	r := c.idx.insert(req, hit, l, now)
+	r := c.idx.insert(req, pend, l, now)
 	if r != nil {
 		full := func(end int) int { return end / bs * bs }
 		base := 0
