@@ -76,8 +76,18 @@ type run struct {
 	warn    []string
 }
 
+// OutputReserve caps the output reservation a harness subtracts from the
+// window before computing its threshold. Harnesses reserve what they ask for
+// (max_tokens), not the model's largest output: Claude Code reserves
+// min(max output, 20K), and a 128K reservation would halve a 200K window.
+const OutputReserve = 20_000
+
 func (r *run) compactModel() compact.Model {
-	return compact.Model{Name: r.model, Window: r.window, MaxOutput: r.price.MaxOutput}
+	reserve := r.price.MaxOutput
+	if reserve == 0 || reserve > OutputReserve {
+		reserve = OutputReserve
+	}
+	return compact.Model{Name: r.model, Window: r.window, MaxOutput: reserve}
 }
 
 func newRun(s *traces.Session, pol *Policy, prov provider.Provider, opts Options) (*run, error) {

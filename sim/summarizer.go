@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ctxsim/ctxsim/policies/compact"
+	"github.com/ctxsim/ctxsim/sim/provider"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
@@ -23,10 +24,8 @@ type Summarizer struct {
 	Model string
 	// Count sizes text in the summarizer model's tokens.
 	Count func(string) int
-	// TTFTFloor, PrefillPerSec and DecodePerSec time the call.
-	TTFTFloor     time.Duration
-	PrefillPerSec float64
-	DecodePerSec  float64
+	// Latency times the call (its prompt is never cached).
+	Latency provider.Latency
 	// FailRate is the probability a call fails (seeded by Rand).
 	FailRate float64
 	Rand     *rand.Rand
@@ -39,10 +38,7 @@ var ErrSummarizerFailed = errors.New("sim: summarizer call failed (injected faul
 func (s *Summarizer) Summarize(now time.Time, in compact.SummaryInput) (compact.SummaryOutput, error) {
 	promptText := in.Transcript + in.Previous + in.Focus
 	inTok := s.Count(promptText) + 700 // the structured template around it
-	lat := s.TTFTFloor
-	if s.PrefillPerSec > 0 {
-		lat += time.Duration(float64(inTok) / s.PrefillPerSec * float64(time.Second))
-	}
+	lat, _ := s.Latency.Time(inTok, 0, 0)
 	if s.FailRate > 0 && s.Rand != nil && s.Rand.Float64() < s.FailRate {
 		return compact.SummaryOutput{Usage: traces.Usage{Input: int64(inTok)}, Latency: lat}, ErrSummarizerFailed
 	}
@@ -52,9 +48,8 @@ func (s *Summarizer) Summarize(now time.Time, in compact.SummaryInput) (compact.
 	}
 	text := s.write(in, target)
 	out := s.Count(text)
-	if s.DecodePerSec > 0 {
-		lat += time.Duration(float64(out) / s.DecodePerSec * float64(time.Second))
-	}
+	_, dec := s.Latency.Time(0, 0, out)
+	lat += dec
 	return compact.SummaryOutput{Text: text, Usage: traces.Usage{Input: int64(inTok), Output: int64(out)}, Latency: lat}, nil
 }
 

@@ -1,0 +1,351 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"github.com/spf13/pflag"
+
+	"github.com/ctxsim/ctxsim/policies"
+	"github.com/ctxsim/ctxsim/report"
+	"github.com/ctxsim/ctxsim/sim"
+	"github.com/ctxsim/ctxsim/traces"
+	"github.com/ctxsim/ctxsim/traces/synth"
+)
+
+// workloadFlags select the traces of compare, sweep and check.
+type workloadFlags struct {
+	traces   []string
+	profiles []string
+	sessions int
+	from     string
+}
+
+func (w *workloadFlags) add(fs *pflag.FlagSet) {
+	fs.StringArrayVar(&w.traces, "trace", nil, "trace file or directory (native, claude-code, or --from FORMAT); repeatable")
+	fs.StringArrayVar(&w.profiles, "profile", nil, "synthetic workload profile (see ctxsim gen --list); repeatable")
+	fs.IntVar(&w.sessions, "sessions", 2, "sessions per --profile")
+	fs.StringVar(&w.from, "from", "", "force the format of --trace paths (native, claude-code, codex, hermes, chatlog)")
+}
+
+// load returns the selected sessions; with nothing selected, the embedded
+// suite: the recorded Claude Code sessions and sessions of every profile.
+func (w *workloadFlags) load(e *env, seed uint64) ([]*traces.Session, error) {
+	var out []*traces.Session
+	warn := &traces.Warnings{}
+	profiles := w.profiles
+	if len(w.traces) == 0 && len(w.profiles) == 0 {
+		ss, ws, err := embeddedRecorded()
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range ss {
+			s.Tenant = "recorded"
+		}
+		out = append(out, ss...)
+		warn.Merge(ws)
+		for _, p := range synth.Profiles() {
+			profiles = append(profiles, p.Name)
+		}
+	}
+	if len(w.traces) > 0 {
+		ss, ws, err := loadTraces(w.traces, w.from)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ss...)
+		warn.Merge(ws)
+	}
+	if w.sessions < 1 {
+		return nil, usagef("--sessions %d: want at least 1", w.sessions)
+	}
+	for _, p := range profiles {
+		ss, err := synth.Generate(p, w.sessions, seed, synth.Options{})
+		if err != nil {
+			return nil, usagef("--profile: %v", err)
+		}
+		out = append(out, ss...)
+	}
+	if warn.Len() > 0 {
+		fmt.Fprint(e.stderr, warn.String())
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no sessions to replay")
+	}
+	return out, nil
+}
+
+// simFlags are the settings every replay command shares.
+type simFlags struct {
+	policies []string
+	sets     []string
+	provider string
+	prices   string
+	seed     uint64
+	jobs     int
+	failRate float64
+}
+
+func (f *simFlags) add(fs *pflag.FlagSet, defaultPolicies string) {
+	fs.StringArrayVar(&f.policies, "policy", nil, "policy: a preset (see ctxsim policies), \"recorded\", or a .yaml/.json config; repeatable (default "+defaultPolicies+")")
+	fs.StringArrayVar(&f.sets, "set", nil, "override a policy setting, key=value (hermes key names); repeatable")
+	fs.StringVar(&f.provider, "provider", "anthropic", "fake provider: anthropic, openai, deepseek, vllm")
+	fs.StringVar(&f.prices, "prices", "", "LiteLLM model_prices_and_context_window.json to override or extend the rate card")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of every random choice (synthetic traces, provider eviction, faults)")
+	fs.IntVarP(&f.jobs, "jobs", "j", runtime.GOMAXPROCS(0), "parallel replays; output is identical for any value")
+	fs.Float64Var(&f.failRate, "summarizer-fail-rate", 0, "probability that a summarizer call fails (seeded), to exercise fallbacks and the breaker")
+}
+
+func (f *simFlags) setup() (*simSetup, error) {
+	if f.failRate < 0 || f.failRate > 1 {
+		return nil, usagef("--summarizer-fail-rate %v: want 0..1", f.failRate)
+	}
+	st, err := newSetup(f.prices, f.provider, f.seed)
+	if err != nil {
+		return nil, err
+	}
+	st.summarizerFail = f.failRate
+	return st, nil
+}
+
+// outFlags say where results go.
+type outFlags struct {
+	asJSON bool
+	format string
+	out    string
+}
+
+func (o *outFlags) add(fs *pflag.FlagSet) {
+	fs.BoolVar(&o.asJSON, "json", false, "print summary.json to stdout (same as --format json)")
+	fs.StringVar(&o.format, "format", "text", "output format: text, markdown, csv, json")
+	fs.StringVarP(&o.out, "out", "o", "", "directory to write records.jsonl, summary.json and report.html to")
+}
+
+func (o *outFlags) parse() (report.Format, error) {
+	if o.asJSON {
+		return report.JSON, nil
+	}
+	f, err := report.ParseFormat(o.format)
+	if err != nil {
+		return "", usagef("%v", err)
+	}
+	return f, nil
+}
+
+// A cell is one (group, policy) replay of a comparison.
+type cell struct {
+	g      group
+	spec   policySpec
+	pol    *sim.Policy
+	aux    string
+	result *cellResult
+}
+
+// buildCells pairs every group with every policy; the recorded policy only
+// with groups that carry recorded usage (it has nothing to replay
+// otherwise).
+func buildCells(st *simSetup, groups []group, specs []policySpec) ([]*cell, error) {
+	var cells []*cell
+	for _, sp := range specs {
+		pol, aux, err := st.build(sp)
+		if err != nil {
+			return nil, err
+		}
+		for _, g := range groups {
+			if sp.config == nil && !g.hasRecorded() {
+				continue
+			}
+			cells = append(cells, &cell{g: g, spec: sp, pol: pol, aux: aux})
+		}
+	}
+	return cells, nil
+}
+
+// runCells replays cells on jobs workers; emit sees them in cell order.
+func runCells(st *simSetup, cells []*cell, jobs int, progress io.Writer, emit func(*cell) error) error {
+	jl := make([]sim.Job, len(cells))
+	for i, c := range cells {
+		c := c
+		jl[i] = sim.Job{Key: c.g.key + "/" + c.pol.Name, Do: func() (any, error) { return st.runCell(c.g, c.pol, c.aux) }}
+	}
+	bar := newProgress(progress, len(jl))
+	var first error
+	failed := 0
+	sim.Pool(jl, jobs, func(d sim.Done) {
+		bar.Add(1)
+		if first != nil {
+			return
+		}
+		if d.Err != nil {
+			// One cell that cannot run (a floor larger than the window)
+			// does not hide the others: say so and go on.
+			failed++
+			fmt.Fprintf(progress, "ctxsim: cell %s: %v\n", d.Key, d.Err)
+			return
+		}
+		cells[d.Index].result = d.Value.(*cellResult)
+		first = emit(cells[d.Index])
+	})
+	bar.Finish()
+	if first == nil && failed > 0 {
+		first = fmt.Errorf("%d of %d cells failed (see above)", failed, len(cells))
+	}
+	return first
+}
+
+func defaultPolicySpecs(sets []string) ([]policySpec, error) {
+	names := append(policies.PresetNames(), sim.RecordedName)
+	if len(sets) > 0 {
+		names = names[:len(names)-1]
+	}
+	return resolvePolicies(names, sets)
+}
+
+func init() {
+	register(&command{
+		name:    "compare",
+		summary: "replay traces under policies and compare cost, hit rate, occupancy, latency",
+		usage:   "[--trace PATH]... [--profile P]... [--policy NAME]... [flags]",
+		help: `Compare replays every trace under every policy against a fake provider and
+prints one row per (trace, policy): requests, cost, token-weighted cache hit
+rate, peak occupancy (billed prompt ÷ compaction threshold), compactions and
+p95 turn latency, with the cheapest policy of each trace marked "*". Traces
+with recorded usage also show what was really billed and the simulation's
+error against it.
+
+With no --trace and no --profile it runs the embedded suite: the recorded
+Claude Code sessions compiled into the binary and two sessions of every
+synthetic profile, under every preset policy (and "recorded" for the
+recorded sessions).
+
+Sessions of one tenant (a session and its subagents; recorded sessions
+loaded from one path) share one provider cache and replay in global time
+order. Output is byte-identical for any -j.
+
+Examples:
+  ctxsim compare
+  ctxsim compare --trace ~/.claude/projects --policy recorded --policy prune-on-resume
+  ctxsim compare --profile coding-burst --sessions 5 --policy hermes-default --policy hermes-micro
+  ctxsim compare --profile cron --policy hermes --set prompt_caching.layout=system_and_3
+  ctxsim compare --trace traces/ --policy my-policy.yaml --provider openai --out out/`,
+		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
+			var wf workloadFlags
+			var sf simFlags
+			var of outFlags
+			wf.add(fs)
+			sf.add(fs, "every preset, and recorded")
+			of.add(fs)
+			plots := fs.String("plots", "", "directory to write the figures to (SVG and PNG)")
+			detail := fs.Bool("detail", false, "one row per (session, policy) even for the embedded suite")
+			return func(e *env, args []string) error {
+				if len(args) > 0 {
+					return usagef("unexpected argument %q (traces go after --trace)", args[0])
+				}
+				return runCompare(e, &wf, &sf, &of, *plots, *detail)
+			}
+		},
+	})
+}
+
+func runCompare(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots string, detail bool) error {
+	format, err := of.parse()
+	if err != nil {
+		return err
+	}
+	st, err := sf.setup()
+	if err != nil {
+		return err
+	}
+	var specs []policySpec
+	if len(sf.policies) == 0 {
+		specs, err = defaultPolicySpecs(sf.sets)
+	} else {
+		specs, err = resolvePolicies(sf.policies, sf.sets)
+	}
+	if err != nil {
+		return err
+	}
+	sessions, err := wf.load(e, sf.seed)
+	if err != nil {
+		return err
+	}
+	st.memo.Warm(sessions)
+	cells, err := buildCells(st, groupSessions(sessions), specs)
+	if err != nil {
+		return err
+	}
+	var runs []report.RunSummary
+	var recs []sim.Record
+	cellErr := runCells(st, cells, sf.jobs, e.stderr, func(c *cell) error {
+		runs = append(runs, c.result.runs...)
+		if of.out != "" || plots != "" {
+			recs = append(recs, c.result.records...)
+		}
+		return nil
+	})
+	sortRuns(runs, specs)
+	if err := writeOutputs(of.out, plots, runs, recs, st, "ctxsim compare"); err != nil {
+		return err
+	}
+	suite := len(wf.traces) == 0 && len(wf.profiles) == 0
+	if suite && !detail && format != report.JSON {
+		wl := map[string]string{}
+		for _, s := range sessions {
+			wl[s.ID] = workloadOf(s)
+		}
+		names := make([]string, len(specs))
+		for i, sp := range specs {
+			names[i] = sp.name
+		}
+		if err := workloadTable(runs, wl, names).Write(e.stdout, format); err != nil {
+			return err
+		}
+	} else if err := report.WriteRuns(e.stdout, format, runs, report.RunsOptions{}); err != nil {
+		return err
+	}
+	return cellErr
+}
+
+// sortRuns orders rows by trace, then by the order policies were given.
+func sortRuns(runs []report.RunSummary, specs []policySpec) {
+	rank := map[string]int{}
+	for i, s := range specs {
+		rank[s.name] = i
+	}
+	sortStable(runs, func(a, b report.RunSummary) bool {
+		if a.Trace != b.Trace {
+			return a.Trace < b.Trace
+		}
+		return rank[a.Policy] < rank[b.Policy]
+	})
+}
+
+// writeOutputs writes records.jsonl, summary.json and report.html to out,
+// and the figures to plots, each atomically.
+func writeOutputs(out, plots string, runs []report.RunSummary, recs []sim.Record, st *simSetup, title string) error {
+	if out != "" {
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return err
+		}
+		if err := report.WriteFileAtomic(filepath.Join(out, "records.jsonl"), func(w io.Writer) error { return report.WriteRecords(w, recs) }); err != nil {
+			return err
+		}
+		if err := report.WriteFileAtomic(filepath.Join(out, "summary.json"), func(w io.Writer) error {
+			return report.WriteResults(w, report.Results{Runs: runs})
+		}); err != nil {
+			return err
+		}
+		if err := report.WriteFileAtomic(filepath.Join(out, "report.html"), func(w io.Writer) error {
+			return report.WriteHTML(w, report.ReportInput{Title: title, Subtitle: fmt.Sprintf("seed %d", st.seed), Runs: runs, Records: recs})
+		}); err != nil {
+			return err
+		}
+	}
+	if plots != "" {
+		return writePlots(plots, runs, recs)
+	}
+	return nil
+}

@@ -1,0 +1,92 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/ctxsim/ctxsim/policies"
+	"github.com/ctxsim/ctxsim/policies/cacheplan"
+	"github.com/ctxsim/ctxsim/policies/compact"
+	"github.com/ctxsim/ctxsim/policies/estimate"
+	"github.com/ctxsim/ctxsim/policies/prompt"
+	"github.com/ctxsim/ctxsim/traces"
+)
+
+// RecordedName is the policy that replays what the recorded harness did:
+// its cache layout, the TTL tier its log shows, and its compactions at their
+// recorded boundaries with the recorded continuation summary.
+const RecordedName = "recorded"
+
+// NewPolicy builds the engine's policy from a config. memo sizes blocks for
+// the compaction ladder's exact estimator.
+func NewPolicy(cfg policies.Config, memo *estimate.Memo) (*Policy, error) {
+	planner, err := cacheplan.ByName(cfg.Layout)
+	if err != nil {
+		return nil, fmt.Errorf("policy %s: prompt_caching.layout: %w", cfg.Name, err)
+	}
+	ttl := cfg.CacheTTL
+	if _, err := cacheplan.ChooseTTL(ttl, traces.SourceCLI); err != nil {
+		return nil, fmt.Errorf("policy %s: prompt_caching.cache_ttl: %w", cfg.Name, err)
+	}
+	p := &Policy{
+		Name:    cfg.Name,
+		Planner: planner,
+		TTL: func(s *traces.Session) prompt.TTL {
+			t, _ := cacheplan.ChooseTTL(ttl, s.Source)
+			return t
+		},
+		Wire: WireFor(cfg.Layout),
+	}
+	if compacts(cfg.Compact) {
+		c := cfg
+		p.Context = func(s *traces.Session, model compact.Model, sum compact.Summarizer) (Context, error) {
+			return c.NewManager(model, sum, estimate.NewExact(memo, p.Wire.PerMessage))
+		}
+	}
+	return p, nil
+}
+
+// compacts reports whether any rung of the ladder is on.
+func compacts(c compact.Config) bool {
+	return c.Enabled || c.MicroCompact || c.ProactivePruneTokens > 0 || c.IdleCompactAfterSeconds > 0 ||
+		(c.Masking.Mode != "" && c.Masking.Mode != compact.MaskOff)
+}
+
+// WireFor is the request rendering a layout's harness sends on the
+// Anthropic wire. Framing tokens are fitted to the recorded Claude Code
+// sessions (see the fidelity report): a message costs a few tokens of role
+// framing, and 1–3 tokens after the last block are never cached.
+func WireFor(layout string) prompt.Wire {
+	return prompt.Wire{PerMessage: 3, Tail: 1, SplitScaffolds: true}
+}
+
+// NewRecorded is the policy that replays a recorded Claude Code session as it
+// happened: the claude-code planner, the TTL tier the log shows (latched per
+// session from the 5m/1h split of its first write), and the recorded
+// compactions.
+func NewRecorded() *Policy {
+	planner, _ := cacheplan.ByName("claude-code")
+	return &Policy{
+		Name:     RecordedName,
+		Planner:  planner,
+		TTL:      RecordedTTL,
+		Wire:     WireFor("claude-code"),
+		Recorded: true,
+	}
+}
+
+// RecordedTTL is the tier a recorded session's first cache write used: 1h if
+// it wrote to the 1h tier, else 5m. Sessions with no recorded writes get 5m,
+// the API default.
+func RecordedTTL(s *traces.Session) prompt.TTL {
+	for i := range s.Events {
+		u := s.Events[i].Usage
+		if u == nil || u.Writes() == 0 {
+			continue
+		}
+		if u.CacheWrite1h > 0 {
+			return prompt.TTL1h
+		}
+		return prompt.TTL5m
+	}
+	return prompt.TTL5m
+}
