@@ -93,18 +93,7 @@ func WriteHTML(w io.Writer, in ReportInput) error {
 }
 
 func reportFigures(in ReportInput) ([]Figure, error) {
-	var figs []Figure
-	byTrace := map[string][]sim.Record{}
-	for _, r := range in.Records {
-		byTrace[r.Trace] = append(byTrace[r.Trace], r)
-	}
-	for _, tr := range sortedKeys(byTrace) {
-		recs := byTrace[tr]
-		for _, f := range []Figure{CumulativeCostFigure(recs), OccupancyFigure(recs), HitRateFigure(recs)} {
-			f.Title += ": " + tr
-			figs = append(figs, f)
-		}
-	}
+	figs := RunFigures(in.Records)
 	if in.Price != nil {
 		be, err := BreakevenFigure(*in.Price, 6)
 		if err != nil {

@@ -250,6 +250,37 @@ func HitRateFigure(recs []sim.Record) Figure {
 	}
 }
 
+// RunFigures is the per-trace figures of recs (cumulative cost, occupancy,
+// hit rate; policies of a trace share a figure), traces sorted by name, each
+// figure named "<kind>-<trace>".
+func RunFigures(recs []sim.Record) []Figure {
+	byTrace := map[string][]sim.Record{}
+	for _, r := range recs {
+		byTrace[r.Trace] = append(byTrace[r.Trace], r)
+	}
+	var figs []Figure
+	for _, tr := range sortedKeys(byTrace) {
+		rs := byTrace[tr]
+		for _, f := range []Figure{CumulativeCostFigure(rs), OccupancyFigure(rs), HitRateFigure(rs)} {
+			f.Title += ": " + tr
+			f.Name += "-" + fileSafe(tr)
+			figs = append(figs, f)
+		}
+	}
+	return figs
+}
+
+// fileSafe maps a trace id to a file-name-safe stem.
+func fileSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			return r
+		}
+		return '_'
+	}, s)
+}
+
 // HeatmapFigure shows a two-parameter sweep.
 func HeatmapFigure(name, title string, g *Grid) (Figure, error) {
 	if err := g.check(); err != nil {

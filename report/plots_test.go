@@ -123,3 +123,19 @@ func TestHeatmapBadGrid(t *testing.T) {
 		t.Errorf("ragged grid accepted")
 	}
 }
+
+func TestRunFigures(t *testing.T) {
+	recs := twoPolicies()
+	for _, r := range fixture() {
+		r.Trace = "other/trace"
+		recs = append(recs, r)
+	}
+	var names []string
+	for _, f := range RunFigures(recs) {
+		names = append(names, f.Name)
+	}
+	want := "cumulative-cost-other_trace occupancy-other_trace hit-rate-other_trace cumulative-cost-t occupancy-t hit-rate-t"
+	if got := strings.Join(names, " "); got != want {
+		t.Errorf("RunFigures names = %s\nwant %s", got, want)
+	}
+}
