@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -34,9 +35,6 @@ type Config struct {
 	// SummaryModel is auxiliary.compression.model; empty means the main
 	// model summarizes.
 	SummaryModel string
-
-	// explicit lists the keys set by a file or Set, not by a preset.
-	explicit []string
 }
 
 // Default is hermes-agent's defaults (Preset "hermes-default" without its
@@ -153,7 +151,7 @@ const modelThresholdsKey = "compression.model_thresholds"
 
 var keys = []Key{
 	boolKey("compression.enabled", "batch compaction at the threshold", func(c *Config) *bool { return &c.Compact.Enabled }),
-	floatKey("compression.threshold", "trigger as a fraction of the effective window (≥0.75 below 512K)", 0, 1, true, func(c *Config) *float64 { return &c.Compact.Threshold }),
+	floatKey("compression.threshold", "trigger as a fraction of the effective window (≥0.75 below 512K); above 1 would be above the window", 0, 1, true, func(c *Config) *float64 { return &c.Compact.Threshold }),
 	intKey("compression.threshold_tokens", "absolute cap on the threshold; 0 = none", 0, math.MaxInt, func(c *Config) *int { return &c.Compact.ThresholdTokens }),
 	enumKey("compression.threshold_rule", "threshold formula (ours)", []string{compact.RuleHermes, compact.RuleClaudeCode}, func(c *Config) *string { return &c.Compact.Rule }),
 	floatKey("compression.target_ratio", "legacy tail = threshold × ratio", 0.10, 0.80, false, func(c *Config) *float64 { return &c.Compact.TargetRatio }),
@@ -227,13 +225,7 @@ func (c *Config) Set(key, value string) error {
 	if !ok {
 		return fmt.Errorf("policies: unknown key %q (see ctxsim policies --keys)", key)
 	}
-	if err := k.set(c, value); err != nil {
-		return err
-	}
-	if !slices.Contains(c.explicit, key) {
-		c.explicit = append(slices.Clip(c.explicit), key)
-	}
-	return nil
+	return k.set(c, value)
 }
 
 // Get returns a key's value in text form.
@@ -292,17 +284,24 @@ func (c *Config) Diff(base *Config) []Setting {
 	return out
 }
 
-// Validate checks what a single key cannot: the absolute threshold against
-// the context window (window 0 skips that check). hermes' default cap
-// (256K) is min(cap, window) on a smaller window, as hermes applies it; a
-// cap set explicitly above the window can only be a mistake about the
-// model, and is an error.
+// Validate checks that c is complete and fits a model with the given
+// context window (0 skips the window checks): a Config not built from
+// Default or a preset, or a per-model threshold override that is not a
+// fraction, is an error. A threshold above the window is caught per key
+// (compression.threshold must be in (0, 1]); compression.threshold_tokens
+// above the window is not an error: hermes applies it as min(cap, window),
+// and its own default (256K) is above every 200K model's window.
 func (c *Config) Validate(window int) error {
-	if window > 0 && c.Compact.ThresholdTokens > window && slices.Contains(c.explicit, "compression.threshold_tokens") {
-		return badValue("compression.threshold_tokens", fmt.Sprintf("at most the context window (%d)", window), strconv.Itoa(c.Compact.ThresholdTokens))
-	}
-	if c.Compact.Estimate == "" || c.CacheTTL == "" || c.Layout == "" {
+	if c.Compact.Estimate == "" || c.CacheTTL == "" || c.Layout == "" || c.Compact.Rule == "" {
 		return errors.New("policies: config has empty required settings (start from Default or a preset)")
+	}
+	for _, k := range slices.Sorted(maps.Keys(c.Compact.ModelThresholds)) {
+		if v := c.Compact.ModelThresholds[k]; !(v > 0 && v <= 1) {
+			return badValue(modelThresholdsKey+"."+k, "a number in (0, 1]", strconv.FormatFloat(v, 'g', -1, 64))
+		}
+	}
+	if window < 0 {
+		return badValue("window", "a positive token count", strconv.Itoa(window))
 	}
 	return nil
 }
@@ -335,7 +334,7 @@ func Load(r io.Reader, file string) (Config, []string, error) {
 		if k, v := root.Content[i], root.Content[i+1]; k.Value == "preset" {
 			p, err := Preset(v.Value)
 			if err != nil {
-				return Config{}, nil, &traces.SyntaxError{File: file, Line: v.Line, Msg: err.Error()}
+				return Config{}, nil, &traces.SyntaxError{File: file, Line: v.Line, Msg: strings.TrimPrefix(err.Error(), "policies: ")}
 			}
 			p.Name = file
 			c = p
