@@ -39,6 +39,9 @@ type Figure struct {
 	Heat *Grid
 	// XTicks, when set, are the labelled x ticks.
 	XTicks []float64
+	// LegendRight puts the legend in a strip right of the plot, for
+	// figures whose lines fill the whole data area.
+	LegendRight bool
 }
 
 // A Series is one line of a figure.
@@ -214,7 +217,7 @@ func perCall(recs []sim.Record, y func(r sim.Record) (float64, bool)) []Series {
 // that never compacts.
 func OccupancyFigure(recs []sim.Record) Figure {
 	return Figure{
-		Name: "occupancy", Title: "Context occupancy per call",
+		Name: "occupancy", LegendRight: true, Title: "Context occupancy per call",
 		XLabel: "call number", YLabel: "billed prompt / compaction threshold (%)",
 		Series: perCall(recs, func(r sim.Record) (float64, bool) {
 			d := occDenominator(r)
@@ -232,7 +235,7 @@ func CumulativeCostFigure(recs []sim.Record) Figure {
 	totals := map[string]float64{}
 	_, name := runKeys(recs)
 	return Figure{
-		Name: "cumulative-cost", Title: "Cumulative cost",
+		Name: "cumulative-cost", LegendRight: true, Title: "Cumulative cost",
 		XLabel: "call number", YLabel: "cumulative cost ($)",
 		Series: perCall(recs, func(r sim.Record) (float64, bool) {
 			totals[name(r)] += r.CostUSD
@@ -244,7 +247,7 @@ func CumulativeCostFigure(recs []sim.Record) Figure {
 // HitRateFigure is the token-weighted cache hit rate of each call.
 func HitRateFigure(recs []sim.Record) Figure {
 	return Figure{
-		Name: "hit-rate", Title: "Cache hit rate per call",
+		Name: "hit-rate", LegendRight: true, Title: "Cache hit rate per call",
 		XLabel: "call number", YLabel: "cache read / prompt (%)",
 		Series: perCall(recs, func(r sim.Record) (float64, bool) { return r.Usage.HitRate() * 100, true }),
 	}
@@ -322,9 +325,23 @@ const (
 	FigureHeight = 375 * vg.Length(1)
 )
 
-// Plot draws f with gonum/plot.
+// Plot draws f with gonum/plot. A LegendRight figure's legend is left out
+// (Render draws it beside the plot).
 func (f Figure) Plot() (*plot.Plot, error) {
+	p, _, err := f.build()
+	return p, err
+}
+
+// build draws f and returns the legend to draw beside it, if any.
+func (f Figure) build() (*plot.Plot, *plot.Legend, error) {
 	p := plot.New()
+	legend := &p.Legend
+	var side *plot.Legend
+	if f.LegendRight {
+		l := plot.NewLegend()
+		side = &l
+		legend = side
+	}
 	p.Title.Text = f.Title
 	p.Title.TextStyle.Font.Size = vg.Points(14)
 	p.X.Label.Text = f.XLabel
@@ -333,15 +350,15 @@ func (f Figure) Plot() (*plot.Plot, error) {
 		a.Label.TextStyle.Font.Size = vg.Points(12)
 		a.Tick.Label.Font.Size = vg.Points(11)
 	}
-	p.Legend.TextStyle.Font.Size = vg.Points(11)
-	p.Legend.Top = true
-	p.Legend.Left = true
+	legend.TextStyle.Font.Size = vg.Points(11)
+	legend.Top = true
+	legend.Left = true
 	if len(f.XTicks) > 0 {
 		p.X.Tick.Marker = ticks(f.XTicks)
 	}
 	if g := f.Heat; g != nil {
 		if err := g.check(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		p.Title.Text = fmt.Sprintf("%s (cell: %s, blue low, red high)", f.Title, g.ZName)
 		p.X.Tick.Marker = ticks(g.Xs)
@@ -350,10 +367,10 @@ func (f Figure) Plot() (*plot.Plot, error) {
 		p.Add(hm)
 		labels, err := heatLabels(g)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		p.Add(labels)
-		return p, nil
+		return p, nil, nil
 	}
 	p.Add(plotter.NewGrid())
 	p.Y.Min = 0
@@ -367,13 +384,13 @@ func (f Figure) Plot() (*plot.Plot, error) {
 		}
 		l, err := plotter.NewLine(s.Points)
 		if err != nil {
-			return nil, fmt.Errorf("report: figure %s, series %q: %w", f.Name, s.Name, err)
+			return nil, nil, fmt.Errorf("report: figure %s, series %q: %w", f.Name, s.Name, err)
 		}
 		l.Color = plotutil.Color(i)
 		l.Width = vg.Points(2)
 		l.Dashes = plotutil.Dashes(i)
 		p.Add(l)
-		p.Legend.Add(s.Name, l)
+		legend.Add(s.Name, l)
 	}
 	if len(f.Marks) > 0 {
 		var pts plotter.XYs
@@ -384,7 +401,7 @@ func (f Figure) Plot() (*plot.Plot, error) {
 		}
 		sc, err := plotter.NewScatter(pts)
 		if err != nil {
-			return nil, fmt.Errorf("report: figure %s, marks: %w", f.Name, err)
+			return nil, nil, fmt.Errorf("report: figure %s, marks: %w", f.Name, err)
 		}
 		sc.GlyphStyle.Shape = draw.CircleGlyph{}
 		sc.GlyphStyle.Radius = vg.Points(4)
@@ -392,7 +409,7 @@ func (f Figure) Plot() (*plot.Plot, error) {
 		p.Add(sc)
 		ls, err := plotter.NewLabels(plotter.XYLabels{XYs: pts, Labels: lab})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for i := range ls.TextStyle {
 			ls.TextStyle[i].Font.Size = vg.Points(11)
@@ -401,9 +418,9 @@ func (f Figure) Plot() (*plot.Plot, error) {
 		}
 		ls.Offset = vg.Point{X: vg.Points(6), Y: vg.Points(-4)}
 		p.Add(ls)
-		p.Legend.Add("break-even", sc)
+		legend.Add("break-even", sc)
 	}
-	return p, nil
+	return p, side, nil
 }
 
 func heatLabels(g *Grid) (*plotter.Labels, error) {
@@ -467,14 +484,26 @@ func (f Figure) Render(w io.Writer, format string) error {
 	if format != "svg" && format != "png" {
 		return fmt.Errorf("report: figure format %q: want svg or png", format)
 	}
-	p, err := f.Plot()
+	p, side, err := f.build()
 	if err != nil {
 		return err
 	}
-	wt, err := p.WriterTo(FigureWidth, FigureHeight, format)
+	c, err := draw.NewFormattedCanvas(FigureWidth, FigureHeight, format)
 	if err != nil {
 		return err
 	}
-	_, err = wt.WriteTo(w)
+	dc := draw.New(c)
+	if side == nil {
+		p.Draw(dc)
+	} else {
+		longest := 0
+		for _, s := range f.Series {
+			longest = max(longest, len([]rune(s.Name)))
+		}
+		strip := min(vg.Points(30+6*float64(longest)), FigureWidth/3)
+		p.Draw(draw.Crop(dc, 0, -strip, 0, 0))
+		side.Draw(draw.Crop(dc, FigureWidth-strip+vg.Points(8), 0, 0, -vg.Points(24)))
+	}
+	_, err = c.WriteTo(w)
 	return err
 }
