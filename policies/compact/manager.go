@@ -177,6 +177,9 @@ type Manager struct {
 // config never summarizes (prune, masking); exact may be nil unless
 // cfg.Estimate is "exact".
 func New(cfg Config, model Model, sum Summarizer, exact *estimate.ExactEstimator) (*Manager, error) {
+	if exact != nil && exact.Memo == nil {
+		exact = nil
+	}
 	if cfg.Estimate == EstimateExact && exact == nil {
 		return nil, errors.New("compact: estimate.kind exact needs a tokenizer")
 	}

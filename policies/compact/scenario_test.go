@@ -105,13 +105,14 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 	case "call":
 		s.call(t, a)
 	case "end-turn":
-		s.endTurn()
+		s.endTurn(t)
 	case "turn":
 		s.turns(t, a)
 	case "resume":
 		idle := durArg(t, a, "idle")
 		s.now = s.now.Add(idle)
 		_, cold := a["cold"]
+		defer s.unchanged(t, s.v)()
 		nv, ps := s.m.OnResume(s.now, idle, cold, s.v)
 		s.apply(nv, ps)
 	case "advance":
@@ -238,7 +239,9 @@ func (s *scenario) apply(nv *prompt.View, ps []compact.Pass) {
 func (s *scenario) call(t testing.TB, a map[string]string) {
 	s.now = s.now.Add(2 * time.Second)
 	s.calls++
+	check := s.unchanged(t, s.v)
 	nv, ps, err := s.m.BeforeCall(s.now, s.v)
+	check()
 	if err != nil {
 		fmt.Fprintf(&s.out, "error: %v\n", err)
 		return
@@ -263,9 +266,22 @@ func (s *scenario) call(t testing.TB, a map[string]string) {
 	}
 }
 
-func (s *scenario) endTurn() {
+func (s *scenario) endTurn(t testing.TB) {
+	defer s.unchanged(t, s.v)()
 	nv, ps := s.m.EndOfTurn(s.now, s.v)
 	s.apply(nv, ps)
+}
+
+// unchanged returns a check that v still holds what it held: hooks never
+// modify the views they are given.
+func (s *scenario) unchanged(t testing.TB, v *prompt.View) func() {
+	n, fp := len(v.Messages), estimate.Fingerprint(v, len(v.Messages))
+	return func() {
+		t.Helper()
+		if len(v.Messages) != n || estimate.Fingerprint(v, n) != fp {
+			t.Fatal("a hook modified the view it was given")
+		}
+	}
 }
 
 // turns plays n turns of user → call → assistant with calls → tool results
@@ -287,7 +303,7 @@ func (s *scenario) turns(t testing.TB, a map[string]string) {
 			s.call(t, a)
 			s.assistant(t, a, intArg(t, a, "assistant", 40), cjk, 0)
 		}
-		s.endTurn()
+		s.endTurn(t)
 		if quiet {
 			for _, line := range strings.Split(strings.TrimSpace(s.out.String()), "\n") {
 				if strings.HasPrefix(line, "call ") {
