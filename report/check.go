@@ -304,6 +304,19 @@ func (r *CheckReport) Failures() []string {
 	return out
 }
 
+// Changed is the report with only the rows that are not within tolerance
+// (regressions, improvements, missing and new cells); the counts are kept.
+func (r *CheckReport) Changed() *CheckReport {
+	c := *r
+	c.Rows = nil
+	for _, row := range r.Rows {
+		if row.Verdict != Same {
+			c.Rows = append(c.Rows, row)
+		}
+	}
+	return &c
+}
+
 // Write renders the report in format f.
 func (r *CheckReport) Write(w io.Writer, f Format) error {
 	if f == JSON {
@@ -324,12 +337,7 @@ func (r *CheckReport) WriteMarkdownSummary(w io.Writer) error {
 		head = "❌ ctxsim check failed"
 	}
 	fmt.Fprintf(&b, "## %s\n\n%s\n\n", head, r.Summary())
-	changed := &CheckReport{Tolerances: r.Tolerances}
-	for _, row := range r.Rows {
-		if row.Verdict != Same {
-			changed.Rows = append(changed.Rows, row)
-		}
-	}
+	changed := r.Changed()
 	if len(changed.Rows) > 0 {
 		t := changed.Table()
 		t.Notes = nil

@@ -52,13 +52,14 @@ Examples:
   ctxsim check --baseline testdata/baseline.json
   ctxsim check --baseline base.json --results out/summary.json
   ctxsim check --baseline base.json --results out/summary.json --tolerance cost=0.5% --tolerance cache_hit_rate=1pp
-  ctxsim check --baseline base.json --results out/summary.json --markdown check.md
+  ctxsim check --baseline base.json --results out/summary.json --changed --markdown check.md
   ctxsim check --baseline base.json --results out/summary.json --update`,
 		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
 			baseline := fs.String("baseline", "", "baseline results `FILE` (summary.json format)")
 			results := fs.String("results", "", "results `FILE` to check (default: run the embedded suite)")
 			tols := fs.StringArray("tolerance", nil, "per-metric tolerance, metric=value[pp|%] (repeatable)")
 			update := fs.Bool("update", false, "rewrite the baseline with the current results and exit 0")
+			changed := fs.Bool("changed", false, "print only rows beyond tolerance (regressions, improvements, missing and new cells)")
 			markdown := fs.String("markdown", "", "also write a Markdown summary to `FILE` (e.g. for $GITHUB_STEP_SUMMARY)")
 			format := fs.String("format", "text", "output format: text, markdown, csv or json")
 			asJSON := fs.Bool("json", false, "same as --format json")
@@ -100,7 +101,11 @@ Examples:
 					return err
 				}
 				rep := report.Check(base, cur, tol)
-				if err := rep.Write(e.stdout, f); err != nil {
+				shown := &rep
+				if *changed {
+					shown = rep.Changed()
+				}
+				if err := shown.Write(e.stdout, f); err != nil {
 					return err
 				}
 				if *markdown != "" {

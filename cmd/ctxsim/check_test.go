@@ -36,6 +36,12 @@ func TestCheckRegression(t *testing.T) {
 	require.NoError(t, err)
 	goldenFile(t, "check-regressed.md", string(got))
 
+	code, out, _ = runCmd(t, "check", "--baseline", "testdata/check-baseline-regressed.json", "--results", checkResultsFile, "--changed")
+	if code != exitFailure {
+		t.Errorf("--changed: exit %d", code)
+	}
+	goldenFile(t, "check-regressed-changed.text", out)
+
 	// A tolerance wide enough to absorb the 1.88pp drop passes.
 	code, _, errs = runCmd(t, "check", "--baseline", "testdata/check-baseline-regressed.json", "--results", checkResultsFile,
 		"--tolerance", "cache_hit_rate=2pp")
