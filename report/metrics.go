@@ -187,13 +187,22 @@ func Summarize(trace, policy string, recs []sim.Record, opts Options) RunSummary
 
 	s := RunSummary{Trace: trace, Policy: policy, CacheDamage: []Damage{}}
 	unpriced := map[string]int{}
+	type priced struct {
+		p  pricing.Price
+		ok bool
+	}
+	memo := map[string]priced{}
 	price := func(model string) (pricing.Price, bool) {
-		p, err := card.Lookup(model)
-		if err != nil {
-			unpriced[model]++
-			return pricing.Price{}, false
+		m, seen := memo[model]
+		if !seen {
+			p, err := card.Lookup(model)
+			m = priced{p, err == nil}
+			memo[model] = m
 		}
-		return p, true
+		if !m.ok {
+			unpriced[model]++
+		}
+		return m.p, m.ok
 	}
 
 	var (

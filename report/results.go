@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/sim"
 )
 
@@ -34,6 +35,9 @@ func SummarizeAll(recs []sim.Record, opts Options) Results {
 	slices.SortFunc(keys, func(a, b key) int {
 		return cmp.Or(cmp.Compare(a.trace, b.trace), cmp.Compare(a.policy, b.policy))
 	})
+	if opts.Prices == nil {
+		opts.Prices = pricing.Default()
+	}
 	res := Results{Runs: make([]RunSummary, 0, len(keys))}
 	for _, k := range keys {
 		res.Runs = append(res.Runs, Summarize(k.trace, k.policy, recs, opts))
