@@ -260,7 +260,7 @@ func (m *Manager) floorSize(v *prompt.View) int {
 	if m.cfg.Estimate == EstimateExact {
 		return m.exact.Estimate(f)
 	}
-	return estimate.RoughFloor(f)
+	return m.rough.Floor(f)
 }
 
 // OnResume runs the idle action when a session resumes after idle. prefixCold

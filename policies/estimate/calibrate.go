@@ -40,6 +40,11 @@ type Calibrated struct {
 	Base   *RoughEstimator
 	anchor Anchor
 	has    bool
+
+	floorKey  floorKey
+	floorHash uint64
+	lastKey   viewKey // the last prefix fingerprinted, by identity
+	lastHash  uint64
 }
 
 // NewCalibrated returns a calibrated projection over base.
@@ -57,7 +62,7 @@ func (c *Calibrated) Capture(model string, v *prompt.View, billed int) bool {
 	}
 	c.anchor = Anchor{
 		Model: model, Billed: billed, Rough: c.Base.Estimate(v),
-		Count: len(v.Messages), Prefix: Fingerprint(v, len(v.Messages)),
+		Count: len(v.Messages), Prefix: c.fingerprint(v, len(v.Messages)),
 	}
 	c.has = true
 	return true
@@ -72,7 +77,7 @@ func (c *Calibrated) Anchor() (Anchor, bool) { return c.anchor, c.has }
 // Matches reports whether the anchor still describes a prefix of v.
 func (c *Calibrated) Matches(model string, v *prompt.View) bool {
 	a := c.anchor
-	return c.has && a.Model == model && a.Count <= len(v.Messages) && Fingerprint(v, a.Count) == a.Prefix
+	return c.has && a.Model == model && a.Count <= len(v.Messages) && c.fingerprint(v, a.Count) == a.Prefix
 }
 
 // Project is the calibrated size of v and whether an anchor backed it.
@@ -92,7 +97,25 @@ func (c *Calibrated) Estimate(v *prompt.View) int {
 }
 
 // Fingerprint identifies the floor of v and its first n messages.
-func Fingerprint(v *prompt.View, n int) uint64 {
+func Fingerprint(v *prompt.View, n int) uint64 { return messagesHash(floorHash(v), v, n) }
+
+// fingerprint is Fingerprint with the floor's hash kept between calls.
+func (c *Calibrated) fingerprint(v *prompt.View, n int) uint64 {
+	k := viewKeyOf(v)
+	if k.n = n; n > 0 && n <= len(v.Messages) {
+		k.last = v.Messages[n-1].Hash()
+	}
+	if k == c.lastKey && k.msgs != nil && k.floor != (floorKey{}) {
+		return c.lastHash
+	}
+	if k.floor != c.floorKey || k.floor == (floorKey{}) {
+		c.floorKey, c.floorHash = k.floor, floorHash(v)
+	}
+	c.lastKey, c.lastHash = k, messagesHash(c.floorHash, v, n)
+	return c.lastHash
+}
+
+func floorHash(v *prompt.View) uint64 {
 	d := xxhash.New()
 	var buf [8]byte
 	put := func(x uint64) {
@@ -106,9 +129,19 @@ func Fingerprint(v *prompt.View, n int) uint64 {
 	for i := range v.System {
 		put(v.System[i].Hash())
 	}
-	put(2)
+	return d.Sum64()
+}
+
+// messagesHash chains the message hashes (each computed once, when the
+// message was made) onto the floor's.
+func messagesHash(floor uint64, v *prompt.View, n int) uint64 {
+	d := xxhash.New()
+	var buf [8]byte
+	binary.LittleEndian.PutUint64(buf[:], floor)
+	d.Write(buf[:])
 	for i := 0; i < n && i < len(v.Messages); i++ {
-		put(v.Messages[i].Hash())
+		binary.LittleEndian.PutUint64(buf[:], v.Messages[i].Hash())
+		d.Write(buf[:])
 	}
 	return d.Sum64()
 }

@@ -35,23 +35,84 @@ func (c msgCache) get(m *prompt.Message, size func(*prompt.Message) int) int {
 	return n
 }
 
+// floorKey identifies a view's floor by the identity of its slices. Views
+// are immutable (a policy that changes the floor makes new slices), so the
+// same backing arrays mean the same floor, and a floor's size and hash are
+// computed once instead of once per call: with a 20K-token system prompt
+// that is most of an estimate's cost.
+type floorKey struct {
+	tools, sys *traces.Block
+	nt, ns     int
+}
+
+func keyOf(v *prompt.View) floorKey {
+	k := floorKey{nt: len(v.Tools), ns: len(v.System)}
+	if k.nt > 0 {
+		k.tools = &v.Tools[0]
+	}
+	if k.ns > 0 {
+		k.sys = &v.System[0]
+	}
+	return k
+}
+
 // RoughEstimator is hermes' estimate_request_tokens_rough: system + messages
 // + tool schemas with the Rough rules. It is not safe for concurrent use
 // (one per session).
-type RoughEstimator struct{ cache msgCache }
+type RoughEstimator struct {
+	cache    msgCache
+	floorKey floorKey
+	floor    int
+	// The last view estimated, by identity: the hooks of one call ask about
+	// the same view several times.
+	lastKey  viewKey
+	lastSize int
+}
+
+// viewKey identifies a view by the identity of its slices, its length and
+// its last message's hash (which catches a slice truncated and refilled in
+// place to the same length).
+type viewKey struct {
+	floor floorKey
+	msgs  *prompt.Message
+	n     int
+	last  uint64
+}
+
+func viewKeyOf(v *prompt.View) viewKey {
+	k := viewKey{floor: keyOf(v), n: len(v.Messages)}
+	if k.n > 0 {
+		k.msgs = &v.Messages[0]
+		k.last = v.Messages[k.n-1].Hash()
+	}
+	return k
+}
 
 // NewRough returns a rough estimator.
-func NewRough() *RoughEstimator { return &RoughEstimator{cache: msgCache{}} }
+func NewRough() *RoughEstimator { return &RoughEstimator{cache: msgCache{}, floor: -1} }
+
+// Floor is the rough size of v's tool schemas and system prompt.
+func (e *RoughEstimator) Floor(v *prompt.View) int {
+	if k := keyOf(v); k != e.floorKey || e.floor < 0 || k == (floorKey{}) {
+		e.floorKey, e.floor = k, RoughFloor(v)
+	}
+	return e.floor
+}
 
 // Name is "rough".
 func (*RoughEstimator) Name() string { return "rough" }
 
 // Estimate sums the floor and every message.
 func (e *RoughEstimator) Estimate(v *prompt.View) int {
-	n := RoughFloor(v)
+	k := viewKeyOf(v)
+	if k == e.lastKey && k.msgs != nil && k.floor != (floorKey{}) {
+		return e.lastSize
+	}
+	n := e.Floor(v)
 	for i := range v.Messages {
 		n += e.cache.get(&v.Messages[i], RoughMessage)
 	}
+	e.lastKey, e.lastSize = k, n
 	return n
 }
 
