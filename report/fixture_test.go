@@ -44,7 +44,7 @@ func fixture() []sim.Record {
 	c2 := call(2, 2, 60, traces.Usage{Input: 10, CacheWrite5m: 2000, CacheRead: 12000, Output: 100}, 1400)
 	summ := traces.Usage{Input: 14000, Output: 500}
 	batch := sim.Record{Trace: "t", Policy: "p", Seq: 3, Kind: sim.KindBatch, Turn: 3, Time: t0.Add(120 * time.Second),
-		Model: "claude-opus-4-6", Usage: summ, CostUSD: opus().Cost(summ), Trigger: "threshold", Outcome: "ok",
+		Model: "claude-opus-4-6", Usage: summ, CostUSD: opus().Cost(summ), Trigger: "threshold", Outcome: "compacted",
 		TokensBefore: 14010, TokensAfter: 4010, LatencyMS: 3000}
 	c4 := call(4, 3, 123, traces.Usage{Input: 10, CacheWrite5m: 4000, Output: 100}, 800)
 	c4.StallMS = 3000
@@ -52,7 +52,7 @@ func fixture() []sim.Record {
 	c5 := call(5, 3, 130, traces.Usage{Input: 10, CacheWrite5m: 1000, CacheRead: 4000, Output: 100}, 900)
 	over := sim.Record{Trace: "t", Policy: "p", Seq: 6, Kind: sim.KindCall, Turn: 4, Time: t0.Add(200 * time.Second),
 		Model: "claude-opus-4-6", Error: "provider: 400: prompt is too long", LatencyMS: 50}
-	brk := sim.Record{Trace: "t", Policy: "p", Seq: 7, Kind: sim.KindBreaker, Turn: 4, Time: t0.Add(200 * time.Second), Outcome: "open"}
+	brk := sim.Record{Trace: "t", Policy: "p", Seq: 7, Kind: sim.KindBreaker, Turn: 4, Time: t0.Add(200 * time.Second), Outcome: "tripped"}
 	return []sim.Record{
 		withRecorded(c0, c0.Usage),
 		withRecorded(c1, traces.Usage{Input: 10, CacheWrite5m: 1000, CacheRead: 11000, Output: 100}),

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ctxsim/ctxsim/policies/compact"
 	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/sim"
 	"github.com/ctxsim/ctxsim/traces"
@@ -311,6 +312,15 @@ func Summarize(trace, policy string, recs []sim.Record, opts Options) RunSummary
 }
 
 func (s *RunSummary) countPass(r sim.Record) {
+	if r.Kind == sim.KindBreaker {
+		if r.Outcome == compact.OutcomeTripped {
+			s.BreakerTrips++
+		}
+		return
+	}
+	if !committed(r) {
+		return
+	}
 	switch r.Kind {
 	case sim.KindBatch:
 		s.Compactions.Batch++
@@ -322,14 +332,23 @@ func (s *RunSummary) countPass(r sim.Record) {
 		s.Compactions.Idle++
 	case sim.KindMasking:
 		s.Compactions.Masking++
-	case sim.KindBreaker:
-		// The engine emits one breaker record per state change, Outcome
-		// naming the new state; every change but a close or a half-open
-		// probe is a trip.
-		if r.Outcome != "closed" && r.Outcome != "half_open" {
-			s.BreakerTrips++
-		}
 	}
+}
+
+// committed reports whether a pass record changed the context: its outcome
+// is one compact.Pass.Committed accepts, or, for a record without an
+// outcome, it shed tokens. The engine records every pass the policy ran,
+// including the ones that decided to do nothing (below_min_reclaim,
+// cache_warm, deferred, ...) and the ones that failed.
+func committed(r sim.Record) bool {
+	if !isCompaction(r.Kind) {
+		return false
+	}
+	if r.Outcome == "" {
+		return r.TokensAfter < r.TokensBefore
+	}
+	p := compact.Pass{Outcome: r.Outcome}
+	return p.Committed()
 }
 
 func isCompaction(k sim.RecordKind) bool {
@@ -391,7 +410,7 @@ func damages(rs []sim.Record, opts Options, price func(string) (pricing.Price, b
 	out := []Damage{}
 	firstCall := slices.IndexFunc(rs, func(r sim.Record) bool { return r.Kind == sim.KindCall && r.Error == "" })
 	for i, p := range rs {
-		if !isCompaction(p.Kind) {
+		if !committed(p) {
 			continue
 		}
 		d := Damage{Seq: p.Seq, Kind: string(p.Kind), Turn: p.Turn, TokensShed: int64(max(p.TokensBefore-p.TokensAfter, 0))}
@@ -415,7 +434,7 @@ func damages(rs []sim.Record, opts Options, price func(string) (pricing.Price, b
 		var window []sim.Record
 		for j := i + 1; j < len(rs) && len(window) < opts.horizon(); j++ {
 			c := rs[j]
-			if isCompaction(c.Kind) {
+			if committed(c) {
 				break
 			}
 			if c.Kind != sim.KindCall || c.Error != "" {

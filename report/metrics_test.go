@@ -121,6 +121,28 @@ func TestCacheDamageColdPrefix(t *testing.T) {
 	}
 }
 
+// Passes that decided to do nothing, or failed, are not compactions; a
+// breaker strike is not a trip.
+func TestSummarizeUncommittedPasses(t *testing.T) {
+	recs := fixture()
+	recs = append(recs,
+		sim.Record{Trace: "t", Policy: "p", Seq: 8, Kind: sim.KindPrune, Outcome: "below_min_reclaim", TokensBefore: 5010, TokensAfter: 5010},
+		sim.Record{Trace: "t", Policy: "p", Seq: 9, Kind: sim.KindBatch, Outcome: "summary_failed", TokensBefore: 5010, TokensAfter: 5010},
+		sim.Record{Trace: "t", Policy: "p", Seq: 10, Kind: sim.KindBreaker, Outcome: "strike"},
+		sim.Record{Trace: "t", Policy: "p", Seq: 11, Kind: sim.KindMicro, Outcome: "absorbed", TokensBefore: 5010, TokensAfter: 4000},
+	)
+	s := Summarize("t", "p", recs, Options{})
+	if want := (Compactions{Batch: 1, Micro: 1}); s.Compactions != want {
+		t.Errorf("Compactions = %+v, want %+v", s.Compactions, want)
+	}
+	if s.BreakerTrips != 1 {
+		t.Errorf("BreakerTrips = %d, want 1", s.BreakerTrips)
+	}
+	if len(s.CacheDamage) != 2 || s.TokensShed != 10000+1010 {
+		t.Errorf("damage entries = %d, tokens shed = %d; want 2, 11010", len(s.CacheDamage), s.TokensShed)
+	}
+}
+
 func TestSummarizeUnknownModel(t *testing.T) {
 	recs := fixture()
 	recs[0].Model = "no-such-model"
