@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/ctxsim/ctxsim/policies/compact"
@@ -31,6 +32,14 @@ type Options struct {
 	Summarizer func(s *traces.Session) compact.Summarizer
 	// SummarizerModel prices the summarizer's calls.
 	SummarizerModel string
+	// Calibrate, when set, makes the calibrator that sizes a recorded
+	// session's blocks (replacing Count) and learns from its billed calls.
+	Calibrate func(s *traces.Session) *Calibrator
+	// Prewarm starts a recorded session with the part of its floor that its
+	// first call read from cache already cached: the log proves another
+	// session of the account had written it. The warming request is not
+	// recorded or billed.
+	Prewarm bool
 }
 
 // ErrFloorTooLarge reports a session whose floor alone does not fit its
@@ -58,6 +67,7 @@ type run struct {
 	window int
 	ttl    prompt.TTL
 	ctx    Context
+	cal    *Calibrator
 	b      *prompt.Builder
 	view   *prompt.View
 
@@ -116,10 +126,17 @@ func newRun(s *traces.Session, pol *Policy, prov provider.Provider, opts Options
 		r.ttl = pol.TTL(s)
 	}
 	r.b = prompt.NewBuilder(opts.Count, pol.Wire)
+	if opts.Calibrate != nil {
+		r.cal = opts.Calibrate(s)
+		opts.Count = r.cal.Count
+		r.opts.Count = r.cal.Count
+		r.b.Count, r.b.Extra = r.cal.Count, r.cal.Extra
+		r.b.Wire.PerMessage = 0 // the calibration's per-message cost replaces it
+	}
 	r.view = &prompt.View{}
 	floor := s.Floor
 	if len(floor) == 0 {
-		floor = inferFloor(s, opts)
+		floor = inferFloor(s, opts, r.b)
 	}
 	for i := range floor {
 		if floor[i].Kind == traces.ToolSchema {
@@ -150,17 +167,31 @@ func newRun(s *traces.Session, pol *Policy, prov provider.Provider, opts Options
 	return r, nil
 }
 
+// prewarm writes the shared part of the floor (a "shared-floor/" block,
+// see inferFloor) to the provider's cache as the session starts,
+// with the session's TTL, as the session the log does not show did.
+func (r *run) prewarm() {
+	if r.ttl == prompt.NoCache || len(r.view.Tools) > 0 || len(r.view.System) < 2 || !strings.HasPrefix(r.view.System[0].Name, "shared-floor/") {
+		return
+	}
+	b := prompt.NewBuilder(r.b.Count, r.b.Wire)
+	req := b.Build(r.model, &prompt.View{System: r.view.System[:1]}, 0)
+	req.Mark(0, r.ttl)
+	req.Freeze()
+	_, _ = r.prov.Send(r.now, req) // not recorded: another session's call
+}
+
 // inferFloor sizes the floor a recorded log does not show from its first
 // billed call: the billed prompt minus what the transcript before the call
 // counts. What the first call read from cache was cached by an earlier
 // session of the same account, so it is the part of the floor sessions share
 // (the tool schemas and the static system prompt); it becomes its own block,
 // named by its size, so that sessions of one tenant share it.
-func inferFloor(s *traces.Session, opts Options) []traces.Block {
+func inferFloor(s *traces.Session, opts Options, b *prompt.Builder) []traces.Block {
 	if opts.FloorTokens > 0 {
 		return []traces.Block{{Kind: traces.System, Name: "floor", Tokens: opts.FloorTokens}}
 	}
-	seen := 0
+	seen := b.Wire.Tail
 	for i := range s.Events {
 		e := &s.Events[i]
 		if e.Kind == traces.Assistant {
@@ -180,9 +211,14 @@ func inferFloor(s *traces.Session, opts Options) []traces.Block {
 				{Kind: traces.System, Name: "floor/" + s.ID, Tokens: rest - shared},
 			}
 		}
-		if e.Kind == traces.User || e.Kind == traces.ToolResult {
+		if (e.Kind == traces.User || e.Kind == traces.ToolResult) && len(e.Blocks) > 0 {
+			m := prompt.NewMessage(prompt.RoleUser, e.Blocks, i, prompt.Plain)
+			seen += b.Wire.PerMessage
+			if b.Extra != nil {
+				seen += b.Extra(&m)
+			}
 			for j := range e.Blocks {
-				seen += opts.Count(&e.Blocks[j])
+				seen += b.Count(&e.Blocks[j])
 			}
 		}
 	}
@@ -272,6 +308,9 @@ func (r *run) nextTime() time.Time {
 func (r *run) step() {
 	e := &r.sess.Events[r.i]
 	r.now = r.nextTime()
+	if r.i == 0 && r.opts.Prewarm {
+		r.prewarm()
+	}
 	idx := r.i
 	r.i++
 	switch e.Kind {
@@ -472,6 +511,9 @@ func (r *run) call(e *traces.Event, idx int) {
 	if ferr := req.CheckFrozen(); ferr != nil {
 		r.err = fmt.Errorf("session %s: event %d: %w", r.sess.ID, idx, ferr)
 		return
+	}
+	if r.cal != nil && e.Usage != nil {
+		r.cal.Observe(idx, req.Total, *e.Usage)
 	}
 	ok := err == nil
 	if err != nil {

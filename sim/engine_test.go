@@ -95,7 +95,7 @@ func TestInferFloor(t *testing.T) {
 		{Time: at(0), Kind: traces.User, Blocks: txt("0123456789")},
 		{Time: at(1), Kind: traces.Assistant, Blocks: txt("x"), Usage: &traces.Usage{Input: 3, CacheWrite5m: 1007, CacheRead: 1000, Output: 1}},
 	}}
-	fl := inferFloor(s, testOpts())
+	fl := inferFloor(s, testOpts(), prompt.NewBuilder(lenCount, prompt.Wire{}))
 	if len(fl) != 2 || fl[0].Tokens != 1000 || fl[1].Tokens != 1000 {
 		t.Fatalf("floor %+v, want shared 1000 + own 1000", fl)
 	}

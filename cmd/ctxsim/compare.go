@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ctxsim/ctxsim/policies"
+	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/sim"
 	"github.com/ctxsim/ctxsim/traces"
@@ -339,13 +340,66 @@ func writeOutputs(out, plots string, runs []report.RunSummary, recs []sim.Record
 			return err
 		}
 		if err := report.WriteFileAtomic(filepath.Join(out, "report.html"), func(w io.Writer) error {
-			return report.WriteHTML(w, report.ReportInput{Title: title, Subtitle: fmt.Sprintf("seed %d", st.seed), Runs: runs, Records: recs})
+			in := report.ReportInput{Title: title, Subtitle: fmt.Sprintf("seed %d", st.seed), Runs: runs, Records: recs}
+			if p, ok := firstPrice(st, recs); ok {
+				in.Price = &p
+			}
+			return report.WriteHTML(w, in)
 		}); err != nil {
 			return err
 		}
 	}
 	if plots != "" {
-		return writePlots(plots, runs, recs)
+		if err := os.MkdirAll(plots, 0o755); err != nil {
+			return err
+		}
+		return writeFigures(plots, report.RunFigures(recs))
 	}
 	return nil
 }
+
+// firstPrice is the price of the first call's model, for the report's
+// break-even figures.
+func firstPrice(st *simSetup, recs []sim.Record) (pricing.Price, bool) {
+	for _, r := range recs {
+		if r.Kind == sim.KindCall && r.Model != "" {
+			p, err := st.prices.Lookup(r.Model)
+			return p, err == nil
+		}
+	}
+	return pricing.Price{}, false
+}
+
+// suiteResults runs the embedded suite under the preset policies, as
+// "ctxsim compare" with no arguments does: what "ctxsim check" compares with
+// its baseline when given no --results.
+func suiteResults(e *env) (report.Results, error) {
+	wf := workloadFlags{sessions: 2}
+	sf := simFlags{provider: "anthropic", seed: 1}
+	st, err := sf.setup()
+	if err != nil {
+		return report.Results{}, err
+	}
+	specs, err := defaultPolicySpecs(nil)
+	if err != nil {
+		return report.Results{}, err
+	}
+	sessions, err := wf.load(e, sf.seed)
+	if err != nil {
+		return report.Results{}, err
+	}
+	st.memo.Warm(sessions)
+	cells, err := buildCells(st, groupSessions(sessions), specs)
+	if err != nil {
+		return report.Results{}, err
+	}
+	var runs []report.RunSummary
+	err = runCells(st, cells, 0, e.stderr, func(c *cell) error {
+		runs = append(runs, c.result.runs...)
+		return nil
+	})
+	sortRuns(runs, specs)
+	return report.Results{Runs: runs}, err
+}
+
+func init() { checkSuite = suiteResults }

@@ -37,6 +37,11 @@ type msgKey struct {
 type Builder struct {
 	Count Counter
 	Wire  Wire
+	// Extra, when set, adds tokens to a message's first block: a
+	// calibration's correction that belongs to the message (what the
+	// provider billed beyond the local count when the message was first
+	// sent). It is called once per message build.
+	Extra func(m *Message) int
 
 	floorKey uint64
 	keys     []msgKey // per message of the last build
@@ -63,14 +68,14 @@ func (b *Builder) floorHash(v *View) uint64 {
 	return h
 }
 
-func (b *Builder) push(src *traces.Block, h uint64, sec Section, role Role, msg int, first, scaffold bool) {
+func (b *Builder) push(src *traces.Block, h uint64, sec Section, role Role, msg int, first, scaffold bool, extra int) {
 	prev, end := uint64(0), 0
 	if n := len(b.blocks); n > 0 {
 		prev, end = b.blocks[n-1].Chain, b.blocks[n-1].End
 	}
 	tok := b.Count(src)
 	if first && sec == Messages {
-		tok += b.Wire.PerMessage
+		tok += b.Wire.PerMessage + extra
 	}
 	cacheable := src.Kind != traces.Thinking && (src.Text != "" || src.Input != "" || src.Tokens > 0 || src.Kind == traces.ToolResultBlock)
 	b.blocks = append(b.blocks, Block{
@@ -123,10 +128,10 @@ func (b *Builder) Build(model string, v *View, output int) *Request {
 	} else {
 		b.blocks = b.blocks[:0]
 		for i := range v.Tools {
-			b.push(&v.Tools[i], v.Tools[i].Hash(), Tools, RoleSystem, -1, false, false)
+			b.push(&v.Tools[i], v.Tools[i].Hash(), Tools, RoleSystem, -1, false, false, 0)
 		}
 		for i := range v.System {
-			b.push(&v.System[i], v.System[i].Hash(), System, RoleSystem, -1, i == 0, false)
+			b.push(&v.System[i], v.System[i].Hash(), System, RoleSystem, -1, i == 0, false, 0)
 		}
 		b.starts = append(b.starts[:0], len(b.blocks))
 		b.floorKey = fk
@@ -136,6 +141,10 @@ func (b *Builder) Build(model string, v *View, output int) *Request {
 	for i := k; i < len(v.Messages); i++ {
 		m := &v.Messages[i]
 		first := true
+		extra := 0
+		if b.Extra != nil {
+			extra = b.Extra(m)
+		}
 		for j := range m.Blocks {
 			src := &m.Blocks[j]
 			if keys[i].stale && m.Role == RoleAssistant && src.Kind == traces.Thinking {
@@ -143,12 +152,12 @@ func (b *Builder) Build(model string, v *View, output int) *Request {
 			}
 			if b.Wire.SplitScaffolds && src.ScaffoldEnd > 0 && src.ScaffoldEnd < len(src.Text) {
 				p := b.splitBlock(src)
-				b.push(&p[0], p[0].Hash(), Messages, m.Role, i, first, true)
-				b.push(&p[1], p[1].Hash(), Messages, m.Role, i, false, false)
+				b.push(&p[0], p[0].Hash(), Messages, m.Role, i, first, true, extra)
+				b.push(&p[1], p[1].Hash(), Messages, m.Role, i, false, false, 0)
 				first = false
 				continue
 			}
-			b.push(src, src.Hash(), Messages, m.Role, i, first, false)
+			b.push(src, src.Hash(), Messages, m.Role, i, first, false, extra)
 			first = false
 		}
 		b.starts = append(b.starts, len(b.blocks))

@@ -1,0 +1,162 @@
+package sim
+
+import (
+	"math"
+
+	"github.com/ctxsim/ctxsim/policies/estimate"
+	"github.com/ctxsim/ctxsim/policies/prompt"
+	"github.com/ctxsim/ctxsim/traces"
+)
+
+// CalMode is how a Calibrator learns.
+type CalMode uint8
+
+// Calibration modes.
+const (
+	// Anchored learns as a harness' own calibration loop would: the size of
+	// call k may use what calls before k were billed. The fit is updated
+	// after every billed call, and the difference between the billed and the
+	// predicted prompt is charged to the next message, so the prediction of
+	// call k is the billed size of call k-1 plus the calibrated size of what
+	// was added since.
+	Anchored CalMode = iota
+	// OpenLoop sizes every block with a fixed calibration (fitted on a
+	// prefix of the calls) and never looks at billed sizes again: the test
+	// of whether a transcript the recording never saw is sized right.
+	OpenLoop
+	// Frozen replays the sizes an anchored run gave each block and each
+	// message's correction, and sizes anything new (summaries, placeholders)
+	// with the final fit: a counterfactual prompt is the recorded prompt
+	// plus the calibrated size of what the policy changed.
+	Frozen
+)
+
+// A Calibrator sizes a recorded session's blocks in the provider's tokens.
+// Claude's tokenizer is not tiktoken and the system prompt and tools are
+// not in the log, so sizes come from the local tokenizer through a
+// Calibration fitted on the session's own billed calls.
+type Calibrator struct {
+	mode  CalMode
+	memo  *estimate.Memo
+	sess  *traces.Session
+	fit   *estimate.Fit
+	cal   estimate.Calibration
+	extra map[int]int
+	sizes map[*traces.Block]int
+
+	lastCall int
+	lastP    int64
+}
+
+// NewCalibrator returns an anchored calibrator for s.
+func NewCalibrator(s *traces.Session, memo *estimate.Memo) *Calibrator {
+	f := estimate.NewFit()
+	return &Calibrator{mode: Anchored, memo: memo, sess: s, fit: f, cal: f.Prior,
+		extra: map[int]int{}, sizes: map[*traces.Block]int{}, lastCall: -1}
+}
+
+// NewOpenLoop returns a calibrator fixed at cal.
+func NewOpenLoop(s *traces.Session, memo *estimate.Memo, cal estimate.Calibration) *Calibrator {
+	return &Calibrator{mode: OpenLoop, memo: memo, sess: s, cal: cal, lastCall: -1}
+}
+
+// Freeze returns a calibrator for counterfactual runs of the same session:
+// the sizes and corrections this (anchored) calibrator gave, and its final
+// fit for new content.
+func (c *Calibrator) Freeze() *Calibrator {
+	return &Calibrator{mode: Frozen, memo: c.memo, sess: c.sess, cal: c.cal, extra: c.extra, sizes: c.sizes, lastCall: -1}
+}
+
+// Calibration is the current fit.
+func (c *Calibrator) Calibration() estimate.Calibration { return c.cal }
+
+// Count sizes a block: opaque blocks keep their size, others are the
+// calibrated local count.
+func (c *Calibrator) Count(b *traces.Block) int {
+	if b.Opaque() {
+		return b.Tokens
+	}
+	if n, ok := c.sizes[b]; ok {
+		return n
+	}
+	n := c.cal.Size(estimate.KindOf(b), c.memo.Count(b))
+	if c.mode == Anchored {
+		c.sizes[b] = n
+	}
+	return n
+}
+
+// Extra is the message's framing plus, for a transcript message, the
+// correction charged to it.
+func (c *Calibrator) Extra(m *prompt.Message) int {
+	n := int(math.Round(c.cal.Message))
+	if m.Event >= 0 && c.extra != nil {
+		n += c.extra[m.Event]
+	}
+	return n
+}
+
+// features are the local counts of the events [from, to) of the session,
+// and the exact (opaque) tokens among them, which need no calibration.
+func (c *Calibrator) features(from, to int) (f estimate.Features, exact float64, boundary bool) {
+	for i := from; i < to; i++ {
+		e := &c.sess.Events[i]
+		if e.Summary || e.Kind == traces.Compaction {
+			boundary = true
+		}
+		if len(e.Blocks) == 0 {
+			continue
+		}
+		f.AddMessage()
+		for j := range e.Blocks {
+			b := &e.Blocks[j]
+			if b.Opaque() {
+				exact += float64(b.Tokens)
+				continue
+			}
+			f.AddBlock(estimate.KindOf(b), c.memo.Count(b))
+		}
+	}
+	return f, exact, boundary
+}
+
+// Observe learns from the call at event idx after it was billed: predicted
+// is what the simulation sized its prompt at, rec what was really billed.
+func (c *Calibrator) Observe(idx, predicted int, rec traces.Usage) {
+	if c.mode != Anchored {
+		return
+	}
+	p := rec.Prompt()
+	if c.lastCall >= 0 {
+		if f, exact, boundary := c.features(c.lastCall, idx); !boundary {
+			c.fit.Add(f, float64(p-c.lastP)-exact)
+			c.cal = c.fit.Solve()
+		}
+	}
+	c.extra[idx] = int(p) - predicted
+	c.lastCall, c.lastP = idx, p
+}
+
+// FitPrefix fits a calibration on the first frac of s's recorded calls:
+// each sample is the growth of the billed prompt between two consecutive
+// calls against the content added in between (pairs across a compaction
+// are skipped). It returns the fit and the number of calls it used.
+func FitPrefix(s *traces.Session, memo *estimate.Memo, frac float64) (estimate.Calibration, int) {
+	var calls []int
+	for i := range s.Events {
+		if s.Events[i].Kind == traces.Assistant && s.Events[i].Usage != nil {
+			calls = append(calls, i)
+		}
+	}
+	n := int(math.Ceil(frac * float64(len(calls))))
+	c := NewCalibrator(s, memo)
+	for k := 1; k < n && k < len(calls); k++ {
+		f, exact, boundary := c.features(calls[k-1], calls[k])
+		if boundary {
+			continue
+		}
+		dp := s.Events[calls[k]].Usage.Prompt() - s.Events[calls[k-1]].Usage.Prompt()
+		c.fit.Add(f, float64(dp)-exact)
+	}
+	return c.fit.Solve(), n
+}
