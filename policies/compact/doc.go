@@ -48,7 +48,9 @@
 // AfterResponse: re-anchors the calibrated estimator on the billed prompt;
 // the first billed reading after a compaction is the breaker's verdict
 // (still ≥ threshold: a strike; any reading below the threshold clears the
-// strikes). A rejected call (ok=false) lets the next compaction ignore the
+// strikes). A context-overflow rejection (ok=false with a rejected prompt
+// at least the effective window) makes the next
+// BeforeCall attempt a compaction whatever the estimate says, ignoring the
 // failure cooldown once, as a provider-proven overflow does in hermes.
 //
 // EndOfTurn: sliding masking, and micro-compaction every

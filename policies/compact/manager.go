@@ -339,7 +339,7 @@ func (m *Manager) BeforeCall(now time.Time, v *prompt.View) (*prompt.View, []Pas
 		return v, passes, nil
 	}
 	tokens, anchored := m.measure(v)
-	if tokens < m.threshold {
+	if tokens < m.threshold && !m.mem.overflow {
 		return v, passes, nil
 	}
 	if m.cfg.Estimate == EstimateCalibrated && !anchored && !m.mem.deferred && !m.mem.overflow {
@@ -353,24 +353,29 @@ func (m *Manager) BeforeCall(now time.Time, v *prompt.View) (*prompt.View, []Pas
 		trigger = "overflow"
 	}
 	ok, ps := m.gate(now)
+	m.mem.overflow = false // one bounded attempt, whatever the gate said
 	passes = append(passes, ps...)
 	if !ok {
 		return v, passes, nil
 	}
-	m.mem.overflow = false
 	nv, ps := m.compress(now, v, KindBatch, trigger)
 	return nv, append(passes, ps...), nil
 }
 
 // AfterResponse is told the billed prompt of the call just made with view v.
-// ok is false when the provider rejected the call; a context-overflow
-// rejection should be reported with ok false and billed 0: it lets the next
-// compaction ignore the failure cooldown once. A response that fit
+// ok is false when the provider rejected the call; billed is then the size
+// of the rejected prompt. A rejected prompt at least as large as the
+// effective window is a provider-proven overflow: the next BeforeCall
+// attempts a batch compaction whatever the estimate says, ignoring the
+// failure cooldown (not the breaker) for that one attempt. Other rejections
+// (transient errors) change nothing. A response that fit
 // re-anchors the calibrated estimator, and the first billed reading after a
 // compaction is the breaker's verdict on it.
 func (m *Manager) AfterResponse(now time.Time, v *prompt.View, billed int, ok bool) []Pass {
 	if !ok {
-		m.mem.overflow = true
+		if billed >= m.model.Window-m.model.MaxOutput {
+			m.mem.overflow = true
+		}
 		return nil
 	}
 	if m.cal.Capture(m.model.Name, v, billed) {

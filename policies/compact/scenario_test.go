@@ -28,6 +28,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 //	assistant [size=N] [cjk=N] [calls=K]   an assistant message with K tool calls
 //	tool [size=N] [cjk=N] [same=LABEL]     results of the pending calls
 //	call [billed=N|model] [estimates]      BeforeCall, then AfterResponse
+//	overflow prompt=N                      AfterResponse of a rejected call
 //	end-turn                               EndOfTurn
 //	turn [n=N] [user=N] [assistant=N] [tool=N] [calls=K] [cjk] [billed=...] [quiet]
 //	resume idle=DURATION [cold]            OnResume
@@ -104,6 +105,12 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 		s.tool(t, a, intArg(t, a, "size", 200), intArg(t, a, "cjk", 0))
 	case "call":
 		s.call(t, a)
+	case "overflow":
+		// The provider rejected the last request: prompt=N is its size.
+		for _, p := range s.m.AfterResponse(s.now, s.v, intArg(t, a, "prompt", 0), false) {
+			s.out.WriteString(formatPass(&p))
+		}
+		s.out.WriteString("rejected\n")
 	case "end-turn":
 		s.endTurn(t)
 	case "turn":

@@ -1,6 +1,8 @@
 package compact
 
 import (
+	"strings"
+
 	"github.com/ctxsim/ctxsim/policies/estimate"
 	"github.com/ctxsim/ctxsim/policies/prompt"
 	"github.com/ctxsim/ctxsim/traces"
@@ -44,7 +46,8 @@ func alignForward(msgs []prompt.Message, i int) int {
 // the 1.5× soft ceiling (re-walking with the raw budget when everything
 // fits), keeps at least max(3, min(protect_last_n, 8)) messages (but leaves
 // at least 2 compressible), never splits a tool group, and keeps the last
-// MinTailUserMessages real user messages in the tail.
+// MinTailUserMessages real user messages and (batch) the last visible
+// assistant reply in the tail.
 //
 // With splitTurn false (micro-compaction) the tail also starts at a turn
 // boundary: a real user message, so an exchange is never cut in two.
@@ -63,7 +66,12 @@ func (m *Manager) tailCut(msgs []prompt.Message, budget, start int, splitTurn bo
 		}
 		return cut
 	}
-	cut := walk(budget * 3 / 2)
+	soft := budget * 3 / 2
+	if m.cfg.TailMode != TailLegacy {
+		// Lean mode caps the soft ceiling too at 20% of the window.
+		soft = min(soft, int(float64(m.model.Window)*0.20))
+	}
+	cut := walk(soft)
 	if cut <= start {
 		cut = walk(budget)
 	}
@@ -77,6 +85,15 @@ func (m *Manager) tailCut(msgs []prompt.Message, budget, start int, splitTurn bo
 			cut--
 		}
 	}
+	if splitTurn {
+		// Batch compaction keeps the last visible assistant reply (#29824).
+		for i := n - 1; i >= start; i-- {
+			if msgs[i].Role == prompt.RoleAssistant && !IsSummary(&msgs[i]) && hasText(&msgs[i]) {
+				cut = min(cut, i)
+				break
+			}
+		}
+	}
 	// Anchor the last real user messages in the tail (#10896).
 	need := max(m.cfg.MinTailUserMessages, 0)
 	for i := n - 1; i >= start && need > 0; i-- {
@@ -88,6 +105,15 @@ func (m *Manager) tailCut(msgs []prompt.Message, budget, start int, splitTurn bo
 		}
 	}
 	return max(cut, start)
+}
+
+func hasText(m *prompt.Message) bool {
+	for i := range m.Blocks {
+		if m.Blocks[i].Kind == traces.Text && strings.TrimSpace(m.Blocks[i].Text) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // edited returns a copy of msg with new blocks, tagged Edited.
