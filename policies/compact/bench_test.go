@@ -7,13 +7,14 @@ import (
 
 	"github.com/ctxsim/ctxsim/policies"
 	"github.com/ctxsim/ctxsim/policies/compact"
+	"github.com/ctxsim/ctxsim/policies/estimate"
 	"github.com/ctxsim/ctxsim/policies/prompt"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
 // BenchmarkHooks is the manager's per-call overhead on a 1000-message view
 // with a 20K-token system prompt, under the threshold: BeforeCall,
-// Estimates, AfterResponse. Calls alternate between two views that differ
+// Estimates (rough, calibrated and exact with o200k), AfterResponse. Calls alternate between two views that differ
 // in their last message, so every call estimates a view it has not seen.
 func BenchmarkHooks(b *testing.B) {
 	for _, preset := range []string{"hermes-default", "hermes-prune", "masking-batched"} {
@@ -22,7 +23,11 @@ func BenchmarkHooks(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			m, err := c.NewManager(compact.Model{Name: "m", Window: 1_000_000}, &fakeSummarizer{}, nil)
+			tok, err := estimate.Tiktoken("o200k_base")
+			if err != nil {
+				b.Fatal(err)
+			}
+			m, err := c.NewManager(compact.Model{Name: "m", Window: 1_000_000}, &fakeSummarizer{}, estimate.NewExact(estimate.NewMemo(tok), 3))
 			if err != nil {
 				b.Fatal(err)
 			}

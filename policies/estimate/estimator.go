@@ -146,6 +146,10 @@ type ExactEstimator struct {
 	// PerMessage is the framing charged per message (prompt.Wire.PerMessage).
 	PerMessage int
 	cache      msgCache
+	floorKey   floorKey
+	floor      int
+	lastKey    viewKey
+	lastSize   int
 }
 
 // NewExact returns an exact estimator over memo.
@@ -158,13 +162,24 @@ func (*ExactEstimator) Name() string { return "exact" }
 
 // Estimate counts the floor and every message.
 func (e *ExactEstimator) Estimate(v *prompt.View) int {
-	n := 0
-	for i := range v.Tools {
-		n += e.Memo.Count(&v.Tools[i])
+	k := viewKeyOf(v)
+	if k == e.lastKey && k.msgs != nil && k.floor != (floorKey{}) {
+		return e.lastSize
 	}
-	for i := range v.System {
-		n += e.Memo.Count(&v.System[i])
+	if k.floor != e.floorKey || k.floor == (floorKey{}) || e.cache == nil {
+		f := 0
+		for i := range v.Tools {
+			f += e.Memo.Count(&v.Tools[i])
+		}
+		for i := range v.System {
+			f += e.Memo.Count(&v.System[i])
+		}
+		e.floorKey, e.floor = k.floor, f
 	}
+	if e.cache == nil {
+		e.cache = msgCache{}
+	}
+	n := e.floor
 	size := func(m *prompt.Message) int {
 		s := e.PerMessage
 		for j := range m.Blocks {
@@ -175,6 +190,7 @@ func (e *ExactEstimator) Estimate(v *prompt.View) int {
 	for i := range v.Messages {
 		n += e.cache.get(&v.Messages[i], size)
 	}
+	e.lastKey, e.lastSize = k, n
 	return n
 }
 
