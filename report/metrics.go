@@ -25,7 +25,33 @@ const (
 	// the prefix had already expired when the pass ran (an idle resume past
 	// the TTL), so the next call would have rewritten the prompt anyway.
 	DetailPrefixCold = "prefix_cold"
+	// DetailFitPrefix, on a call record of the recorded policy, is 1 when
+	// the call was among those the open-loop calibration was fitted on.
+	DetailFitPrefix = "fit_prefix"
+	// EstimateOpenLoop names the open-loop prediction of a recorded call's
+	// prompt (sized from the transcript alone, after a fit on the first 20%
+	// of calls).
+	EstimateOpenLoop = "open_loop"
 )
+
+// Fidelity is how closely a replay of a recorded session reproduces what
+// was billed: present on the recorded policy's runs. See docs/metrics.md.
+type Fidelity struct {
+	// Calls is the number of calls with recorded usage.
+	Calls int `json:"calls"`
+	// CostPct is anchored simulated minus recorded total cost, in % of
+	// recorded.
+	CostPct float64 `json:"cost_pct"`
+	// ReadMatchPct is the % of calls whose simulated cache read is within
+	// 5% of the recorded one.
+	ReadMatchPct float64 `json:"read_match_pct"`
+	// OpenLoopMdAPE and OpenLoopP90 are the median and 90th percentile of
+	// the absolute % error of the open-loop prompt size, over the calls
+	// after the fit prefix (OpenLoopCalls of them).
+	OpenLoopMdAPE float64 `json:"open_loop_prompt_mdape_pct"`
+	OpenLoopP90   float64 `json:"open_loop_prompt_p90_ape_pct"`
+	OpenLoopCalls int     `json:"open_loop_calls"`
+}
 
 // Options tune Summarize. The zero value is ready to use.
 type Options struct {
@@ -91,6 +117,9 @@ type RunSummary struct {
 	UserMessagesVerbatim *float64 `json:"user_messages_verbatim"`
 	TokensShed           int64    `json:"tokens_shed"`
 	CacheDamage          []Damage `json:"cache_damage"`
+
+	// Fidelity is set on runs of the recorded policy.
+	Fidelity *Fidelity `json:"fidelity,omitempty"`
 
 	Warnings []string `json:"warnings,omitempty"`
 }
@@ -215,6 +244,9 @@ func Summarize(trace, policy string, recs []sim.Record, opts Options) RunSummary
 		turnMS              = map[int]int64{}
 		turns               []int
 		verbatim            *float64
+		readMatch           int
+		apes                []float64
+		haveOpenLoop        bool
 	)
 	for _, r := range rs {
 		if r.Kind != sim.KindCall {
@@ -261,6 +293,18 @@ func Summarize(trace, policy string, recs []sim.Record, opts Options) RunSummary
 				float64(r.Usage.Input+r.Usage.Writes())*p.CacheRead/1e6
 		}
 		if r.Recorded != nil {
+			if d := math.Abs(float64(r.Usage.CacheRead - r.Recorded.CacheRead)); d <= 0.05*float64(r.Recorded.CacheRead) {
+				readMatch++
+			}
+			for _, e := range r.Estimates {
+				if e.Name != EstimateOpenLoop {
+					continue
+				}
+				haveOpenLoop = true
+				if fp, _ := detail(r, DetailFitPrefix); fp == 0 && r.Recorded.Prompt() > 0 {
+					apes = append(apes, 100*math.Abs(float64(int64(e.Tokens)-r.Recorded.Prompt()))/float64(r.Recorded.Prompt()))
+				}
+			}
 			nRec++
 			recTokens = recTokens.Add(*r.Recorded)
 			recCost += r.RecordedCostUSD
@@ -280,6 +324,15 @@ func Summarize(trace, policy string, recs []sim.Record, opts Options) RunSummary
 			CostPct:       pctErr(simCostRec, recCost),
 			CacheReadPct:  pctErr(float64(simOnRec.CacheRead), float64(recTokens.CacheRead)),
 			CacheWritePct: pctErr(float64(simOnRec.Writes()), float64(recTokens.Writes())),
+		}
+		if haveOpenLoop {
+			f := &Fidelity{Calls: nRec, CostPct: s.Error.CostPct, ReadMatchPct: 100 * float64(readMatch) / float64(nRec), OpenLoopCalls: len(apes)}
+			if len(apes) > 0 {
+				slices.Sort(apes)
+				f.OpenLoopMdAPE = quantile(apes, 0.5)
+				f.OpenLoopP90 = quantile(apes, 0.9)
+			}
+			s.Fidelity = f
 		}
 	}
 	if len(occ) > 0 {
@@ -484,4 +537,18 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(ks)
 	return ks
+}
+
+// quantile is the q-quantile of sorted xs by linear interpolation between
+// closest ranks.
+func quantile(xs []float64, q float64) float64 {
+	if len(xs) == 1 {
+		return xs[0]
+	}
+	pos := q * float64(len(xs)-1)
+	i := int(pos)
+	if i >= len(xs)-1 {
+		return xs[len(xs)-1]
+	}
+	return xs[i] + (pos-float64(i))*(xs[i+1]-xs[i])
 }

@@ -77,6 +77,7 @@ type run struct {
 	i       int       // next event
 	now     time.Time // virtual clock
 	lastAct time.Time // time of the last call's completion
+	recEnd  time.Time // recorded completion of the last call
 	turn    int
 	seq     int
 	stall   time.Duration
@@ -178,7 +179,9 @@ func (r *run) prewarm() {
 	req := b.Build(r.model, &prompt.View{System: r.view.System[:1]}, 0)
 	req.Mark(0, r.ttl)
 	req.Freeze()
-	_, _ = r.prov.Send(r.now, req) // not recorded: another session's call
+	// Sent a little before the session starts: an entry is readable only
+	// once its writer's response has begun.
+	_, _ = r.prov.Send(r.now.Add(-30*time.Second), req) // not recorded: another session's call
 }
 
 // inferFloor sizes the floor a recorded log does not show from its first
@@ -289,6 +292,11 @@ func (r *run) nextTime() time.Time {
 		return e.Time
 	}
 	prev := r.sess.Events[r.i-1].Time
+	if r.sess.Events[r.i-1].Kind == traces.Assistant && !r.recEnd.IsZero() {
+		// The simulation already spent the call's latency: what follows a
+		// call is measured from when the recorded call completed.
+		prev = r.recEnd
+	}
 	switch e.Kind {
 	case traces.User, traces.Resume:
 		if e.Time.After(r.now) {
@@ -341,6 +349,14 @@ func (r *run) step() {
 	case traces.Assistant:
 		r.call(e, idx)
 		r.append(prompt.RoleAssistant, e, idx)
+		// An importer that knows the call's duration gives it as LatencyMS,
+		// counted from the event the call answers.
+		r.recEnd = e.Time
+		if e.LatencyMS > 0 && idx > 0 {
+			if end := r.sess.Events[idx-1].Time.Add(time.Duration(e.LatencyMS) * time.Millisecond); end.After(r.recEnd) {
+				r.recEnd = end
+			}
+		}
 	case traces.ModelSwitch:
 		if e.Model != "" {
 			p, err := r.opts.Prices.Lookup(e.Model)
@@ -357,6 +373,8 @@ func (r *run) step() {
 		if r.ctx != nil {
 			r.ctx.Restart()
 		}
+	case traces.FloorChange:
+		r.changeFloor(e, idx)
 	case traces.Compaction, traces.Resume:
 		// A recorded compaction takes effect at its continuation summary.
 	}
@@ -379,6 +397,31 @@ func (r *run) setView(v *prompt.View) {
 			r.verbatim++
 		}
 	}
+}
+
+// changeFloor applies a floor change: the new floor when the event carries
+// it, else a new identity for the session's own (last) system block.
+func (r *run) changeFloor(e *traces.Event, idx int) {
+	v := &prompt.View{Messages: r.view.Messages}
+	if len(e.Blocks) > 0 {
+		for i := range e.Blocks {
+			if e.Blocks[i].Kind == traces.ToolSchema {
+				v.Tools = append(v.Tools, e.Blocks[i])
+			} else {
+				v.System = append(v.System, e.Blocks[i])
+			}
+		}
+	} else {
+		v.Tools = r.view.Tools
+		v.System = append([]traces.Block(nil), r.view.System...)
+		if n := len(v.System); n > 0 {
+			v.System[n-1].Name += fmt.Sprintf("#%d", idx)
+			if !v.System[n-1].Opaque() {
+				v.System[n-1].Text += "\u200b" // a known floor changed in an unknown way
+			}
+		}
+	}
+	r.setView(v)
 }
 
 func (r *run) append(role prompt.Role, e *traces.Event, idx int) {

@@ -105,12 +105,18 @@ const (
 	// Restart is a harness process restart: in-memory state is lost, durable
 	// state (the breaker counters) survives.
 	Restart Kind = "restart"
+	// FloorChange is a change of the system prompt or tool schemas mid-session
+	// (an MCP server reconnected, a setting changed). Blocks, when given, are
+	// the new floor; with none, the change is opaque: the session's own floor
+	// keeps its size but not its identity, so the cache breaks after the
+	// shared part of the floor.
+	FloorChange Kind = "floor_change"
 )
 
 // Valid reports whether k is a known kind.
 func (k Kind) Valid() bool {
 	switch k {
-	case User, Assistant, ToolResult, ModelSwitch, Compaction, Resume, Restart:
+	case User, Assistant, ToolResult, ModelSwitch, Compaction, Resume, Restart, FloorChange:
 		return true
 	}
 	return false

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/ctxsim/ctxsim/policies"
 	"github.com/ctxsim/ctxsim/policies/compact"
@@ -103,6 +104,8 @@ type simSetup struct {
 	seed     uint64
 	// summarizerFail is the injected summarizer failure rate.
 	summarizerFail float64
+	// recordedGroups holds each recorded group's calibration, by group key.
+	recordedGroups sync.Map
 }
 
 func newSetup(pricesFile, providerName string, seed uint64) (*simSetup, error) {
@@ -164,13 +167,108 @@ type cellResult struct {
 	runs    []report.RunSummary
 }
 
-// runCell replays group g under one policy.
+// recordedGroup is the calibration of a group with recorded usage: the
+// recorded policy's anchored replay (which is also that policy's cell) and
+// the frozen calibrators every other policy sizes the same sessions with.
+type recordedGroup struct {
+	once   sync.Once
+	result *cellResult
+	frozen map[string]*sim.Calibrator
+	err    error
+}
+
+// recorded runs (once per group) the recorded policy anchored on the billed
+// calls, and open-loop from a fit on each session's first 20% of calls, and
+// marks each call record with the open-loop prediction (estimate
+// "open_loop") and whether the call was in the fit prefix.
+func (st *simSetup) recorded(g group) (*recordedGroup, error) {
+	v, _ := st.recordedGroups.LoadOrStore(g.key, &recordedGroup{})
+	rg := v.(*recordedGroup)
+	rg.once.Do(func() {
+		pol := sim.NewRecorded()
+		cals := map[string]*sim.Calibrator{}
+		anchored := func(s *traces.Session) *sim.Calibrator {
+			c := sim.NewCalibrator(s, st.memo)
+			cals[s.ID] = c
+			return c
+		}
+		res, err := st.replay(g, pol, "", anchored)
+		if err != nil {
+			rg.err = err
+			return
+		}
+		type key struct {
+			trace string
+			event int
+		}
+		prefix := map[string]int{}
+		open := func(s *traces.Session) *sim.Calibrator {
+			cal, n := sim.FitPrefix(s, st.memo, 0.2)
+			prefix[s.ID] = n
+			return sim.NewOpenLoop(s, st.memo, cal)
+		}
+		ol, err := st.replay(g, pol, "", open)
+		if err != nil {
+			rg.err = err
+			return
+		}
+		pred := map[key]int{}
+		for _, r := range ol.records {
+			if r.Kind == sim.KindCall {
+				pred[key{r.Trace, r.Event}] = r.Prompt
+			}
+		}
+		nth := map[string]int{}
+		for i := range res.records {
+			r := &res.records[i]
+			if r.Kind != sim.KindCall || r.Recorded == nil {
+				continue
+			}
+			if p, ok := pred[key{r.Trace, r.Event}]; ok {
+				r.Estimates = append(r.Estimates, estimate.Estimate{Name: report.EstimateOpenLoop, Tokens: p})
+			}
+			if nth[r.Trace] < prefix[r.Trace] {
+				r.Detail = append(r.Detail, sim.KV{Key: report.DetailFitPrefix, Value: 1})
+			}
+			nth[r.Trace]++
+		}
+		res.runs = st.summarize(g, pol.Name, res.records)
+		rg.result = res
+		rg.frozen = map[string]*sim.Calibrator{}
+		for id, c := range cals {
+			rg.frozen[id] = c.Freeze()
+		}
+	})
+	return rg, rg.err
+}
+
+// runCell replays group g under one policy. Groups with recorded usage are
+// sized by the calibration of their recorded replay.
 func (st *simSetup) runCell(g group, pol *sim.Policy, summaryModel string) (*cellResult, error) {
+	if !g.hasRecorded() {
+		return st.replay(g, pol, summaryModel, nil)
+	}
+	rg, err := st.recorded(g)
+	if err != nil {
+		return nil, err
+	}
+	if pol.Recorded {
+		return rg.result, nil
+	}
+	return st.replay(g, pol, summaryModel, func(s *traces.Session) *sim.Calibrator { return rg.frozen[s.ID] })
+}
+
+// replay runs g under pol; calibrate, when set, sizes recorded sessions.
+func (st *simSetup) replay(g group, pol *sim.Policy, summaryModel string, calibrate func(*traces.Session) *sim.Calibrator) (*cellResult, error) {
 	prov, err := st.newProvider(g.key, pol.Name)
 	if err != nil {
 		return nil, err
 	}
 	opts := st.options(pol, summaryModel)
+	if calibrate != nil {
+		opts.Calibrate = calibrate
+		opts.Prewarm = true
+	}
 	sessions := g.sessions
 	if !pol.Recorded {
 		// The recorded harness's own compaction calls belong to its
@@ -186,27 +284,32 @@ func (st *simSetup) runCell(g group, pol *sim.Policy, summaryModel string) (*cel
 	if err != nil {
 		return nil, err
 	}
-	rootOf := g.rootOf()
-	byRoot := map[string][]sim.Record{}
 	var all []sim.Record
-	for i, res := range results {
-		s := sessions[i]
-		r := rootOf[s.ID]
-		byRoot[r] = append(byRoot[r], res.Records...)
+	for _, res := range results {
 		all = append(all, res.Records...)
 	}
-	out := &cellResult{records: all}
+	return &cellResult{records: all, runs: st.summarize(g, pol.Name, all)}, nil
+}
+
+// summarize makes one row per root session of g. A root's row covers its
+// subagents: their records join its own in time order, renumbered, under
+// its name.
+func (st *simSetup) summarize(g group, policy string, all []sim.Record) []report.RunSummary {
+	rootOf := g.rootOf()
+	byRoot := map[string][]sim.Record{}
+	for _, r := range all {
+		byRoot[rootOf[r.Trace]] = append(byRoot[rootOf[r.Trace]], r)
+	}
+	var out []report.RunSummary
 	for _, r := range g.roots {
-		// A root's row covers its subagents: their records join its own in
-		// time order, renumbered, under its name.
 		recs := append([]sim.Record(nil), byRoot[r.ID]...)
 		sort.SliceStable(recs, func(i, j int) bool { return recs[i].Time.Before(recs[j].Time) })
 		for i := range recs {
 			recs[i].Trace, recs[i].Seq = r.ID, i
 		}
-		out.runs = append(out.runs, report.Summarize(r.ID, pol.Name, recs, report.Options{Prices: st.prices}))
+		out = append(out, report.Summarize(r.ID, policy, recs, report.Options{Prices: st.prices}))
 	}
-	return out, nil
+	return out
 }
 
 // policySpec is a policy as named on the command line: a preset, the

@@ -423,6 +423,12 @@ func (st *fileState) user(l *line, t time.Time) {
 		}
 	}
 	ev := traces.Event{Time: t, Kind: kind, Blocks: blocks}
+	if kind == traces.User && mcpReconnect(blocks) {
+		// The command's output line stays in the transcript (the model sees
+		// it); the reconnect rewrites the tools and their instructions in
+		// the system prompt, which the log does not show.
+		defer st.add(traces.Event{Time: t, Kind: traces.FloorChange, Meta: map[string]string{"cause": "mcp reconnect"}}, l)
+	}
 	if kind == traces.User {
 		ev.Summary = l.IsCompactSummary || strings.HasPrefix(blocks[0].Text, summaryPrefix)
 		if l.IsMeta {
@@ -438,6 +444,18 @@ func (st *fileState) user(l *line, t time.Time) {
 		return
 	}
 	st.add(ev, l)
+}
+
+// mcpReconnect reports the output of /mcp reconnecting a server: Claude
+// Code then sends a new system prompt (the server's tools and instructions).
+func mcpReconnect(blocks []traces.Block) bool {
+	for i := range blocks {
+		t := blocks[i].Text
+		if strings.Contains(t, "<local-command-stdout>") && strings.Contains(t, "Reconnected to ") {
+			return true
+		}
+	}
+	return false
 }
 
 func sidechainMeta(l *line, s *traces.Session) string {
