@@ -1,0 +1,369 @@
+package sim_test
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"testing"
+
+	"github.com/ctxsim/ctxsim/policies"
+	"github.com/ctxsim/ctxsim/policies/compact"
+	"github.com/ctxsim/ctxsim/policies/estimate"
+	"github.com/ctxsim/ctxsim/pricing"
+	"github.com/ctxsim/ctxsim/sim"
+	"github.com/ctxsim/ctxsim/sim/provider"
+	"github.com/ctxsim/ctxsim/traces"
+	"github.com/ctxsim/ctxsim/traces/claudecode"
+	"github.com/ctxsim/ctxsim/traces/synth"
+)
+
+// The benchmarks replay the way cmd/ctxsim does (simSetup, runCell): one
+// rate card, one memoized tokenizer warmed on all cores before the replays,
+// a policy from sim.NewPolicy, a fresh Anthropic provider per tenant, and
+// sim.RunTenant over the tenant's sessions. Domain units are reported with
+// b.ReportMetric: calls/s (per core: a replay is single-threaded), ns/call,
+// and MB/s of the input where the input is a file.
+//
+//	go test ./sim -run '^$' -bench . -benchtime 3x -count 1
+
+// bigLog is the largest shared Claude Code session (3.2 MB).
+const bigLog = "../testdata/claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
+
+// bench is the shared part of one process's replays (the CLI's simSetup).
+type bench struct {
+	prices *pricing.Card
+	tok    estimate.Tokenizer
+	memo   *estimate.Memo
+}
+
+func newBench(tb testing.TB) *bench {
+	tb.Helper()
+	tok, err := estimate.Tiktoken("o200k_base")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &bench{prices: pricing.Default(), tok: tok, memo: estimate.NewMemo(tok)}
+}
+
+func (bn *bench) options() sim.Options {
+	return sim.Options{
+		Prices: bn.prices,
+		Count:  bn.memo.Count,
+		Summarizer: func(s *traces.Session) compact.Summarizer {
+			return &sim.Summarizer{
+				Model:   s.Model,
+				Count:   bn.tok.Count,
+				Latency: provider.DefaultLatency("anthropic", s.Model),
+				Rand:    rand.New(rand.NewPCG(1, traces.HashString(s.ID))),
+			}
+		},
+	}
+}
+
+func (bn *bench) policy(tb testing.TB, name string) *sim.Policy {
+	tb.Helper()
+	if name == sim.RecordedName {
+		return sim.NewRecorded()
+	}
+	cfg, err := policies.Preset(name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p, err := sim.NewPolicy(cfg, bn.memo)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return p
+}
+
+// tenants groups sessions by provider account in first-seen order, leaving
+// out the recorded harness's own compaction calls unless the policy replays
+// them (runCell does the same).
+func tenants(ss []*traces.Session, pol *sim.Policy) [][]*traces.Session {
+	idx := map[string]int{}
+	var out [][]*traces.Session
+	for _, s := range ss {
+		if !pol.Recorded && s.Format == claudecode.FormatCompaction {
+			continue
+		}
+		k := s.TenantID()
+		i, ok := idx[k]
+		if !ok {
+			i = len(out)
+			idx[k] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], s)
+	}
+	return out
+}
+
+// replay runs every tenant of ss under pol and returns the number of agent
+// calls simulated.
+func (bn *bench) replay(tb testing.TB, ss []*traces.Session, pol *sim.Policy) int {
+	calls := 0
+	for _, group := range tenants(ss, pol) {
+		prov := provider.NewAnthropic(provider.AnthropicOptions{Common: provider.Common{Prices: bn.prices}})
+		results, err := sim.RunTenant(group, pol, prov, bn.options())
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for _, r := range results {
+			for i := range r.Records {
+				if r.Records[i].Kind == sim.KindCall {
+					calls++
+				}
+			}
+		}
+	}
+	return calls
+}
+
+func importBig(tb testing.TB) ([]*traces.Session, int64) {
+	tb.Helper()
+	fi, err := os.Stat(bigLog)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ss, _, err := claudecode.Import(bigLog)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ss, fi.Size()
+}
+
+// reportCalls adds the per-call metrics of a benchmark that simulated calls
+// agent calls in each iteration.
+func reportCalls(b *testing.B, calls int) {
+	if calls == 0 {
+		b.Fatal("no calls simulated")
+	}
+	total := float64(calls) * float64(b.N)
+	b.ReportMetric(total/b.Elapsed().Seconds(), "calls/s")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/total, "ns/call")
+	b.ReportMetric(float64(calls), "calls/op")
+}
+
+// BenchmarkReplayRecorded replays the largest shared session, imported once
+// and with its tokens counted before the timer starts: what is timed is the
+// engine, the policy and the provider. MB/s is of the Claude Code log.
+func BenchmarkReplayRecorded(b *testing.B) {
+	ss, size := importBig(b)
+	bn := newBench(b)
+	bn.memo.Warm(ss)
+	for _, name := range []string{sim.RecordedName, "hermes-micro"} {
+		b.Run(name, func(b *testing.B) {
+			pol := bn.policy(b, name)
+			calls := bn.replay(b, ss, pol) // warm-up: the calibrating counters of the policy, the summaries' tokens
+			b.SetBytes(size)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				bn.replay(b, ss, pol)
+			}
+			reportCalls(b, calls)
+		})
+	}
+}
+
+// BenchmarkReplayLinear replays one review-profile session and one four
+// times as long. Replay cost must grow linearly with calls: the total
+// ns/op of length=4 must be at most 4.4× that of length=1 (compare the two
+// lines; ns/call should stay flat).
+func BenchmarkReplayLinear(b *testing.B) {
+	bn := newBench(b)
+	for _, name := range []string{"no-compaction", "hermes-default"} {
+		for _, length := range []float64{1, 4} {
+			b.Run(fmt.Sprintf("%s/length=%g", name, length), func(b *testing.B) {
+				ss, err := synth.Generate("review", 1, 7, synth.Options{Length: length})
+				if err != nil {
+					b.Fatal(err)
+				}
+				bn.memo.Warm(ss)
+				pol := bn.policy(b, name)
+				calls := bn.replay(b, ss, pol)
+				b.ReportAllocs()
+				b.ResetTimer()
+				for b.Loop() {
+					bn.replay(b, ss, pol)
+				}
+				reportCalls(b, calls)
+			})
+		}
+	}
+}
+
+// BenchmarkCallsPerSecond is the engine's throughput on coding-burst
+// sessions once every block's tokens are memoized: simulated calls per
+// second on one core (target ≥ 100,000).
+func BenchmarkCallsPerSecond(b *testing.B) {
+	bn := newBench(b)
+	ss, err := synth.Generate("coding-burst", 8, 1, synth.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	bn.memo.Warm(ss)
+	for _, name := range []string{"no-compaction", "hermes-default"} {
+		b.Run(name, func(b *testing.B) {
+			pol := bn.policy(b, name)
+			calls := bn.replay(b, ss, pol)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				bn.replay(b, ss, pol)
+			}
+			reportCalls(b, calls)
+		})
+	}
+}
+
+// sweepSet is the input of the sweep benchmark as bytes on disk would be:
+// the shared Claude Code logs and synthetic sessions in the native format.
+type sweepSet struct {
+	logs   []string
+	native [][]byte
+	bytes  int64
+}
+
+func newSweepSet(b *testing.B) *sweepSet {
+	b.Helper()
+	set := &sweepSet{}
+	for _, f := range []string{bigLog, "../testdata/claude-code/tool_heavy.jsonl", "../testdata/claude-code/subagent.jsonl", "../testdata/claude-code/short.jsonl"} {
+		fi, err := os.Stat(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		set.logs = append(set.logs, f)
+		set.bytes += fi.Size()
+	}
+	for _, p := range []struct {
+		name string
+		n    int
+	}{{"coding-burst", 3}, {"review", 1}, {"cron", 2}} {
+		ss, err := synth.Generate(p.name, p.n, 1, synth.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, s := range ss {
+			var buf bytes.Buffer
+			if err := traces.WriteSession(&buf, s); err != nil {
+				b.Fatal(err)
+			}
+			set.native = append(set.native, buf.Bytes())
+			set.bytes += int64(buf.Len())
+		}
+	}
+	return set
+}
+
+// load decodes the set.
+func (set *sweepSet) load(b *testing.B) []*traces.Session {
+	var out []*traces.Session
+	for _, f := range set.logs {
+		ss, _, err := claudecode.Import(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out = append(out, ss...)
+	}
+	for i, data := range set.native {
+		s, err := traces.ReadSession(bytes.NewReader(data), fmt.Sprintf("native-%d.jsonl", i))
+		if err != nil {
+			b.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// sweepPolicies are 16 policies: the presets, then the presets with the
+// other TTL tier, in order.
+func sweepPolicies(b *testing.B, memo *estimate.Memo) []*sim.Policy {
+	var out []*sim.Policy
+	for _, ttl := range []string{"5m", "1h"} {
+		for _, cfg := range policies.Presets() {
+			if len(out) == 16 {
+				return out
+			}
+			if err := cfg.Set("prompt_caching.cache_ttl", ttl); err != nil {
+				b.Fatal(err)
+			}
+			cfg.Name += "/" + ttl
+			p, err := sim.NewPolicy(cfg, memo)
+			if err != nil {
+				b.Fatal(err)
+			}
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// BenchmarkSweep16 measures what a sweep saves by sharing decoding and
+// tokenization across policies. single is one independent replay: decode
+// the set, count its tokens in a fresh memo, replay one policy. sweep16
+// decodes and counts once and replays 16 policies. The target is
+// sweep16 ≤ 0.2 × 16 × single; the ratio is printed by the benchmark
+// (b.Log) when both ran, and can be worked out from the two ns/op lines.
+func BenchmarkSweep16(b *testing.B) {
+	set := newSweepSet(b)
+	tok, err := estimate.Tiktoken("o200k_base")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var single, sweep float64
+	b.Run("single", func(b *testing.B) {
+		b.SetBytes(set.bytes)
+		for b.Loop() {
+			bn := &bench{prices: pricing.Default(), tok: tok, memo: estimate.NewMemo(tok)}
+			ss := set.load(b)
+			bn.memo.Warm(ss)
+			bn.replay(b, ss, bn.policy(b, "hermes-default"))
+		}
+		single = float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+	})
+	b.Run("sweep16", func(b *testing.B) {
+		b.SetBytes(set.bytes)
+		for b.Loop() {
+			bn := &bench{prices: pricing.Default(), tok: tok, memo: estimate.NewMemo(tok)}
+			ss := set.load(b)
+			bn.memo.Warm(ss)
+			for _, pol := range sweepPolicies(b, bn.memo) {
+				bn.replay(b, ss, pol)
+			}
+		}
+		sweep = float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+		if single > 0 {
+			b.ReportMetric(sweep/(16*single), "ratio-vs-16-single")
+		}
+	})
+}
+
+// BenchmarkWarm is the tokenization of the largest shared session on all
+// cores, into a fresh memo each time; MB/s is of the Claude Code log.
+func BenchmarkWarm(b *testing.B) {
+	ss, size := importBig(b)
+	tok, err := estimate.Tiktoken("o200k_base")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var text int64
+	seen := map[uint64]bool{}
+	for _, s := range ss {
+		for i := range s.Events {
+			for j := range s.Events[i].Blocks {
+				bl := &s.Events[i].Blocks[j]
+				if h := bl.Hash(); !seen[h] && !bl.Opaque() {
+					seen[h] = true
+					text += int64(len(estimate.BlockText(bl)))
+				}
+			}
+		}
+	}
+	b.SetBytes(size)
+	for b.Loop() {
+		estimate.NewMemo(tok).Warm(ss)
+	}
+	b.ReportMetric(float64(text)*float64(b.N)/1e6/b.Elapsed().Seconds(), "text-MB/s")
+}
