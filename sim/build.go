@@ -90,3 +90,28 @@ func RecordedTTL(s *traces.Session) prompt.TTL {
 	}
 	return prompt.TTL5m
 }
+
+// NewRecordedVariant is the recorded policy changed: the TTL tier ttl
+// (5m, 1h, auto; empty keeps the recorded tier) and any compaction rung cfg
+// turns on, applied on top of the recorded compactions. It answers "what if
+// Claude Code had done X as well", keeping everything else as recorded.
+func NewRecordedVariant(name string, cfg policies.Config, ttl string, memo *estimate.Memo) (*Policy, error) {
+	p := NewRecorded()
+	p.Name = name
+	if ttl != "" {
+		if _, err := cacheplan.ChooseTTL(ttl, traces.SourceCLI); err != nil {
+			return nil, fmt.Errorf("policy %s: prompt_caching.cache_ttl: %w", name, err)
+		}
+		p.TTL = func(s *traces.Session) prompt.TTL {
+			t, _ := cacheplan.ChooseTTL(ttl, s.Source)
+			return t
+		}
+	}
+	if compacts(cfg.Compact) {
+		c := cfg
+		p.Context = func(s *traces.Session, model compact.Model, sum compact.Summarizer) (Context, error) {
+			return c.NewManager(model, sum, estimate.NewExact(memo, p.Wire.PerMessage))
+		}
+	}
+	return p, nil
+}

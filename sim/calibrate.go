@@ -42,7 +42,10 @@ type Calibrator struct {
 	fit   *estimate.Fit
 	cal   estimate.Calibration
 	extra map[int]int
-	sizes map[*traces.Block]int
+	// framing is what Extra charged each transcript message when an
+	// anchored run first built it, so a frozen replay charges the same.
+	framing map[int]int
+	sizes   map[*traces.Block]int
 
 	lastCall int
 	lastP    int64
@@ -52,7 +55,7 @@ type Calibrator struct {
 func NewCalibrator(s *traces.Session, memo *estimate.Memo) *Calibrator {
 	f := estimate.NewFit()
 	return &Calibrator{mode: Anchored, memo: memo, sess: s, fit: f, cal: f.Prior,
-		extra: map[int]int{}, sizes: map[*traces.Block]int{}, lastCall: -1}
+		extra: map[int]int{}, framing: map[int]int{}, sizes: map[*traces.Block]int{}, lastCall: -1}
 }
 
 // NewOpenLoop returns a calibrator fixed at cal.
@@ -64,7 +67,7 @@ func NewOpenLoop(s *traces.Session, memo *estimate.Memo, cal estimate.Calibratio
 // the sizes and corrections this (anchored) calibrator gave, and its final
 // fit for new content.
 func (c *Calibrator) Freeze() *Calibrator {
-	return &Calibrator{mode: Frozen, memo: c.memo, sess: c.sess, cal: c.cal, extra: c.extra, sizes: c.sizes, lastCall: -1}
+	return &Calibrator{mode: Frozen, memo: c.memo, sess: c.sess, cal: c.cal, extra: c.extra, framing: c.framing, sizes: c.sizes, lastCall: -1}
 }
 
 // Calibration is the current fit.
@@ -89,9 +92,17 @@ func (c *Calibrator) Count(b *traces.Block) int {
 // Extra is the message's framing plus, for a transcript message, the
 // correction charged to it.
 func (c *Calibrator) Extra(m *prompt.Message) int {
+	if m.Event >= 0 && m.Tag == prompt.Plain {
+		if n, ok := c.framing[m.Event]; ok {
+			return n
+		}
+	}
 	n := int(math.Round(c.cal.Message))
 	if m.Event >= 0 && c.extra != nil {
 		n += c.extra[m.Event]
+	}
+	if c.mode == Anchored && m.Event >= 0 && m.Tag == prompt.Plain {
+		c.framing[m.Event] = n
 	}
 	return n
 }

@@ -156,7 +156,7 @@ func buildCells(st *simSetup, groups []group, specs []policySpec) ([]*cell, erro
 			return nil, err
 		}
 		for _, g := range groups {
-			if sp.config == nil && !g.hasRecorded() {
+			if (sp.config == nil || sp.onRecorded) && !g.hasRecorded() {
 				continue
 			}
 			cells = append(cells, &cell{g: g, spec: sp, pol: pol, aux: aux})

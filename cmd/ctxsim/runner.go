@@ -252,7 +252,7 @@ func (st *simSetup) runCell(g group, pol *sim.Policy, summaryModel string) (*cel
 	if err != nil {
 		return nil, err
 	}
-	if pol.Recorded {
+	if pol.Recorded && pol.Name == sim.RecordedName {
 		return rg.result, nil
 	}
 	return st.replay(g, pol, summaryModel, func(s *traces.Session) *sim.Calibrator { return rg.frozen[s.ID] })
@@ -317,6 +317,11 @@ func (st *simSetup) summarize(g group, policy string, all []sim.Record) []report
 type policySpec struct {
 	name   string
 	config *policies.Config // nil for the recorded policy
+	// onRecorded makes the policy a variant of the recorded one: config's
+	// TTL and compaction rungs on top of what the log shows (whatif).
+	onRecorded bool
+	// ttl overrides the recorded tier of an onRecorded variant.
+	ttl string
 }
 
 func resolvePolicies(names []string, sets []string) ([]policySpec, error) {
@@ -367,6 +372,10 @@ func resolvePolicies(names []string, sets []string) ([]policySpec, error) {
 }
 
 func (st *simSetup) build(p policySpec) (*sim.Policy, string, error) {
+	if p.onRecorded {
+		pol, err := sim.NewRecordedVariant(p.name, *p.config, p.ttl, st.memo)
+		return pol, p.config.SummaryModel, err
+	}
 	if p.config == nil {
 		return sim.NewRecorded(), "", nil
 	}
