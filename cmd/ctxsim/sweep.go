@@ -161,7 +161,19 @@ func parseGrid(flags, sets []string, base policies.Config) ([]gridAxis, error) {
 		}
 		axes = append(axes, ax)
 	}
-	// Short names: the key's last element, unless two keys share it.
+	keys := make([]string, len(axes))
+	for i, ax := range axes {
+		keys[i] = ax.key
+	}
+	for i, s := range shortNames(keys) {
+		axes[i].short = s
+	}
+	return axes, nil
+}
+
+// shortNames shortens each key to its last element (a per-model threshold
+// to model_thresholds.<model>), unless two keys would share the short name.
+func shortNames(keys []string) []string {
 	short := func(k string) string {
 		if m, ok := strings.CutPrefix(k, "compression.model_thresholds."); ok {
 			return "model_thresholds." + m
@@ -169,16 +181,17 @@ func parseGrid(flags, sets []string, base policies.Config) ([]gridAxis, error) {
 		return k[strings.LastIndex(k, ".")+1:]
 	}
 	count := map[string]int{}
-	for _, ax := range axes {
-		count[short(ax.key)]++
+	for _, k := range keys {
+		count[short(k)]++
 	}
-	for i := range axes {
-		axes[i].short = axes[i].key
-		if s := short(axes[i].key); count[s] == 1 {
-			axes[i].short = s
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = k
+		if s := short(k); count[s] == 1 {
+			out[i] = s
 		}
 	}
-	return axes, nil
+	return out
 }
 
 // gridPoints is the cross product of axes applied to base, the last axis
@@ -583,7 +596,6 @@ func readJournal(e *env, path string) ([]journalLine, error) {
 		return nil, err
 	}
 	var out []journalLine
-	warn := &traces.Warnings{}
 	rest := b
 	for line := 1; len(rest) > 0; line++ {
 		text, tail, complete := bytes.Cut(rest, []byte("\n"))
@@ -595,15 +607,12 @@ func readJournal(e *env, path string) ([]journalLine, error) {
 		}
 		if err != nil {
 			if !complete {
-				warn.Add(path, line, "last line cut short (an interrupted write); its cell runs again")
+				fmt.Fprintf(e.stderr, "ctxsim sweep: %s:%d: dropped the last line, cut short by an interrupted write; its cell runs again\n", path, line)
 				break
 			}
 			return nil, &traces.SyntaxError{File: path, Line: line, Msg: err.Error()}
 		}
 		out = append(out, l)
-	}
-	if warn.Len() > 0 {
-		fmt.Fprint(e.stderr, warn.String())
 	}
 	return out, nil
 }

@@ -1,0 +1,281 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ctxsim/ctxsim/policies"
+)
+
+// sweepArgs is a small sweep: 2 coding-burst sessions (two tenants) × a
+// 2×2 grid = 8 cells, well under a second.
+func sweepArgs(extra ...string) []string {
+	return append([]string{"sweep", "--policy", "hermes-micro", "--profile", "coding-burst", "--sessions", "2",
+		"--grid", "compression.micro_compact_every_n_turns=1,5", "--grid", "prompt_caching.cache_ttl=5m,1h"}, extra...)
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return string(b)
+}
+
+// journalCells lists the (cell, tenant) keys of cells.jsonl in file order.
+func journalCells(t *testing.T, path string) []string {
+	t.Helper()
+	var out []string
+	for _, line := range strings.Split(strings.TrimSuffix(readFile(t, path), "\n"), "\n") {
+		var l journalLine
+		require.NoError(t, json.Unmarshal([]byte(line), &l), "line %q", line)
+		out = append(out, l.Cell+" "+l.Tenant)
+	}
+	return out
+}
+
+func TestSweepResume(t *testing.T) {
+	tmp := t.TempDir()
+	a, b := filepath.Join(tmp, "a"), filepath.Join(tmp, "b")
+
+	code, wantOut, errs := runCmd(t, sweepArgs("-j", "1", "--out", a)...)
+	require.Equal(t, exitOK, code, errs)
+	wantSummary := readFile(t, filepath.Join(a, "summary.json"))
+	all := journalCells(t, filepath.Join(a, "cells.jsonl"))
+	if len(all) != 8 {
+		t.Fatalf("uninterrupted run journaled %d cells, want 8: %q", len(all), all)
+	}
+
+	// Kill the sweep after 3 cells, in the middle of writing the 4th.
+	sweepKill.after, sweepKill.torn = 3, true
+	code, out, errs := runCmd(t, sweepArgs("-j", "2", "--out", b)...)
+	sweepKill.after, sweepKill.torn = 0, false
+	if code != exitFailure || out != "" {
+		t.Fatalf("killed run: exit %d, stdout %q, stderr %q; want exit 1 and no output", code, out, errs)
+	}
+	if _, err := os.Stat(filepath.Join(b, "summary.json")); !os.IsNotExist(err) {
+		t.Fatalf("killed run wrote summary.json (stat: %v)", err)
+	}
+	partial := readFile(t, filepath.Join(b, "cells.jsonl"))
+	if n := strings.Count(partial, "\n"); n != 3 || strings.HasSuffix(partial, "\n") {
+		t.Fatalf("killed run left %d complete lines (ends in newline: %v), want 3 and a torn fourth", n, strings.HasSuffix(partial, "\n"))
+	}
+
+	code, out, errs = runCmd(t, sweepArgs("-j", "2", "--out", b, "--resume")...)
+	require.Equal(t, exitOK, code, errs)
+	if !strings.Contains(errs, "cells.jsonl:4: dropped the last line, cut short") {
+		t.Errorf("resume stderr does not warn about the torn line:\n%s", errs)
+	}
+	if !strings.Contains(errs, "3 of 8 cells done, 5 to run") {
+		t.Errorf("resume stderr does not count the cells:\n%s", errs)
+	}
+	if out != wantOut {
+		t.Errorf("resumed stdout differs from the uninterrupted run\n--- got ---\n%s\n--- want ---\n%s", out, wantOut)
+	}
+	if got := readFile(t, filepath.Join(b, "summary.json")); got != wantSummary {
+		t.Errorf("resumed summary.json differs from the uninterrupted run")
+	}
+	// Every cell is journaled exactly once: the 3 kept and the 5 replayed,
+	// so nothing finished before the kill ran again.
+	got := journalCells(t, filepath.Join(b, "cells.jsonl"))
+	if len(got) != 8 {
+		t.Errorf("resumed journal has %d cells, want 8: %q", len(got), got)
+	}
+	if s1, s2 := slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(all)); !slices.Equal(s1, s2) {
+		t.Errorf("resumed journal cells = %q, want %q", s1, s2)
+	}
+
+	// A finished sweep resumes to the same output, running nothing.
+	code, out, errs = runCmd(t, sweepArgs("--out", b, "--resume")...)
+	require.Equal(t, exitOK, code, errs)
+	if !strings.Contains(errs, "8 of 8 cells done, 0 to run") || out != wantOut {
+		t.Errorf("second resume: stderr %q, stdout same as uninterrupted: %v", errs, out == wantOut)
+	}
+}
+
+func TestSweepResumeRefuses(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "s")
+	code, _, errs := runCmd(t, sweepArgs("--out", dir)...)
+	require.Equal(t, exitOK, code, errs)
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no --resume", sweepArgs("--out", dir), "already holds a sweep"},
+		{"other seed", sweepArgs("--out", dir, "--resume", "--seed", "7"), "the seed, provider"},
+		{"other grid", append(sweepArgs("--out", dir, "--resume"), "--set", "compression.threshold=0.6"), "the grid or the base policy"},
+		{"other workload", append(sweepArgs("--out", dir, "--resume"), "--profile", "cron"), "the workload (2 sessions then, 4 now"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, _, errs := runCmd(t, c.args...)
+			if code != exitFailure || !strings.Contains(errs, c.want) {
+				t.Errorf("exit %d, stderr %q; want exit 1 naming %q", code, errs, c.want)
+			}
+		})
+	}
+
+	// A damaged line that is not the last is an error naming it.
+	path := filepath.Join(dir, "cells.jsonl")
+	lines := strings.SplitAfter(readFile(t, path), "\n")
+	lines[1] = "{not json}\n"
+	require.NoError(t, os.WriteFile(path, []byte(strings.Join(lines, "")), 0o644))
+	code, _, errs = runCmd(t, sweepArgs("--out", dir, "--resume")...)
+	if code != exitFailure || !strings.Contains(errs, "cells.jsonl:2: ") {
+		t.Errorf("damaged journal: exit %d, stderr %q; want exit 1 naming cells.jsonl:2", code, errs)
+	}
+}
+
+func TestSweepJobsIdentical(t *testing.T) {
+	var outs []string
+	for _, j := range []string{"1", "3"} {
+		code, out, errs := runCmd(t, sweepArgs("-j", j, "--format", "markdown")...)
+		require.Equal(t, exitOK, code, errs)
+		outs = append(outs, out)
+	}
+	if outs[0] != outs[1] {
+		t.Errorf("-j 1 and -j 3 differ\n--- -j 1 ---\n%s\n--- -j 3 ---\n%s", outs[0], outs[1])
+	}
+}
+
+func TestSweepGolden(t *testing.T) {
+	small := []string{"sweep", "--policy", "hermes-micro", "--profile", "coding-burst", "--sessions", "1",
+		"--grid", "compression.micro_compact_every_n_turns=1,2,5", "--grid", "prompt_caching.cache_ttl=5m,1h"}
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"sweep.text", small},
+		{"sweep.csv", append(small, "--format", "csv")},
+		{"sweep-one-key.text", []string{"sweep", "--policy", "hermes-default", "--profile", "cron", "--sessions", "2",
+			"--grid", "prompt_caching.layout=hermes,none"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errs := runCmd(t, c.args...)
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			goldenFile(t, c.name, out)
+		})
+	}
+}
+
+func TestSweepPlots(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "figs")
+	code, _, errs := runCmd(t, sweepArgs("--plots", dir)...)
+	require.Equal(t, exitOK, code, errs)
+	for _, f := range []string{"sweep-cost.svg", "sweep-cost.png", "sweep-hit-rate.svg", "sweep-hit-rate.png"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	// The numbers behind the heatmaps: cache_ttl in minutes on x.
+	goldenFile(t, "sweep-cost-heat.txt", readFile(t, filepath.Join(dir, "sweep-cost.txt")))
+	goldenFile(t, "sweep-hit-rate-heat.txt", readFile(t, filepath.Join(dir, "sweep-hit-rate.txt")))
+}
+
+func TestSweepUsage(t *testing.T) {
+	grid := []string{"--profile", "cron", "--sessions", "1", "--grid", "prompt_caching.cache_ttl=5m,1h"}
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"missing policy", append([]string{"sweep"}, grid...), "--policy: sweep needs the base policy"},
+		{"recorded", append([]string{"sweep", "--policy", "recorded"}, grid...), "--policy recorded"},
+		{"two policies", append([]string{"sweep", "--policy", "hermes-default", "--policy", "hermes-micro"}, grid...), "one base policy"},
+		{"unknown preset", append([]string{"sweep", "--policy", "no-such"}, grid...), `--policy "no-such"`},
+		{"no grid", []string{"sweep", "--policy", "hermes-default"}, "--grid: want at least one"},
+		{"bad key", []string{"sweep", "--policy", "hermes-default", "--grid", "compression.no_such=1,2"}, `unknown key "compression.no_such"`},
+		{"bad value", []string{"sweep", "--policy", "hermes-default", "--grid", "prompt_caching.cache_ttl=5m,2h"}, "--grid prompt_caching.cache_ttl"},
+		{"bad value named", []string{"sweep", "--policy", "hermes-default", "--grid", "prompt_caching.cache_ttl=5m,2h"}, "2h"},
+		{"no values", []string{"sweep", "--policy", "hermes-default", "--grid", "prompt_caching.cache_ttl="}, "want key=v1,v2"},
+		{"same value twice", []string{"sweep", "--policy", "hermes-default", "--grid", "compression.threshold=0.5,0.50"}, `values "0.5" and "0.50" are the same setting`},
+		{"key twice", []string{"sweep", "--policy", "hermes-default", "--grid", "compression.threshold=0.5", "--grid", "compression.threshold=0.6"}, "key given twice"},
+		{"key also set", []string{"sweep", "--policy", "hermes-default", "--set", "compression.threshold=0.5", "--grid", "compression.threshold=0.6,0.7"}, "also fixed by --set"},
+		{"plots one key", append([]string{"sweep", "--policy", "hermes-default", "--plots", "figs"}, grid...), "exactly two --grid keys, got 1"},
+		{"resume without out", append([]string{"sweep", "--policy", "hermes-default", "--resume"}, grid...), "--resume needs --out"},
+		{"argument", append([]string{"sweep", "--policy", "hermes-default", "extra"}, grid...), `unexpected argument "extra"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errs := runCmd(t, c.args...)
+			if code != exitUsage || !strings.Contains(errs, c.want) || out != "" {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit %d naming %q", code, out, errs, exitUsage, c.want)
+			}
+		})
+	}
+}
+
+func TestSweepHelp(t *testing.T) {
+	code, out, _ := runCmd(t, "sweep", "--help")
+	if code != exitOK || !strings.Contains(out, "Examples:\n  ctxsim sweep --policy hermes-micro") || !strings.Contains(out, "--resume") {
+		t.Errorf("sweep --help: exit %d\n%s", code, out)
+	}
+}
+
+func TestGridPoints(t *testing.T) {
+	base, err := policies.Preset("hermes-default")
+	require.NoError(t, err)
+	axes, err := parseGrid([]string{
+		"compression.threshold=0.5,0.7",
+		"compression.model_thresholds.claude-opus-4.6=0.4",
+		"prompt_caching.cache_ttl=5m,1h,off",
+	}, nil, base)
+	require.NoError(t, err)
+	pts, err := gridPoints(base, axes)
+	require.NoError(t, err)
+	var names []string
+	for _, p := range pts {
+		names = append(names, p.name)
+	}
+	want := []string{
+		"hermes-default[threshold=0.5,model_thresholds.claude-opus-4.6=0.4,cache_ttl=5m]",
+		"hermes-default[threshold=0.5,model_thresholds.claude-opus-4.6=0.4,cache_ttl=1h]",
+		"hermes-default[threshold=0.5,model_thresholds.claude-opus-4.6=0.4,cache_ttl=off]",
+		"hermes-default[threshold=0.7,model_thresholds.claude-opus-4.6=0.4,cache_ttl=5m]",
+		"hermes-default[threshold=0.7,model_thresholds.claude-opus-4.6=0.4,cache_ttl=1h]",
+		"hermes-default[threshold=0.7,model_thresholds.claude-opus-4.6=0.4,cache_ttl=off]",
+	}
+	if !slices.Equal(names, want) {
+		t.Errorf("grid names =\n%q\nwant\n%q", names, want)
+	}
+	if got, _ := pts[4].config.Get("prompt_caching.cache_ttl"); got != "1h" {
+		t.Errorf("cell 4 cache_ttl = %q, want 1h", got)
+	}
+	if got, _ := pts[4].config.Get("compression.threshold"); got != "0.7" {
+		t.Errorf("cell 4 threshold = %q, want 0.7", got)
+	}
+	if got := pts[0].config.Compact.ModelThresholds["claude-opus-4.6"]; got != 0.4 {
+		t.Errorf("cell 0 opus threshold = %v, want 0.4", got)
+	}
+	if base.CacheTTL != "5m" || base.Compact.ModelThresholds["claude-opus-4.6"] != 0 {
+		t.Errorf("gridPoints changed its base: %+v", base)
+	}
+}
+
+func TestShortNames(t *testing.T) {
+	got := shortNames([]string{"a.x.mode", "b.mode", "prompt_caching.cache_ttl", "compression.model_thresholds.gpt-4.1", "model"})
+	want := []string{"a.x.mode", "b.mode", "cache_ttl", "model_thresholds.gpt-4.1", "model"}
+	if !slices.Equal(got, want) {
+		t.Errorf("shortNames = %q, want %q", got, want)
+	}
+}
+
+func TestJournalTornOnly(t *testing.T) {
+	// A journal whose only line is torn resumes from nothing.
+	dir := t.TempDir()
+	path := filepath.Join(dir, "cells.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(`{"cell":"x[a=1]","tenant":"t","of":1,"run":{"tra`), 0o644))
+	var errb bytes.Buffer
+	lines, err := readJournal(&env{stderr: &errb}, path)
+	require.NoError(t, err)
+	if len(lines) != 0 || !strings.Contains(errb.String(), "cells.jsonl:1: dropped the last line") {
+		t.Errorf("lines %v, stderr %q", lines, errb.String())
+	}
+}
