@@ -1,6 +1,8 @@
 package prompt
 
 import (
+	"slices"
+
 	"github.com/ctxsim/ctxsim/traces"
 )
 
@@ -44,16 +46,27 @@ type Builder struct {
 	Extra func(m *Message) int
 
 	floorKey uint64
-	keys     []msgKey // per message of the last build
-	starts   []int    // first block index of each message, len(keys)+1
-	blocks   []Block
-	split    map[uint64][2]traces.Block
-	req      Request
+	// tools and system are the floor of the last build. A floor equal to
+	// them block for block has their floorKey: comparing is cheap where
+	// hashing is not (the floor is tens of KB of text, and strings shared
+	// with the last view compare by pointer).
+	tools, system []traces.Block
+	keys          []msgKey // per message of the last build
+	spare         []msgKey // the keys buffer of the build before
+	starts        []int    // first block index of each message, len(keys)+1
+	blocks        []Block
+	split         map[uint64]*[2]traces.Block
+	req           Request
 }
 
 // NewBuilder returns a builder with the given counter and wire rules.
 func NewBuilder(count Counter, w Wire) *Builder {
 	return &Builder{Count: count, Wire: w}
+}
+
+// sameFloor reports whether v's floor equals the last build's.
+func (b *Builder) sameFloor(v *View) bool {
+	return b.starts != nil && slices.Equal(v.Tools, b.tools) && slices.Equal(v.System, b.system)
 }
 
 func (b *Builder) floorHash(v *View) uint64 {
@@ -88,24 +101,23 @@ func (b *Builder) push(src *traces.Block, h uint64, sec Section, role Role, msg 
 func (b *Builder) splitBlock(src *traces.Block) *[2]traces.Block {
 	h := src.Hash()
 	if p, ok := b.split[h]; ok {
-		return &p
+		return p
 	}
 	if b.split == nil {
-		b.split = map[uint64][2]traces.Block{}
+		b.split = map[uint64]*[2]traces.Block{}
 	}
 	head, tail := *src, *src
 	head.Text, head.ScaffoldEnd = src.Text[:src.ScaffoldEnd], 0
 	tail.Text, tail.ScaffoldEnd = src.Text[src.ScaffoldEnd:], 0
-	p := [2]traces.Block{head, tail}
+	p := &[2]traces.Block{head, tail}
 	b.split[h] = p
-	return &p
+	return p
 }
 
 // Build renders v for model. output is the number of output tokens the call
 // will produce. The returned request shares storage with b and is valid
 // until the next Build.
 func (b *Builder) Build(model string, v *View, output int) *Request {
-	fk := b.floorHash(v)
 	lastUser := -1
 	if b.Wire.StripStaleThinking {
 		for i := len(v.Messages) - 1; i >= 0; i-- {
@@ -115,13 +127,23 @@ func (b *Builder) Build(model string, v *View, output int) *Request {
 			}
 		}
 	}
-	keys := make([]msgKey, len(v.Messages))
+	keys := b.spare[:0]
 	for i := range v.Messages {
-		keys[i] = msgKey{hash: v.Messages[i].Hash(), stale: i < lastUser}
+		keys = append(keys, msgKey{hash: v.Messages[i].Hash(), stale: i < lastUser})
 	}
 	// Find the common prefix with the last build.
 	k := 0
-	if fk == b.floorKey && b.starts != nil {
+	same := b.sameFloor(v)
+	if !same {
+		// The floor is copied (its strings are shared), so a caller that
+		// changes its slices in place cannot change what we compare with.
+		b.tools = append(b.tools[:0], v.Tools...)
+		b.system = append(b.system[:0], v.System...)
+		fk := b.floorHash(v)
+		same = b.starts != nil && fk == b.floorKey // an equal floor in new slices
+		b.floorKey = fk
+	}
+	if same {
 		for k < len(keys) && k < len(b.keys) && keys[k] == b.keys[k] {
 			k++
 		}
@@ -134,7 +156,6 @@ func (b *Builder) Build(model string, v *View, output int) *Request {
 			b.push(&v.System[i], v.System[i].Hash(), System, RoleSystem, -1, i == 0, false, 0)
 		}
 		b.starts = append(b.starts[:0], len(b.blocks))
-		b.floorKey = fk
 	}
 	b.blocks = b.blocks[:b.starts[k]]
 	b.starts = b.starts[:k+1]
@@ -162,7 +183,7 @@ func (b *Builder) Build(model string, v *View, output int) *Request {
 		}
 		b.starts = append(b.starts, len(b.blocks))
 	}
-	b.keys = keys
+	b.keys, b.spare = keys, b.keys
 	total := 0
 	if n := len(b.blocks); n > 0 {
 		total = b.blocks[n-1].End
@@ -174,4 +195,5 @@ func (b *Builder) Build(model string, v *View, output int) *Request {
 // Reset forgets the last build, so the next Build starts from scratch.
 func (b *Builder) Reset() {
 	b.starts, b.keys, b.blocks = nil, nil, b.blocks[:0]
+	b.tools, b.system = b.tools[:0], b.system[:0]
 }
