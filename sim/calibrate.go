@@ -92,7 +92,7 @@ func (c *Calibrator) Count(b *traces.Block) int {
 // Extra is the message's framing plus, for a transcript message, the
 // correction charged to it.
 func (c *Calibrator) Extra(m *prompt.Message) int {
-	if m.Event >= 0 && m.Tag == prompt.Plain {
+	if m.Event >= 0 {
 		if n, ok := c.framing[m.Event]; ok {
 			return n
 		}
@@ -101,7 +101,7 @@ func (c *Calibrator) Extra(m *prompt.Message) int {
 	if m.Event >= 0 && c.extra != nil {
 		n += c.extra[m.Event]
 	}
-	if c.mode == Anchored && m.Event >= 0 && m.Tag == prompt.Plain {
+	if c.mode == Anchored && m.Event >= 0 {
 		c.framing[m.Event] = n
 	}
 	return n
