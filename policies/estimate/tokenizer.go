@@ -3,7 +3,10 @@ package estimate
 import (
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/pkoukk/tiktoken-go"
 	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
@@ -58,11 +61,12 @@ type Memo struct {
 	tok    Tokenizer
 	mu     sync.RWMutex
 	counts map[uint64]int
+	lines  map[uint64]int // CountText's, by the line's hash
 }
 
 // NewMemo returns a memo over tok.
 func NewMemo(tok Tokenizer) *Memo {
-	return &Memo{tok: tok, counts: map[uint64]int{}}
+	return &Memo{tok: tok, counts: map[uint64]int{}, lines: map[uint64]int{}}
 }
 
 var (
@@ -112,6 +116,65 @@ func (m *Memo) Count(b *traces.Block) int {
 	m.counts[h] = n
 	m.mu.Unlock()
 	return n
+}
+
+// CountText is the tokenizer's count of s, memoized line by line: text
+// made of lines seen before (a summarizer's prompt is the transcript it
+// summarizes, and a sweep summarizes the same transcript under many
+// policies) costs a hash and a map lookup per line instead of a BPE pass,
+// which runs at about 2 MB/s.
+//
+// The sum is exact for the tiktoken encodings: s is cut only after a
+// newline followed by a character that is neither white space nor '/', and
+// no pre-tokenizer piece of o200k_base or cl100k_base spans such a point
+// (o200k's punctuation piece may run on through newlines and '/', hence
+// the '/'). Other tokenizers count s whole.
+func (m *Memo) CountText(s string) int {
+	if _, ok := m.tok.(*tiktok); !ok {
+		return m.tok.Count(s)
+	}
+	n := 0
+	for s != "" {
+		line := s[:lineEnd(s)]
+		s = s[len(line):]
+		h := traces.HashString(line)
+		m.mu.RLock()
+		c, ok := m.lines[h]
+		m.mu.RUnlock()
+		if !ok {
+			c = m.tok.Count(line)
+			m.mu.Lock()
+			m.lines[h] = c
+			m.mu.Unlock()
+		}
+		n += c
+	}
+	return n
+}
+
+// lineEnd is the length of s's first line as CountText cuts it: through a
+// newline whose next character is not white space or '/', else all of s.
+func lineEnd(s string) int {
+	for i := 0; i < len(s); {
+		j := strings.IndexByte(s[i:], '\n')
+		if j < 0 {
+			break
+		}
+		i += j + 1
+		if i == len(s) {
+			break
+		}
+		if c := s[i]; c < utf8.RuneSelf {
+			if c != '/' && c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\v' && c != '\f' {
+				return i
+			}
+			continue
+		}
+		if r, _ := utf8.DecodeRuneInString(s[i:]); !unicode.IsSpace(r) {
+			return i
+		}
+	}
+	return len(s)
 }
 
 // Len is the number of distinct blocks counted so far.
