@@ -262,13 +262,13 @@ func runSweep(e *env, sw *sweepFlags) error {
 	if err != nil {
 		return err
 	}
-	id, err := sweepIdentity(&sw.sf, points, sessions)
-	if err != nil {
-		return err
-	}
 	var jr *journal
 	done := map[string][]report.RunSummary{}
 	if sw.of.out != "" {
+		id, err := sweepIdentity(&sw.sf, points, sessions)
+		if err != nil {
+			return err
+		}
 		jr, done, err = openJournal(e, sw.of.out, sw.resume, sweepMeta{Format: sweepFormat, Identity: id, Base: base.Name, Grid: metaGrid(axes)})
 		if err != nil {
 			return err

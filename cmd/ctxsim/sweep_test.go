@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ctxsim/ctxsim/policies"
+	"github.com/ctxsim/ctxsim/report"
 )
 
 // sweepArgs is a small sweep: 2 coding-burst sessions (two tenants) × a
@@ -277,5 +278,93 @@ func TestJournalTornOnly(t *testing.T) {
 	require.NoError(t, err)
 	if len(lines) != 0 || !strings.Contains(errb.String(), "cells.jsonl:1: dropped the last line") {
 		t.Errorf("lines %v, stderr %q", lines, errb.String())
+	}
+}
+
+// A cell of several runs torn midway through its lines leaves complete
+// lines of an incomplete cell: resume must run the whole cell again and
+// drop those lines, so the journal never holds a cell twice.
+func TestJournalTornMultiRunCell(t *testing.T) {
+	dir := t.TempDir()
+	var errb bytes.Buffer
+	e := &env{stderr: &errb}
+	meta := sweepMeta{Format: sweepFormat, Identity: sweepIdent{Cells: "c", Sim: "s", Workload: "w", Sessions: 3}, Base: "p"}
+	mk := func(name string, traces ...string) (*cell, []report.RunSummary) {
+		var runs []report.RunSummary
+		for _, tr := range traces {
+			runs = append(runs, report.RunSummary{Trace: tr, Policy: name, Requests: len(tr)})
+		}
+		return &cell{g: group{key: "tenant"}, spec: policySpec{name: name}}, runs
+	}
+	c1, r1 := mk("p[a=1]", "x")
+	c2, r2 := mk("p[a=2]", "x", "yy", "zzz")
+
+	jr, done, err := openJournal(e, dir, false, meta)
+	require.NoError(t, err)
+	require.Empty(t, done)
+	require.NoError(t, jr.append(c1, r1))
+	sweepKill.after, sweepKill.torn = 1, true
+	err = jr.append(c2, r2)
+	sweepKill.after, sweepKill.torn = 0, false
+	require.ErrorIs(t, err, errSweepKilled)
+	require.NoError(t, jr.close())
+	path := filepath.Join(dir, "cells.jsonl")
+	if n := strings.Count(readFile(t, path), "\n"); n != 2 {
+		t.Fatalf("torn journal has %d complete lines, want 2 (c1 and the first run of c2)", n)
+	}
+
+	jr, done, err = openJournal(e, dir, true, meta)
+	require.NoError(t, err)
+	if len(done) != 1 || len(done[cellKey(c1)]) != 1 {
+		t.Fatalf("resumed done = %v, want only %s", done, c1.spec.name)
+	}
+	if got := journalCells(t, path); !slices.Equal(got, []string{"p[a=1] tenant"}) {
+		t.Errorf("rewritten journal = %q, want only c1's line", got)
+	}
+	require.NoError(t, jr.append(c2, r2))
+	require.NoError(t, jr.close())
+
+	lines, err := readJournal(e, path)
+	require.NoError(t, err)
+	done = completeCells(lines)
+	got := done[cellKey(c2)]
+	if len(got) != 3 || got[0].Trace != "x" || got[1].Trace != "yy" || got[2].Trace != "zzz" {
+		t.Errorf("c2 runs = %+v, want x, yy, zzz in order", got)
+	}
+
+	meta.Identity.Workload = "other"
+	if _, _, err := openJournal(e, dir, true, meta); err == nil || !strings.Contains(err.Error(), "the workload (3 sessions then, 3 now") {
+		t.Errorf("resume with another workload: err = %v", err)
+	}
+}
+
+// BenchmarkSweep runs a 1-cell and a 16-cell sweep of 4 coding-burst
+// sessions in-process on one worker. Token counts are memoized per process,
+// so after the first iteration this is the replay cost alone; compare the
+// two ns/op for what a cell costs on top of loading the workload.
+func BenchmarkSweep(b *testing.B) {
+	for _, c := range []struct {
+		name  string
+		cells int
+		micro string
+	}{
+		{"cells=1", 1, "1"},
+		{"cells=16", 16, "1,2,3,5,8,10,15,20"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			ttl := "5m"
+			if c.cells > 1 {
+				ttl = "5m,1h"
+			}
+			args := []string{"sweep", "-j", "1", "--policy", "hermes-micro", "--profile", "coding-burst", "--sessions", "4",
+				"--grid", "compression.micro_compact_every_n_turns=" + c.micro, "--grid", "prompt_caching.cache_ttl=" + ttl}
+			for b.Loop() {
+				var out, errb bytes.Buffer
+				if code := run(args, strings.NewReader(""), &out, &errb); code != exitOK {
+					b.Fatalf("exit %d: %s", code, errb.String())
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*c.cells), "ns/cell")
+		})
 	}
 }
