@@ -23,7 +23,8 @@ import (
 // a policy from sim.NewPolicy, a fresh Anthropic provider per tenant, and
 // sim.RunTenant over the tenant's sessions. Domain units are reported with
 // b.ReportMetric: calls/s (per core: a replay is single-threaded), ns/call,
-// and MB/s of the input where the input is a file.
+// and MB/s of the input where the input is a file. The summarizer counts
+// its prompt and summary with Memo.CountText, memoized line by line.
 //
 //	go test ./sim -run '^$' -bench . -benchtime 3x -count 1
 
@@ -53,7 +54,7 @@ func (bn *bench) options() sim.Options {
 		Summarizer: func(s *traces.Session) compact.Summarizer {
 			return &sim.Summarizer{
 				Model:   s.Model,
-				Count:   bn.tok.Count,
+				Count:   bn.memo.CountText,
 				Latency: provider.DefaultLatency("anthropic", s.Model),
 				Rand:    rand.New(rand.NewPCG(1, traces.HashString(s.ID))),
 			}
