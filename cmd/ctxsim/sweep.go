@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -290,7 +291,9 @@ func runSweep(e *env, sw *sweepFlags) error {
 		fmt.Fprintf(e.stderr, "ctxsim sweep: resuming %s: %d of %d cells done, %d to run\n", sw.of.out, n, len(cells), len(cells)-n)
 	}
 	results, cellErr := runSweepCells(st, cells, done, jr, sw.sf.jobs, e.stderr)
-	if errors.Is(cellErr, errSweepKilled) {
+	if errors.Is(cellErr, errSweepKilled) || (jr != nil && jr.failed(cellErr)) {
+		// Killed, or cells.jsonl cannot be written: stop without a summary,
+		// as a crash would, so the journal stays the one record.
 		return cellErr
 	}
 
@@ -784,15 +787,20 @@ func (m *sweepMatrix) table() *report.Table {
 	return t
 }
 
-// axisCoords places an axis's values on a plot axis: the numbers
-// themselves if all are increasing numbers, minutes if all are increasing
-// durations, else 0, 1, 2... with the values named in the label.
+// axisCoords places an axis's values on a heatmap axis. A heatmap cell
+// spans the midpoints to its neighbours, so only evenly spaced values draw
+// even cells under their labels: evenly spaced increasing numbers are used
+// as they are, evenly spaced durations in minutes, and anything else sits at
+// 0, 1, 2... with the values named in the axis label.
 func axisCoords(ax gridAxis) ([]float64, string) {
 	parse := func(f func(string) (float64, bool)) []float64 {
 		out := make([]float64, len(ax.values))
 		for i, v := range ax.values {
 			x, ok := f(v)
 			if !ok || (i > 0 && x <= out[i-1]) {
+				return nil
+			}
+			if i > 1 && math.Abs((x-out[i-1])-(out[1]-out[0])) > 1e-9*math.Abs(x) {
 				return nil
 			}
 			out[i] = x
