@@ -178,7 +178,7 @@ func (b *Builder) Build(model string, v *View, output int) *Request {
 				first = false
 				continue
 			}
-			b.push(src, src.Hash(), Messages, m.Role, i, first, false, extra)
+			b.push(src, m.blockHash(j), Messages, m.Role, i, first, false, extra)
 			first = false
 		}
 		b.starts = append(b.starts, len(b.blocks))

@@ -434,3 +434,16 @@ func BenchmarkBuildAppend(b *testing.B) {
 		bl.Build("m", &w, 0)
 	}
 }
+
+// A floor changed in place (same slice, new content) is seen as changed.
+func TestBuilderFloorChangedInPlace(t *testing.T) {
+	v := &View{System: []traces.Block{txt("first system prompt")}, Messages: []Message{msg(RoleUser, txt("a"))}}
+	b := NewBuilder(size, Wire{})
+	b.Build("m", v, 0)
+	v.System[0] = txt("second")
+	got := b.Build("m", v, 0)
+	want := NewBuilder(size, Wire{}).Build("m", v, 0)
+	if d := sameBlocks(got, want); d != "" {
+		t.Errorf("after an in-place floor edit: %s", d)
+	}
+}

@@ -34,21 +34,35 @@ type Message struct {
 	Event int
 	Tag   Tag
 	hash  uint64
+	// blockHashes are the blocks' content hashes, which the Builder needs
+	// again: hashing block text is most of the cost of a call.
+	blockHashes []uint64
 }
 
 // NewMessage builds a message and its content hash.
 func NewMessage(role Role, blocks []traces.Block, event int, tag Tag) Message {
-	m := Message{Role: role, Blocks: blocks, Event: event, Tag: tag}
+	m := Message{Role: role, Blocks: blocks, Event: event, Tag: tag, blockHashes: make([]uint64, len(blocks))}
 	d := xxhash.New()
 	var buf [8]byte
 	buf[0] = byte(role)
 	d.Write(buf[:1])
 	for i := range blocks {
-		binary.LittleEndian.PutUint64(buf[:], blocks[i].Hash())
+		h := blocks[i].Hash()
+		m.blockHashes[i] = h
+		binary.LittleEndian.PutUint64(buf[:], h)
 		d.Write(buf[:])
 	}
 	m.hash = d.Sum64()
 	return m
+}
+
+// blockHash is Blocks[j].Hash(), from the message's cache when it was made
+// by NewMessage.
+func (m *Message) blockHash(j int) uint64 {
+	if j < len(m.blockHashes) && len(m.blockHashes) == len(m.Blocks) {
+		return m.blockHashes[j]
+	}
+	return m.Blocks[j].Hash()
 }
 
 // Hash is the message's content identity (role and blocks).
