@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -42,20 +43,34 @@ func journalCells(t *testing.T, path string) []string {
 }
 
 func TestSweepResume(t *testing.T) {
+	recorded := []string{"sweep", "--policy", "hermes-default",
+		"--trace", filepath.Join("..", "..", "testdata", "claude-code", "short.jsonl"),
+		"--trace", filepath.Join("..", "..", "testdata", "claude-code", "tool_heavy.jsonl"),
+		"--grid", "prompt_caching.cache_ttl=5m,1h", "--grid", "compression.threshold=0.3,0.5"}
+	// Synthetic sessions, and recorded ones (calibrated replays, rows with
+	// recorded usage and errors against it).
+	t.Run("synthetic", func(t *testing.T) { testSweepResume(t, sweepArgs(), 8, 3) })
+	t.Run("recorded", func(t *testing.T) { testSweepResume(t, recorded, 8, 5) })
+}
+
+// testSweepResume runs args to completion, then kills the same sweep after
+// kill of its cells cells, resumes it, and checks the resumed output.
+func testSweepResume(t *testing.T, args []string, cells, kill int) {
+	with := func(extra ...string) []string { return append(slices.Clone(args), extra...) }
 	tmp := t.TempDir()
 	a, b := filepath.Join(tmp, "a"), filepath.Join(tmp, "b")
 
-	code, wantOut, errs := runCmd(t, sweepArgs("-j", "1", "--out", a)...)
+	code, wantOut, errs := runCmd(t, with("-j", "1", "--out", a)...)
 	require.Equal(t, exitOK, code, errs)
 	wantSummary := readFile(t, filepath.Join(a, "summary.json"))
 	all := journalCells(t, filepath.Join(a, "cells.jsonl"))
-	if len(all) != 8 {
-		t.Fatalf("uninterrupted run journaled %d cells, want 8: %q", len(all), all)
+	if len(all) != cells {
+		t.Fatalf("uninterrupted run journaled %d cells, want %d: %q", len(all), cells, all)
 	}
 
-	// Kill the sweep after 3 cells, in the middle of writing the 4th.
-	sweepKill.after, sweepKill.torn = 3, true
-	code, out, errs := runCmd(t, sweepArgs("-j", "2", "--out", b)...)
+	// Kill the sweep after kill cells, in the middle of writing the next.
+	sweepKill.after, sweepKill.torn = kill, true
+	code, out, errs := runCmd(t, with("-j", "2", "--out", b)...)
 	sweepKill.after, sweepKill.torn = 0, false
 	if code != exitFailure || out != "" {
 		t.Fatalf("killed run: exit %d, stdout %q, stderr %q; want exit 1 and no output", code, out, errs)
@@ -64,16 +79,16 @@ func TestSweepResume(t *testing.T) {
 		t.Fatalf("killed run wrote summary.json (stat: %v)", err)
 	}
 	partial := readFile(t, filepath.Join(b, "cells.jsonl"))
-	if n := strings.Count(partial, "\n"); n != 3 || strings.HasSuffix(partial, "\n") {
-		t.Fatalf("killed run left %d complete lines (ends in newline: %v), want 3 and a torn fourth", n, strings.HasSuffix(partial, "\n"))
+	if n := strings.Count(partial, "\n"); n != kill || strings.HasSuffix(partial, "\n") {
+		t.Fatalf("killed run left %d complete lines (ends in newline: %v), want %d and a torn one", n, strings.HasSuffix(partial, "\n"), kill)
 	}
 
-	code, out, errs = runCmd(t, sweepArgs("-j", "2", "--out", b, "--resume")...)
+	code, out, errs = runCmd(t, with("-j", "2", "--out", b, "--resume")...)
 	require.Equal(t, exitOK, code, errs)
-	if !strings.Contains(errs, "cells.jsonl:4: dropped the last line, cut short") {
+	if !strings.Contains(errs, fmt.Sprintf("cells.jsonl:%d: dropped the last line, cut short", kill+1)) {
 		t.Errorf("resume stderr does not warn about the torn line:\n%s", errs)
 	}
-	if !strings.Contains(errs, "3 of 8 cells done, 5 to run") {
+	if !strings.Contains(errs, fmt.Sprintf("%d of %d cells done, %d to run", kill, cells, cells-kill)) {
 		t.Errorf("resume stderr does not count the cells:\n%s", errs)
 	}
 	if out != wantOut {
@@ -82,20 +97,20 @@ func TestSweepResume(t *testing.T) {
 	if got := readFile(t, filepath.Join(b, "summary.json")); got != wantSummary {
 		t.Errorf("resumed summary.json differs from the uninterrupted run")
 	}
-	// Every cell is journaled exactly once: the 3 kept and the 5 replayed,
+	// Every cell is journaled exactly once: those kept and those replayed,
 	// so nothing finished before the kill ran again.
 	got := journalCells(t, filepath.Join(b, "cells.jsonl"))
-	if len(got) != 8 {
-		t.Errorf("resumed journal has %d cells, want 8: %q", len(got), got)
+	if len(got) != cells {
+		t.Errorf("resumed journal has %d cells, want %d: %q", len(got), cells, got)
 	}
 	if s1, s2 := slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(all)); !slices.Equal(s1, s2) {
 		t.Errorf("resumed journal cells = %q, want %q", s1, s2)
 	}
 
 	// A finished sweep resumes to the same output, running nothing.
-	code, out, errs = runCmd(t, sweepArgs("--out", b, "--resume")...)
+	code, out, errs = runCmd(t, with("--out", b, "--resume")...)
 	require.Equal(t, exitOK, code, errs)
-	if !strings.Contains(errs, "8 of 8 cells done, 0 to run") || out != wantOut {
+	if !strings.Contains(errs, fmt.Sprintf("%d of %d cells done, 0 to run", cells, cells)) || out != wantOut {
 		t.Errorf("second resume: stderr %q, stdout same as uninterrupted: %v", errs, out == wantOut)
 	}
 }
