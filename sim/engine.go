@@ -508,6 +508,15 @@ func (r *run) outputTokens(e *traces.Event) int {
 	return n
 }
 
+// Retry policy of the engine's harness: transient provider errors are
+// retried with exponential backoff; a context overflow gets one retry after
+// the context manager had its chance to compact (a provider-proven overflow
+// skips the cooldowns, hermes §3.4).
+const (
+	MaxTransientRetries = 3
+	RetryBackoff        = 2 * time.Second
+)
+
 func (r *run) call(e *traces.Event, idx int) {
 	if e.Model != "" && e.Model != r.model {
 		p, err := r.opts.Prices.Lookup(e.Model)
@@ -516,29 +525,59 @@ func (r *run) call(e *traces.Event, idx int) {
 			return
 		}
 		r.model, r.price = e.Model, p
+		if r.ctx != nil {
+			r.ctx.SetModel(r.compactModel())
+		}
 	}
 	r.stall = 0
-	if r.ctx != nil {
-		v, passes, err := r.ctx.BeforeCall(r.now, r.view)
-		if err != nil {
-			r.err = fmt.Errorf("session %s: event %d: %w", r.sess.ID, idx, err)
+	transient, overflowed := 0, false
+	for {
+		if !r.beforeCall(idx) {
 			return
 		}
-		r.setView(v)
-		r.addPasses(idx, passes, false)
+		ok, err := r.attempt(e, idx)
+		if r.err != nil || ok {
+			return
+		}
+		switch {
+		case errors.Is(err, provider.ErrTransient) && transient < MaxTransientRetries:
+			r.now = r.now.Add(RetryBackoff << transient)
+			transient++
+		case errors.Is(err, provider.ErrContextOverflow) && r.ctx != nil && !overflowed:
+			overflowed = true
+		default:
+			return
+		}
 	}
-	if r.stall > 0 {
-		r.now = r.now.Add(r.stall)
+}
+
+// beforeCall lets the context manager act before a call; it reports false
+// when the run must stop.
+func (r *run) beforeCall(idx int) bool {
+	if r.ctx == nil {
+		return true
 	}
+	r.stall = 0
+	v, passes, err := r.ctx.BeforeCall(r.now, r.view)
+	if err != nil {
+		r.err = fmt.Errorf("session %s: event %d: %w", r.sess.ID, idx, err)
+		return false
+	}
+	r.setView(v)
+	r.addPasses(idx, passes, false)
+	r.now = r.now.Add(r.stall)
+	return true
+}
+
+// attempt sends the call once and records it. It returns whether the
+// provider accepted it and, if not, the provider's error.
+func (r *run) attempt(e *traces.Event, idx int) (bool, error) {
 	out := r.outputTokens(e)
 	rec := Record{
 		Trace: r.sess.ID, Policy: r.pol.Name, Seq: r.seq, Kind: KindCall, Time: r.now,
 		Event: idx, Turn: r.turn, Model: r.model, Window: r.window,
-		StallMS: r.stall.Milliseconds(), Recorded: e.Usage,
-		Detail: []KV{{Key: "user_msgs", Value: float64(r.users)}, {Key: "user_msgs_verbatim", Value: float64(r.verbatim)}},
-	}
-	if e.Usage != nil {
-		rec.RecordedCostUSD = r.price.Cost(*e.Usage)
+		StallMS: r.stall.Milliseconds(),
+		Detail:  []KV{{Key: "user_msgs", Value: float64(r.users)}, {Key: "user_msgs_verbatim", Value: float64(r.verbatim)}},
 	}
 	if r.ctx != nil {
 		rec.Threshold = r.ctx.Threshold()
@@ -553,21 +592,26 @@ func (r *run) call(e *traces.Event, idx int) {
 	resp, err := r.prov.Send(r.now, req)
 	if ferr := req.CheckFrozen(); ferr != nil {
 		r.err = fmt.Errorf("session %s: event %d: %w", r.sess.ID, idx, ferr)
-		return
-	}
-	if r.cal != nil && e.Usage != nil {
-		r.cal.Observe(idx, req.Total, *e.Usage)
+		return false, nil
 	}
 	ok := err == nil
 	if err != nil {
 		var ae *provider.APIError
 		if !errors.As(err, &ae) {
 			r.err = fmt.Errorf("session %s: event %d: %w", r.sess.ID, idx, err)
-			return
+			return false, nil
 		}
 		rec.Error = ae.Error()
 		rec.Prompt = req.Total
 	} else {
+		// The recorded usage belongs to the call that went through.
+		rec.Recorded = e.Usage
+		if e.Usage != nil {
+			rec.RecordedCostUSD = r.price.Cost(*e.Usage)
+			if r.cal != nil {
+				r.cal.Observe(idx, req.Total, *e.Usage)
+			}
+		}
 		rec.Usage = resp.Usage
 		rec.CostUSD = r.price.Cost(resp.Usage)
 		rec.Prompt = int(resp.Usage.Prompt())
@@ -583,6 +627,7 @@ func (r *run) call(e *traces.Event, idx int) {
 		r.now = r.now.Add(resp.Latency())
 	}
 	r.lastAct = r.now
+	return ok, err
 }
 
 func (r *run) result() *Result {

@@ -2,9 +2,12 @@ package sim
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/ctxsim/ctxsim/policies/compact"
+	"github.com/ctxsim/ctxsim/policies/estimate"
 	"github.com/ctxsim/ctxsim/policies/prompt"
 	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/sim/provider"
@@ -140,3 +143,127 @@ func TestPoolOrder(t *testing.T) {
 }
 
 func errorsIs(err, target error) bool { return errors.Is(err, target) }
+
+// script fails the calls whose index is in fail with err, and bills the
+// rest like flat.
+type script struct {
+	flat
+	n    int
+	fail map[int]error
+}
+
+func (s *script) Send(now time.Time, req *prompt.Request) (provider.Response, error) {
+	i := s.n
+	s.n++
+	if err, ok := s.fail[i]; ok {
+		return provider.Response{}, err
+	}
+	return s.flat.Send(now, req)
+}
+
+func transient() error {
+	return &provider.APIError{Status: 529, Kind: provider.ErrTransient, Msg: "overloaded"}
+}
+
+// A transient error is retried after a backoff that doubles; the failed
+// attempts are records with the error, the recorded usage goes with the call
+// that went through.
+func TestTransientRetry(t *testing.T) {
+	s := &traces.Session{ID: "s", Model: "claude-opus-4-6", Floor: []traces.Block{{Kind: traces.System, Text: "sys"}}, Events: []traces.Event{
+		{Time: at(0), Kind: traces.User, Blocks: txt("hello")},
+		{Time: at(1), Kind: traces.Assistant, Blocks: txt("hi"), Usage: &traces.Usage{Input: 10, Output: 2}},
+	}}
+	p := &script{fail: map[int]error{0: transient(), 1: transient()}}
+	res, err := Run(s, &Policy{Name: "none"}, p, testOpts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Records) != 3 {
+		t.Fatalf("%d records, want 2 failed attempts and 1 call", len(res.Records))
+	}
+	for i, r := range res.Records[:2] {
+		if r.Error == "" || r.Recorded != nil {
+			t.Errorf("attempt %d: error %q, recorded %v; want an error and no recorded usage", i, r.Error, r.Recorded)
+		}
+	}
+	if last := res.Records[2]; last.Error != "" || last.Recorded == nil {
+		t.Errorf("the retry: error %q, recorded %v", last.Error, last.Recorded)
+	}
+	// backoffs 2 s then 4 s
+	if got := p.sent[0].Sub(t0); got != 6*time.Second {
+		t.Errorf("the call went through at +%v, want +6s", got)
+	}
+	// Four failures in a row give up after three retries.
+	p = &script{fail: map[int]error{0: transient(), 1: transient(), 2: transient(), 3: transient()}}
+	res, _ = Run(s, &Policy{Name: "none"}, p, testOpts())
+	if len(res.Records) != 4 || res.Records[3].Error == "" {
+		t.Errorf("after 4 failures: %d records, last error %q", len(res.Records), res.Records[len(res.Records)-1].Error)
+	}
+}
+
+// shrinker is a context manager that drops the oldest message when the last
+// call overflowed, counting how often it was asked.
+type shrinker struct {
+	overflowed bool
+	before     int
+}
+
+func (c *shrinker) OnResume(_ time.Time, _ time.Duration, _ bool, v *prompt.View) (*prompt.View, []compact.Pass) {
+	return v, nil
+}
+func (c *shrinker) BeforeCall(_ time.Time, v *prompt.View) (*prompt.View, []compact.Pass, error) {
+	c.before++
+	if !c.overflowed {
+		return v, nil, nil
+	}
+	c.overflowed = false
+	n := *v
+	n.Messages = v.Messages[1:]
+	return &n, []compact.Pass{{Kind: compact.KindBatch, Trigger: "overflow", Outcome: compact.OutcomeCompacted}}, nil
+}
+func (c *shrinker) AfterResponse(_ time.Time, _ *prompt.View, _ int, ok bool) []compact.Pass {
+	c.overflowed = !ok
+	return nil
+}
+func (c *shrinker) EndOfTurn(_ time.Time, v *prompt.View) (*prompt.View, []compact.Pass) {
+	return v, nil
+}
+func (c *shrinker) Restart()                                   {}
+func (c *shrinker) SetModel(compact.Model)                     {}
+func (c *shrinker) Threshold() int                             { return 0 }
+func (c *shrinker) Estimates(*prompt.View) []estimate.Estimate { return nil }
+
+// A context overflow gives the context manager one chance to compact, then
+// the call is retried once.
+func TestOverflowRetry(t *testing.T) {
+	s := &traces.Session{ID: "s", Model: "claude-opus-4-6", Floor: []traces.Block{{Kind: traces.System, Text: "sys"}}, Events: []traces.Event{
+		{Time: at(0), Kind: traces.User, Blocks: txt("hello")},
+		{Time: at(1), Kind: traces.Assistant, Blocks: txt("hi")},
+	}}
+	overflow := &provider.APIError{Status: 400, Kind: provider.ErrContextOverflow, Msg: "prompt is too long"}
+	ctx := &shrinker{}
+	pol := &Policy{Name: "shrink", Context: func(*traces.Session, compact.Model, compact.Summarizer) (Context, error) { return ctx, nil }}
+	p := &script{fail: map[int]error{0: overflow}}
+	res, err := Run(s, pol, p, testOpts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, r := range res.Records {
+		kinds = append(kinds, string(r.Kind)+":"+r.Error)
+	}
+	want := []string{"call:" + overflow.Error(), "batch:", "call:"}
+	if strings.Join(kinds, ",") != strings.Join(want, ",") {
+		t.Errorf("records %v, want %v", kinds, want)
+	}
+	if p.totals[0] != 3 {
+		t.Errorf("the retry sent %d tokens, want the floor alone (3) after the compaction", p.totals[0])
+	}
+	// A second overflow is not retried again.
+	ctx = &shrinker{}
+	p = &script{fail: map[int]error{0: overflow, 1: overflow}}
+	res, _ = Run(s, pol, p, testOpts())
+	if n := len(res.Records); n != 3 || res.Records[n-1].Error == "" {
+		t.Errorf("two overflows: %d records, want call, batch, call (failed)", n)
+	}
+}

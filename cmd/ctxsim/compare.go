@@ -88,6 +88,8 @@ type simFlags struct {
 	seed     uint64
 	jobs     int
 	failRate float64
+	errRate  float64
+	clearTU  bool
 }
 
 func (f *simFlags) add(fs *pflag.FlagSet, defaultPolicies string) {
@@ -98,17 +100,25 @@ func (f *simFlags) add(fs *pflag.FlagSet, defaultPolicies string) {
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of every random choice (synthetic traces, provider eviction, faults)")
 	fs.IntVarP(&f.jobs, "jobs", "j", runtime.GOMAXPROCS(0), "parallel replays; output is identical for any value")
 	fs.Float64Var(&f.failRate, "summarizer-fail-rate", 0, "probability that a summarizer call fails (seeded), to exercise fallbacks and the breaker")
+	fs.Float64Var(&f.errRate, "provider-error-rate", 0, "probability that a call is rejected as overloaded (seeded); the harness retries with backoff")
+	fs.BoolVar(&f.clearTU, "clear-tool-uses", false, "anthropic: server-side context editing (clear_tool_uses_20250919 with its defaults)")
 }
 
 func (f *simFlags) setup() (*simSetup, error) {
 	if f.failRate < 0 || f.failRate > 1 {
 		return nil, usagef("--summarizer-fail-rate %v: want 0..1", f.failRate)
 	}
+	if f.errRate < 0 || f.errRate >= 1 {
+		return nil, usagef("--provider-error-rate %v: want 0 ≤ rate < 1", f.errRate)
+	}
+	if f.clearTU && f.provider != "anthropic" {
+		return nil, usagef("--clear-tool-uses is an Anthropic feature (--provider %s)", f.provider)
+	}
 	st, err := newSetup(f.prices, f.provider, f.seed)
 	if err != nil {
 		return nil, err
 	}
-	st.summarizerFail = f.failRate
+	st.summarizerFail, st.providerErr, st.clearToolUses = f.failRate, f.errRate, f.clearTU
 	return st, nil
 }
 

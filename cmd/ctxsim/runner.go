@@ -102,8 +102,11 @@ type simSetup struct {
 	tok      estimate.Tokenizer
 	provider string
 	seed     uint64
-	// summarizerFail is the injected summarizer failure rate.
-	summarizerFail float64
+	// summarizerFail is the injected summarizer failure rate, providerErr
+	// the injected transient provider error rate.
+	summarizerFail, providerErr float64
+	// clearToolUses turns on Anthropic's server-side context editing.
+	clearToolUses bool
 	// recordedGroups holds each recorded group's calibration, by group key.
 	recordedGroups sync.Map
 }
@@ -136,11 +139,19 @@ func (st *simSetup) stream(parts ...string) *rand.Rand {
 func (st *simSetup) newProvider(tenant, policy string) (provider.Provider, error) {
 	o := provider.Options{Common: provider.Common{Prices: st.prices}}
 	o.OpenAI.Rand = st.stream("provider", tenant, policy)
+	if st.clearToolUses {
+		c := provider.DefaultClearToolUses()
+		o.Anthropic.ClearToolUses = &c
+	}
 	name := st.provider
 	if name == "" {
 		name = "anthropic"
 	}
-	return provider.ByName(name, o)
+	p, err := provider.ByName(name, o)
+	if err != nil || st.providerErr == 0 {
+		return p, err
+	}
+	return &provider.Faulty{Inner: p, Rate: st.providerErr, Rand: st.stream("faults", tenant, policy)}, nil
 }
 
 func (st *simSetup) options(pol *sim.Policy, summaryModel string) sim.Options {
