@@ -39,18 +39,18 @@ func TestDeterminismEmbeddedSuite(t *testing.T) {
 	}
 	if one.stdout != four.stdout {
 		t.Errorf("compare --json stdout differs between -j 1 and -j 4 (%d vs %d bytes) at byte %d",
-			len(one.stdout), len(four.stdout), firstDiff([]byte(one.stdout), []byte(four.stdout)))
+			len(one.stdout), len(four.stdout), firstByteDiff([]byte(one.stdout), []byte(four.stdout)))
 	}
 	for _, f := range files {
 		a, b := one.files[f], four.files[f]
 		if string(a) != string(b) {
-			t.Errorf("%s differs between -j 1 and -j 4 (%d vs %d bytes) at byte %d", f, len(a), len(b), firstDiff(a, b))
+			t.Errorf("%s differs between -j 1 and -j 4 (%d vs %d bytes) at byte %d", f, len(a), len(b), firstByteDiff(a, b))
 		}
 	}
 }
 
-// firstDiff is the offset of the first byte where a and b differ.
-func firstDiff(a, b []byte) int {
+// firstByteDiff is the offset of the first byte where a and b differ.
+func firstByteDiff(a, b []byte) int {
 	n := min(len(a), len(b))
 	for i := range n {
 		if a[i] != b[i] {

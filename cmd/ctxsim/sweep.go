@@ -715,8 +715,8 @@ type sweepMatrix struct {
 	traces    int
 }
 
-// plural is "1 trace", "2 traces".
-func plural(n int, what string) string {
+// countNoun is "1 trace", "2 traces".
+func countNoun(n int, what string) string {
 	if n == 1 {
 		return "1 " + what
 	}
@@ -754,7 +754,7 @@ func newSweepMatrix(axes []gridAxis, points []policySpec, runs []report.RunSumma
 // table is the cost matrix, the cheapest cell marked.
 func (m *sweepMatrix) table() *report.Table {
 	t := &report.Table{
-		Title:   fmt.Sprintf("Total cost $ over %s: rows %s, columns %s (* cheapest)", plural(m.traces, "trace"), m.axes[0].key, m.axes[1].key),
+		Title:   fmt.Sprintf("Total cost $ over %s: rows %s, columns %s (* cheapest)", countNoun(m.traces, "trace"), m.axes[0].key, m.axes[1].key),
 		Columns: []string{m.axes[0].short + " \\ " + m.axes[1].short},
 		Right:   []bool{false},
 	}
@@ -847,8 +847,8 @@ func (m *sweepMatrix) writeHeatmaps(dir string) error {
 		name, title, z string
 		zs             [][]float64
 	}{
-		{"sweep-cost", fmt.Sprintf("Total cost over %s", plural(m.traces, "trace")), "cost $", m.cost},
-		{"sweep-hit-rate", fmt.Sprintf("Cache hit rate over %s (token-weighted)", plural(m.traces, "trace")), "hit %", hit},
+		{"sweep-cost", fmt.Sprintf("Total cost over %s", countNoun(m.traces, "trace")), "cost $", m.cost},
+		{"sweep-hit-rate", fmt.Sprintf("Cache hit rate over %s (token-weighted)", countNoun(m.traces, "trace")), "hit %", hit},
 	} {
 		fig, err := report.HeatmapFigure(f.name, f.title, &report.Grid{XName: xname, YName: yname, ZName: f.z, Xs: xs, Ys: ys, Zs: f.zs})
 		if err != nil {
