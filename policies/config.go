@@ -35,12 +35,18 @@ type Config struct {
 	// SummaryModel is auxiliary.compression.model; empty means the main
 	// model summarizes.
 	SummaryModel string
+	// ScaffoldBoundaries is prompt_caching.scaffold_boundaries (ours): the
+	// planner splits skill/webhook/cron messages where their builder
+	// registered the end of the static scaffold and marks only the scaffold
+	// (hermes' prompt_cache_boundary). Off, such a message is one block and
+	// its volatile tail makes every mark on it a miss.
+	ScaffoldBoundaries bool
 }
 
 // Default is hermes-agent's defaults (Preset "hermes-default" without its
 // name).
 func Default() Config {
-	c := Config{Compact: compact.DefaultConfig(), CacheTTL: "5m", Layout: "hermes"}
+	c := Config{Compact: compact.DefaultConfig(), CacheTTL: "5m", Layout: "hermes", ScaffoldBoundaries: true}
 	c.Compact.ThresholdTokens = 256_000
 	return c
 }
@@ -171,6 +177,7 @@ var keys = []Key{
 	enumKey("compression.idle_action", "what a resume after idle does (ours)", []string{compact.IdleSummarize, compact.IdlePrune, compact.IdleMask}, func(c *Config) *string { return &c.Compact.IdleAction }),
 	enumKey("prompt_caching.cache_ttl", "cache tier", []string{"5m", "1h", "auto", "off"}, func(c *Config) *string { return &c.CacheTTL }),
 	enumKey("prompt_caching.layout", "cache planner (ours)", Layouts, func(c *Config) *string { return &c.Layout }),
+	boolKey("prompt_caching.scaffold_boundaries", "mark only the registered static scaffold of skill/webhook/cron messages (ours)", func(c *Config) *bool { return &c.ScaffoldBoundaries }),
 	stringKey("auxiliary.compression.model", "summarizer model; empty = the main model", func(c *Config) *string { return &c.SummaryModel }),
 	enumKey("masking.mode", "observation masking (ours)", []string{compact.MaskOff, compact.MaskSliding, compact.MaskBatched}, func(c *Config) *string { return &c.Compact.Masking.Mode }),
 	intKey("masking.keep_last", "tool observations kept verbatim", 0, math.MaxInt, func(c *Config) *int { return &c.Compact.Masking.KeepLast }),

@@ -36,6 +36,7 @@ func NewPolicy(cfg policies.Config, memo *estimate.Memo) (*Policy, error) {
 		},
 		Wire: WireFor(cfg.Layout),
 	}
+	p.Wire.SplitScaffolds = cfg.ScaffoldBoundaries
 	if compacts(cfg.Compact) {
 		c := cfg
 		p.Context = func(s *traces.Session, model compact.Model, sum compact.Summarizer) (Context, error) {
@@ -54,7 +55,9 @@ func compacts(c compact.Config) bool {
 // WireFor is the request rendering a layout's harness sends on the
 // Anthropic wire. Framing tokens are fitted to the recorded Claude Code
 // sessions (see the fidelity report): a message costs a few tokens of role
-// framing, and 1–3 tokens after the last block are never cached.
+// framing, and 1–3 tokens after the last block are never cached. Every
+// layout renders the same today; the layout is the seam for one that does
+// not.
 func WireFor(layout string) prompt.Wire {
 	return prompt.Wire{PerMessage: 3, Tail: 1, SplitScaffolds: true}
 }
