@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -69,7 +70,7 @@ Examples:
   ctxsim sweep --policy my-policy.yaml --grid prompt_caching.cache_ttl=5m,1h,auto \
       --grid prompt_caching.layout=hermes,system_and_3 --plots figs/ --json`,
 		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
-			var sw sweepFlags
+			sw := sweepFlags{fs: fs}
 			sw.wf.add(fs)
 			sw.sf.add(fs, "")
 			fs.Lookup("policy").Usage = "the base policy: a preset (see ctxsim policies) or a .yaml/.json config; required"
@@ -89,6 +90,7 @@ Examples:
 }
 
 type sweepFlags struct {
+	fs     *pflag.FlagSet
 	wf     workloadFlags
 	sf     simFlags
 	of     outFlags
@@ -266,7 +268,7 @@ func runSweep(e *env, sw *sweepFlags) error {
 	var jr *journal
 	done := map[string][]report.RunSummary{}
 	if sw.of.out != "" {
-		id, err := sweepIdentity(&sw.sf, points, sessions)
+		id, err := sweepIdentity(sw.fs, sw.sf.prices, points, sessions)
 		if err != nil {
 			return err
 		}
@@ -445,25 +447,36 @@ func metaGrid(axes []gridAxis) []sweepAxisJS {
 	return out
 }
 
-// sweepIdent is the hash of everything that changes a sweep's results, in
-// three parts so that a refused --resume can say which one differs. -j,
-// the output format and --plots change nothing and are not in it. Neither is
-// the ctxsim build: resuming with a changed binary mixes its results.
+// sweepIdent is what identifies a sweep's results, in parts so that a
+// refused --resume can say which one differs. The ctxsim build is not in
+// it: resuming with a changed binary mixes its results.
 type sweepIdent struct {
 	// Cells hashes every cell's name and full settings, in grid order.
 	Cells string `json:"cells"`
-	// Sim hashes the seed, provider, price overrides and fault rate.
-	Sim string `json:"sim"`
+	// Flags are the other flags as name=value: every flag but those that
+	// cannot change a result (notIdentity) and those the other parts cover.
+	// A flag added later is in it by default, which is the safe side.
+	Flags []string `json:"flags"`
+	// Prices hashes the --prices file's content.
+	Prices string `json:"prices,omitempty"`
 	// Workload hashes every session replayed, in the native format.
 	Workload string `json:"workload"`
 	// Sessions is the number of sessions, for the error message.
 	Sessions int `json:"sessions"`
 }
 
-func sweepIdentity(sf *simFlags, points []policySpec, sessions []*traces.Session) (sweepIdent, error) {
-	sum := func(d *xxhash.Digest) string {
-		return hex.EncodeToString(d.Sum(nil))
-	}
+// notIdentity are the flags left out of sweepIdent.Flags: output and
+// parallelism, and the grid, policy, workload and prices flags, which are
+// hashed by their effect (the cells' settings, the sessions, the file).
+var notIdentity = map[string]bool{
+	"jobs": true, "json": true, "format": true, "out": true, "resume": true, "plots": true, "help": true,
+	"grid": true, "policy": true, "set": true,
+	"trace": true, "profile": true, "sessions": true, "from": true, "prices": true,
+}
+
+func sweepIdentity(fs *pflag.FlagSet, prices string, points []policySpec, sessions []*traces.Session) (sweepIdent, error) {
+	var id sweepIdent
+	sum := func(d *xxhash.Digest) string { return hex.EncodeToString(d.Sum(nil)) }
 	cells := xxhash.New()
 	for _, p := range points {
 		fmt.Fprintf(cells, "cell %q\n", p.name)
@@ -471,14 +484,18 @@ func sweepIdentity(sf *simFlags, points []policySpec, sessions []*traces.Session
 			fmt.Fprintf(cells, "%s=%q\n", s.Key, s.Value)
 		}
 	}
-	simd := xxhash.New()
-	fmt.Fprintf(simd, "seed=%d provider=%q fail=%v\n", sf.seed, sf.provider, sf.failRate)
-	if sf.prices != "" {
-		b, err := os.ReadFile(sf.prices)
+	id.Cells = sum(cells)
+	fs.VisitAll(func(f *pflag.Flag) {
+		if !notIdentity[f.Name] {
+			id.Flags = append(id.Flags, f.Name+"="+f.Value.String())
+		}
+	})
+	if prices != "" {
+		b, err := os.ReadFile(prices)
 		if err != nil {
 			return sweepIdent{}, fmt.Errorf("--prices: %w", err)
 		}
-		simd.Write(b)
+		id.Prices = strconv.FormatUint(xxhash.Sum64(b), 16)
 	}
 	wl := xxhash.New()
 	for _, s := range sessions {
@@ -489,18 +506,35 @@ func sweepIdentity(sf *simFlags, points []policySpec, sessions []*traces.Session
 			return sweepIdent{}, fmt.Errorf("hash session %s: %w", s.ID, err)
 		}
 	}
-	return sweepIdent{Cells: sum(cells), Sim: sum(simd), Workload: sum(wl), Sessions: len(sessions)}, nil
+	id.Workload, id.Sessions = sum(wl), len(sessions)
+	return id, nil
 }
 
-// diff names the first part of a that differs from b, or "".
+// diff says what differs between the sweep on disk (a) and this one (b),
+// or "".
 func (a sweepIdent) diff(b sweepIdent) string {
-	switch {
-	case a.Cells != b.Cells:
-		return "the grid or the base policy's settings"
-	case a.Sim != b.Sim:
-		return "the seed, provider, --prices or --summarizer-fail-rate"
-	case a.Workload != b.Workload:
-		return fmt.Sprintf("the workload (%d sessions then, %d now, or their content)", a.Sessions, b.Sessions)
+	if a.Cells != b.Cells {
+		return "the grid or the base policy's settings differ"
+	}
+	if !slices.Equal(a.Flags, b.Flags) {
+		was := map[string]string{}
+		for _, f := range a.Flags {
+			k, v, _ := strings.Cut(f, "=")
+			was[k] = v
+		}
+		for _, f := range b.Flags {
+			k, v, _ := strings.Cut(f, "=")
+			if w, ok := was[k]; !ok || w != v {
+				return fmt.Sprintf("--%s was %q, now %q", k, w, v)
+			}
+		}
+		return "the flags differ"
+	}
+	if a.Prices != b.Prices {
+		return "the --prices file differs"
+	}
+	if a.Workload != b.Workload {
+		return fmt.Sprintf("the workload differs (%d sessions then, %d now, or their content)", a.Sessions, b.Sessions)
 	}
 	return ""
 }
@@ -545,7 +579,7 @@ func openJournal(e *env, dir string, resume bool, meta sweepMeta) (*journal, map
 			return nil, nil, fmt.Errorf("%s: not a %s file", metaPath, sweepFormat)
 		}
 		if d := was.Identity.diff(meta.Identity); d != "" {
-			return nil, nil, fmt.Errorf("--resume: %s differs from the sweep in %s; rerun it with the same flags, or sweep into a new --out", d, dir)
+			return nil, nil, fmt.Errorf("--resume: the sweep in %s is another one: %s; rerun it with the same flags, or sweep into a new --out", dir, d)
 		}
 		if have {
 			lines, err := readJournal(e, path)

@@ -125,9 +125,10 @@ func TestSweepResumeRefuses(t *testing.T) {
 		want string
 	}{
 		{"no --resume", sweepArgs("--out", dir), "already holds a sweep"},
-		{"other seed", sweepArgs("--out", dir, "--resume", "--seed", "7"), "the seed, provider"},
+		{"other seed", sweepArgs("--out", dir, "--resume", "--seed", "7"), `--seed was "1", now "7"`},
+		{"other provider", sweepArgs("--out", dir, "--resume", "--provider", "openai"), `--provider was "anthropic", now "openai"`},
 		{"other grid", append(sweepArgs("--out", dir, "--resume"), "--set", "compression.threshold=0.6"), "the grid or the base policy"},
-		{"other workload", append(sweepArgs("--out", dir, "--resume"), "--profile", "cron"), "the workload (2 sessions then, 4 now"},
+		{"other workload", append(sweepArgs("--out", dir, "--resume"), "--profile", "cron"), "the workload differs (2 sessions then, 4 now"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, _, errs := runCmd(t, c.args...)
@@ -303,7 +304,7 @@ func TestJournalTornMultiRunCell(t *testing.T) {
 	dir := t.TempDir()
 	var errb bytes.Buffer
 	e := &env{stderr: &errb}
-	meta := sweepMeta{Format: sweepFormat, Identity: sweepIdent{Cells: "c", Sim: "s", Workload: "w", Sessions: 3}, Base: "p"}
+	meta := sweepMeta{Format: sweepFormat, Identity: sweepIdent{Cells: "c", Flags: []string{"seed=1"}, Workload: "w", Sessions: 3}, Base: "p"}
 	mk := func(name string, traces ...string) (*cell, []report.RunSummary) {
 		var runs []report.RunSummary
 		for _, tr := range traces {
@@ -348,7 +349,7 @@ func TestJournalTornMultiRunCell(t *testing.T) {
 	}
 
 	meta.Identity.Workload = "other"
-	if _, _, err := openJournal(e, dir, true, meta); err == nil || !strings.Contains(err.Error(), "the workload (3 sessions then, 3 now") {
+	if _, _, err := openJournal(e, dir, true, meta); err == nil || !strings.Contains(err.Error(), "the workload differs (3 sessions then, 3 now") {
 		t.Errorf("resume with another workload: err = %v", err)
 	}
 }
