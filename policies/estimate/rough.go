@@ -40,24 +40,33 @@ func cjkDense(r rune) bool {
 // otherwise every CJK/Hangul/Kana codepoint is one token and the rest is
 // ceil(utf8 bytes/4), which keeps 2-byte scripts (Cyrillic, Greek, Arabic)
 // from being undercounted.
+//
+// Both cases are one pass: ASCII bytes, skipped eight at a time, count one
+// byte each in either case, so only the other codepoints are decoded. An
+// invalid byte counts as U+FFFD (3 bytes), as ranging over the string does.
+// The compressor sizes every message of its tail walk this way, uncached,
+// so this is on the hot path of every compaction.
 func Rough(s string) int {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
-		return (len(s) + CharsPerToken - 1) / CharsPerToken
-	}
 	dense, rest := 0, 0
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		if i+8 <= len(s) && (uint64(s[i])|uint64(s[i+1])<<8|uint64(s[i+2])<<16|uint64(s[i+3])<<24|
+			uint64(s[i+4])<<32|uint64(s[i+5])<<40|uint64(s[i+6])<<48|uint64(s[i+7])<<56)&0x8080808080808080 == 0 {
+			rest += 8
+			i += 8
+			continue
+		}
+		if s[i] < utf8.RuneSelf {
+			rest++
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
 		if cjkDense(r) {
 			dense++
 			continue
 		}
-		rest += utf8.RuneLen(max(r, 0))
+		rest += utf8.RuneLen(r)
 	}
 	return dense + (rest+CharsPerToken-1)/CharsPerToken
 }
