@@ -49,9 +49,9 @@ is the embedded suite. Output is byte-identical for any -j.
 With --out DIR, every finished cell is appended to DIR/cells.jsonl as soon
 as it finishes (one JSON line per trace of the cell, synced to disk), and
 DIR/summary.json is written at the end, runs in grid order then by trace.
-DIR/sweep.json identifies the sweep: a hash of every input that changes a
-result (the cells' settings, the seed, provider, prices, fault rate and the
-sessions themselves). "--resume" continues an interrupted sweep in DIR: it
+DIR/sweep.json identifies the sweep by every input that changes a result:
+the cells' settings, the simulation flags (--seed, --provider, the fault
+rates...), the --prices file and the sessions themselves, hashed. "--resume" continues an interrupted sweep in DIR: it
 keeps the cells already in cells.jsonl (a last line cut short by the
 interruption is dropped with a warning), runs the rest, and prints and
 writes exactly what an uninterrupted run would. It refuses a DIR whose
