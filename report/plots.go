@@ -253,6 +253,38 @@ func HitRateFigure(recs []sim.Record) Figure {
 	}
 }
 
+// FidelityFigure is a recorded session's prompt per call as billed, as the
+// anchored replay sized it, and as the open-loop calibration predicted it
+// (when the records carry that estimate): where the lines part is where the
+// simulation's sizing is wrong. Only calls with recorded usage count.
+func FidelityFigure(recs []sim.Record) Figure {
+	var billed, anchored, open plotter.XYs
+	n := 0
+	for _, r := range recs {
+		if r.Kind != sim.KindCall || r.Error != "" || r.Recorded == nil {
+			continue
+		}
+		n++
+		x := float64(n)
+		billed = append(billed, plotter.XY{X: x, Y: float64(r.Recorded.Prompt()) / 1000})
+		anchored = append(anchored, plotter.XY{X: x, Y: float64(r.Prompt) / 1000})
+		for _, e := range r.Estimates {
+			if e.Name == EstimateOpenLoop {
+				open = append(open, plotter.XY{X: x, Y: float64(e.Tokens) / 1000})
+			}
+		}
+	}
+	f := Figure{
+		Name: "fidelity", LegendRight: true, Title: "Prompt per call: billed vs simulated",
+		XLabel: "call number", YLabel: "prompt (thousand tokens)",
+		Series: []Series{{Name: "billed", Points: billed}, {Name: "simulated (anchored)", Points: anchored}},
+	}
+	if len(open) > 0 {
+		f.Series = append(f.Series, Series{Name: "open loop", Points: open})
+	}
+	return f
+}
+
 // RunFigures is the per-trace figures of recs (cumulative cost, occupancy,
 // hit rate; policies of a trace share a figure), traces sorted by name, each
 // figure named "<kind>-<trace>".
@@ -264,13 +296,29 @@ func RunFigures(recs []sim.Record) []Figure {
 	var figs []Figure
 	for _, tr := range sortedKeys(byTrace) {
 		rs := byTrace[tr]
-		for _, f := range []Figure{CumulativeCostFigure(rs), OccupancyFigure(rs), HitRateFigure(rs)} {
+		fs := []Figure{CumulativeCostFigure(rs), OccupancyFigure(rs), HitRateFigure(rs)}
+		if rec := recordedOnly(rs); len(rec) > 0 {
+			fs = append(fs, FidelityFigure(rec))
+		}
+		for _, f := range fs {
 			f.Title += ": " + tr
 			f.Name += "-" + fileSafe(tr)
 			figs = append(figs, f)
 		}
 	}
 	return figs
+}
+
+// recordedOnly keeps the records of the recorded policy that carry
+// recorded usage: the replay whose fidelity a figure can show.
+func recordedOnly(rs []sim.Record) []sim.Record {
+	var out []sim.Record
+	for _, r := range rs {
+		if r.Policy == sim.RecordedName && r.Recorded != nil {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // fileSafe maps a trace id to a file-name-safe stem.

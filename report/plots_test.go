@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ctxsim/ctxsim/policies/estimate"
 	"github.com/ctxsim/ctxsim/sim"
 	"github.com/ctxsim/ctxsim/traces"
 )
@@ -47,7 +48,39 @@ func allFigures(t *testing.T) []Figure {
 	heat, err := HeatmapFigure("sweep", "Cost by threshold and micro-compaction period", sweepGrid())
 	require.NoError(t, err)
 	recs := twoPolicies()
-	return []Figure{be, gap, OccupancyFigure(recs), CumulativeCostFigure(recs), HitRateFigure(recs), heat}
+	return []Figure{be, gap, OccupancyFigure(recs), CumulativeCostFigure(recs), HitRateFigure(recs), heat, FidelityFigure(recordedFixture())}
+}
+
+// recordedFixture is three recorded calls: the replay sized them 1% under,
+// exactly, and 2% over; the open-loop prediction is on the second and third.
+func recordedFixture() []sim.Record {
+	var rs []sim.Record
+	for i, c := range []struct{ billed, sim, open int64 }{{10000, 9900, 0}, {20000, 20000, 20400}, {30000, 30600, 29000}} {
+		r := sim.Record{Trace: "t", Policy: sim.RecordedName, Seq: i, Kind: sim.KindCall, Prompt: int(c.sim),
+			Recorded: &traces.Usage{Input: 1, CacheRead: c.billed - 1}}
+		if c.open > 0 {
+			r.Estimates = []estimate.Estimate{{Name: EstimateOpenLoop, Tokens: int(c.open)}}
+		}
+		rs = append(rs, r)
+	}
+	return rs
+}
+
+func TestFidelityFigure(t *testing.T) {
+	f := FidelityFigure(recordedFixture())
+	require.Len(t, f.Series, 3)
+	want := [][]float64{{10, 20, 30}, {9.9, 20, 30.6}, {20.4, 29}}
+	for i, s := range f.Series {
+		require.Len(t, s.Points, len(want[i]), s.Name)
+		for j, p := range s.Points {
+			if !near(p.Y, want[i][j]) {
+				t.Errorf("%s point %d = %v, want %v", s.Name, j, p.Y, want[i][j])
+			}
+		}
+	}
+	if f.Series[2].Points[0].X != 2 {
+		t.Errorf("open loop starts at call %v, want 2", f.Series[2].Points[0].X)
+	}
 }
 
 func TestFigureData(t *testing.T) {
