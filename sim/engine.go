@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"container/heap"
 	"errors"
 	"fmt"
 	"strings"
@@ -256,24 +257,23 @@ func RunTenant(sessions []*traces.Session, pol *Policy, prov provider.Provider, 
 		}
 		runs[i] = r
 	}
-	for {
-		best := -1
-		var bt time.Time
-		for i, r := range runs {
-			if r.i >= len(r.sess.Events) {
-				continue
-			}
-			t := r.nextTime()
-			if best < 0 || t.Before(bt) {
-				best, bt = i, t
-			}
+	// A heap of runs by the time of their next event; ties go to the run
+	// given first, so the order is a pure function of the inputs.
+	h := &runHeap{}
+	for i, r := range runs {
+		if len(r.sess.Events) > 0 {
+			heap.Push(h, heapItem{r: r, i: i, t: r.nextTime()})
 		}
-		if best < 0 {
-			break
-		}
-		runs[best].step()
-		if err := runs[best].err; err != nil {
+	}
+	for h.Len() > 0 {
+		it := heap.Pop(h).(heapItem)
+		it.r.step()
+		if err := it.r.err; err != nil {
 			return nil, err
+		}
+		if it.r.i < len(it.r.sess.Events) {
+			it.t = it.r.nextTime()
+			heap.Push(h, it)
 		}
 	}
 	out := make([]*Result, len(runs))
@@ -281,6 +281,30 @@ func RunTenant(sessions []*traces.Session, pol *Policy, prov provider.Provider, 
 		out[i] = r.result()
 	}
 	return out, nil
+}
+
+type heapItem struct {
+	r *run
+	i int
+	t time.Time
+}
+
+type runHeap []heapItem
+
+func (h runHeap) Len() int { return len(h) }
+func (h runHeap) Less(a, b int) bool {
+	if !h[a].t.Equal(h[b].t) {
+		return h[a].t.Before(h[b].t)
+	}
+	return h[a].i < h[b].i
+}
+func (h runHeap) Swap(a, b int) { h[a], h[b] = h[b], h[a] }
+func (h *runHeap) Push(x any)   { *h = append(*h, x.(heapItem)) }
+func (h *runHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 // nextTime is the virtual time of the next event: human-paced events keep

@@ -74,6 +74,16 @@ func loadTraces(paths []string, from string) ([]*traces.Session, *traces.Warning
 		if err != nil {
 			return nil, nil, err
 		}
+		if format != "native" {
+			// Logs found under one path are one account's: they share
+			// the provider's cache, as they did (a session's first call
+			// reads the floor the one before it cached).
+			for _, s := range ss {
+				if s.Tenant == "" {
+					s.Tenant = p
+				}
+			}
+		}
 		warn.Merge(w)
 		out = append(out, ss...)
 	}
