@@ -52,7 +52,6 @@ type Builder struct {
 	// with the last view compare by pointer).
 	tools, system []traces.Block
 	keys          []msgKey // per message of the last build
-	spare         []msgKey // the keys buffer of the build before
 	starts        []int    // first block index of each message, len(keys)+1
 	blocks        []Block
 	split         map[uint64]*[2]traces.Block
@@ -127,11 +126,8 @@ func (b *Builder) Build(model string, v *View, output int) *Request {
 			}
 		}
 	}
-	keys := b.spare[:0]
-	for i := range v.Messages {
-		keys = append(keys, msgKey{hash: v.Messages[i].Hash(), stale: i < lastUser})
-	}
-	// Find the common prefix with the last build.
+	// Find the common prefix with the last build. Its keys stay as they
+	// are; only those of the messages after it are written.
 	k := 0
 	same := b.sameFloor(v)
 	if !same {
@@ -144,8 +140,7 @@ func (b *Builder) Build(model string, v *View, output int) *Request {
 		b.floorKey = fk
 	}
 	if same {
-		for k < len(keys) && k < len(b.keys) && keys[k] == b.keys[k] {
-			k++
+		for n := min(len(v.Messages), len(b.keys)); k < n && b.keys[k] == (msgKey{hash: v.Messages[k].Hash(), stale: k < lastUser}); k++ {
 		}
 	} else {
 		b.blocks = b.blocks[:0]
@@ -159,8 +154,11 @@ func (b *Builder) Build(model string, v *View, output int) *Request {
 	}
 	b.blocks = b.blocks[:b.starts[k]]
 	b.starts = b.starts[:k+1]
+	b.keys = b.keys[:k]
 	for i := k; i < len(v.Messages); i++ {
 		m := &v.Messages[i]
+		stale := i < lastUser
+		b.keys = append(b.keys, msgKey{hash: m.Hash(), stale: stale})
 		first := true
 		extra := 0
 		if b.Extra != nil {
@@ -168,7 +166,7 @@ func (b *Builder) Build(model string, v *View, output int) *Request {
 		}
 		for j := range m.Blocks {
 			src := &m.Blocks[j]
-			if keys[i].stale && m.Role == RoleAssistant && src.Kind == traces.Thinking {
+			if stale && m.Role == RoleAssistant && src.Kind == traces.Thinking {
 				continue
 			}
 			if b.Wire.SplitScaffolds && src.ScaffoldEnd > 0 && src.ScaffoldEnd < len(src.Text) {
@@ -183,7 +181,6 @@ func (b *Builder) Build(model string, v *View, output int) *Request {
 		}
 		b.starts = append(b.starts, len(b.blocks))
 	}
-	b.keys, b.spare = keys, b.keys
 	total := 0
 	if n := len(b.blocks); n > 0 {
 		total = b.blocks[n-1].End

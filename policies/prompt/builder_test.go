@@ -423,15 +423,12 @@ func BenchmarkBuildAppend(b *testing.B) {
 	}
 	bl := NewBuilder(size, Wire{PerMessage: 3, Tail: 1, SplitScaffolds: true})
 	bl.Build("m", v, 0)
-	extra := msg(RoleUser, txt("next"))
+	longer := *v
+	longer.Messages = append(v.Messages[:len(v.Messages):len(v.Messages)], msg(RoleUser, txt("next")))
+	views := [2]*View{v, &longer}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		w := *v
-		w.Messages = append(v.Messages[:len(v.Messages):len(v.Messages)], extra)
-		if i%2 == 0 {
-			w = *v
-		}
-		bl.Build("m", &w, 0)
+		bl.Build("m", views[i%2], 0)
 	}
 }
 
