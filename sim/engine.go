@@ -382,17 +382,7 @@ func (r *run) step() {
 			}
 		}
 	case traces.ModelSwitch:
-		if e.Model != "" {
-			p, err := r.opts.Prices.Lookup(e.Model)
-			if err != nil {
-				r.err = fmt.Errorf("session %s: event %d: %w", r.sess.ID, idx, err)
-				return
-			}
-			r.model, r.price = e.Model, p
-			if r.ctx != nil {
-				r.ctx.SetModel(r.compactModel())
-			}
-		}
+		r.switchModel(e.Model, idx)
 	case traces.Restart:
 		if r.ctx != nil {
 			r.ctx.Restart()
@@ -541,17 +531,27 @@ const (
 	RetryBackoff        = 2 * time.Second
 )
 
+// switchModel makes later calls go to model (the provider's cache for it
+// starts cold; the context manager re-derives its threshold). An unpriced
+// model stops the run.
+func (r *run) switchModel(model string, idx int) {
+	if model == "" || model == r.model {
+		return
+	}
+	p, err := r.opts.Prices.Lookup(model)
+	if err != nil {
+		r.err = fmt.Errorf("session %s: event %d: %w", r.sess.ID, idx, err)
+		return
+	}
+	r.model, r.price = model, p
+	if r.ctx != nil {
+		r.ctx.SetModel(r.compactModel())
+	}
+}
+
 func (r *run) call(e *traces.Event, idx int) {
-	if e.Model != "" && e.Model != r.model {
-		p, err := r.opts.Prices.Lookup(e.Model)
-		if err != nil {
-			r.err = fmt.Errorf("session %s: event %d: %w", r.sess.ID, idx, err)
-			return
-		}
-		r.model, r.price = e.Model, p
-		if r.ctx != nil {
-			r.ctx.SetModel(r.compactModel())
-		}
+	if r.switchModel(e.Model, idx); r.err != nil {
+		return
 	}
 	r.stall = 0
 	transient, overflowed := 0, false

@@ -91,8 +91,8 @@ func (w *Warnings) List() []Warning {
 }
 
 // String renders the warnings one per line, reason first:
-// "skipped invalid JSON: 3 lines (first at f.jsonl:12)". Reasons say what was
-// done ("skipped ...", "kept ...").
+// "warning: skipped invalid JSON: 3 lines (first at f.jsonl:12)". Reasons say
+// what was done ("skipped ...", "kept ...").
 func (w *Warnings) String() string {
 	var b strings.Builder
 	for _, x := range w.List() {
@@ -100,7 +100,7 @@ func (w *Warnings) String() string {
 		if x.Count != 1 {
 			noun = "lines"
 		}
-		fmt.Fprintf(&b, "%s: %d %s (first at %s)\n", x.Reason, x.Count, noun, x.First)
+		fmt.Fprintf(&b, "warning: %s: %d %s (first at %s)\n", x.Reason, x.Count, noun, x.First)
 	}
 	return b.String()
 }

@@ -71,7 +71,7 @@ func (w *workloadFlags) load(e *env, seed uint64) ([]*traces.Session, error) {
 		out = append(out, ss...)
 	}
 	if warn.Len() > 0 {
-		fmt.Fprint(e.stderr, warn.String())
+		printWarnings(e, warn)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("no sessions to replay")

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -112,20 +109,9 @@ func listProfiles(e *env, asJSON bool) error {
 }
 
 func writeSessions(e *env, ss []*traces.Session, dir string, asJSON bool) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	out, err := writeTraces(dir, ss)
+	if err != nil {
 		return err
-	}
-	out := make([]written, 0, len(ss))
-	for _, s := range ss {
-		var buf bytes.Buffer
-		if err := traces.WriteSession(&buf, s); err != nil {
-			return err
-		}
-		file := filepath.Join(dir, fileNameFor(s.ID))
-		if err := writeFileAtomic(file, buf.Bytes()); err != nil {
-			return err
-		}
-		out = append(out, written{ID: s.ID, File: file, Events: len(s.Events), Calls: countCalls(s)})
 	}
 	if asJSON {
 		enc := json.NewEncoder(e.stdout)

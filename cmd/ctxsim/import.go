@@ -1,9 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
@@ -119,26 +120,9 @@ func runImport(e *env, im *importer, paths []string, dir string, asJSON bool) er
 		ws.Merge(w)
 		all = append(all, ss...)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	out, err := writeTraces(dir, all)
+	if err != nil {
 		return err
-	}
-	var out []written
-	names := map[string]string{}
-	for _, s := range all {
-		name := fileNameFor(s.ID)
-		if prev, dup := names[name]; dup {
-			return fmt.Errorf("sessions %q and %q map to the same file %s", prev, s.ID, name)
-		}
-		names[name] = s.ID
-		file := filepath.Join(dir, name)
-		var buf bytes.Buffer
-		if err := traces.WriteSession(&buf, s); err != nil {
-			return err
-		}
-		if err := writeFileAtomic(file, buf.Bytes()); err != nil {
-			return err
-		}
-		out = append(out, written{ID: s.ID, File: file, Events: len(s.Events), Calls: countCalls(s)})
 	}
 	if asJSON {
 		enc := json.NewEncoder(e.stdout)
@@ -189,34 +173,32 @@ func fileNameFor(id string) string {
 	return s + ".jsonl"
 }
 
-// writeFileAtomic writes data to a temporary file beside name and renames
-// it into place.
-func writeFileAtomic(name string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp*")
-	if err != nil {
-		return err
+// writeTraces writes each session to dir as a native trace named by
+// fileNameFor, each file atomically (a temporary file renamed), and says
+// what it wrote. Two sessions whose ids map to one file name are an error,
+// not a silent overwrite.
+func writeTraces(dir string, ss []*traces.Session) ([]written, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
 	}
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if werr == nil {
-		werr = cerr
+	out := make([]written, 0, len(ss))
+	names := map[string]string{}
+	for _, s := range ss {
+		name := fileNameFor(s.ID)
+		if prev, dup := names[name]; dup {
+			return nil, fmt.Errorf("sessions %q and %q map to the same file %s", prev, s.ID, name)
+		}
+		names[name] = s.ID
+		file := filepath.Join(dir, name)
+		if err := report.WriteFileAtomic(file, func(w io.Writer) error { return traces.WriteSession(w, s) }); err != nil {
+			return nil, err
+		}
+		out = append(out, written{ID: s.ID, File: file, Events: len(s.Events), Calls: countCalls(s)})
 	}
-	if werr == nil {
-		werr = os.Rename(f.Name(), name)
-	}
-	if werr != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("write %s: %w", name, werr)
-	}
-	return nil
+	return out, nil
 }
 
+// printWarnings prints the counted warnings of a read, one line a reason.
 func printWarnings(e *env, ws *traces.Warnings) {
-	for _, w := range ws.List() {
-		noun := "line"
-		if w.Count != 1 {
-			noun = "lines"
-		}
-		fmt.Fprintf(e.stderr, "warning: %s: %d %s (first at %s)\n", w.Reason, w.Count, noun, w.First)
-	}
+	fmt.Fprint(e.stderr, ws.String())
 }

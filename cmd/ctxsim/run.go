@@ -67,7 +67,7 @@ func runRun(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots string)
 		return err
 	}
 	if warn.Len() > 0 {
-		fmt.Fprint(e.stderr, warn.String())
+		printWarnings(e, warn)
 	}
 	if len(sessions) == 0 {
 		return fmt.Errorf("%s: no sessions", wf.traces[0])

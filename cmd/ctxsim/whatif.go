@@ -179,7 +179,7 @@ func runWhatif(e *env, paths []string, from string, names []string, sf *simFlags
 		return err
 	}
 	if warn.Len() > 0 {
-		fmt.Fprint(e.stderr, warn.String())
+		printWarnings(e, warn)
 	}
 	if len(sessions) == 0 {
 		return fmt.Errorf("no sessions found under %s", strings.Join(paths, ", "))
