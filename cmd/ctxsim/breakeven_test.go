@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"flag"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,32 +10,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 )
-
-// update is the one -update flag of this package's golden tests.
-var update = flag.Bool("update", false, "rewrite golden files")
-
-// goldenFile compares got with testdata/name, or rewrites it under -update.
-func goldenFile(t *testing.T, name string, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test -update to create it")
-	if got != string(want) {
-		t.Errorf("output differs from %s (go test -update rewrites it)\n--- got ---\n%s\n--- want ---\n%s", path, got, want)
-	}
-}
-
-func runCmd(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code := run(args, strings.NewReader(""), &out, &errb)
-	return code, out.String(), errb.String()
-}
 
 func TestBreakevenAcceptance(t *testing.T) {
 	code, out, errs := runCmd(t, "breakeven", "--model", "claude-opus-4-6", "--json")

@@ -86,10 +86,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	fs := newFlagSet(c, stderr)
 	runFn := c.flags(fs)
+	usage := fs.Usage
+	fs.Usage = func() {} // printed below, on stdout for --help
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			fs.SetOutput(stdout)
-			fs.Usage()
+			usage()
 			return exitOK
 		}
 		fmt.Fprintf(stderr, "ctxsim %s: %v\n(see ctxsim %s --help)\n", c.name, err, c.name)

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// update is the one -update flag of this package's golden tests.
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// goldenFile compares got with testdata/name, or rewrites it under -update.
+func goldenFile(t *testing.T, name string, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+		return
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "run go test -update to create it")
+	if got != string(want) {
+		t.Errorf("output differs from %s (go test -update rewrites it)\n--- got ---\n%s\n--- want ---\n%s", path, got, want)
+	}
+}
+
+func runCmd(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// Every command answers --help on stdout with exit 0, a usage line and
+// examples; an unknown command or flag is a usage error (exit 2).
+func TestHelp(t *testing.T) {
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		code, out, errs := runCmd(t, n, "--help")
+		if code != exitOK || errs != "" {
+			t.Errorf("%s --help: exit %d, stderr %q", n, code, errs)
+		}
+		if !strings.HasPrefix(out, "Usage: ctxsim "+n) || !strings.Contains(out, "Examples:") {
+			t.Errorf("%s --help lacks a usage line or examples:\n%s", n, out)
+		}
+	}
+	code, out, _ := runCmd(t, "help")
+	if code != exitOK || !strings.Contains(out, "compare") {
+		t.Errorf("help: exit %d\n%s", code, out)
+	}
+	if code, _, _ := runCmd(t, "no-such-command"); code != exitUsage {
+		t.Errorf("unknown command: exit %d, want %d", code, exitUsage)
+	}
+	if code, _, _ := runCmd(t, "compare", "--no-such-flag"); code != exitUsage {
+		t.Errorf("unknown flag: exit %d, want %d", code, exitUsage)
+	}
+	if code, _, _ := runCmd(t); code != exitUsage {
+		t.Errorf("no arguments: exit %d, want %d", code, exitUsage)
+	}
+}
