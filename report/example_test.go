@@ -33,5 +33,5 @@ func ExampleWriteRuns() {
 	// | s1 | claude-code * | 40 | 1.5000 | 93.0 | 0.0 | 0 | 0 |
 	// | s1 | none | 40 | 7.2500 | 0.0 | 0.0 | 0 | 0 |
 	//
-	// * cheapest policy for the trace
+	// * cheapest policy for the trace (among runs whose every call fit the window)
 }

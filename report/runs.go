@@ -52,18 +52,22 @@ func RunsTable(runs []RunSummary, opts RunsOptions) *Table {
 		t.AddRow(row...)
 	}
 	if marked {
-		t.Notes = append(t.Notes, "* cheapest policy for the trace")
+		t.Notes = append(t.Notes, "* cheapest policy for the trace (among runs whose every call fit the window)")
 	}
 	return t
 }
 
 // bestByTrace marks the cheapest run of each trace that has several runs;
-// ties go to the first.
+// ties go to the first. A run with overflow errors is never the best: the
+// calls the provider rejected cost nothing, which is not a saving.
 func bestByTrace(runs []RunSummary) []bool {
 	best := map[string]int{}
 	count := map[string]int{}
 	for i, r := range runs {
 		count[r.Trace]++
+		if r.OverflowErrors > 0 {
+			continue
+		}
 		if j, ok := best[r.Trace]; !ok || r.CostUSD < runs[j].CostUSD {
 			best[r.Trace] = i
 		}

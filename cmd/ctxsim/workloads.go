@@ -29,6 +29,7 @@ func workloadTable(runs []report.RunSummary, workloads map[string]string, polici
 		cost       float64
 		read, prmt int64
 		n          int
+		overflows  int
 	}
 	var order []string
 	sums := map[string]map[string]*agg{}
@@ -44,6 +45,7 @@ func workloadTable(runs []report.RunSummary, workloads map[string]string, polici
 			sums[w][r.Policy] = a
 		}
 		a.cost += r.CostUSD
+		a.overflows += r.OverflowErrors
 		a.read += r.Tokens.CacheRead
 		a.prmt += r.Tokens.Input + r.Tokens.CacheWrite5m + r.Tokens.CacheWrite1h + r.Tokens.CacheRead
 		a.n++
@@ -52,12 +54,12 @@ func workloadTable(runs []report.RunSummary, workloads map[string]string, polici
 		Title:   "Cost in $ per workload and policy (summed over the workload's sessions; * cheapest)",
 		Columns: append([]string{"workload", "sessions"}, policies...),
 	}
-	t.Columns = append(t.Columns, "best", "saves", "best hit %")
+	t.Columns = append(t.Columns, "best", "saves", "vs", "best hit %")
 	t.Right = []bool{false, true}
 	for range policies {
 		t.Right = append(t.Right, true)
 	}
-	t.Right = append(t.Right, false, true, true)
+	t.Right = append(t.Right, false, true, false, true)
 	for _, w := range order {
 		best, base := "", ""
 		for _, p := range policies {
@@ -65,10 +67,10 @@ func workloadTable(runs []report.RunSummary, workloads map[string]string, polici
 			if a == nil {
 				continue
 			}
-			if best == "" || a.cost < sums[w][best].cost {
+			if a.overflows == 0 && (best == "" || a.cost < sums[w][best].cost) {
 				best = p
 			}
-			if base == "" {
+			if base == "" && a.overflows == 0 {
 				base = p
 			}
 		}
@@ -82,12 +84,20 @@ func workloadTable(runs []report.RunSummary, workloads map[string]string, polici
 			}
 			n = max(n, a.n)
 			c := usd2(a.cost)
-			if p == best {
+			switch {
+			case p == best:
 				c += " *"
+			case a.overflows > 0:
+				c += " !"
 			}
 			row = append(row, c)
 		}
 		row[1] = itoa(n)
+		if best == "" {
+			row = append(row, "", "", "", "")
+			t.AddRow(row...)
+			continue
+		}
 		b := sums[w][best]
 		saves := ""
 		if base != "" && sums[w][base].cost > 0 {
@@ -97,11 +107,12 @@ func workloadTable(runs []report.RunSummary, workloads map[string]string, polici
 		if b.prmt > 0 {
 			hit = pct1(float64(b.read) / float64(b.prmt))
 		}
-		row = append(row, best, saves, hit)
+		row = append(row, best, saves, base, hit)
 		t.AddRow(row...)
 	}
 	t.Notes = append(t.Notes,
-		"saves: the best policy's cost below the first policy's ("+policies[0]+").",
+		"! some calls overflowed the context window (rejected, so unbilled): not comparable, never the best.",
+		"saves: the best policy's cost below that of the first policy, in column order, whose calls all fit (vs).",
 		"Per-session rows: ctxsim compare --detail; one workload: --profile P or --trace PATH.")
 	return t
 }
