@@ -45,7 +45,10 @@ type Calibrator struct {
 	// framing is what Extra charged each transcript message when an
 	// anchored run first built it, so a frozen replay charges the same.
 	framing map[int]int
-	sizes   map[*traces.Block]int
+	// sizes holds the size an anchored run gave each distinct block, by
+	// content hash (floor blocks are copied into each run's view, so a
+	// pointer would not find them again).
+	sizes map[uint64]int
 
 	lastCall int
 	lastP    int64
@@ -55,7 +58,7 @@ type Calibrator struct {
 func NewCalibrator(s *traces.Session, memo *estimate.Memo) *Calibrator {
 	f := estimate.NewFit()
 	return &Calibrator{mode: Anchored, memo: memo, sess: s, fit: f, cal: f.Prior,
-		extra: map[int]int{}, framing: map[int]int{}, sizes: map[*traces.Block]int{}, lastCall: -1}
+		extra: map[int]int{}, framing: map[int]int{}, sizes: map[uint64]int{}, lastCall: -1}
 }
 
 // NewOpenLoop returns a calibrator fixed at cal.
@@ -79,12 +82,16 @@ func (c *Calibrator) Count(b *traces.Block) int {
 	if b.Opaque() {
 		return b.Tokens
 	}
-	if n, ok := c.sizes[b]; ok {
+	if c.sizes == nil {
+		return c.cal.Size(estimate.KindOf(b), c.memo.Count(b))
+	}
+	h := b.Hash()
+	if n, ok := c.sizes[h]; ok {
 		return n
 	}
 	n := c.cal.Size(estimate.KindOf(b), c.memo.Count(b))
 	if c.mode == Anchored {
-		c.sizes[b] = n
+		c.sizes[h] = n
 	}
 	return n
 }

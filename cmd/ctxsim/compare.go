@@ -95,7 +95,7 @@ type simFlags struct {
 func (f *simFlags) add(fs *pflag.FlagSet, defaultPolicies string) {
 	fs.StringArrayVar(&f.policies, "policy", nil, "policy: a preset (see ctxsim policies), \"recorded\", or a .yaml/.json config; repeatable (default "+defaultPolicies+")")
 	fs.StringArrayVar(&f.sets, "set", nil, "override a policy setting, key=value (hermes key names); repeatable")
-	fs.StringVar(&f.provider, "provider", "anthropic", "fake provider: anthropic, openai, deepseek, vllm")
+	fs.StringVar(&f.provider, "provider", "auto", "fake provider: anthropic, openai, deepseek, vllm, or auto (the provider of each trace's model)")
 	fs.StringVar(&f.prices, "prices", "", "LiteLLM model_prices_and_context_window.json to override or extend the rate card")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of every random choice (synthetic traces, provider eviction, faults)")
 	fs.IntVarP(&f.jobs, "jobs", "j", runtime.GOMAXPROCS(0), "parallel replays; output is identical for any value")
@@ -111,7 +111,7 @@ func (f *simFlags) setup() (*simSetup, error) {
 	if f.errRate < 0 || f.errRate >= 1 {
 		return nil, usagef("--provider-error-rate %v: want 0 ≤ rate < 1", f.errRate)
 	}
-	if f.clearTU && f.provider != "anthropic" {
+	if f.clearTU && f.provider != "anthropic" && f.provider != "auto" {
 		return nil, usagef("--clear-tool-uses is an Anthropic feature (--provider %s)", f.provider)
 	}
 	st, err := newSetup(f.prices, f.provider, f.seed)
@@ -385,7 +385,7 @@ func firstPrice(st *simSetup, recs []sim.Record) (pricing.Price, bool) {
 // its baseline when given no --results.
 func suiteResults(e *env) (report.Results, error) {
 	wf := workloadFlags{sessions: 2}
-	sf := simFlags{provider: "anthropic", seed: 1}
+	sf := simFlags{provider: "auto", seed: 1}
 	st, err := sf.setup()
 	if err != nil {
 		return report.Results{}, err

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -136,22 +137,44 @@ func (st *simSetup) stream(parts ...string) *rand.Rand {
 	return rand.New(rand.NewPCG(st.seed, traces.HashString(strings.Join(parts, "\x00"))))
 }
 
-func (st *simSetup) newProvider(tenant, policy string) (provider.Provider, error) {
+// providerFor names the fake provider of a group: the --provider flag, or
+// with "auto" the provider of the group's first priced model (anthropic for
+// Claude, openai for GPT, deepseek for DeepSeek), so a Codex log replays
+// against OpenAI's automatic cache.
+func (st *simSetup) providerFor(g group) string {
+	if st.provider != "" && st.provider != "auto" {
+		return st.provider
+	}
+	for _, s := range g.sessions {
+		model := s.Model
+		for i := 0; model == "" && i < len(s.Events); i++ {
+			model = s.Events[i].Model
+		}
+		if p, err := st.prices.Lookup(model); err == nil && p.Provider != "" {
+			if slices.Contains(provider.Names(), p.Provider) {
+				return p.Provider
+			}
+		}
+	}
+	return "anthropic"
+}
+
+func (st *simSetup) newProvider(name, tenant string) (provider.Provider, error) {
 	o := provider.Options{Common: provider.Common{Prices: st.prices}}
-	o.OpenAI.Rand = st.stream("provider", tenant, policy)
+	// The provider's randomness (OpenAI's idle eviction, injected faults)
+	// is drawn from the seed and the tenant only: every policy meets the
+	// same provider (common random numbers), so a difference between two
+	// policies is the policies', not the dice's.
+	o.OpenAI.Rand = st.stream("provider", tenant)
 	if st.clearToolUses {
 		c := provider.DefaultClearToolUses()
 		o.Anthropic.ClearToolUses = &c
-	}
-	name := st.provider
-	if name == "" {
-		name = "anthropic"
 	}
 	p, err := provider.ByName(name, o)
 	if err != nil || st.providerErr == 0 {
 		return p, err
 	}
-	return &provider.Faulty{Inner: p, Rate: st.providerErr, Rand: st.stream("faults", tenant, policy)}, nil
+	return &provider.Faulty{Inner: p, Rate: st.providerErr, Rand: st.stream("faults", tenant)}, nil
 }
 
 func (st *simSetup) options(pol *sim.Policy, summaryModel string) sim.Options {
@@ -271,7 +294,7 @@ func (st *simSetup) runCell(g group, pol *sim.Policy, summaryModel string) (*cel
 
 // replay runs g under pol; calibrate, when set, sizes recorded sessions.
 func (st *simSetup) replay(g group, pol *sim.Policy, summaryModel string, calibrate func(*traces.Session) *sim.Calibrator) (*cellResult, error) {
-	prov, err := st.newProvider(g.key, pol.Name)
+	prov, err := st.newProvider(st.providerFor(g), g.key)
 	if err != nil {
 		return nil, err
 	}

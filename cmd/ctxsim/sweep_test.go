@@ -126,7 +126,7 @@ func TestSweepResumeRefuses(t *testing.T) {
 	}{
 		{"no --resume", sweepArgs("--out", dir), "already holds a sweep"},
 		{"other seed", sweepArgs("--out", dir, "--resume", "--seed", "7"), `--seed was "1", now "7"`},
-		{"other provider", sweepArgs("--out", dir, "--resume", "--provider", "openai"), `--provider was "anthropic", now "openai"`},
+		{"other provider", sweepArgs("--out", dir, "--resume", "--provider", "openai"), `--provider was "auto", now "openai"`},
 		{"other grid", append(sweepArgs("--out", dir, "--resume"), "--set", "compression.threshold=0.6"), "the grid or the base policy"},
 		{"other workload", append(sweepArgs("--out", dir, "--resume"), "--profile", "cron"), "the workload differs (2 sessions then, 4 now"},
 	} {

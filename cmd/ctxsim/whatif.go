@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -122,7 +123,7 @@ Examples:
 			from := fs.String("from", "", "force the log format (native, claude-code, codex, hermes, chatlog)")
 			names := fs.StringSlice("policies", whatifNames(), "policies to compare, comma-separated")
 			fs.StringArrayVar(&sf.sets, "set", nil, "override a setting of every policy, key=value; repeatable")
-			fs.StringVar(&sf.provider, "provider", "anthropic", "fake provider")
+			fs.StringVar(&sf.provider, "provider", "auto", "fake provider: anthropic, openai, deepseek, vllm, or auto (the provider of each trace's model)")
 			fs.StringVar(&sf.prices, "prices", "", "LiteLLM price file to override or extend the rate card")
 			fs.Uint64Var(&sf.seed, "seed", 1, "seed of every random choice")
 			fs.IntVarP(&sf.jobs, "jobs", "j", 0, "parallel replays (0: all cores); output is identical for any value")
@@ -302,6 +303,14 @@ func savings(name string, cost, base float64) whatifPolicy {
 	return p
 }
 
+// change renders a percentage change, "0%" when it rounds to nothing.
+func change(pct float64) string {
+	if math.Abs(pct) < 0.5 {
+		return "0%"
+	}
+	return fmt.Sprintf("%+.0f%%", pct)
+}
+
 func whatifTable(rep whatifReport, specs []policySpec) *report.Table {
 	t := &report.Table{
 		Title:   "What recorded sessions cost, and would have cost ($; savings vs the replay of what happened)",
@@ -330,7 +339,7 @@ func whatifTable(rep whatifReport, specs []policySpec) *report.Table {
 				cells = append(cells, "")
 				continue
 			}
-			cells = append(cells, fmt.Sprintf("%s (%+.0f%%)", usd2(p.CostUSD), -p.SavingsPct))
+			cells = append(cells, fmt.Sprintf("%s (%s)", usd2(p.CostUSD), change(-p.SavingsPct)))
 		}
 		t.AddRow(append(cells, ws.Best)...)
 	}
