@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -71,6 +72,7 @@ type run struct {
 	cal    *Calibrator
 	b      *prompt.Builder
 	view   *prompt.View
+	msgs   []prompt.Message // backing array of view.Messages while the run made it
 
 	users    int // plain user messages in the transcript so far
 	verbatim int // of which the view carries verbatim
@@ -446,9 +448,17 @@ func (r *run) append(role prompt.Role, e *traces.Event, idx int) {
 	if e.Summary {
 		tag = prompt.BatchSummary
 	}
-	msgs := append(r.view.Messages[:len(r.view.Messages):len(r.view.Messages)], prompt.NewMessage(role, e.Blocks, idx, tag))
+	// Views handed out are capped at their length, so nobody else can write
+	// past it; the run alone appends into r.msgs, in place while the view is
+	// still the one it made (amortized O(1) instead of a copy of the whole
+	// list per event).
+	n := len(r.view.Messages)
+	if n == 0 || len(r.msgs) != n || &r.msgs[0] != &r.view.Messages[0] {
+		r.msgs = append(make([]prompt.Message, 0, 2*n+8), r.view.Messages...)
+	}
+	r.msgs = append(r.msgs, prompt.NewMessage(role, e.Blocks, idx, tag))
 	v := *r.view
-	v.Messages = msgs
+	v.Messages = r.msgs[: n+1 : n+1]
 	r.view = &v
 	if role == prompt.RoleUser && !e.Summary {
 		r.users++
@@ -510,8 +520,7 @@ func (r *run) outputTokens(e *traces.Event) int {
 		return int(e.Usage.Output)
 	}
 	if v, ok := e.Meta["output_tokens"]; ok {
-		var n int
-		if _, err := fmt.Sscan(v, &n); err == nil {
+		if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
 			return n
 		}
 	}

@@ -186,7 +186,7 @@ func (st *simSetup) options(pol *sim.Policy, summaryModel string) sim.Options {
 		}
 		return &sim.Summarizer{
 			Model:    model,
-			Count:    st.tok.Count,
+			Count:    st.memo.CountText,
 			Latency:  provider.DefaultLatency("anthropic", model),
 			FailRate: st.summarizerFail,
 			Rand:     st.stream("summarizer", s.ID, pol.Name),
