@@ -81,10 +81,10 @@ func TestRequestLog(t *testing.T) {
 	if got := kinds(b); got != "user assistant" || b.Model != "gpt-4o-mini" {
 		t.Errorf("second session %s model %s", got, b.Model)
 	}
-	wantW := "kept call without usage (no prompt_tokens): 1 line (first at testdata/requests.jsonl:4)\n" +
-		"skipped line with invalid JSON: 1 line (first at testdata/requests.jsonl:6)\n" +
-		"skipped record with neither messages nor trajectory: 1 line (first at testdata/requests.jsonl:7)\n" +
-		"skipped truncated last line: 1 line (first at testdata/requests.jsonl:8)\n"
+	wantW := "warning: kept call without usage (no prompt_tokens): 1 line (first at testdata/requests.jsonl:4)\n" +
+		"warning: skipped line with invalid JSON: 1 line (first at testdata/requests.jsonl:6)\n" +
+		"warning: skipped record with neither messages nor trajectory: 1 line (first at testdata/requests.jsonl:7)\n" +
+		"warning: skipped truncated last line: 1 line (first at testdata/requests.jsonl:8)\n"
 	if got := w.String(); got != wantW {
 		t.Errorf("warnings:\n%s\nwant:\n%s", got, wantW)
 	}
@@ -150,9 +150,9 @@ func TestOpenHandsTrajectory(t *testing.T) {
 	if got := ss[1].Events[0].Blocks[0].Text; got != "caf\uFFFD \uFFFD" {
 		t.Errorf("repaired text = %q", got)
 	}
-	wantW := "kept line with invalid UTF-8 (bad bytes replaced): 1 line (first at testdata/openhands.jsonl:2)\n" +
-		"kept tool call with no result: 1 line (first at testdata/openhands.jsonl:1)\n" +
-		"kept tool result with no matching tool call: 1 line (first at testdata/openhands.jsonl:1)\n"
+	wantW := "warning: kept line with invalid UTF-8 (bad bytes replaced): 1 line (first at testdata/openhands.jsonl:2)\n" +
+		"warning: kept tool call with no result: 1 line (first at testdata/openhands.jsonl:1)\n" +
+		"warning: kept tool result with no matching tool call: 1 line (first at testdata/openhands.jsonl:1)\n"
 	if got := w.String(); got != wantW {
 		t.Errorf("warnings:\n%s\nwant:\n%s", got, wantW)
 	}

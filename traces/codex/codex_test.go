@@ -87,16 +87,16 @@ func TestRollout(t *testing.T) {
 			t.Errorf("event %d goes back in time", i)
 		}
 	}
-	wantW := "kept call without token_count usage: 1 line (first at " + filepath.Join("testdata", fixture[len("testdata/"):]) + ":33)\n"
+	wantW := "warning: kept call without token_count usage: 1 line (first at " + filepath.Join("testdata", fixture[len("testdata/"):]) + ":33)\n"
 	got := w.String()
 	for _, r := range []string{
-		"kept event whose timestamp goes backwards (clamped to the previous one): 1 line (first at %s:30)",
-		"kept tool call with no result: 1 line (first at %s:33)",
-		"kept tool result with no matching tool call: 1 line (first at %s:30)",
-		"skipped event_msg of unknown type: 1 line (first at %s:29)",
-		"skipped line of unknown type: 1 line (first at %s:27)",
-		"skipped line with invalid JSON: 1 line (first at %s:26)",
-		"skipped response_item of unknown type: 1 line (first at %s:28)",
+		"warning: kept event whose timestamp goes backwards (clamped to the previous one): 1 line (first at %s:30)",
+		"warning: kept tool call with no result: 1 line (first at %s:33)",
+		"warning: kept tool result with no matching tool call: 1 line (first at %s:30)",
+		"warning: skipped event_msg of unknown type: 1 line (first at %s:29)",
+		"warning: skipped line of unknown type: 1 line (first at %s:27)",
+		"warning: skipped line with invalid JSON: 1 line (first at %s:26)",
+		"warning: skipped response_item of unknown type: 1 line (first at %s:28)",
 	} {
 		wantW += strings.Replace(r, "%s", fixture, 1) + "\n"
 	}
@@ -135,8 +135,8 @@ func TestOlderRolloutWithoutMeta(t *testing.T) {
 	if u := s.Events[3].Usage; u == nil || *u != (traces.Usage{Input: 20, CacheRead: 100, Output: 3}) {
 		t.Errorf("usage of the empty call = %+v", u)
 	}
-	want := "kept lines before session_meta: 1 line (first at rollout-x.jsonl:1)\n" +
-		"kept token_count with no model output before it as an empty call: 1 line (first at rollout-x.jsonl:5)\n"
+	want := "warning: kept lines before session_meta: 1 line (first at rollout-x.jsonl:1)\n" +
+		"warning: kept token_count with no model output before it as an empty call: 1 line (first at rollout-x.jsonl:5)\n"
 	if got := w.String(); got != want {
 		t.Errorf("warnings:\n%s\nwant:\n%s", got, want)
 	}
@@ -150,7 +150,7 @@ func TestTotalsMismatch(t *testing.T) {
 	var w traces.Warnings
 	_, err := Read(strings.NewReader(in), "r.jsonl", &w)
 	require.NoError(t, err)
-	if got := w.String(); got != "kept session whose per-call usage does not add up to total_token_usage: 1 line (first at r.jsonl:3)\n" {
+	if got := w.String(); got != "warning: kept session whose per-call usage does not add up to total_token_usage: 1 line (first at r.jsonl:3)\n" {
 		t.Errorf("warnings: %s", got)
 	}
 }

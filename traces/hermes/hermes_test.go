@@ -90,10 +90,10 @@ func TestExportJSONL(t *testing.T) {
 	if c.Events[0].Meta["mode"] != "rotate" || !c.Events[1].Summary || c.Events[1].Meta["role"] != "assistant" {
 		t.Errorf("child compaction %+v summary %+v", c.Events[0], c.Events[1])
 	}
-	want := "kept event whose timestamp goes backwards (clamped to the previous one): 1 line (first at testdata/export.jsonl:4)\n" +
-		"kept inactive message that is not marked compacted: 1 line (first at testdata/export.jsonl:4)\n" +
-		"skipped line with invalid JSON: 1 line (first at testdata/export.jsonl:2)\n" +
-		"skipped session without id: 1 line (first at testdata/export.jsonl:3)\n"
+	want := "warning: kept event whose timestamp goes backwards (clamped to the previous one): 1 line (first at testdata/export.jsonl:4)\n" +
+		"warning: kept inactive message that is not marked compacted: 1 line (first at testdata/export.jsonl:4)\n" +
+		"warning: skipped line with invalid JSON: 1 line (first at testdata/export.jsonl:2)\n" +
+		"warning: skipped session without id: 1 line (first at testdata/export.jsonl:3)\n"
 	if got := w.String(); got != want {
 		t.Errorf("warnings:\n%s\nwant:\n%s", got, want)
 	}
@@ -175,7 +175,7 @@ func TestStateDB(t *testing.T) {
 	if s2 := ss[1]; s2.Source != traces.SourceCron || kinds(s2) != "user assistant" {
 		t.Errorf("s2 source %q events %s", s2.Source, kinds(s2))
 	}
-	want := "kept message whose tool_calls are not a valid array (calls dropped): 1 line (first at " + path + "#messages:9)\n"
+	want := "warning: kept message whose tool_calls are not a valid array (calls dropped): 1 line (first at " + path + "#messages:9)\n"
 	if got := w.String(); got != want {
 		t.Errorf("warnings:\n%s\nwant:\n%s", got, want)
 	}

@@ -34,10 +34,10 @@ func TestScanner(t *testing.T) {
 	if want := []int{1, 4, 6}; !equal(lines, want) {
 		t.Errorf("lines %v, want %v", lines, want)
 	}
-	want := "kept line with invalid UTF-8 (bad bytes replaced): 1 line (first at f.jsonl:4)\n" +
-		"skipped line longer than 64 MiB: 1 line (first at f.jsonl:5)\n" +
-		"skipped line with invalid JSON: 1 line (first at f.jsonl:3)\n" +
-		"skipped truncated last line: 1 line (first at f.jsonl:7)\n"
+	want := "warning: kept line with invalid UTF-8 (bad bytes replaced): 1 line (first at f.jsonl:4)\n" +
+		"warning: skipped line longer than 64 MiB: 1 line (first at f.jsonl:5)\n" +
+		"warning: skipped line with invalid JSON: 1 line (first at f.jsonl:3)\n" +
+		"warning: skipped truncated last line: 1 line (first at f.jsonl:7)\n"
 	if got := w.String(); got != want {
 		t.Errorf("warnings:\n%s\nwant:\n%s", got, want)
 	}
