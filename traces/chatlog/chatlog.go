@@ -7,17 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/ctxsim/ctxsim/traces"
-	"github.com/ctxsim/ctxsim/traces/chatlog/jsonl"
+	"github.com/ctxsim/ctxsim/traces/internal/jsonl"
 )
 
 // Format is the Session.Format of imported sessions.
@@ -55,7 +53,7 @@ const maxUnix = 253402300799
 // that are one malformed JSON document.
 func Import(path string, opt Options) ([]*traces.Session, *traces.Warnings, error) {
 	w := &traces.Warnings{}
-	files, err := listFiles(path, func(name string) bool {
+	files, err := jsonl.Files(path, func(name string) bool {
 		return strings.HasSuffix(name, ".jsonl") || strings.HasSuffix(name, ".json")
 	})
 	if err != nil {
@@ -75,30 +73,6 @@ func Import(path string, opt Options) ([]*traces.Session, *traces.Warnings, erro
 		out = append(out, ss...)
 	}
 	return out, w, nil
-}
-
-// listFiles is path itself when it is a file, else the files under it that
-// keep accepts, sorted.
-func listFiles(path string, keep func(name string) bool) ([]string, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !st.IsDir() {
-		return []string{path}, nil
-	}
-	var files []string
-	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && keep(d.Name()) {
-			files = append(files, p)
-		}
-		return nil
-	})
-	sort.Strings(files)
-	return files, err
 }
 
 // record is one line (or array element) of a log: a chat-completions

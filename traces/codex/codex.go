@@ -5,14 +5,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/ctxsim/ctxsim/traces"
 	"github.com/ctxsim/ctxsim/traces/chatlog"
-	"github.com/ctxsim/ctxsim/traces/chatlog/jsonl"
+	"github.com/ctxsim/ctxsim/traces/internal/jsonl"
 )
 
 // Format is the Session.Format of imported sessions.
@@ -35,7 +34,9 @@ const (
 // (searched recursively, in lexical path order), one session per file.
 func Import(path string) ([]*traces.Session, *traces.Warnings, error) {
 	w := &traces.Warnings{}
-	files, err := rollouts(path)
+	files, err := jsonl.Files(path, func(name string) bool {
+		return strings.HasPrefix(name, "rollout-") && strings.HasSuffix(name, ".jsonl")
+	})
 	if err != nil {
 		return nil, w, err
 	}
@@ -53,28 +54,6 @@ func Import(path string) ([]*traces.Session, *traces.Warnings, error) {
 		out = append(out, s)
 	}
 	return out, w, nil
-}
-
-func rollouts(path string) ([]string, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !st.IsDir() {
-		return []string{path}, nil
-	}
-	var files []string
-	err = filepath.WalkDir(path, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && strings.HasPrefix(d.Name(), "rollout-") && strings.HasSuffix(d.Name(), ".jsonl") {
-			files = append(files, p)
-		}
-		return nil
-	})
-	sort.Strings(files)
-	return files, err
 }
 
 type line struct {

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/ctxsim/ctxsim/traces"
-	"github.com/ctxsim/ctxsim/traces/chatlog/jsonl"
+	"github.com/ctxsim/ctxsim/traces/internal/jsonl"
 )
 
 // Import reads a hermes-agent state.db (a file starting with the SQLite

@@ -17,6 +17,7 @@
 //	}
 //	if err := sc.Err(); err != nil { ... } // I/O errors only
 //
-// It lives under traces/chatlog because the codex, hermes and chatlog
-// importers are its only users; it has no dependency on any of them.
+// Files lists the log files under a path. The package is internal to
+// traces: the codex, hermes and chatlog importers are its users, and it
+// depends on none of them.
 package jsonl
