@@ -20,6 +20,7 @@ type Planner interface {
 
 var registry = map[string]func() Planner{
 	"none":         func() Planner { return None{} },
+	"auto":         func() Planner { return Auto{} },
 	"system_and_3": func() Planner { return SystemAnd3{} },
 	"hermes":       func() Planner { return Hermes{} },
 	"hermes_tools": func() Planner { return Hermes{ToolCache: true} },

@@ -62,6 +62,10 @@ func TestPlanners(t *testing.T) {
 		want    []string
 	}{
 		{"none", []string{"sys"}, prompt.TTL5m, nil},
+		// Automatic mode: the last cacheable block (the trailing thinking
+		// block cannot carry it).
+		{"auto", []string{"sys"}, prompt.TTL5m, []string{"10:5/text@5m"}},
+		{"auto", []string{"sys"}, prompt.NoCache, nil},
 		{"system_and_3", []string{"sys"}, prompt.NoCache, nil},
 		// system + last 3 messages; the last message's trailing thinking
 		// block cannot carry the marker, its text can.
