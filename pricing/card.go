@@ -91,6 +91,11 @@ func Normalize(model string) string {
 		m = m[:i]
 	}
 	m = strings.TrimSuffix(m, "-latest")
+	// OpenRouter writes Claude versions with dots ("claude-sonnet-4.5");
+	// Anthropic with dashes. GPT ids keep their dots ("gpt-5.1").
+	if strings.HasPrefix(m, "claude-") {
+		m = strings.ReplaceAll(m, ".", "-")
+	}
 	// Bedrock's "-v2" follows a date ("...-20241022-v2"); "deepseek-v4"
 	// keeps its v.
 	if i := strings.LastIndex(m, "-v"); i >= 9 && allDigits(m[i+2:]) && m[i-9] == '-' && allDigits(m[i-8:i]) {

@@ -24,6 +24,8 @@ func TestNormalize(t *testing.T) {
 		{"openai/gpt-5.4-mini", "gpt-5.4-mini"},
 		{"deepseek-v4-flash", "deepseek-v4-flash"},
 		{"deepseek/deepseek-chat", "deepseek-chat"},
+		{"anthropic/claude-sonnet-4.5", "claude-sonnet-4-5"},
+		{"openrouter/anthropic/claude-opus-4.6", "claude-opus-4-6"},
 	}
 	for _, c := range cases {
 		if got := Normalize(c.in); got != c.want {

@@ -17,6 +17,7 @@ import (
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/traces"
 	"github.com/ctxsim/ctxsim/traces/claudecode"
+	"github.com/ctxsim/ctxsim/traces/hermes"
 )
 
 func init() {
@@ -112,6 +113,9 @@ type costSession struct {
 type costCall struct {
 	model string
 	usage traces.Usage
+	// requests is how many API calls the usage sums (0 means 1): a
+	// hermes session database keeps only per-session totals.
+	requests int
 }
 
 // costSessions reads the paths: Claude Code logs by ScanUsage, everything
@@ -150,6 +154,12 @@ func costSessions(paths []string, from string) ([]costSession, *traces.Warnings,
 						m = s.Model
 					}
 					cs.calls = append(cs.calls, costCall{model: m, usage: *ev.Usage})
+				}
+			}
+			if len(cs.calls) == 0 {
+				// hermes' state.db keeps per-session totals, not per call.
+				if u, n, ok := hermes.Totals(s); ok && u.Prompt()+u.Output > 0 {
+					cs.calls = append(cs.calls, costCall{model: s.Model, usage: u, requests: int(max(n, 1))})
 				}
 			}
 			if len(cs.calls) > 0 {
@@ -237,7 +247,7 @@ func priceSessions(ss []costSession, card *pricing.Card) (*costReport, error) {
 			cost := p.Cost(c.usage)
 			r.CostUSD += cost
 			r.usage = r.usage.Add(c.usage)
-			r.Requests++
+			r.Requests += max(c.requests, 1)
 			if !containsString(r.models, c.model) {
 				r.models = append(r.models, c.model)
 			}

@@ -140,3 +140,30 @@ func TestCostErrors(t *testing.T) {
 		t.Errorf("--format xml: exit %d, want %d", code, exitUsage)
 	}
 }
+
+// hermes' session database keeps usage per session, not per call: cost
+// prices the session totals, as many requests as the session made.
+func TestCostHermesTotals(t *testing.T) {
+	code, out, errs := runCmd(t, "cost", "--from", "hermes", "--json", "../../traces/hermes/testdata/export.json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rep struct {
+		Totals struct {
+			Requests int `json:"requests"`
+			Tokens   struct {
+				Input     int64 `json:"input"`
+				Write     int64 `json:"cache_write_5m"`
+				CacheRead int64 `json:"cache_read"`
+				Output    int64 `json:"output"`
+			} `json:"tokens"`
+		} `json:"totals"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	tt := rep.Totals
+	if tt.Requests != 4 || tt.Tokens.Input != 1830 || tt.Tokens.Write != 6144 || tt.Tokens.CacheRead != 20480 || tt.Tokens.Output != 412 {
+		t.Errorf("totals %+v, want 4 requests, 1,830 input, 6,144 write, 20,480 read, 412 output", tt)
+	}
+}
