@@ -137,3 +137,21 @@ func TestWhatifShared(t *testing.T) {
 	require.Equal(t, exitOK, code)
 	goldenFile(t, "whatif-shared.text", text)
 }
+
+// A session imported to the native format replays exactly as the log it
+// came from: the native format loses nothing the simulation uses.
+func TestImportedReplaysAsTheLog(t *testing.T) {
+	dir := t.TempDir()
+	code, _, errs := runCmd(t, "import", "claude-code", "../../testdata/claude-code/tool_heavy.jsonl", "-o", dir)
+	require.Equal(t, exitOK, code, errs)
+	direct := runJSON(t, "run", "--trace", "../../testdata/claude-code/tool_heavy.jsonl", "--json")
+	native := runJSON(t, "run", "--trace", dir+"/d6e0bada-1959-4eec-a9d2-0bfade768d8f.jsonl", "--json")
+	a, b := direct.Runs[0], native.Runs[0]
+	if a.CostUSD != b.CostUSD || a.Tokens != b.Tokens || *a.Fidelity != *b.Fidelity {
+		t.Errorf("log replay %+v %+v\nnative replay %+v %+v", a.Tokens, *a.Fidelity, b.Tokens, *b.Fidelity)
+	}
+	code, out, errs := runCmd(t, "validate", dir+"/d6e0bada-1959-4eec-a9d2-0bfade768d8f.jsonl")
+	if code != exitOK {
+		t.Errorf("validate: exit %d: %s %s", code, out, errs)
+	}
+}
