@@ -37,6 +37,11 @@ type Options struct {
 	// Calibrate, when set, makes the calibrator that sizes a recorded
 	// session's blocks (replacing Count) and learns from its billed calls.
 	Calibrate func(s *traces.Session) *Calibrator
+	// Account returns the provider of another account of the same user, for
+	// a model_switch event with meta "account" (a credential rotation): its
+	// cache is that account's, cold for this session's prefix. nil keeps
+	// every call on the run's provider.
+	Account func(account string) provider.Provider
 	// Prewarm starts a recorded session with the part of its floor that its
 	// first call read from cache already cached: the log proves another
 	// session of the account had written it. The warming request is not
@@ -385,6 +390,9 @@ func (r *run) step() {
 		}
 	case traces.ModelSwitch:
 		r.switchModel(e.Model, idx)
+		if acct := e.Meta["account"]; acct != "" && r.opts.Account != nil {
+			r.prov = r.opts.Account(acct)
+		}
 	case traces.Restart:
 		if r.ctx != nil {
 			r.ctx.Restart()

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/ctxsim/ctxsim/policies/compact"
 	"github.com/ctxsim/ctxsim/policies/estimate"
 	"github.com/ctxsim/ctxsim/policies/prompt"
@@ -267,3 +269,40 @@ func TestOverflowRetry(t *testing.T) {
 		t.Errorf("two overflows: %d records, want call, batch, call (failed)", n)
 	}
 }
+
+// A credential rotation (a model_switch to another account) starts cold:
+// the next call reads nothing the first account cached.
+func TestAccountSwitchStartsCold(t *testing.T) {
+	s := &traces.Session{ID: "s", Model: "claude-opus-4-6", Floor: []traces.Block{{Kind: traces.System, Name: "floor", Tokens: 5000}}, Events: []traces.Event{
+		{Time: at(0), Kind: traces.User, Blocks: txt("hello")},
+		{Time: at(1), Kind: traces.Assistant, Blocks: txt("hi")},
+		{Time: at(10), Kind: traces.User, Blocks: txt("again")},
+		{Time: at(11), Kind: traces.Assistant, Blocks: txt("sure")},
+		{Time: at(20), Kind: traces.ModelSwitch, Meta: map[string]string{"account": "b"}},
+		{Time: at(21), Kind: traces.User, Blocks: txt("and again")},
+		{Time: at(22), Kind: traces.Assistant, Blocks: txt("ok")},
+	}}
+	pol := &Policy{Name: "cc", Planner: markLastPlanner{}, TTL: func(*traces.Session) prompt.TTL { return prompt.TTL5m }}
+	accounts := map[string]provider.Provider{}
+	opts := testOpts()
+	opts.Account = func(a string) provider.Provider {
+		if accounts[a] == nil {
+			accounts[a] = provider.NewAnthropic(provider.AnthropicOptions{})
+		}
+		return accounts[a]
+	}
+	res, err := Run(s, pol, provider.NewAnthropic(provider.AnthropicOptions{}), opts)
+	require.NoError(t, err)
+	reads := []int64{}
+	for _, r := range res.Records {
+		reads = append(reads, r.Usage.CacheRead)
+	}
+	if len(reads) != 3 || reads[1] == 0 || reads[2] != 0 {
+		t.Errorf("cache reads %v: want the second call to read and the call after the switch to read nothing", reads)
+	}
+}
+
+// markLastPlanner marks the last block.
+type markLastPlanner struct{}
+
+func (markLastPlanner) Plan(req *prompt.Request, ttl prompt.TTL) { req.Mark(len(req.Blocks)-1, ttl) }

@@ -299,6 +299,18 @@ func (st *simSetup) replay(g group, pol *sim.Policy, summaryModel string, calibr
 		return nil, err
 	}
 	opts := st.options(pol, summaryModel)
+	accounts := map[string]provider.Provider{}
+	opts.Account = func(a string) provider.Provider {
+		if accounts[a] == nil {
+			// Another account of the same user: same provider, own cache.
+			p, err := st.newProvider(st.providerFor(g), g.key+"/"+a)
+			if err != nil {
+				p = prov // the name resolved once already; cannot fail here
+			}
+			accounts[a] = p
+		}
+		return accounts[a]
+	}
 	if calibrate != nil {
 		opts.Calibrate = calibrate
 		opts.Prewarm = true
