@@ -136,7 +136,10 @@ func writePresets(e *env, f report.Format) error {
 	if f == report.JSON {
 		return writeJSON(e, rows)
 	}
-	t.Notes = []string{`"ctxsim policies NAME" prints every setting of one preset.`}
+	t.Notes = []string{
+		`"ctxsim policies NAME" prints every setting of one preset.`,
+		`Also: "recorded" replays what a recorded log shows (run, compare, whatif); whatif adds variants of it (ctxsim whatif --help).`,
+	}
 	return t.Write(e.stdout, f)
 }
 
