@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -17,18 +18,20 @@ func workloadOf(s *traces.Session) string {
 	if s.Format == "" {
 		return "native"
 	}
-	return "recorded " + s.Format
+	return strings.SplitN(s.Format, ":", 2)[0] + " logs"
 }
 
-// workloadTable is the ten-second view: one row per workload, one cost
-// column per policy (summed over the workload's sessions), the cheapest
-// marked, and the hit rate of the cheapest. Policies that did not run on a
-// workload (recorded on synthetic traces) are blank.
+// workloadTable is the ten-second view of a comparison: one row per policy,
+// one column per workload holding the policy's cost summed over the
+// workload's sessions, the cheapest of each column marked "*". A run with
+// overflow errors ("!") is never the cheapest: its rejected calls cost
+// nothing. The last rows say how much the best saves against the first
+// comparable policy of the column, and the best's cache hit rate.
 func workloadTable(runs []report.RunSummary, workloads map[string]string, policies []string) *report.Table {
 	type agg struct {
 		cost       float64
 		read, prmt int64
-		n          int
+		sessions   int
 		overflows  int
 	}
 	var order []string
@@ -47,77 +50,77 @@ func workloadTable(runs []report.RunSummary, workloads map[string]string, polici
 		a.cost += r.CostUSD
 		a.overflows += r.OverflowErrors
 		a.read += r.Tokens.CacheRead
-		a.prmt += r.Tokens.Input + r.Tokens.CacheWrite5m + r.Tokens.CacheWrite1h + r.Tokens.CacheRead
-		a.n++
+		a.prmt += r.Tokens.Prompt()
+		a.sessions++
+	}
+	best := map[string]string{}
+	base := map[string]string{}
+	for _, w := range order {
+		for _, p := range policies {
+			a := sums[w][p]
+			if a == nil || a.overflows > 0 {
+				continue
+			}
+			if base[w] == "" {
+				base[w] = p
+			}
+			if best[w] == "" || a.cost < sums[w][best[w]].cost {
+				best[w] = p
+			}
+		}
 	}
 	t := &report.Table{
-		Title:   "Cost in $ per workload and policy (summed over the workload's sessions; * cheapest)",
-		Columns: append([]string{"workload", "sessions"}, policies...),
+		Title:   "Cost in $ per policy and workload (summed over the workload's sessions; * cheapest)",
+		Columns: []string{"policy"},
+		Right:   []bool{false},
 	}
-	t.Columns = append(t.Columns, "best", "saves", "vs", "best hit %")
-	t.Right = []bool{false, true}
-	for range policies {
+	for _, w := range order {
+		n := 0
+		for _, a := range sums[w] {
+			n = max(n, a.sessions)
+		}
+		t.Columns = append(t.Columns, fmt.Sprintf("%s (%d)", w, n))
 		t.Right = append(t.Right, true)
 	}
-	t.Right = append(t.Right, false, true, false, true)
-	for _, w := range order {
-		best, base := "", ""
-		for _, p := range policies {
+	for _, p := range policies {
+		row := []string{p}
+		for _, w := range order {
 			a := sums[w][p]
-			if a == nil {
-				continue
-			}
-			if a.overflows == 0 && (best == "" || a.cost < sums[w][best].cost) {
-				best = p
-			}
-			if base == "" && a.overflows == 0 {
-				base = p
-			}
-		}
-		n := 0
-		row := []string{w, ""}
-		for _, p := range policies {
-			a := sums[w][p]
-			if a == nil {
-				row = append(row, "")
-				continue
-			}
-			n = max(n, a.n)
-			c := usd2(a.cost)
 			switch {
-			case p == best:
-				c += " *"
+			case a == nil:
+				row = append(row, "")
+			case p == best[w]:
+				row = append(row, usd2(a.cost)+" *")
 			case a.overflows > 0:
-				c += " !"
+				row = append(row, usd2(a.cost)+" !")
+			default:
+				row = append(row, usd2(a.cost)+"  ")
 			}
-			row = append(row, c)
 		}
-		row[1] = itoa(n)
-		if best == "" {
-			row = append(row, "", "", "", "")
-			t.AddRow(row...)
-			continue
-		}
-		b := sums[w][best]
-		saves := ""
-		if base != "" && sums[w][base].cost > 0 {
-			saves = pct1(1-b.cost/sums[w][base].cost) + "%"
-		}
-		hit := ""
-		if b.prmt > 0 {
-			hit = pct1(float64(b.read) / float64(b.prmt))
-		}
-		row = append(row, best, saves, base, hit)
 		t.AddRow(row...)
 	}
-	t.Notes = append(t.Notes,
+	saves, hits := []string{"best saves"}, []string{"best hit %"}
+	for _, w := range order {
+		b, z := sums[w][best[w]], sums[w][base[w]]
+		s, h := "", ""
+		if b != nil && z != nil && z.cost > 0 {
+			s = pct1(1-b.cost/z.cost) + "%  "
+		}
+		if b != nil && b.prmt > 0 {
+			h = pct1(float64(b.read)/float64(b.prmt)) + "  "
+		}
+		saves, hits = append(saves, s), append(hits, h)
+	}
+	t.AddRow(saves...)
+	t.AddRow(hits...)
+	t.Notes = []string{
+		"Columns: workloads (synthetic profiles, recorded logs) with their session counts.",
 		"! some calls overflowed the context window (rejected, so unbilled): not comparable, never the best.",
-		"saves: the best policy's cost below that of the first policy, in column order, whose calls all fit (vs).",
-		"Per-session rows: ctxsim compare --detail; one workload: --profile P or --trace PATH.")
+		"best saves: against the first policy of the column, in row order, whose calls all fit.",
+		"Per-session rows: ctxsim compare --detail; one workload: --profile P or --trace PATH.",
+	}
 	return t
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }
 
 func usd2(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
 
