@@ -45,17 +45,24 @@ Prices come from the embedded rate card; --prices FILE (a LiteLLM
 model_prices_and_context_window.json) overrides or extends it. A model with
 no price is an error, never a silent $0.
 
+1h cache writes cost 2× input, as Anthropic bills them. ccusage prices every
+cache write at the 5m rate (1.25×), so on sessions that wrote to the 1h tier
+its dollars are lower than the bill; --ccusage prices as it does, to
+reconcile the two (the tokens agree either way).
+
 Examples:
   ctxsim cost ~/.claude/projects
   ctxsim cost --json ~/.claude/projects/-home-me-proj/
   ctxsim cost --format markdown testdata/claude-code
   ctxsim cost --prices model_prices_and_context_window.json traces/
-  ctxsim cost --from native traces/a.jsonl traces/b.jsonl`,
+  ctxsim cost --from native traces/a.jsonl traces/b.jsonl
+  ctxsim cost --ccusage ~/.claude/projects`,
 		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
 			from := fs.String("from", "", "input format: native or a registered importer (default: detect native or claude-code)")
 			prices := fs.String("prices", "", "LiteLLM model_prices_and_context_window.json to override or extend the rate card")
 			format := fs.String("format", "text", "output format: text, markdown, csv or json")
 			asJSON := fs.Bool("json", false, "same as --format json")
+			ccusage := fs.Bool("ccusage", false, "price 1h cache writes at the 5m rate, as ccusage does (below what Anthropic bills)")
 			return func(e *env, args []string) error {
 				if len(args) == 0 {
 					return usagef("want at least one PATH")
@@ -87,6 +94,14 @@ Examples:
 				sessions, ws, err := costSessions(args, *from)
 				if err != nil {
 					return err
+				}
+				if *ccusage {
+					for i := range sessions {
+						for j := range sessions[i].calls {
+							u := &sessions[i].calls[j].usage
+							u.CacheWrite5m, u.CacheWrite1h = u.CacheWrite5m+u.CacheWrite1h, 0
+						}
+					}
 				}
 				rep, err := priceSessions(sessions, card)
 				if err != nil {

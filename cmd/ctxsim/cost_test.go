@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -165,5 +166,34 @@ func TestCostHermesTotals(t *testing.T) {
 	tt := rep.Totals
 	if tt.Requests != 4 || tt.Tokens.Input != 1830 || tt.Tokens.Write != 6144 || tt.Tokens.CacheRead != 20480 || tt.Tokens.Output != 412 {
 		t.Errorf("totals %+v, want 4 requests, 1,830 input, 6,144 write, 20,480 read, 412 output", tt)
+	}
+}
+
+// A 1h-TTL session: Anthropic bills its 13,835 written tokens at 2× input;
+// --ccusage prices them at the 5m rate, as ccusage does.
+func TestCostOneHourTier(t *testing.T) {
+	cost := func(args ...string) float64 {
+		t.Helper()
+		code, out, errs := runCmd(t, append([]string{"cost", "--json"}, args...)...)
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		var rep struct {
+			Totals struct {
+				Cost float64 `json:"cost_usd"`
+			} `json:"totals"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatal(err)
+		}
+		return rep.Totals.Cost
+	}
+	// 3 input × $5 + 13,835 1h writes × $10 + 11,515 reads × $0.50 + 13 output × $25, per MTok
+	if got, want := cost("../../testdata/claude-code/short.jsonl"), 0.1444475; math.Abs(got-want) > 1e-6 {
+		t.Errorf("cost $%.7f, want $%.7f", got, want)
+	}
+	// the writes at $6.25 instead
+	if got, want := cost("--ccusage", "../../testdata/claude-code/short.jsonl"), 0.09256625; math.Abs(got-want) > 1e-6 {
+		t.Errorf("--ccusage cost $%.7f, want $%.7f", got, want)
 	}
 }
