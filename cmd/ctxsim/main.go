@@ -1,7 +1,3 @@
-// Command ctxsim simulates and measures how an LLM agent manages its context:
-// prompt-cache breakpoints, cache TTLs, token estimates and compaction.
-//
-// See "ctxsim help" and "ctxsim <command> --help" for the manual.
 package main
 
 import (

@@ -1,0 +1,50 @@
+// Command ctxsim simulates and measures how an LLM agent manages its
+// context: prompt-cache breakpoints, cache TTLs, token estimates and
+// compaction. It replays recorded or synthetic sessions through the real
+// planner, estimator and compaction code against fake providers that cache
+// and bill as the real ones do.
+//
+// Usage:
+//
+//	ctxsim <command> [flags] [args]
+//
+// Every command has --help with examples, --json for machine output, and
+// exit codes 0 (ok), 1 (failure or regression), 2 (usage error).
+//
+// # Examples
+//
+// What a recorded Claude Code session cost, as billed:
+//
+//	$ ctxsim cost testdata/claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl
+//
+// The same session replayed as it happened, with the simulation's error:
+//
+//	$ ctxsim run --trace testdata/claude-code/tool_heavy.jsonl --policy recorded
+//
+// What the shared sessions would have cost under other policies:
+//
+//	$ ctxsim whatif testdata/claude-code --policies ttl-1h,prune-on-resume
+//
+// Synthetic sessions under two presets, and a grid over one:
+//
+//	$ ctxsim compare --profile coding-burst --sessions 1 --policy hermes-default --policy hermes-micro
+//	$ ctxsim sweep --profile cron --sessions 1 --policy hermes-default --grid prompt_caching.cache_ttl=5m,1h
+//
+// Cache break-even arithmetic, and the presets:
+//
+//	$ ctxsim breakeven --model claude-opus-4-6
+//	$ ctxsim policies
+//
+// A log in the native format, and a lint of it:
+//
+//	$ ctxsim import claude-code testdata/claude-code/short.jsonl -o OUT
+//	$ ctxsim validate OUT/55604662-cf2a-4331-851a-ec234028f8ca.jsonl
+//
+// With no arguments, "ctxsim compare" runs the embedded suite (the recorded
+// sessions compiled into the binary and two sessions of every synthetic
+// profile) under every preset; "ctxsim check --baseline FILE" compares the
+// same suite with a committed baseline and fails on a regression.
+//
+// The main file stays thin: run (cli.go) takes the arguments and streams and
+// returns the exit code, so every command is tested in-process.
+package main
