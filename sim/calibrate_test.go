@@ -1,0 +1,91 @@
+package sim
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ctxsim/ctxsim/policies/estimate"
+	"github.com/ctxsim/ctxsim/traces"
+)
+
+// bytesTok counts a token per byte: a tokenizer whose counts are obvious.
+type bytesTok struct{}
+
+func (bytesTok) Name() string          { return "bytes" }
+func (bytesTok) Count(text string) int { return len(text) }
+
+func recordedSession() *traces.Session {
+	use := func(p int64) *traces.Usage { return &traces.Usage{Input: 1, CacheRead: p - 1, Output: 5} }
+	return &traces.Session{ID: "rec", Model: "claude-opus-4-6", Events: []traces.Event{
+		{Time: at(0), Kind: traces.User, Blocks: txt("0123456789")},
+		{Time: at(1), Kind: traces.Assistant, Blocks: txt("aaaa"), Usage: use(1000)},
+		{Time: at(2), Kind: traces.User, Blocks: txt("bbbbbbbbbbbbbbbbbbbb")},
+		{Time: at(3), Kind: traces.Assistant, Blocks: txt("cc"), Usage: use(1050)},
+		{Time: at(4), Kind: traces.User, Blocks: txt("dddddddddd")},
+		{Time: at(5), Kind: traces.Assistant, Blocks: txt("e"), Usage: use(1080)},
+	}}
+}
+
+// Anchored: call k is sized at the billed size of call k−1 plus the
+// calibrated size of what was added since, so its error is only that of
+// the added part; the first call is exact (the floor is inferred from it).
+// Frozen reproduces the anchored sizes; open-loop ignores the bills.
+func TestCalibratorModes(t *testing.T) {
+	memo := estimate.NewMemo(bytesTok{})
+	s := recordedSession()
+	var anchored *Calibrator
+	prompts := func(cal func(*traces.Session) *Calibrator) []int {
+		opts := Options{Prices: testOpts().Prices, Count: memo.Count, Calibrate: cal}
+		res, err := Run(s, &Policy{Name: "rec", Recorded: true}, &flat{}, opts)
+		require.NoError(t, err)
+		var out []int
+		for _, r := range res.Records {
+			out = append(out, r.Prompt)
+		}
+		return out
+	}
+	a := prompts(func(s *traces.Session) *Calibrator { anchored = NewCalibrator(s, memo); return anchored })
+	if a[0] != 1000 {
+		t.Errorf("first call %d, want the billed 1000", a[0])
+	}
+	// Call 1: the billed 1000 plus the prior's size of "aaaa" and the
+	// 20-byte message with their framing (no sample fitted yet). Call 2:
+	// the billed 1050 plus what the one-sample fit makes of "cc" and 10
+	// bytes — never the simulation's own running total.
+	d := DefaultCalibrationSize(estimate.SizeText, 4) + DefaultCalibrationSize(estimate.SizeText, 20) + 2*4
+	if a[1] != 1000+d {
+		t.Errorf("call 1 sized %d, want %d", a[1], 1000+d)
+	}
+	cal := anchored.Calibration()
+	if a[2] <= 1050 || a[2] > 1050+40 {
+		t.Errorf("call 2 sized %d: want the billed 1050 plus the ~20 tokens added", a[2])
+	}
+	if cal.Ratio[estimate.SizeText] <= 0 {
+		t.Errorf("fit ratio %v", cal.Ratio)
+	}
+	f := prompts(func(*traces.Session) *Calibrator { return anchored.Freeze() })
+	for i := range a {
+		if f[i] != a[i] {
+			t.Errorf("frozen call %d = %d, anchored %d", i, f[i], a[i])
+		}
+	}
+	ol := prompts(func(s *traces.Session) *Calibrator { return NewOpenLoop(s, memo, estimate.DefaultCalibration) })
+	if ol[0] != 1000 {
+		t.Errorf("open loop first call %d, want 1000 (the floor is still inferred from it)", ol[0])
+	}
+	// Open loop: the same first step, and from then on its own total.
+	if ol[1] != 1000+d {
+		t.Errorf("open loop call 1 = %d, want %d", ol[1], 1000+d)
+	}
+	if want := ol[1] + DefaultCalibrationSize(estimate.SizeText, 2) + DefaultCalibrationSize(estimate.SizeText, 10) + 2*4; ol[2] != want {
+		t.Errorf("open loop call 2 = %d, want its own running total %d (the bill of 1050 is not used)", ol[2], want)
+	}
+}
+
+// DefaultCalibrationSize is estimate.DefaultCalibration's size of n local
+// tokens of kind k.
+func DefaultCalibrationSize(k estimate.SizeKind, n int) int {
+	c := estimate.DefaultCalibration
+	return c.Size(k, n)
+}
