@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"container/heap"
 	"errors"
 	"fmt"
@@ -59,7 +60,6 @@ type Result struct {
 	// VerbatimUsers is the fraction of the session's plain user messages
 	// still verbatim in the final view (1 when there are none).
 	VerbatimUsers float64
-	Warnings      []string
 }
 
 // run is the state of one session's replay. Several runs can share one
@@ -92,7 +92,6 @@ type run struct {
 	inTurn  bool
 	recs    []Record
 	err     error
-	warn    []string
 }
 
 // OutputReserve caps the output reservation a harness subtracts from the
@@ -506,14 +505,17 @@ func (r *run) addPasses(idx int, passes []compact.Pass, cold bool) {
 			rec.Detail = append(rec.Detail, KV{Key: "prefix_cold", Value: 1})
 		}
 		if p.Summary != nil {
-			rec.Model = r.opts.SummarizerModel
+			// No auxiliary model configured: the main model summarizes
+			// (hermes' auxiliary.compression default), at its price.
+			rec.Model = cmp.Or(r.opts.SummarizerModel, r.model)
 			rec.Usage = p.Summary.Usage
 			rec.LatencyMS = p.Summary.Latency.Milliseconds()
-			if pr, err := r.opts.Prices.Lookup(rec.Model); err == nil {
-				rec.CostUSD = pr.Cost(p.Summary.Usage)
-			} else if rec.Model != "" {
-				r.warn = append(r.warn, err.Error())
+			pr, err := r.opts.Prices.Lookup(rec.Model)
+			if err != nil {
+				r.err = fmt.Errorf("session %s: summarizer: %w", r.sess.ID, err)
+				return
 			}
+			rec.CostUSD = pr.Cost(p.Summary.Usage)
 			r.stall += p.Summary.Latency
 		}
 		r.seq++
@@ -672,7 +674,7 @@ func (r *run) attempt(e *traces.Event, idx int) (bool, error) {
 }
 
 func (r *run) result() *Result {
-	res := &Result{Records: r.recs, VerbatimUsers: 1, Warnings: r.warn}
+	res := &Result{Records: r.recs, VerbatimUsers: 1}
 	if r.users > 0 {
 		res.VerbatimUsers = float64(r.verbatim) / float64(r.users)
 	}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -306,3 +307,47 @@ func TestAccountSwitchStartsCold(t *testing.T) {
 type markLastPlanner struct{}
 
 func (markLastPlanner) Plan(req *prompt.Request, ttl prompt.TTL) { req.Mark(len(req.Blocks)-1, ttl) }
+
+// summarizing is a context manager whose every pass before a call makes a
+// summarizer call of 1,000 input and 200 output tokens.
+type summarizing struct{ shrinker }
+
+func (c *summarizing) BeforeCall(_ time.Time, v *prompt.View) (*prompt.View, []compact.Pass, error) {
+	return v, []compact.Pass{{Kind: compact.KindBatch, Outcome: compact.OutcomeCompacted,
+		Summary: &compact.SummaryOutput{Usage: traces.Usage{Input: 1000, Output: 200}, Latency: 3 * time.Second}}}, nil
+}
+
+// A summarizer call is billed: at the auxiliary model's price when one is
+// set, else at the main model's (hermes' default), and it stalls the call.
+func TestSummarizerIsBilled(t *testing.T) {
+	s := &traces.Session{ID: "s", Model: "claude-opus-4-6", Floor: []traces.Block{{Kind: traces.System, Text: "sys"}}, Events: []traces.Event{
+		{Time: at(0), Kind: traces.User, Blocks: txt("hello")},
+		{Time: at(1), Kind: traces.Assistant, Blocks: txt("hi")},
+	}}
+	pol := &Policy{Name: "sum", Context: func(*traces.Session, compact.Model, compact.Summarizer) (Context, error) { return &summarizing{}, nil }}
+	for _, tc := range []struct {
+		aux  string
+		want float64 // $ for 1,000 in + 200 out
+	}{
+		{"", (1000*5 + 200*25) / 1e6},                // opus 4.6, the main model
+		{"claude-haiku-4-5", (1000*1 + 200*5) / 1e6}, // haiku 4.5
+	} {
+		opts := testOpts()
+		opts.SummarizerModel = tc.aux
+		p := &flat{}
+		res, err := Run(s, pol, p, opts)
+		require.NoError(t, err)
+		pass := res.Records[0]
+		if pass.Kind != KindBatch || math.Abs(pass.CostUSD-tc.want) > 1e-9 {
+			t.Errorf("aux %q: pass %s cost $%v, want $%v", tc.aux, pass.Kind, pass.CostUSD, tc.want)
+		}
+		if got := p.sent[0].Sub(t0); got != 3*time.Second {
+			t.Errorf("aux %q: the call went at +%v, want after the 3 s summary", tc.aux, got)
+		}
+	}
+	opts := testOpts()
+	opts.SummarizerModel = "no-such-model"
+	if _, err := Run(s, pol, &flat{}, opts); err == nil {
+		t.Error("an unpriced summarizer model ran")
+	}
+}

@@ -429,6 +429,12 @@ func (st *simSetup) build(p policySpec) (*sim.Policy, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
+	if m := p.config.SummaryModel; m != "" {
+		// An unpriced summarizer would make every compaction free.
+		if _, err := st.prices.Lookup(m); err != nil {
+			return nil, "", fmt.Errorf("policy %s: auxiliary.compression.model: %w", p.name, err)
+		}
+	}
 	return pol, p.config.SummaryModel, nil
 }
 
