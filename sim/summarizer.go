@@ -17,9 +17,13 @@ import (
 // times it as an uncached call: the summary prompt is new content every
 // time.
 //
-// Simplification: a real summary is shorter or longer than the target and
+// Simplifications: a real summary is shorter or longer than the target and
 // its content is better; size is what cost and occupancy depend on, and the
-// target is what hermes' budget rule asks for.
+// target is what hermes' budget rule asks for. The call is always billed
+// uncached, as hermes' auxiliary call is; Claude Code instead forks its
+// compaction on the parent's cached prefix (the recorded agent-acompact
+// call reads 164,830 cached tokens), so the claude-code preset's summaries
+// cost more here than they would, by up to 0.9× the prefix at input price.
 type Summarizer struct {
 	Model string
 	// Count sizes text in the summarizer model's tokens.
