@@ -35,6 +35,12 @@ type Config struct {
 	// SummaryModel is auxiliary.compression.model; empty means the main
 	// model summarizes.
 	SummaryModel string
+	// SummaryFork is auxiliary.compression.fork (ours): the summary call
+	// is the session's own request plus the summary instruction, sent by the
+	// main model, so it reads the conversation from the prompt cache — the
+	// cache-safe fork Claude Code compacts with — instead of a fresh prompt
+	// to the auxiliary model (hermes).
+	SummaryFork bool
 	// ScaffoldBoundaries is prompt_caching.scaffold_boundaries (ours): the
 	// planner splits skill/webhook/cron messages where their builder
 	// registered the end of the static scaffold and marks only the scaffold
@@ -179,6 +185,7 @@ var keys = []Key{
 	enumKey("prompt_caching.layout", "cache planner (ours)", Layouts, func(c *Config) *string { return &c.Layout }),
 	boolKey("prompt_caching.scaffold_boundaries", "mark only the registered static scaffold of skill/webhook/cron messages (ours)", func(c *Config) *bool { return &c.ScaffoldBoundaries }),
 	stringKey("auxiliary.compression.model", "summarizer model; empty = the main model", func(c *Config) *string { return &c.SummaryModel }),
+	boolKey("auxiliary.compression.fork", "summarize on the session's cached prefix with the main model (Claude Code's fork; ours)", func(c *Config) *bool { return &c.SummaryFork }),
 	enumKey("masking.mode", "observation masking (ours)", []string{compact.MaskOff, compact.MaskSliding, compact.MaskBatched}, func(c *Config) *string { return &c.Compact.Masking.Mode }),
 	intKey("masking.keep_last", "tool observations kept verbatim", 0, math.MaxInt, func(c *Config) *int { return &c.Compact.Masking.KeepLast }),
 	intKey("masking.min_reclaim_tokens", "batched masking commits only above this", 0, math.MaxInt, func(c *Config) *int { return &c.Compact.Masking.MinReclaimTokens }),

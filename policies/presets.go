@@ -39,13 +39,14 @@ var presets = []preset{
 	{"masking-batched", "hermes defaults plus observation masking only when it reclaims ≥4096 tokens", func(c *Config) {
 		c.Compact.Masking.Mode = compact.MaskBatched
 	}},
-	{"claude-code", "Claude Code's autocompact (window − 20K − 13K), whole-history summary, its cache layout", func(c *Config) {
+	{"claude-code", "Claude Code's autocompact (window − 20K − 13K), whole-history summary on the cached prefix, its cache layout", func(c *Config) {
 		c.Compact.Rule = compact.RuleClaudeCode
 		c.Compact.ThresholdTokens = 0
 		c.Compact.ProtectFirstN = 0
 		c.Compact.TailMode = compact.TailLegacy
 		c.Compact.TargetRatio = 0.10
 		c.Layout = "claude-code"
+		c.SummaryFork = true
 	}},
 }
 

@@ -37,6 +37,7 @@ func NewPolicy(cfg policies.Config, memo *estimate.Memo) (*Policy, error) {
 		Wire: WireFor(cfg.Layout),
 	}
 	p.Wire.SplitScaffolds = cfg.ScaffoldBoundaries
+	p.ForkSummary = cfg.SummaryFork
 	if compacts(cfg.Compact) {
 		c := cfg
 		p.Context = func(s *traces.Session, model compact.Model, sum compact.Summarizer) (Context, error) {

@@ -164,6 +164,11 @@ func newRun(s *traces.Session, pol *Policy, prov provider.Provider, opts Options
 		var sum compact.Summarizer
 		if opts.Summarizer != nil {
 			sum = opts.Summarizer(s)
+			if pol.ForkSummary {
+				fb := prompt.NewBuilder(r.b.Count, r.b.Wire)
+				fb.Extra = r.b.Extra
+				sum = &forkSummarizer{r: r, inner: sum, b: fb}
+			}
 		}
 		if r.ctx, err = pol.Context(s, r.compactModel(), sum); err != nil {
 			return nil, fmt.Errorf("session %s: policy %s: %w", s.ID, pol.Name, err)
@@ -505,9 +510,13 @@ func (r *run) addPasses(idx int, passes []compact.Pass, cold bool) {
 			rec.Detail = append(rec.Detail, KV{Key: "prefix_cold", Value: 1})
 		}
 		if p.Summary != nil {
-			// No auxiliary model configured: the main model summarizes
-			// (hermes' auxiliary.compression default), at its price.
+			// No auxiliary model configured, or a fork: the main model
+			// summarizes (hermes' auxiliary.compression default), at its
+			// price.
 			rec.Model = cmp.Or(r.opts.SummarizerModel, r.model)
+			if r.pol.ForkSummary {
+				rec.Model = r.model
+			}
 			rec.Usage = p.Summary.Usage
 			rec.LatencyMS = p.Summary.Latency.Milliseconds()
 			pr, err := r.opts.Prices.Lookup(rec.Model)

@@ -351,3 +351,73 @@ func TestSummarizerIsBilled(t *testing.T) {
 		t.Error("an unpriced summarizer model ran")
 	}
 }
+
+// A forked summary (Claude Code's compaction) reads the conversation from
+// the session's cache and pays only for the instruction and the output; a
+// fresh one (hermes' auxiliary call) pays for the whole transcript.
+func TestForkedSummaryReadsTheCache(t *testing.T) {
+	big := strings.Repeat("x", 20000)
+	s := &traces.Session{ID: "s", Model: "claude-opus-4-6", Floor: []traces.Block{{Kind: traces.System, Text: "sys"}}, Events: []traces.Event{
+		{Time: at(0), Kind: traces.User, Blocks: txt(big)},
+		{Time: at(1), Kind: traces.Assistant, Blocks: txt("read it")},
+		{Time: at(10), Kind: traces.User, Blocks: txt("now summarize")},
+		{Time: at(11), Kind: traces.Assistant, Blocks: txt("ok")},
+	}}
+	passUsage := func(fork bool) traces.Usage {
+		ctx := &summarizeOnce{}
+		pol := &Policy{Name: "p", Planner: markLastPlanner{}, TTL: func(*traces.Session) prompt.TTL { return prompt.TTL5m }, ForkSummary: fork,
+			// The engine hands the context its summarizer, forked or not.
+			Context: func(_ *traces.Session, _ compact.Model, sum compact.Summarizer) (Context, error) {
+				ctx.sum = sum
+				return ctx, nil
+			}}
+		opts := testOpts()
+		opts.Summarizer = func(*traces.Session) compact.Summarizer { return fixedSummary{} }
+		prov := provider.NewAnthropic(provider.AnthropicOptions{})
+		res, err := Run(s, pol, prov, opts)
+		require.NoError(t, err)
+		for _, r := range res.Records {
+			if r.Kind == KindBatch {
+				return r.Usage
+			}
+		}
+		t.Fatal("no summary pass")
+		return traces.Usage{}
+	}
+	fresh, forked := passUsage(false), passUsage(true)
+	if fresh.CacheRead != 0 || fresh.Input < 20000 {
+		t.Errorf("fresh summary usage %+v: want the whole transcript uncached", fresh)
+	}
+	if forked.CacheRead < 20000 || forked.Input+forked.Writes() > 3000 {
+		t.Errorf("forked summary usage %+v: want the 20K-token conversation read, little else", forked)
+	}
+	if forked.Output != fresh.Output {
+		t.Errorf("outputs differ: %d vs %d", forked.Output, fresh.Output)
+	}
+}
+
+// summarizeOnce asks its summarizer once, before the second call.
+type summarizeOnce struct {
+	shrinker
+	sum   compact.Summarizer
+	calls int
+}
+
+func (c *summarizeOnce) BeforeCall(now time.Time, v *prompt.View) (*prompt.View, []compact.Pass, error) {
+	c.calls++
+	if c.calls != 2 {
+		return v, nil, nil
+	}
+	out, err := c.sum.Summarize(now, compact.SummaryInput{Kind: compact.KindBatch, Transcript: strings.Repeat("x", 20000), TargetTokens: 500})
+	if err != nil {
+		return v, nil, err
+	}
+	return v, []compact.Pass{{Kind: compact.KindBatch, Outcome: compact.OutcomeCompacted, Summary: &out}}, nil
+}
+
+// fixedSummary bills a fresh summary call: the transcript in, 500 out.
+type fixedSummary struct{}
+
+func (fixedSummary) Summarize(_ time.Time, in compact.SummaryInput) (compact.SummaryOutput, error) {
+	return compact.SummaryOutput{Text: "summary", Usage: traces.Usage{Input: int64(len(in.Transcript)), Output: 500}, Latency: time.Second}, nil
+}

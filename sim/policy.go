@@ -29,6 +29,11 @@ type Policy struct {
 	// Context makes the context manager of one session replay; nil means the
 	// policy never compacts.
 	Context func(s *traces.Session, model compact.Model, sum compact.Summarizer) (Context, error)
+	// ForkSummary sends each summarizer call through the session's own
+	// provider as the current request plus the summary instruction, by the
+	// main model, so it reads the cached conversation (Claude Code's
+	// cache-safe compaction fork), instead of billing a fresh prompt.
+	ForkSummary bool
 	// Recorded replays the compactions the trace recorded (the continuation
 	// summary replaces the history at each compaction boundary) instead of
 	// deciding its own.

@@ -19,11 +19,9 @@ import (
 //
 // Simplifications: a real summary is shorter or longer than the target and
 // its content is better; size is what cost and occupancy depend on, and the
-// target is what hermes' budget rule asks for. The call is always billed
-// uncached, as hermes' auxiliary call is; Claude Code instead forks its
-// compaction on the parent's cached prefix (the recorded agent-acompact
-// call reads 164,830 cached tokens), so the claude-code preset's summaries
-// cost more here than they would, by up to 0.9× the prefix at input price.
+// target is what hermes' budget rule asks for. The call is billed as a
+// fresh, uncached prompt, as hermes' auxiliary call is; a policy with
+// ForkSummary bills it as Claude Code's compaction instead (see fork.go).
 type Summarizer struct {
 	Model string
 	// Count sizes text in the summarizer model's tokens.
