@@ -1,34 +1,19 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
-	ctxsim "github.com/ctxsim/ctxsim"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	ctxsim "github.com/ctxsim/ctxsim"
 	"github.com/ctxsim/ctxsim/traces"
 	"github.com/ctxsim/ctxsim/traces/claudecode"
 )
-
-// isNative reports whether the file at path starts with the native header.
-func isNative(path string) (bool, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	br := bufio.NewReaderSize(f, 4096)
-	line, err := br.ReadSlice('\n')
-	if err != nil && len(line) == 0 {
-		return false, nil
-	}
-	return bytes.Contains(line, []byte(`"format":"`+traces.FormatName+`"`)), nil
-}
 
 func readNative(path string) (*traces.Session, error) {
 	f, err := os.Open(path)
@@ -97,9 +82,12 @@ func errNotFound(err error) error {
 	return err
 }
 
-// detect names the format of a path: native if the file (or, for a
-// directory, its first .jsonl file in name order) starts with the native
-// header, else claude-code, the logs people have on disk.
+// detect names the format of a path from its content: a SQLite file is a
+// hermes state.db; a file (or, for a directory, its first .jsonl file in name
+// order) whose first line is the native header is native, one that opens
+// with a Codex session_meta record is a Codex rollout; anything else is taken
+// for a Claude Code log, the logs people have on disk. Other formats need
+// --from.
 func detect(p string, st fs.FileInfo) (string, error) {
 	first := p
 	if st.IsDir() {
@@ -118,17 +106,41 @@ func detect(p string, st fs.FileInfo) (string, error) {
 			return "", err
 		}
 		if first == "" {
-			return "", fmt.Errorf("%s: no .jsonl files", p)
+			return "", fmt.Errorf("%s: no .jsonl files (give --from FORMAT for other logs)", p)
 		}
 	}
-	ok, err := isNative(first)
+	head, err := firstLine(first)
 	if err != nil {
 		return "", err
 	}
-	if ok {
+	switch {
+	case bytes.HasPrefix(head, []byte("SQLite format 3\x00")):
+		return "hermes", nil
+	case bytes.Contains(head, []byte(`"format":"`+traces.FormatName+`"`)):
 		return "native", nil
+	case bytes.Contains(head, []byte(`"type":"session_meta"`)), bytes.Contains(head, []byte(`"type": "session_meta"`)):
+		return "codex", nil
 	}
 	return "claude-code", nil
+}
+
+// firstLine is the start of a file, up to its first newline (4 KiB at most).
+func firstLine(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf := make([]byte, 4096)
+	n, err := io.ReadFull(f, buf)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return nil, err
+	}
+	buf = buf[:n]
+	if i := bytes.IndexByte(buf, '\n'); i >= 0 {
+		buf = buf[:i]
+	}
+	return buf, nil
 }
 
 func loadNative(p string, st fs.FileInfo) ([]*traces.Session, error) {
