@@ -26,7 +26,7 @@ type workloadFlags struct {
 }
 
 func (w *workloadFlags) add(fs *pflag.FlagSet) {
-	fs.StringArrayVar(&w.traces, "trace", nil, "trace file or directory (native, claude-code, or --from FORMAT); repeatable")
+	fs.StringArrayVar(&w.traces, "trace", nil, "trace file or directory: native, Claude Code, Codex or hermes state.db told apart by content (else --from); repeatable")
 	fs.StringArrayVar(&w.profiles, "profile", nil, "synthetic workload profile (see ctxsim gen --list); repeatable")
 	fs.IntVar(&w.sessions, "sessions", 2, "sessions per --profile")
 	fs.StringVar(&w.from, "from", "", "force the format of --trace paths (native, claude-code, codex, hermes, chatlog)")

@@ -32,7 +32,7 @@ Examples:
 			var wf workloadFlags
 			var sf simFlags
 			var of outFlags
-			fs.StringArrayVar(&wf.traces, "trace", nil, "trace file or directory (native, claude-code, or --from FORMAT)")
+			fs.StringArrayVar(&wf.traces, "trace", nil, "trace file or directory: native, Claude Code, Codex or hermes state.db told apart by content (else --from)")
 			fs.StringVar(&wf.from, "from", "", "force the format of --trace (native, claude-code, codex, hermes, chatlog)")
 			sf.add(fs, "recorded for recorded traces, else hermes-default")
 			of.add(fs)
