@@ -373,8 +373,14 @@ func (r *run) step() {
 		}
 		if e.Summary {
 			// The recorded compaction: the continuation summary replaces
-			// the history.
+			// the history. It is a batch pass like any other, so reports
+			// count it and price its cache damage.
+			before := r.b.Build(r.model, r.view, 0).Total
 			r.setView(&prompt.View{Tools: r.view.Tools, System: r.view.System})
+			after := r.b.Build(r.model, &prompt.View{Tools: r.view.Tools, System: r.view.System,
+				Messages: []prompt.Message{prompt.NewMessage(prompt.RoleUser, e.Blocks, idx, prompt.BatchSummary)}}, 0).Total
+			r.addPasses(idx, []compact.Pass{{Kind: compact.KindBatch, Trigger: "recorded", Outcome: compact.OutcomeCompacted,
+				TokensBefore: before, TokensAfter: after}}, false)
 		}
 		r.turn++
 		r.inTurn = true

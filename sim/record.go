@@ -13,14 +13,13 @@ type RecordKind string
 // Record kinds. A call is one billed model call of the agent; the others are
 // context-management passes (with their summarizer call, if any).
 const (
-	KindCall       RecordKind = "call"
-	KindBatch      RecordKind = "batch"
-	KindMicro      RecordKind = "micro"
-	KindPrune      RecordKind = "prune"
-	KindIdle       RecordKind = "idle"
-	KindMasking    RecordKind = "masking"
-	KindBreaker    RecordKind = "breaker"
-	KindRecordedCC RecordKind = "recorded_compaction"
+	KindCall    RecordKind = "call"
+	KindBatch   RecordKind = "batch"
+	KindMicro   RecordKind = "micro"
+	KindPrune   RecordKind = "prune"
+	KindIdle    RecordKind = "idle"
+	KindMasking RecordKind = "masking"
+	KindBreaker RecordKind = "breaker"
 )
 
 // A Record is one simulated call or context-management pass. Records are the

@@ -95,6 +95,13 @@ func TestRunRecordedTotals(t *testing.T) {
 	if math.Abs(rec.CostUSD-9.53) > 0.005 {
 		t.Errorf("recorded cost $%.4f, want $9.53", rec.CostUSD)
 	}
+	// Claude Code compacted once at 170K tokens: the replay counts it and
+	// prices what it did to the cache.
+	r := res.Runs[0]
+	if r.Compactions.Batch != 1 || r.TokensShed < 100_000 || len(r.CacheDamage) != 1 {
+		t.Errorf("compactions %+v, shed %d, damage %d entries: want the one recorded compaction shedding >100K tokens",
+			r.Compactions, r.TokensShed, len(r.CacheDamage))
+	}
 }
 
 func TestRunUsage(t *testing.T) {
