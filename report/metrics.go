@@ -117,11 +117,23 @@ type RunSummary struct {
 	UserMessagesVerbatim *float64 `json:"user_messages_verbatim"`
 	TokensShed           int64    `json:"tokens_shed"`
 	CacheDamage          []Damage `json:"cache_damage"`
+	// Misses attributes the cached prefix calls did not read, by cause.
+	Misses []MissStat `json:"misses"`
 
 	// Fidelity is set on runs of the recorded policy.
 	Fidelity *Fidelity `json:"fidelity,omitempty"`
 
 	Warnings []string `json:"warnings,omitempty"`
+}
+
+// A MissStat is the calls that did not read part of what the previous call
+// of their session cached, for one cause (provider.Miss*), the tokens they
+// did not read, and what re-sending them cost beyond reading them.
+type MissStat struct {
+	Reason  string  `json:"reason"`
+	Calls   int     `json:"calls"`
+	Tokens  int64   `json:"tokens"`
+	CostUSD float64 `json:"cost_usd"`
 }
 
 // RecordedSummary is what the real provider billed for the calls that
@@ -245,6 +257,7 @@ func Summarize(trace, policy string, recs []sim.Record, opts Options) RunSummary
 		turns               []int
 		verbatim            *float64
 		readMatch           int
+		misses              = map[string]*MissStat{}
 		apes                []float64
 		haveOpenLoop        bool
 	)
@@ -291,6 +304,21 @@ func Summarize(trace, policy string, recs []sim.Record, opts Options) RunSummary
 			s.CostByClass.Output += c.Output
 			s.MissCostUSD += c.Input + c.CacheWrite5m + c.CacheWrite1h -
 				float64(r.Usage.Input+r.Usage.Writes())*p.CacheRead/1e6
+			if r.MissReason != "" {
+				// The missed tokens were written again at the call's tier.
+				rate := p.CacheWrite5m
+				if r.Usage.CacheWrite1h > r.Usage.CacheWrite5m {
+					rate = p.CacheWrite1h
+				}
+				m := misses[r.MissReason]
+				if m == nil {
+					m = &MissStat{Reason: r.MissReason}
+					misses[r.MissReason] = m
+				}
+				m.Calls++
+				m.Tokens += int64(r.MissTokens)
+				m.CostUSD += float64(r.MissTokens) * (rate - p.CacheRead) / 1e6
+			}
 		}
 		if r.Recorded != nil {
 			if d := math.Abs(float64(r.Usage.CacheRead - r.Recorded.CacheRead)); d <= 0.05*float64(r.Recorded.CacheRead) {
@@ -311,6 +339,10 @@ func Summarize(trace, policy string, recs []sim.Record, opts Options) RunSummary
 			simOnRec = simOnRec.Add(r.Usage)
 			simCostRec += r.CostUSD
 		}
+	}
+	s.Misses = []MissStat{}
+	for _, reason := range sortedKeys(misses) {
+		s.Misses = append(s.Misses, *misses[reason])
 	}
 	s.CostByClass.Summarizer = s.SummarizerCostUSD
 	s.CostUSD += s.SummarizerCostUSD

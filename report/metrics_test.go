@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/sim"
 	"github.com/ctxsim/ctxsim/traces"
 )
@@ -197,5 +198,26 @@ func TestReadResultsErrors(t *testing.T) {
 		if _, err := ReadResults(bytes.NewReader([]byte(in)), "x.json"); err == nil {
 			t.Errorf("ReadResults(%q) succeeded", in)
 		}
+	}
+}
+
+// Misses are summed by cause and priced at the write rate of the call that
+// re-sent them, minus the read rate they would have cost.
+func TestSummarizeMisses(t *testing.T) {
+	recs := fixture()
+	recs[1].MissReason, recs[1].MissTokens = "expired", 4000 // a 5m-tier call
+	recs[2].MissReason, recs[2].MissTokens = "expired", 1000
+	s := Summarize("t", "p", recs, Options{})
+	if len(s.Misses) != 1 {
+		t.Fatalf("misses %+v, want one cause", s.Misses)
+	}
+	m := s.Misses[0]
+	p, _ := pricing.Default().Lookup(recs[1].Model)
+	want := 5000 * (p.CacheWrite5m - p.CacheRead) / 1e6
+	if m.Reason != "expired" || m.Calls != 2 || m.Tokens != 5000 || math.Abs(m.CostUSD-want) > 1e-12 {
+		t.Errorf("miss %+v, want expired 2 calls 5000 tokens $%v", m, want)
+	}
+	if s := Summarize("t", "p", fixture(), Options{}); s.Misses == nil || len(s.Misses) != 0 {
+		t.Errorf("no misses: %+v, want an empty list", s.Misses)
 	}
 }

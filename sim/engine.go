@@ -642,6 +642,7 @@ func (r *run) attempt(e *traces.Event, idx int) (bool, error) {
 		rec.Estimates = r.ctx.Estimates(r.view)
 	}
 	req := r.b.Build(r.model, r.view, out)
+	req.Key = r.sess.ID
 	if r.pol.Planner != nil && r.ttl != prompt.NoCache {
 		r.pol.Planner.Plan(req, r.ttl)
 	}
@@ -675,6 +676,7 @@ func (r *run) attempt(e *traces.Event, idx int) (bool, error) {
 		rec.Prompt = int(resp.Usage.Prompt())
 		rec.TTFTMS = resp.TTFT.Milliseconds()
 		rec.LatencyMS = resp.Latency().Milliseconds()
+		rec.MissReason, rec.MissTokens = resp.Miss.Reason, resp.Miss.Tokens
 	}
 	r.seq++
 	r.recs = append(r.recs, rec)

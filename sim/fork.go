@@ -36,6 +36,9 @@ func (f *forkSummarizer) Summarize(now time.Time, in compact.SummaryInput) (comp
 	v := *r.view
 	v.Messages = append(append([]prompt.Message(nil), r.view.Messages...), prompt.NewMessage(prompt.RoleUser, []traces.Block{forkInstruction}, -1, prompt.Plain))
 	req := f.b.Build(r.model, &v, int(out.Usage.Output))
+	// Its own conversation key: the fork's extra turn must not count as
+	// the session's last call when its next call's misses are attributed.
+	req.Key = r.sess.ID + "/compaction"
 	if r.pol.Planner != nil && r.ttl != prompt.NoCache {
 		r.pol.Planner.Plan(req, r.ttl)
 	}

@@ -54,9 +54,13 @@ type Record struct {
 	// call, keyed by estimator name, sorted by name when written.
 	Estimates []estimate.Estimate `json:"estimates,omitempty"`
 
-	Breakpoints int   `json:"breakpoints,omitempty"`
-	TTFTMS      int64 `json:"ttft_ms"`
-	LatencyMS   int64 `json:"latency_ms"`
+	Breakpoints int `json:"breakpoints,omitempty"`
+	// MissReason and MissTokens say why the call did not read part of what
+	// the session's previous call cached (provider.Miss*), and how much.
+	MissReason string `json:"miss_reason,omitempty"`
+	MissTokens int    `json:"miss_tokens,omitempty"`
+	TTFTMS     int64  `json:"ttft_ms"`
+	LatencyMS  int64  `json:"latency_ms"`
 	// StallMS is time the turn waited on context management before this
 	// call (a batch compaction firing in the turn).
 	StallMS int64 `json:"stall_ms,omitempty"`

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -176,6 +177,13 @@ func writeRunFacts(w io.Writer, r report.RunSummary) {
 		fmt.Fprintf(w, " (recorded %s%%)", pct1(r.Recorded.CacheHitRate))
 	}
 	fmt.Fprintf(w, "\nlost to misses   $%s\n", usd4(r.MissCostUSD))
+	if len(r.Misses) > 0 {
+		var parts []string
+		for _, m := range r.Misses {
+			parts = append(parts, fmt.Sprintf("%s %d× (%s tokens, $%s)", m.Reason, m.Calls, thousands(m.Tokens), usd4(m.CostUSD)))
+		}
+		fmt.Fprintf(w, "cache broken by  %s\n", strings.Join(parts, "; "))
+	}
 	fmt.Fprintf(w, "occupancy        mean %s%%, max %s%%, final %s%% of the threshold\n", pct1(r.Occupancy.Mean), pct1(r.Occupancy.Max), pct1(r.Occupancy.Final))
 	cp := r.Compactions
 	fmt.Fprintf(w, "compactions      %d batch, %d micro, %d prune, %d idle, %d masking; %d breaker trips, %d overflow errors\n",

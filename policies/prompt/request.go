@@ -121,7 +121,12 @@ const MaxBreakpoints = 4
 // Blocks may share storage with the Builder that made it: a Request is valid
 // until that Builder's next Build.
 type Request struct {
-	Model  string
+	Model string
+	// Key names the conversation the request belongs to (the session id),
+	// as OpenAI's prompt_cache_key does. Providers use it to tell one
+	// conversation's calls from another's on a shared account (routing,
+	// miss attribution), never to match a cached prefix.
+	Key    string
 	Blocks []Block
 	// Total is the whole prompt size: the last block's End plus framing the
 	// provider adds after it, which no breakpoint can cover.

@@ -63,6 +63,21 @@ type AnthropicOptions struct {
 type Anthropic struct {
 	opts   AnthropicOptions
 	models map[string]*anthropicCache
+	// convs is each conversation's last call, for miss attribution.
+	convs map[string]*lastCall
+}
+
+// lastCall is what a conversation's previous call cached: its breakpoints
+// past the minimum length and the prefix they cover.
+type lastCall struct {
+	model string
+	bps   []cachedBP
+	end   int
+}
+
+type cachedBP struct {
+	block int
+	chain uint64
 }
 
 type entry struct {
@@ -81,7 +96,7 @@ type anthropicCache struct {
 
 // NewAnthropic returns an Anthropic provider with a cold cache.
 func NewAnthropic(o AnthropicOptions) *Anthropic {
-	return &Anthropic{opts: o, models: map[string]*anthropicCache{}}
+	return &Anthropic{opts: o, models: map[string]*anthropicCache{}, convs: map[string]*lastCall{}}
 }
 
 // Name implements Provider.
@@ -152,6 +167,7 @@ func (a *Anthropic) Send(now time.Time, req *prompt.Request) (Response, error) {
 		CacheRead:    int64(hit),
 		Output:       int64(req.Output),
 	}
+	miss := a.attribute(c, &v, req, now, hit, last, bps, minLen)
 	ttft, decode := c.lat.Time(v.total-hit, hit, req.Output)
 	ready := now.Add(ttft)
 	for _, bp := range bps {
@@ -170,7 +186,44 @@ func (a *Anthropic) Send(now time.Time, req *prompt.Request) (Response, error) {
 		c.entries[k] = &entry{ready: ready, expires: exp, ttl: bp.TTL}
 	}
 	c.sweep(now)
-	return Response{Usage: u, TTFT: ttft, Decode: decode, Wire: WireUsage{ClearedInputTokens: int64(req.Total - v.total)}}, nil
+	return Response{Usage: u, TTFT: ttft, Decode: decode, Wire: WireUsage{ClearedInputTokens: int64(req.Total - v.total)}, Miss: miss}, nil
+}
+
+// attribute says why this call read less than its conversation's previous
+// call cached, and remembers what this call caches for the next one. It
+// looks at the previous call's last breakpoint only: O(1) per call.
+func (a *Anthropic) attribute(c *anthropicCache, v *view, req *prompt.Request, now time.Time, hit, last int, bps []prompt.Breakpoint, minLen int) Miss {
+	var m Miss
+	prev := a.convs[req.Key]
+	switch {
+	case prev == nil || prev.end <= hit:
+	case prev.model != req.Model:
+		m = Miss{Reason: MissModel, Tokens: prev.end}
+	default:
+		pb := prev.bps[len(prev.bps)-1]
+		m.Tokens = prev.end - hit
+		if pb.block >= len(req.Blocks) || v.chain(pb.block) != pb.chain {
+			m.Reason = MissRewrite
+		} else if e := c.entries[pb.chain]; e == nil || !e.live(now) {
+			m.Reason = MissExpired
+		} else {
+			m.Reason = MissLookback
+		}
+	}
+	if req.Key == "" {
+		return m
+	}
+	lc := &lastCall{model: req.Model, end: last}
+	for _, bp := range bps {
+		if v.end(bp.Block) >= minLen {
+			lc.bps = append(lc.bps, cachedBP{block: bp.Block, chain: v.chain(bp.Block)})
+		}
+	}
+	if len(lc.bps) == 0 {
+		lc.end = 0 // nothing cached: nothing the next call could miss
+	}
+	a.convs[req.Key] = lc
+	return m
 }
 
 func later(a, b time.Time) time.Time {

@@ -30,7 +30,34 @@ type Response struct {
 	// whose convention is not additive (OpenAI, DeepSeek, vLLM) and for
 	// server-side edits; zero otherwise.
 	Wire WireUsage
+	// Miss says why the call did not read what the conversation's previous
+	// call cached, when it did not.
+	Miss Miss
 }
+
+// A Miss is the part of a conversation's cached prefix a call did not read,
+// and why: the figure "which change broke my cache" needs.
+type Miss struct {
+	Reason string `json:"reason,omitempty"`
+	// Tokens is how much of what the conversation's previous call cached
+	// this call did not read (and so wrote or sent uncached again).
+	Tokens int `json:"tokens,omitempty"`
+}
+
+// Miss reasons.
+const (
+	// MissExpired: the prefix was sent unchanged but its entry had expired
+	// (an idle gap past the TTL).
+	MissExpired = "expired"
+	// MissRewrite: the prefix changed before the previous call's last
+	// breakpoint (a compaction, a prune, an edit, a floor change).
+	MissRewrite = "rewrite"
+	// MissLookback: the prefix was unchanged and its entry alive, but no
+	// breakpoint of this call was within 20 blocks of it.
+	MissLookback = "lookback"
+	// MissModel: the conversation switched model; caches are per model.
+	MissModel = "model"
+)
 
 // WireUsage is a response's usage in the provider's own convention: OpenAI
 // reports cached tokens inside prompt tokens, DeepSeek hit + miss = prompt,
