@@ -49,6 +49,7 @@ type htmlRun struct {
 	Summary       RunSummary
 	Metrics       [][2]string
 	Damage        *Table
+	Misses        *Table
 	Rows          []htmlRow
 }
 
@@ -154,6 +155,9 @@ func drillDown(s RunSummary, recs []sim.Record) htmlRun {
 	if len(s.CacheDamage) > 0 {
 		hr.Damage = DamageTable(s.CacheDamage)
 	}
+	if len(s.Misses) > 0 {
+		hr.Misses = MissTable(s.Misses)
+	}
 	var rs []sim.Record
 	for _, r := range recs {
 		if r.Trace == s.Trace && r.Policy == s.Policy {
@@ -189,6 +193,16 @@ func drillDown(s RunSummary, recs []sim.Record) htmlRun {
 		hr.Rows = append(hr.Rows, row)
 	}
 	return hr
+}
+
+// MissTable is a run's cache misses by cause: calls, tokens not read, and
+// what re-sending them cost beyond reading them.
+func MissTable(ms []MissStat) *Table {
+	t := &Table{Columns: []string{"cause", "calls", "tokens re-sent", "extra $"}, Right: []bool{false, true, true, true}}
+	for _, m := range ms {
+		t.AddRow(m.Reason, strconv.Itoa(m.Calls), strconv.FormatInt(m.Tokens, 10), usd(m.CostUSD))
+	}
+	return t
 }
 
 // DamageTable lists the cache damage of each compaction.

@@ -671,6 +671,10 @@ func (r *run) attempt(e *traces.Event, idx int) (bool, error) {
 				r.cal.Observe(idx, req.Total, *e.Usage)
 			}
 		}
+		if u := resp.Usage; u.Input < 0 || u.CacheWrite5m < 0 || u.CacheWrite1h < 0 || u.CacheRead < 0 || u.Output < 0 {
+			r.err = fmt.Errorf("session %s: event %d: %s billed negative usage %+v (an engine bug)", r.sess.ID, idx, r.prov.Name(), u)
+			return false, nil
+		}
 		rec.Usage = resp.Usage
 		rec.CostUSD = r.price.Cost(resp.Usage)
 		rec.Prompt = int(resp.Usage.Prompt())

@@ -87,7 +87,10 @@ func (b *Builder) push(src *traces.Block, h uint64, sec Section, role Role, msg 
 	}
 	tok := b.Count(src)
 	if first && sec == Messages {
-		tok += b.Wire.PerMessage + extra
+		// A negative extra (a calibration finding the prompt smaller than
+		// thought) can take a block to zero, never below: positions in the
+		// prompt only grow, so no cached prefix ends past the prompt.
+		tok = max(0, tok+b.Wire.PerMessage+extra)
 	}
 	cacheable := src.Kind != traces.Thinking && (src.Text != "" || src.Input != "" || src.Tokens > 0 || src.Kind == traces.ToolResultBlock)
 	b.blocks = append(b.blocks, Block{

@@ -444,3 +444,32 @@ func TestBuilderFloorChangedInPlace(t *testing.T) {
 		t.Errorf("after an in-place floor edit: %s", d)
 	}
 }
+
+// A correction larger than its message leaves the block at zero tokens:
+// block ends never decrease, so a cached prefix never ends past the prompt.
+func TestNegativeExtraKeepsEndsMonotonic(t *testing.T) {
+	b := NewBuilder(func(bl *traces.Block) int { return len(bl.Text) }, Wire{PerMessage: 2})
+	b.Extra = func(m *Message) int {
+		if m.Event == 1 {
+			return -100
+		}
+		return 0
+	}
+	v := &View{System: []traces.Block{{Kind: traces.System, Text: "system prompt"}}, Messages: []Message{
+		NewMessage(RoleUser, []traces.Block{{Kind: traces.Text, Text: "hello"}}, 0, Plain),
+		NewMessage(RoleAssistant, []traces.Block{{Kind: traces.Text, Text: "hi"}}, 1, Plain),
+		NewMessage(RoleUser, []traces.Block{{Kind: traces.Text, Text: "again"}}, 2, Plain),
+	}}
+	req := b.Build("m", v, 0)
+	for i := 1; i < len(req.Blocks); i++ {
+		if req.Blocks[i].End < req.Blocks[i-1].End || req.Blocks[i].Tokens < 0 {
+			t.Fatalf("block %d: end %d after %d, tokens %d", i, req.Blocks[i].End, req.Blocks[i-1].End, req.Blocks[i].Tokens)
+		}
+	}
+	if got := req.Blocks[2].Tokens; got != 0 {
+		t.Errorf("the over-corrected block has %d tokens, want 0", got)
+	}
+	if want := 13 + (5 + 2) + 0 + (5 + 2); req.Total != want {
+		t.Errorf("total %d, want %d", req.Total, want)
+	}
+}
