@@ -324,6 +324,12 @@ func (r *CheckReport) Write(w io.Writer, f Format) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(r)
 	}
+	if len(r.Rows) == 0 && f == Text {
+		// Nothing to show (--changed with nothing changed): the summary
+		// line alone, not an empty table.
+		_, err := fmt.Fprintln(w, r.Summary())
+		return err
+	}
 	return r.Table().Write(w, f)
 }
 
