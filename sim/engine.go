@@ -133,6 +133,15 @@ func newRun(s *traces.Session, pol *Policy, prov provider.Provider, opts Options
 	if pol.TTL != nil {
 		r.ttl = pol.TTL(s)
 	}
+	calls := 0
+	for i := range s.Events {
+		if s.Events[i].Kind == traces.Assistant {
+			calls++
+		}
+	}
+	// One record a call, and a few passes: sized once, so a long replay
+	// does not copy its records over and over.
+	r.recs = make([]Record, 0, calls+calls/8+4)
 	r.b = prompt.NewBuilder(opts.Count, pol.Wire)
 	if opts.Calibrate != nil {
 		r.cal = opts.Calibrate(s)
