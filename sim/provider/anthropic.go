@@ -213,7 +213,12 @@ func (a *Anthropic) attribute(c *anthropicCache, v *view, req *prompt.Request, n
 	if req.Key == "" {
 		return m
 	}
-	lc := &lastCall{model: req.Model, end: last}
+	lc := prev
+	if lc == nil {
+		lc = &lastCall{}
+		a.convs[req.Key] = lc
+	}
+	lc.model, lc.end, lc.bps = req.Model, last, lc.bps[:0] // reused: no allocation a call
 	for _, bp := range bps {
 		if v.end(bp.Block) >= minLen {
 			lc.bps = append(lc.bps, cachedBP{block: bp.Block, chain: v.chain(bp.Block)})
@@ -222,7 +227,6 @@ func (a *Anthropic) attribute(c *anthropicCache, v *view, req *prompt.Request, n
 	if len(lc.bps) == 0 {
 		lc.end = 0 // nothing cached: nothing the next call could miss
 	}
-	a.convs[req.Key] = lc
 	return m
 }
 
