@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/pflag"
@@ -20,23 +21,37 @@ usage only on assistant calls and never negative, and parent/children
 links (a child listed by a parent in the same run must name it as parent).
 
 Problems are printed as file:line: reason and the exit code is 1; a good
-file prints one OK line.
+file prints one OK line. --json prints {"files":[{"file","ok","session",
+"events","calls","billed_calls","problems":[...]}]} instead.
 
 Examples:
   ctxsim validate traces/*.jsonl
+  ctxsim validate --json traces/*.jsonl
   ctxsim import claude-code ~/.claude/projects -o /tmp/t && ctxsim validate /tmp/t/*.jsonl`,
 		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
+			asJSON := fs.Bool("json", false, "print the verdict of each file as JSON")
 			return func(e *env, args []string) error {
 				if len(args) == 0 {
 					return usagef("want at least one FILE")
 				}
-				return runValidate(e, args)
+				return runValidate(e, args, *asJSON)
 			}
 		},
 	})
 }
 
-func runValidate(e *env, files []string) error {
+// validated is one file's verdict.
+type validated struct {
+	File        string   `json:"file"`
+	OK          bool     `json:"ok"`
+	Session     string   `json:"session,omitempty"`
+	Events      int      `json:"events"`
+	Calls       int      `json:"calls"`
+	BilledCalls int      `json:"billed_calls"`
+	Problems    []string `json:"problems"`
+}
+
+func runValidate(e *env, files []string, asJSON bool) error {
 	type loaded struct {
 		file string
 		s    *traces.Session
@@ -44,10 +59,11 @@ func runValidate(e *env, files []string) error {
 	var good []loaded
 	bad := 0
 	problems := map[string][]string{}
+	var out []validated
 	for _, f := range files {
 		s, err := readNative(f)
 		if err != nil {
-			fmt.Fprintln(e.stdout, err)
+			out = append(out, validated{File: f, Problems: []string{err.Error()}})
 			bad++
 			continue
 		}
@@ -69,23 +85,50 @@ func runValidate(e *env, files []string) error {
 		}
 	}
 	for _, l := range good {
-		if ps := problems[l.file]; len(ps) > 0 {
-			for _, p := range ps {
-				fmt.Fprintln(e.stdout, p)
-			}
-			bad++
-			continue
-		}
-		calls, billed := 0, 0
+		v := validated{File: l.file, Session: l.s.ID, Events: len(l.s.Events), Problems: problems[l.file]}
 		for i := range l.s.Events {
 			if l.s.Events[i].Kind == traces.Assistant {
-				calls++
+				v.Calls++
 				if l.s.Events[i].Usage != nil {
-					billed++
+					v.BilledCalls++
 				}
 			}
 		}
-		fmt.Fprintf(e.stdout, "%s: OK: session %s, %d events, %d calls (%d with usage)\n", l.file, l.s.ID, len(l.s.Events), calls, billed)
+		v.OK = len(v.Problems) == 0
+		if !v.OK {
+			bad++
+		}
+		out = append(out, v)
+	}
+	// Files in the order given.
+	order := map[string]int{}
+	for i, f := range files {
+		order[f] = i
+	}
+	sortStable(out, func(a, b validated) bool { return order[a.File] < order[b.File] })
+	if asJSON {
+		for i := range out {
+			if out[i].Problems == nil {
+				out[i].Problems = []string{}
+			}
+		}
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(struct {
+			Files []validated `json:"files"`
+		}{out}); err != nil {
+			return err
+		}
+	} else {
+		for _, v := range out {
+			if !v.OK {
+				for _, p := range v.Problems {
+					fmt.Fprintln(e.stdout, p)
+				}
+				continue
+			}
+			fmt.Fprintf(e.stdout, "%s: OK: session %s, %d events, %d calls (%d with usage)\n", v.File, v.Session, v.Events, v.Calls, v.BilledCalls)
+		}
 	}
 	if bad > 0 {
 		return &regressionError{msg: fmt.Sprintf("%d of %d files have problems", bad, len(files))}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,5 +54,24 @@ func TestValidateBad(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("validate output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// --json gives each file's verdict, in the order given.
+func TestValidateJSON(t *testing.T) {
+	dir := t.TempDir()
+	code, _, errs := runCmd(t, "import", "claude-code", "../../testdata/claude-code/tool_heavy.jsonl", "-o", dir)
+	require.Equal(t, exitOK, code, errs)
+	good := dir + "/d6e0bada-1959-4eec-a9d2-0bfade768d8f.jsonl"
+	code, out, _ := runCmd(t, "validate", "--json", dir+"/missing.jsonl", good)
+	if code != exitFailure {
+		t.Errorf("exit %d, want %d for a missing file", code, exitFailure)
+	}
+	var rep struct {
+		Files []validated `json:"files"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	if len(rep.Files) != 2 || rep.Files[0].OK || !rep.Files[1].OK || rep.Files[1].Calls != 4 || rep.Files[1].BilledCalls != 4 {
+		t.Errorf("verdicts %+v", rep.Files)
 	}
 }
