@@ -29,7 +29,7 @@ func RunsTable(runs []RunSummary, opts RunsOptions) *Table {
 		Right:   []bool{false, false, true, true, true, true, true, true},
 	}
 	if anyRec {
-		t.Columns = append(t.Columns, "recorded $", "cost err %")
+		t.Columns = append(t.Columns, "recorded $", "vs recorded %")
 		t.Right = append(t.Right, true, true)
 	}
 	best := bestByTrace(runs)
@@ -53,6 +53,9 @@ func RunsTable(runs []RunSummary, opts RunsOptions) *Table {
 	}
 	if marked {
 		t.Notes = append(t.Notes, "* cheapest policy for the trace (among runs whose every call fit the window)")
+	}
+	if anyRec {
+		t.Notes = append(t.Notes, "vs recorded %: cost against what was billed; for the recorded policy, the simulation's error.")
 	}
 	return t
 }

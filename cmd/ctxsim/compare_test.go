@@ -36,7 +36,7 @@ func TestCompareDetail(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	goldenFile(t, "compare-tool_heavy.text", out)
-	if !strings.Contains(out, "recorded $") || !strings.Contains(out, "cost err %") {
+	if !strings.Contains(out, "recorded $") || !strings.Contains(out, "vs recorded %") {
 		t.Errorf("per-session table lacks the recorded columns:\n%s", out)
 	}
 }
