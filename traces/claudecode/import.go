@@ -104,34 +104,21 @@ func ImportFS(fsys fs.FS, root, display string) ([]*traces.Session, *traces.Warn
 	if err != nil {
 		return nil, nil, err
 	}
-	type result struct {
-		s   *traces.Session
-		w   traces.Warnings
-		err error
+	read, ws, err := readFiles(len(files), func(i int) (io.ReadCloser, error) { return fsys.Open(files[i]) },
+		func(i int, r io.Reader, w *traces.Warnings) (*traces.Session, error) {
+			return readSession(r, displayName(display, files[i]), w)
+		})
+	if err != nil {
+		return nil, nil, err
 	}
-	res := make([]result, len(files))
-	parallel(len(files), func(i int) {
-		f, err := fsys.Open(files[i])
-		if err != nil {
-			res[i].err = fmt.Errorf("claudecode: %w", err)
-			return
-		}
-		defer f.Close()
-		res[i].s, res[i].err = readSession(f, displayName(display, files[i]), &res[i].w)
-	})
-	var ws traces.Warnings
 	var out []*traces.Session
-	for i := range res {
-		if res[i].err != nil {
-			return nil, nil, res[i].err
-		}
-		ws.Merge(&res[i].w)
-		if res[i].s != nil {
-			out = append(out, res[i].s)
+	for _, s := range read {
+		if s != nil {
+			out = append(out, s)
 		}
 	}
-	link(out, &ws, display)
-	return out, &ws, nil
+	link(out, ws, display)
+	return out, ws, nil
 }
 
 func displayName(dir, name string) string {

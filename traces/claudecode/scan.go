@@ -100,30 +100,14 @@ func ScanUsage(paths ...string) ([]*SessionUsage, *traces.Warnings, error) {
 			files, shown = append(files, full), append(shown, full)
 		}
 	}
-	type result struct {
-		s   *SessionUsage
-		w   traces.Warnings
-		err error
+	read, ws, err := readFiles(len(files), func(i int) (io.ReadCloser, error) { return os.Open(files[i]) },
+		func(i int, r io.Reader, w *traces.Warnings) (*SessionUsage, error) { return scanFile(r, shown[i], w) })
+	if err != nil {
+		return nil, nil, err
 	}
-	res := make([]result, len(files))
-	parallel(len(files), func(i int) {
-		f, err := os.Open(files[i])
-		if err != nil {
-			res[i].err = fmt.Errorf("claudecode: %w", err)
-			return
-		}
-		defer f.Close()
-		res[i].s, res[i].err = scanFile(f, shown[i], &res[i].w)
-	})
-	var ws traces.Warnings
 	seen := map[string]bool{}
 	var out []*SessionUsage
-	for i := range res {
-		if res[i].err != nil {
-			return nil, nil, res[i].err
-		}
-		ws.Merge(&res[i].w)
-		s := res[i].s
+	for _, s := range read {
 		if s == nil {
 			continue
 		}
@@ -143,7 +127,7 @@ func ScanUsage(paths ...string) ([]*SessionUsage, *traces.Warnings, error) {
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out, &ws, nil
+	return out, ws, nil
 }
 
 // scanFile reads the calls of one file. Calls keep the order of their first
@@ -232,31 +216,50 @@ func scanFile(r io.Reader, name string, w *traces.Warnings) (*SessionUsage, erro
 	return s, nil
 }
 
-// parallel runs f(0..n-1) on at most GOMAXPROCS goroutines. Callers write
-// results into slots indexed by i, so output order never depends on
-// scheduling.
-func parallel(n int, f func(i int)) {
+// readFiles opens and reads files 0..n-1 on at most GOMAXPROCS goroutines.
+// Results and warnings come back in file order, so output never depends on
+// scheduling; the first error in file order wins.
+func readFiles[T any](n int, open func(i int) (io.ReadCloser, error),
+	read func(i int, r io.Reader, w *traces.Warnings) (T, error)) ([]T, *traces.Warnings, error) {
+	out := make([]T, n)
+	ws := make([]traces.Warnings, n)
+	errs := make([]error, n)
+	one := func(i int) {
+		f, err := open(i)
+		if err != nil {
+			errs[i] = fmt.Errorf("claudecode: %w", err)
+			return
+		}
+		defer f.Close()
+		out[i], errs[i] = read(i, f, &ws[i])
+	}
 	workers := min(runtime.GOMAXPROCS(0), n)
 	if workers <= 1 {
-		for i := 0; i < n; i++ {
-			f(i)
+		for i := range n {
+			one(i)
 		}
-		return
+	} else {
+		var wg sync.WaitGroup
+		next := make(chan int)
+		for range workers {
+			wg.Go(func() {
+				for i := range next {
+					one(i)
+				}
+			})
+		}
+		for i := range n {
+			next <- i
+		}
+		close(next)
+		wg.Wait()
 	}
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				f(i)
-			}
-		}()
+	var all traces.Warnings
+	for i := range n {
+		if errs[i] != nil {
+			return nil, nil, errs[i]
+		}
+		all.Merge(&ws[i])
 	}
-	for i := 0; i < n; i++ {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	return out, &all, nil
 }
