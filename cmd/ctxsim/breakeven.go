@@ -61,15 +61,12 @@ Examples:
 			growth := fs.Float64("growth", 0.05, "new prompt tokens per call, as a share of the prompt, for the gap-mix threshold")
 			long := fs.Float64("long", 0, "share of gaps over an hour, for the gap-mix threshold")
 			plotDir := fs.String("plot", "", "write the break-even and idle-gap figures (SVG, PNG and data) to `DIR`")
-			format := fs.String("format", "text", "output format: text, markdown, csv or json")
-			asJSON := fs.Bool("json", false, "same as --format json")
+			var format formatFlags
+			format.add(fs, "same as --format json")
 			return func(e *env, args []string) error {
-				f, err := report.ParseFormat(*format)
+				f, err := format.parse()
 				if err != nil {
-					return usagef("%v", err)
-				}
-				if *asJSON {
-					f = report.JSON
+					return err
 				}
 				if *growth < 0 || *long < 0 || *long > 1 {
 					return usagef("--growth must be ≥ 0 and --long in [0,1]")

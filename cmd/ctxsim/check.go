@@ -61,8 +61,8 @@ Examples:
 			update := fs.Bool("update", false, "rewrite the baseline with the current results and exit 0")
 			changed := fs.Bool("changed", false, "print only rows beyond tolerance (regressions, improvements, missing and new cells)")
 			markdown := fs.String("markdown", "", "also write a Markdown summary to `FILE` (e.g. for $GITHUB_STEP_SUMMARY)")
-			format := fs.String("format", "text", "output format: text, markdown, csv or json")
-			asJSON := fs.Bool("json", false, "same as --format json")
+			var format formatFlags
+			format.add(fs, "same as --format json")
 			return func(e *env, args []string) error {
 				if len(args) > 0 {
 					return usagef("unexpected arguments %q: results come from --results", args)
@@ -70,12 +70,9 @@ Examples:
 				if *baseline == "" {
 					return usagef("--baseline FILE is required")
 				}
-				f, err := report.ParseFormat(*format)
+				f, err := format.parse()
 				if err != nil {
-					return usagef("%v", err)
-				}
-				if *asJSON {
-					f = report.JSON
+					return err
 				}
 				tol := map[string]report.Tolerance{}
 				for _, s := range *tols {

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/ctxsim/ctxsim/report"
 )
 
 // A command is one subcommand. Each lives in its own file and registers
@@ -38,6 +40,28 @@ func register(c *command) {
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
+}
+
+// formatFlags are --format and its --json shorthand, which wins.
+type formatFlags struct {
+	format string
+	asJSON bool
+}
+
+func (o *formatFlags) add(fs *pflag.FlagSet, jsonUsage string) {
+	fs.StringVar(&o.format, "format", "text", "output format: text, markdown, csv or json")
+	fs.BoolVar(&o.asJSON, "json", false, jsonUsage)
+}
+
+func (o *formatFlags) parse() (report.Format, error) {
+	if o.asJSON {
+		return report.JSON, nil
+	}
+	f, err := report.ParseFormat(o.format)
+	if err != nil {
+		return "", usagef("%v", err)
+	}
+	return f, nil
 }
 
 // usageError is a bad command line: exit code 2.

@@ -124,26 +124,13 @@ func (f *simFlags) setup() (*simSetup, error) {
 
 // outFlags say where results go.
 type outFlags struct {
-	asJSON bool
-	format string
-	out    string
+	formatFlags
+	out string
 }
 
 func (o *outFlags) add(fs *pflag.FlagSet) {
-	fs.BoolVar(&o.asJSON, "json", false, "print summary.json to stdout (same as --format json)")
-	fs.StringVar(&o.format, "format", "text", "output format: text, markdown, csv, json")
+	o.formatFlags.add(fs, "print summary.json to stdout (same as --format json)")
 	fs.StringVarP(&o.out, "out", "o", "", "directory to write records.jsonl, summary.json and report.html to")
-}
-
-func (o *outFlags) parse() (report.Format, error) {
-	if o.asJSON {
-		return report.JSON, nil
-	}
-	f, err := report.ParseFormat(o.format)
-	if err != nil {
-		return "", usagef("%v", err)
-	}
-	return f, nil
 }
 
 // A cell is one (group, policy) replay of a comparison.

@@ -60,19 +60,16 @@ Examples:
 		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
 			from := fs.String("from", "", "input format: native or a registered importer (default: detect native or claude-code)")
 			prices := fs.String("prices", "", "LiteLLM model_prices_and_context_window.json to override or extend the rate card")
-			format := fs.String("format", "text", "output format: text, markdown, csv or json")
-			asJSON := fs.Bool("json", false, "same as --format json")
+			var format formatFlags
+			format.add(fs, "same as --format json")
 			ccusage := fs.Bool("ccusage", false, "price 1h cache writes at the 5m rate, as ccusage does (below what Anthropic bills)")
 			return func(e *env, args []string) error {
 				if len(args) == 0 {
 					return usagef("want at least one PATH")
 				}
-				f, err := report.ParseFormat(*format)
+				f, err := format.parse()
 				if err != nil {
-					return usagef("%v", err)
-				}
-				if *asJSON {
-					f = report.JSON
+					return err
 				}
 				if *from != "" && *from != "native" {
 					if _, err := lookupImporter(*from); err != nil {

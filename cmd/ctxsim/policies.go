@@ -34,15 +34,12 @@ Examples:
 			config := fs.String("config", "", "policy file (YAML or JSON; hermes config.yaml keys)")
 			sets := fs.StringArray("set", nil, "override a setting, KEY=VALUE (repeatable)")
 			listKeys := fs.Bool("keys", false, "list every setting key with its allowed values")
-			format := fs.String("format", "text", "output format: text, markdown, csv or json")
-			asJSON := fs.Bool("json", false, "same as --format json")
+			var format formatFlags
+			format.add(fs, "same as --format json")
 			return func(e *env, args []string) error {
-				f, err := report.ParseFormat(*format)
+				f, err := format.parse()
 				if err != nil {
-					return usagef("%v", err)
-				}
-				if *asJSON {
-					f = report.JSON
+					return err
 				}
 				if len(args) > 1 {
 					return usagef("want at most one preset NAME")
