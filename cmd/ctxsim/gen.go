@@ -44,7 +44,7 @@ Examples:
 			length := fs.Float64("length", 1, "scale session length (turns; review: transcript tokens)")
 			start := fs.String("start", "", "start time of session 0, RFC 3339 (default "+synth.DefaultStart.Format(time.RFC3339)+")")
 			list := fs.Bool("list", false, "list profiles and exit")
-			asJSON := fs.Bool("json", false, `print {"written":[...]} (or the profile list) as JSON`)
+			asJSON := fs.Bool("json", false, `print {"written":[...],"warnings":[]} (or the profile list) as JSON`)
 			return func(e *env, args []string) error {
 				if *list {
 					return listProfiles(e, *asJSON)
@@ -79,7 +79,7 @@ Examples:
 				if err != nil {
 					return err
 				}
-				return writeSessions(e, ss, *out, *asJSON)
+				return writeSessions(e, ss, *out, *asJSON, "", &traces.Warnings{})
 			}
 		},
 	})
@@ -108,7 +108,10 @@ func listProfiles(e *env, asJSON bool) error {
 	return nil
 }
 
-func writeSessions(e *env, ss []*traces.Session, dir string, asJSON bool) error {
+// writeSessions writes ss as native traces under dir and says what it
+// wrote, with the warnings of the read that produced them; from names that
+// read's format, empty for generated sessions.
+func writeSessions(e *env, ss []*traces.Session, dir string, asJSON bool, from string, ws *traces.Warnings) error {
 	out, err := writeTraces(dir, ss)
 	if err != nil {
 		return err
@@ -117,12 +120,18 @@ func writeSessions(e *env, ss []*traces.Session, dir string, asJSON bool) error 
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(struct {
-			Written []written `json:"written"`
-		}{out})
+			Written  []written        `json:"written"`
+			Warnings []traces.Warning `json:"warnings"`
+		}{nonNil(out), ws.List()})
 	}
 	for _, w := range out {
 		fmt.Fprintf(e.stdout, "wrote %s (%d events, %d calls)\n", w.File, w.Events, w.Calls)
 	}
-	fmt.Fprintf(e.stdout, "%d sessions\n", len(out))
+	if from != "" {
+		fmt.Fprintf(e.stdout, "%d sessions from %s\n", len(out), from)
+	} else {
+		fmt.Fprintf(e.stdout, "%d sessions\n", len(out))
+	}
+	printWarnings(e, ws)
 	return nil
 }

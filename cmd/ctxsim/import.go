@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -120,24 +119,7 @@ func runImport(e *env, im *importer, paths []string, dir string, asJSON bool) er
 		ws.Merge(w)
 		all = append(all, ss...)
 	}
-	out, err := writeTraces(dir, all)
-	if err != nil {
-		return err
-	}
-	if asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
-			Written  []written        `json:"written"`
-			Warnings []traces.Warning `json:"warnings"`
-		}{nonNil(out), ws.List()})
-	}
-	for _, w := range out {
-		fmt.Fprintf(e.stdout, "wrote %s (%d events, %d calls)\n", w.File, w.Events, w.Calls)
-	}
-	fmt.Fprintf(e.stdout, "%d sessions from %s\n", len(out), im.name)
-	printWarnings(e, &ws)
-	return nil
+	return writeSessions(e, all, dir, asJSON, im.name, &ws)
 }
 
 func nonNil[T any](s []T) []T {

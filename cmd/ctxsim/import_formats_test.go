@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,4 +61,50 @@ func readAll(t *testing.T, f string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestImportJSON: --json lists every file written, with its counts, and the
+// read's counted warnings; the text of the warnings does not go to stderr.
+func TestImportJSON(t *testing.T) {
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	code := run([]string{"import", "claude-code", "--json", "-o", dir, "../../testdata/claude-code"}, nil, &out, &errb)
+	if code != exitOK {
+		t.Fatalf("exit %d\nstderr: %s", code, errb.String())
+	}
+	var got struct {
+		Written  []written        `json:"written"`
+		Warnings []traces.Warning `json:"warnings"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, out.String())
+	}
+	if errb.Len() != 0 {
+		t.Errorf("stderr = %q, want nothing (the warnings are in the JSON)", errb.String())
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if len(got.Written) != len(files) || len(files) == 0 {
+		t.Fatalf("listed %d written files, dir has %d", len(got.Written), len(files))
+	}
+	for _, w := range got.Written {
+		s, err := traces.ReadSession(strings.NewReader(readAll(t, w.File)), w.File)
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls := 0
+		for _, e := range s.Events {
+			if e.Kind == traces.Assistant {
+				calls++
+			}
+		}
+		if s.ID != w.ID || len(s.Events) != w.Events || calls != w.Calls {
+			t.Errorf("%s: listed id %s, %d events, %d calls; file has %s, %d, %d",
+				w.File, w.ID, w.Events, w.Calls, s.ID, len(s.Events), calls)
+		}
+	}
+	if len(got.Warnings) != 1 || got.Warnings[0].Count != 1 ||
+		!strings.Contains(got.Warnings[0].Reason, "timestamp going backwards") ||
+		!strings.HasSuffix(got.Warnings[0].First, "agent-a2898e3.jsonl:36") {
+		t.Errorf("warnings = %+v, want the one clamped timestamp at agent-a2898e3.jsonl:36", got.Warnings)
+	}
 }
