@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -105,23 +104,6 @@ Examples:
 			}
 		},
 	})
-}
-
-// loadCard is the embedded rate card, overridden by a LiteLLM file.
-func loadCard(prices string) (*pricing.Card, error) {
-	card := pricing.Default()
-	if prices == "" {
-		return card, nil
-	}
-	fh, err := os.Open(prices)
-	if err != nil {
-		return nil, fmt.Errorf("--prices: %w", err)
-	}
-	defer fh.Close()
-	if err := card.LoadLiteLLM(fh, prices); err != nil {
-		return nil, err
-	}
-	return card, nil
 }
 
 type breakevenReport struct {
@@ -233,9 +215,7 @@ func verdict(savings1h float64) string {
 
 func (rep *breakevenReport) write(w io.Writer, f report.Format) error {
 	if f == report.JSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return writeJSON(w, rep)
 	}
 	tiers := &report.Table{
 		Title:   fmt.Sprintf("Cache break-even, %s (input $%s/MTok)", rep.Model, strconv.FormatFloat(rep.Price.Input, 'f', -1, 64)),

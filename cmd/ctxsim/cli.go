@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -62,6 +63,13 @@ func (o *formatFlags) parse() (report.Format, error) {
 		return "", usagef("%v", err)
 	}
 	return f, nil
+}
+
+// writeJSON is every command's machine output: indented, one document.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 // usageError is a bad command line: exit code 2.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -76,17 +75,9 @@ Examples:
 						return usagef("--from %q: unknown format (have %s)", *from, strings.Join(formatNames(), ", "))
 					}
 				}
-				card := pricing.Default()
-				if *prices != "" {
-					fh, err := os.Open(*prices)
-					if err != nil {
-						return fmt.Errorf("--prices: %w", err)
-					}
-					err = card.LoadLiteLLM(fh, *prices)
-					fh.Close()
-					if err != nil {
-						return err
-					}
+				card, err := loadCard(*prices)
+				if err != nil {
+					return err
 				}
 				sessions, ws, err := costSessions(args, *from)
 				if err != nil {
@@ -325,9 +316,7 @@ func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }
 
 func (rep *costReport) write(e *env, f report.Format) error {
 	if f == report.JSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return writeJSON(e.stdout, rep)
 	}
 	// Text and Markdown are for people (thousands separators, children
 	// indented under their parent); CSV is for programs (plain numbers, a

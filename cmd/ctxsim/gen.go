@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -98,9 +97,7 @@ func listProfiles(e *env, asJSON bool) error {
 		for i, p := range ps {
 			rows[i] = row{p.Name, p.Description, p.Model, p.Window}
 		}
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rows)
+		return writeJSON(e.stdout, rows)
 	}
 	for _, p := range ps {
 		fmt.Fprintf(e.stdout, "%-13s %s\n", p.Name, p.Description)
@@ -117,9 +114,7 @@ func writeSessions(e *env, ss []*traces.Session, dir string, asJSON bool, from s
 		return err
 	}
 	if asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
+		return writeJSON(e.stdout, struct {
 			Written  []written        `json:"written"`
 			Warnings []traces.Warning `json:"warnings"`
 		}{nonNil(out), ws.List()})

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -102,12 +101,6 @@ func resolvePolicy(e *env, args []string, config string, sets []string) (policie
 	return c, nil
 }
 
-func writeJSON(e *env, v any) error {
-	enc := json.NewEncoder(e.stdout)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
 func writePresets(e *env, f report.Format) error {
 	base := policies.Default()
 	type row struct {
@@ -131,7 +124,7 @@ func writePresets(e *env, f report.Format) error {
 		t.AddRow(c.Name, changes, c.Description)
 	}
 	if f == report.JSON {
-		return writeJSON(e, rows)
+		return writeJSON(e.stdout, rows)
 	}
 	t.Notes = []string{
 		`"ctxsim policies NAME" prints every setting of one preset.`,
@@ -142,7 +135,7 @@ func writePresets(e *env, f report.Format) error {
 
 func writePolicy(e *env, f report.Format, c *policies.Config) error {
 	if f == report.JSON {
-		return writeJSON(e, struct {
+		return writeJSON(e.stdout, struct {
 			Name     string             `json:"name"`
 			Settings []policies.Setting `json:"settings"`
 		}{c.Name, c.Settings()})
@@ -175,7 +168,7 @@ func writeKeys(e *env, f report.Format) error {
 	t.AddRow("compression.model_thresholds.<model>", "-", "a number in (0, 1]", "per-model threshold; longest matching substring wins")
 	rows = append(rows, row{"compression.model_thresholds.<model>", "a number in (0, 1]", "", "per-model threshold; longest matching substring wins"})
 	if f == report.JSON {
-		return writeJSON(e, rows)
+		return writeJSON(e.stdout, rows)
 	}
 	return t.Write(e.stdout, f)
 }

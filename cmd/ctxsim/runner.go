@@ -100,7 +100,6 @@ func (g *group) rootOf() map[string]string {
 type simSetup struct {
 	prices   *pricing.Card
 	memo     *estimate.Memo
-	tok      estimate.Tokenizer
 	provider string
 	seed     uint64
 	// summarizerFail is the injected summarizer failure rate, providerErr
@@ -112,23 +111,33 @@ type simSetup struct {
 	recordedGroups sync.Map
 }
 
-func newSetup(pricesFile, providerName string, seed uint64) (*simSetup, error) {
+// loadCard is the embedded rate card, overridden by a LiteLLM file.
+func loadCard(prices string) (*pricing.Card, error) {
 	card := pricing.Default()
-	if pricesFile != "" {
-		f, err := os.Open(pricesFile)
-		if err != nil {
-			return nil, fmt.Errorf("--prices: %w", err)
-		}
-		defer f.Close()
-		if err := card.LoadLiteLLM(f, pricesFile); err != nil {
-			return nil, err
-		}
+	if prices == "" {
+		return card, nil
+	}
+	fh, err := os.Open(prices)
+	if err != nil {
+		return nil, fmt.Errorf("--prices: %w", err)
+	}
+	defer fh.Close()
+	if err := card.LoadLiteLLM(fh, prices); err != nil {
+		return nil, err
+	}
+	return card, nil
+}
+
+func newSetup(pricesFile, providerName string, seed uint64) (*simSetup, error) {
+	card, err := loadCard(pricesFile)
+	if err != nil {
+		return nil, err
 	}
 	tok, err := estimate.Tiktoken("o200k_base")
 	if err != nil {
 		return nil, err
 	}
-	return &simSetup{prices: card, memo: estimate.Shared(tok), tok: tok, provider: providerName, seed: seed}, nil
+	return &simSetup{prices: card, memo: estimate.Shared(tok), provider: providerName, seed: seed}, nil
 }
 
 // stream derives a run's random stream from the seed and the cell's names,

@@ -610,9 +610,7 @@ func openJournal(e *env, dir string, resume bool, meta sweepMeta) (*journal, map
 		return nil, nil, err
 	default:
 		if err := report.WriteFileAtomic(metaPath, func(w io.Writer) error {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(meta)
+			return writeJSON(w, meta)
 		}); err != nil {
 			return nil, nil, err
 		}

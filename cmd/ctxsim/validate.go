@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/pflag"
@@ -112,9 +111,7 @@ func runValidate(e *env, files []string, asJSON bool) error {
 				out[i].Problems = []string{}
 			}
 		}
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(struct {
+		if err := writeJSON(e.stdout, struct {
 			Files []validated `json:"files"`
 		}{out}); err != nil {
 			return err

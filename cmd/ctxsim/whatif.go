@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
@@ -212,9 +211,7 @@ func runWhatif(e *env, paths []string, from string, names []string, sf *simFlags
 	}
 	rep := buildWhatif(runs, specs)
 	if format == report.JSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		if err := writeJSON(e.stdout, rep); err != nil {
 			return err
 		}
 		return cellErr
