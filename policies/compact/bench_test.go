@@ -2,6 +2,7 @@ package compact_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,14 +15,21 @@ import (
 
 // BenchmarkHooks is the manager's per-call overhead on a 1000-message view
 // with a 20K-token system prompt, under the threshold: BeforeCall,
-// Estimates (rough, calibrated and exact with o200k), AfterResponse. Calls alternate between two views that differ
+// Estimates (rough, calibrated and exact with o200k), AfterResponse; the
+// +exact case drives the triggers with the exact estimator. Calls alternate between two views that differ
 // in their last message, so every call estimates a view it has not seen.
 func BenchmarkHooks(b *testing.B) {
-	for _, preset := range []string{"hermes-default", "hermes-prune", "masking-batched"} {
-		b.Run(preset, func(b *testing.B) {
+	for _, name := range []string{"hermes-default", "hermes-default+exact", "hermes-prune", "masking-batched"} {
+		b.Run(name, func(b *testing.B) {
+			preset, estimator, _ := strings.Cut(name, "+")
 			c, err := policies.Preset(preset)
 			if err != nil {
 				b.Fatal(err)
+			}
+			if estimator != "" {
+				if err := c.Set("estimate.kind", estimator); err != nil {
+					b.Fatal(err)
+				}
 			}
 			tok, err := estimate.Tiktoken("o200k_base")
 			if err != nil {

@@ -256,11 +256,10 @@ func (m *Manager) measure(v *prompt.View) (int, bool) {
 }
 
 func (m *Manager) floorSize(v *prompt.View) int {
-	f := &prompt.View{Tools: v.Tools, System: v.System}
 	if m.cfg.Estimate == EstimateExact {
-		return m.exact.Estimate(f)
+		return m.exact.Floor(v)
 	}
-	return m.rough.Floor(f)
+	return m.rough.Floor(v)
 }
 
 // OnResume runs the idle action when a session resumes after idle. prefixCold

@@ -59,15 +59,41 @@ func keyOf(v *prompt.View) floorKey {
 // RoughEstimator is hermes' estimate_request_tokens_rough: system + messages
 // + tool schemas with the Rough rules. It is not safe for concurrent use
 // (one per session).
-type RoughEstimator struct {
+type RoughEstimator struct{ incremental }
+
+// incremental is what an estimator keeps between calls so that each costs
+// what changed: message sizes by hash, the floor by slice identity, the
+// last view by identity (the hooks of one call ask about the same view
+// several times) and the prefix sums of the last view's messages.
+type incremental struct {
 	cache    msgCache
 	floorKey floorKey
 	floor    int
-	// The last view estimated, by identity: the hooks of one call ask about
-	// the same view several times.
 	lastKey  viewKey
 	lastSize int
 	prefix   prefixSums
+}
+
+// floorOf is v's floor, sized by size when v's tools or system changed.
+func (s *incremental) floorOf(v *prompt.View, size func(*prompt.View) int) int {
+	if k := keyOf(v); k != s.floorKey || k == (floorKey{}) {
+		s.floorKey, s.floor = k, size(v)
+	}
+	return s.floor
+}
+
+// estimate is floor plus every message, sizing only what is new.
+func (s *incremental) estimate(v *prompt.View, floor func(*prompt.View) int, size func(*prompt.Message) int) int {
+	k := viewKeyOf(v)
+	if k == s.lastKey && k.msgs != nil && k.floor != (floorKey{}) {
+		return s.lastSize
+	}
+	if s.cache == nil {
+		s.cache = msgCache{}
+	}
+	n := s.floorOf(v, floor) + s.prefix.sum(v.Messages, func(m *prompt.Message) int { return s.cache.get(m, size) })
+	s.lastKey, s.lastSize = k, n
+	return n
 }
 
 // viewKey identifies a view by the identity of its slices, its length and
@@ -120,31 +146,16 @@ func viewKeyOf(v *prompt.View) viewKey {
 }
 
 // NewRough returns a rough estimator.
-func NewRough() *RoughEstimator { return &RoughEstimator{cache: msgCache{}, floor: -1} }
+func NewRough() *RoughEstimator { return &RoughEstimator{incremental{cache: msgCache{}}} }
 
 // Floor is the rough size of v's tool schemas and system prompt.
-func (e *RoughEstimator) Floor(v *prompt.View) int {
-	if k := keyOf(v); k != e.floorKey || e.floor < 0 || k == (floorKey{}) {
-		e.floorKey, e.floor = k, RoughFloor(v)
-	}
-	return e.floor
-}
+func (e *RoughEstimator) Floor(v *prompt.View) int { return e.floorOf(v, RoughFloor) }
 
 // Name is "rough".
 func (*RoughEstimator) Name() string { return "rough" }
 
 // Estimate sums the floor and every message.
-func (e *RoughEstimator) Estimate(v *prompt.View) int {
-	k := viewKeyOf(v)
-	if k == e.lastKey && k.msgs != nil && k.floor != (floorKey{}) {
-		return e.lastSize
-	}
-	n := e.Floor(v) + e.prefix.sum(v.Messages, e.roughMessage)
-	e.lastKey, e.lastSize = k, n
-	return n
-}
-
-func (e *RoughEstimator) roughMessage(m *prompt.Message) int { return e.cache.get(m, RoughMessage) }
+func (e *RoughEstimator) Estimate(v *prompt.View) int { return e.estimate(v, RoughFloor, RoughMessage) }
 
 // Messages is the rough size of v's messages alone.
 func (e *RoughEstimator) Messages(msgs []prompt.Message) int {
@@ -175,47 +186,35 @@ type ExactEstimator struct {
 	Memo *Memo
 	// PerMessage is the framing charged per message (prompt.Wire.PerMessage).
 	PerMessage int
-	cache      msgCache
-	floorKey   floorKey
-	floor      int
-	lastKey    viewKey
-	lastSize   int
-	prefix     prefixSums
+	incremental
 }
 
 // NewExact returns an exact estimator over memo.
 func NewExact(memo *Memo, perMessage int) *ExactEstimator {
-	return &ExactEstimator{Memo: memo, PerMessage: perMessage, cache: msgCache{}}
+	return &ExactEstimator{Memo: memo, PerMessage: perMessage, incremental: incremental{cache: msgCache{}}}
 }
 
 // Name is "exact".
 func (*ExactEstimator) Name() string { return "exact" }
 
-// Estimate counts the floor and every message.
-func (e *ExactEstimator) Estimate(v *prompt.View) int {
-	k := viewKeyOf(v)
-	if k == e.lastKey && k.msgs != nil && k.floor != (floorKey{}) {
-		return e.lastSize
-	}
-	if k.floor != e.floorKey || k.floor == (floorKey{}) || e.cache == nil {
-		f := 0
-		for i := range v.Tools {
-			f += e.Memo.Count(&v.Tools[i])
-		}
-		for i := range v.System {
-			f += e.Memo.Count(&v.System[i])
-		}
-		e.floorKey, e.floor = k.floor, f
-	}
-	if e.cache == nil {
-		e.cache = msgCache{}
-	}
-	n := e.floor + e.prefix.sum(v.Messages, e.cachedSize)
-	e.lastKey, e.lastSize = k, n
-	return n
-}
+// Floor is the counted size of v's tool schemas and system prompt. It keeps
+// the last view's prefix sums, which estimating a message-less view would
+// throw away.
+func (e *ExactEstimator) Floor(v *prompt.View) int { return e.floorOf(v, e.countFloor) }
 
-func (e *ExactEstimator) cachedSize(m *prompt.Message) int { return e.cache.get(m, e.size) }
+// Estimate counts the floor and every message.
+func (e *ExactEstimator) Estimate(v *prompt.View) int { return e.estimate(v, e.countFloor, e.size) }
+
+func (e *ExactEstimator) countFloor(v *prompt.View) int {
+	f := 0
+	for i := range v.Tools {
+		f += e.Memo.Count(&v.Tools[i])
+	}
+	for i := range v.System {
+		f += e.Memo.Count(&v.System[i])
+	}
+	return f
+}
 
 func (e *ExactEstimator) size(m *prompt.Message) int {
 	s := e.PerMessage
