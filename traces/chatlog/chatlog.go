@@ -1,10 +1,8 @@
 package chatlog
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -100,16 +98,12 @@ type choice struct {
 // Read reads one log from r (name is used in messages): JSON Lines of
 // records, or one JSON document holding a record or an array of records.
 func Read(r io.Reader, name string, opt Options, w *traces.Warnings) ([]*traces.Session, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	first, err := br.ReadSlice('\n')
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+	rest, lines, err := jsonl.Sniff(r)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	first = append([]byte(nil), first...)
-	rest := io.MultiReader(bytes.NewReader(first), br)
 	im := &importer{file: name, w: w, pacing: opt.pacing(), byKey: map[prefixKey]*reqSession{}, ids: map[string]int{}}
-	trimmed := bytes.TrimSpace(first)
-	if len(trimmed) > 0 && trimmed[0] == '{' && json.Valid(trimmed) {
+	if lines {
 		sc := jsonl.NewScanner(rest, name, w)
 		for sc.Scan() {
 			var rec record
@@ -139,7 +133,7 @@ func (im *importer) document(r io.Reader) error {
 	if data[0] == '[' {
 		var recs []json.RawMessage
 		if err := json.Unmarshal(data, &recs); err != nil {
-			return im.syntax(data, err)
+			return jsonl.SyntaxError(im.file, data, err)
 		}
 		for i, raw := range recs {
 			var rec record
@@ -153,24 +147,10 @@ func (im *importer) document(r io.Reader) error {
 	}
 	var rec record
 	if err := json.Unmarshal(data, &rec); err != nil {
-		return im.syntax(data, err)
+		return jsonl.SyntaxError(im.file, data, err)
 	}
 	im.add(1, &rec)
 	return nil
-}
-
-// syntax turns a JSON error into file:line: reason.
-func (im *importer) syntax(data []byte, err error) error {
-	line := 0
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
-		line = 1 + bytes.Count(data[:min(int(se.Offset), len(data))], []byte("\n"))
-	case errors.As(err, &te):
-		line = 1 + bytes.Count(data[:min(int(te.Offset), len(data))], []byte("\n"))
-	}
-	return &traces.SyntaxError{File: im.file, Line: line, Msg: err.Error()}
 }
 
 type importer struct {

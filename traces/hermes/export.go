@@ -1,10 +1,8 @@
 package hermes
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -21,17 +19,15 @@ func Import(path string) ([]*traces.Session, *traces.Warnings, error) {
 	if err != nil {
 		return nil, &traces.Warnings{}, err
 	}
+	defer f.Close()
 	head := make([]byte, 16)
 	n, _ := io.ReadFull(f, head)
-	f.Close()
 	if n == 16 && string(head) == "SQLite format 3\x00" {
 		return ReadDB(path)
 	}
-	f, err = os.Open(path)
-	if err != nil {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, &traces.Warnings{}, err
 	}
-	defer f.Close()
 	w := &traces.Warnings{}
 	ss, err := ReadExport(f, path, w)
 	return ss, w, err
@@ -43,15 +39,12 @@ func Import(path string) ([]*traces.Session, *traces.Warnings, error) {
 // Each object is the session row plus "messages"; a lineage export's
 // "segments" are imported as the sessions they were.
 func ReadExport(r io.Reader, name string, w *traces.Warnings) ([]*traces.Session, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	first, err := br.ReadSlice('\n')
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+	rest, lines, err := jsonl.Sniff(r)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	first = append([]byte(nil), first...)
-	rest := io.MultiReader(bytes.NewReader(first), br)
 	var out []*traces.Session
-	if t := bytes.TrimSpace(first); len(t) > 0 && t[0] == '{' && json.Valid(t) {
+	if lines {
 		sc := jsonl.NewScanner(rest, name, w)
 		for sc.Scan() {
 			var sr sessionRow
@@ -79,7 +72,7 @@ func ReadExport(r io.Reader, name string, w *traces.Warnings) ([]*traces.Session
 			err = json.Unmarshal(data, &rows[0])
 		}
 		if err != nil {
-			return nil, syntaxError(name, data, err)
+			return nil, jsonl.SyntaxError(name, data, err)
 		}
 		for i := range rows {
 			out = append(out, exportSession(&rows[i], name, 1, w)...)
@@ -87,23 +80,6 @@ func ReadExport(r io.Reader, name string, w *traces.Warnings) ([]*traces.Session
 	}
 	link(out)
 	return out, nil
-}
-
-func syntaxError(name string, data []byte, err error) error {
-	off := int64(-1)
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
-		off = se.Offset
-	case errors.As(err, &te):
-		off = te.Offset
-	}
-	line := 0
-	if off >= 0 {
-		line = 1 + bytes.Count(data[:min(int(off), len(data))], []byte("\n"))
-	}
-	return &traces.SyntaxError{File: name, Line: line, Msg: err.Error()}
 }
 
 func exportSession(sr *sessionRow, name string, line int, w *traces.Warnings) []*traces.Session {

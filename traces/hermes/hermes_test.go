@@ -250,3 +250,16 @@ func FuzzHermesExport(f *testing.F) {
 		}
 	})
 }
+
+// An export whose first session is longer than a read buffer is still JSONL.
+func TestExportLongFirstLine(t *testing.T) {
+	row := func(id, prompt string) string {
+		return `{"id": "` + id + `", "model": "gpt-5", "system_prompt": "` + prompt + `", "started_at": 1735722000, "messages": [{"id": 1, "role": "user", "content": "hi", "timestamp": 1735722001}]}`
+	}
+	in := row("long", strings.Repeat("x", 70<<10)) + "\n" + row("short", "be brief") + "\n"
+	ss, err := ReadExport(strings.NewReader(in), "e.jsonl", &traces.Warnings{})
+	require.NoError(t, err)
+	require.Len(t, ss, 2)
+	require.Equal(t, "long", ss[0].ID)
+	require.Equal(t, "short", ss[1].ID)
+}
