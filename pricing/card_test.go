@@ -73,9 +73,14 @@ func TestDefaultCard(t *testing.T) {
 
 func TestLookupAliasesAndErrors(t *testing.T) {
 	c := Default()
-	for _, m := range []string{"claude-sonnet-4-0", "claude-sonnet-4-20250514", "claude-opus-4-6[1m]", "anthropic/claude-opus-4-6"} {
-		if _, err := c.Lookup(m); err != nil {
-			t.Errorf("Lookup(%q): %v", m, err)
+	for m, want := range map[string]string{
+		"claude-sonnet-4-0":         "claude-sonnet-4",
+		"claude-sonnet-4-20250514":  "claude-sonnet-4",
+		"claude-opus-4-6[1m]":       "claude-opus-4-6",
+		"anthropic/claude-opus-4-6": "claude-opus-4-6",
+	} {
+		if p, err := c.Lookup(m); err != nil || p.Model != want {
+			t.Errorf("Lookup(%q) = %q, %v; want %q", m, p.Model, err, want)
 		}
 	}
 	_, err := c.Lookup("gemini-2.5-pro")

@@ -66,8 +66,11 @@ func TestCheckUpdate(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "3 cells") {
 		t.Fatalf("exit %d: %s %s", code, out, errs)
 	}
-	if code, _, errs := runCmd(t, "check", "--baseline", base, "--results", checkResultsFile); code != exitOK {
-		t.Errorf("check against the updated baseline: exit %d: %s", code, errs)
+	// New cells pass a check, so an update that wrote no cells would pass
+	// the plain re-check: the written file must hold every cell, equal.
+	code, out, errs = runCmd(t, "check", "--baseline", base, "--results", checkResultsFile)
+	if want := "3 cells compared, 0 regressions, 0 improvements, 0 missing, 0 new"; code != exitOK || !strings.Contains(out, want) {
+		t.Errorf("check against the updated baseline: exit %d, want %q in:\n%s%s", code, want, out, errs)
 	}
 	left, _ := filepath.Glob(filepath.Join(filepath.Dir(base), ".*tmp*"))
 	if len(left) > 0 {

@@ -107,7 +107,10 @@ func TestSystemNoteOnce(t *testing.T) {
 		t.Fatalf("after one compaction: %d system blocks (input %d), want 2 (input 1)", len(nv.System), len(v.System))
 	}
 	nv.Messages = append(nv.Messages, conversation(41)[1:]...)
-	nv2, _ := m.compress(time.Unix(0, 0), nv, KindBatch, "test")
+	nv2, ps := m.compress(time.Unix(0, 0), nv, KindBatch, "test")
+	if len(ps) != 1 || ps[0].Outcome != OutcomeCompacted {
+		t.Fatalf("second compaction: passes %+v, want one compacted", ps)
+	}
 	if len(nv2.System) != 2 {
 		t.Errorf("after two compactions: %d system blocks, want 2", len(nv2.System))
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -280,15 +281,36 @@ func (s *scenario) endTurn(t testing.TB) {
 }
 
 // unchanged returns a check that v still holds what it held: hooks never
-// modify the views they are given.
+// modify the views they are given. It re-hashes every block rather than
+// trusting the messages' cached hashes, which a write into a block's text
+// in place would leave stale.
 func (s *scenario) unchanged(t testing.TB, v *prompt.View) func() {
-	n, fp := len(v.Messages), estimate.Fingerprint(v, len(v.Messages))
+	n, fp := len(v.Messages), deepHashes(v)
 	return func() {
 		t.Helper()
-		if len(v.Messages) != n || estimate.Fingerprint(v, n) != fp {
+		if len(v.Messages) != n || !slices.Equal(deepHashes(v), fp) {
 			t.Fatal("a hook modified the view it was given")
 		}
 	}
+}
+
+// deepHashes is the content hash of every block of v, in order, with each
+// message's role.
+func deepHashes(v *prompt.View) []uint64 {
+	var hs []uint64
+	for _, bs := range [][]traces.Block{v.Tools, v.System} {
+		for i := range bs {
+			hs = append(hs, bs[i].Hash())
+		}
+	}
+	for i := range v.Messages {
+		m := &v.Messages[i]
+		hs = append(hs, traces.HashString(string(m.Role)))
+		for j := range m.Blocks {
+			hs = append(hs, m.Blocks[j].Hash())
+		}
+	}
+	return hs
 }
 
 // turns plays n turns of user → call → assistant with calls → tool results

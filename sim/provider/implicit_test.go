@@ -248,6 +248,15 @@ func TestByName(t *testing.T) {
 		p, err := ByName(n, o)
 		if err != nil || p.Name() != n {
 			t.Errorf("ByName(%q) = %v, %v", n, p, err)
+			continue
+		}
+		// "gpt" is only on o's card: a provider that lost the shared
+		// options would not know its price.
+		c := newConvo(t, 2000).blocks(3, 500)
+		c.model = "gpt"
+		r := c.req(prompt.TTL5m, -1)
+		if u := send(t, p, t0, r); u.Prompt() != int64(r.Total) {
+			t.Errorf("%s: billed a %d-token prompt as %+v", n, r.Total, u)
 		}
 	}
 	if _, err := ByName("gemini", o); err == nil {
