@@ -1,7 +1,6 @@
 package traces_test
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
@@ -9,6 +8,7 @@ import (
 
 	"github.com/ctxsim/ctxsim/traces"
 	"github.com/ctxsim/ctxsim/traces/claudecode"
+	"github.com/ctxsim/ctxsim/traces/tracetest"
 )
 
 // TestImportedRoundTrip: an imported session written, read and written
@@ -17,18 +17,7 @@ func TestImportedRoundTrip(t *testing.T) {
 	ss, _, err := claudecode.Import("../testdata/claude-code")
 	require.NoError(t, err)
 	for _, s := range ss {
-		var a bytes.Buffer
-		require.NoError(t, traces.WriteSession(&a, s))
-		back, err := traces.ReadSession(bytes.NewReader(a.Bytes()), s.ID)
-		require.NoError(t, err)
-		if len(back.Events) != len(s.Events) {
-			t.Errorf("%s: read %d events, wrote %d", s.ID, len(back.Events), len(s.Events))
-		}
-		var b bytes.Buffer
-		require.NoError(t, traces.WriteSession(&b, back))
-		if !bytes.Equal(a.Bytes(), b.Bytes()) {
-			t.Errorf("%s: write → read → write changed the bytes", s.ID)
-		}
+		tracetest.RoundTrip(t, s)
 	}
 }
 

@@ -11,18 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ctxsim/ctxsim/traces"
+	"github.com/ctxsim/ctxsim/traces/tracetest"
 )
-
-func kinds(s *traces.Session) string {
-	var b strings.Builder
-	for i, e := range s.Events {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(string(e.Kind))
-	}
-	return b.String()
-}
 
 func sumUsage(s *traces.Session) (traces.Usage, int) {
 	var u traces.Usage
@@ -44,7 +34,7 @@ func TestRequestLog(t *testing.T) {
 	if a.ID != "requests-1" || b.ID != "requests-2" {
 		t.Errorf("ids %q %q", a.ID, b.ID)
 	}
-	if got, want := kinds(a), "user assistant tool_result assistant user assistant user assistant"; got != want {
+	if got, want := tracetest.Kinds(a), "user assistant tool_result assistant user assistant user assistant"; got != want {
 		t.Errorf("events:\n got %s\nwant %s", got, want)
 	}
 	if len(a.Floor) != 1 || a.Floor[0].Kind != traces.System {
@@ -78,7 +68,7 @@ func TestRequestLog(t *testing.T) {
 	if len(a.Notes) != 0 {
 		t.Errorf("timed session has notes %q", a.Notes)
 	}
-	if got := kinds(b); got != "user assistant" || b.Model != "gpt-4o-mini" {
+	if got := tracetest.Kinds(b); got != "user assistant" || b.Model != "gpt-4o-mini" {
 		t.Errorf("second session %s model %s", got, b.Model)
 	}
 	wantW := "warning: kept call without usage (no prompt_tokens): 1 line (first at testdata/requests.jsonl:4)\n" +
@@ -98,7 +88,7 @@ func TestSWEAgentTrajectory(t *testing.T) {
 	if s.ID != "astropy__astropy-12907" || ss[1].ID != "astropy__astropy-12907#2" {
 		t.Errorf("ids %q %q", s.ID, ss[1].ID)
 	}
-	if got, want := kinds(s), "user assistant user assistant user assistant"; got != want {
+	if got, want := tracetest.Kinds(s), "user assistant user assistant user assistant"; got != want {
 		t.Errorf("events %s, want %s", got, want)
 	}
 	if s.Model != "swe-agent-llama-70b" || s.Source != traces.SourceBatch {
@@ -134,7 +124,7 @@ func TestOpenHandsTrajectory(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, ss, 2)
 	s := ss[0]
-	if got, want := kinds(s), "user assistant tool_result assistant tool_result tool_result tool_result assistant"; got != want {
+	if got, want := tracetest.Kinds(s), "user assistant tool_result assistant tool_result tool_result tool_result assistant"; got != want {
 		t.Errorf("events %s, want %s", got, want)
 	}
 	if len(s.Floor) != 3 || s.Floor[0].Kind != traces.ToolSchema || s.Floor[0].Name != "execute_bash" || s.Floor[2].Kind != traces.System {
@@ -191,16 +181,7 @@ func TestRoundTripNative(t *testing.T) {
 	ss, _, err := Import("testdata", Options{})
 	require.NoError(t, err)
 	for _, s := range ss {
-		var b bytes.Buffer
-		require.NoError(t, traces.WriteSession(&b, s))
-		back, err := traces.ReadSession(bytes.NewReader(b.Bytes()), s.ID)
-		if err != nil {
-			t.Errorf("%s: native reader rejects the import: %v", s.ID, err)
-			continue
-		}
-		if len(back.Events) != len(s.Events) {
-			t.Errorf("%s: %d events back, want %d", s.ID, len(back.Events), len(s.Events))
-		}
+		tracetest.RoundTrip(t, s)
 	}
 }
 

@@ -11,20 +11,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ctxsim/ctxsim/traces"
+	"github.com/ctxsim/ctxsim/traces/tracetest"
 )
 
 const fixture = "testdata/sessions/2025/10/29/rollout-2025-10-29T00-59-38-019a2d7a-41c4-78b1-b7cc-a45d62a89cd5.jsonl"
-
-func kinds(s *traces.Session) string {
-	var b strings.Builder
-	for i, e := range s.Events {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(string(e.Kind))
-	}
-	return b.String()
-}
 
 func TestRollout(t *testing.T) {
 	ss, w, err := Import("testdata") // directory: searched recursively
@@ -35,7 +25,7 @@ func TestRollout(t *testing.T) {
 		t.Errorf("session %q model %q source %q window %d", s.ID, s.Model, s.Source, s.Window)
 	}
 	want := "user user user assistant tool_result assistant tool_result assistant model_switch user assistant tool_result compaction user user assistant"
-	if got := kinds(s); got != want {
+	if got := tracetest.Kinds(s); got != want {
 		t.Errorf("events:\n got %s\nwant %s", got, want)
 	}
 	if len(s.Floor) != 1 || s.Floor[0].Kind != traces.System || !strings.HasPrefix(s.Floor[0].Text, "You are Codex") {
@@ -123,7 +113,7 @@ func TestOlderRolloutWithoutMeta(t *testing.T) {
 	var w traces.Warnings
 	s, err := Read(strings.NewReader(in), "rollout-x.jsonl", &w)
 	require.NoError(t, err)
-	if got := kinds(s); got != "user assistant tool_result assistant" {
+	if got := tracetest.Kinds(s); got != "user assistant tool_result assistant" {
 		t.Errorf("events %s", got)
 	}
 	if s.ID != "rollout-x" || len(s.Floor) != 0 {
@@ -158,12 +148,8 @@ func TestTotalsMismatch(t *testing.T) {
 func TestRoundTripNative(t *testing.T) {
 	ss, _, err := Import(fixture)
 	require.NoError(t, err)
-	var b bytes.Buffer
-	require.NoError(t, traces.WriteSession(&b, ss[0]))
-	back, err := traces.ReadSession(&b, "x")
-	require.NoError(t, err)
-	if len(back.Events) != len(ss[0].Events) {
-		t.Errorf("%d events back, want %d", len(back.Events), len(ss[0].Events))
+	for _, s := range ss {
+		tracetest.RoundTrip(t, s)
 	}
 }
 

@@ -12,22 +12,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ctxsim/ctxsim/traces"
+	"github.com/ctxsim/ctxsim/traces/tracetest"
 )
-
-func kinds(s *traces.Session) string {
-	var b strings.Builder
-	for i, e := range s.Events {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(string(e.Kind))
-	}
-	return b.String()
-}
 
 func checkCompacted(t *testing.T, s *traces.Session) {
 	t.Helper()
-	if got, want := kinds(s), "user assistant tool_result assistant compaction user user assistant"; got != want {
+	if got, want := tracetest.Kinds(s), "user assistant tool_result assistant compaction user user assistant"; got != want {
 		t.Errorf("events:\n got %s\nwant %s", got, want)
 	}
 	if len(s.Floor) != 1 || s.Floor[0].Text != "You are Hermes, an AI agent." {
@@ -78,13 +68,13 @@ func TestExportJSONL(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, ss, 2)
 	p, c := ss[0], ss[1]
-	if got := kinds(p); got != "user assistant" || p.Source != "telegram" {
+	if got := tracetest.Kinds(p); got != "user assistant" || p.Source != "telegram" {
 		t.Errorf("parent %s source %s", got, p.Source)
 	}
 	if len(p.Children) != 1 || p.Children[0] != "c1" || c.Parent != "p1" || c.TenantID() != "p1" {
 		t.Errorf("link: children %v parent %q", p.Children, c.Parent)
 	}
-	if got := kinds(c); got != "compaction user user assistant" {
+	if got := tracetest.Kinds(c); got != "compaction user user assistant" {
 		t.Errorf("child events %s", got)
 	}
 	if c.Events[0].Meta["mode"] != "rotate" || !c.Events[1].Summary || c.Events[1].Meta["role"] != "assistant" {
@@ -172,8 +162,8 @@ func TestStateDB(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, ss, 2)
 	checkCompacted(t, ss[0])
-	if s2 := ss[1]; s2.Source != traces.SourceCron || kinds(s2) != "user assistant" {
-		t.Errorf("s2 source %q events %s", s2.Source, kinds(s2))
+	if s2 := ss[1]; s2.Source != traces.SourceCron || tracetest.Kinds(s2) != "user assistant" {
+		t.Errorf("s2 source %q events %s", s2.Source, tracetest.Kinds(s2))
 	}
 	want := "warning: kept message whose tool_calls are not a valid array (calls dropped): 1 line (first at " + path + "#messages:9)\n"
 	if got := w.String(); got != want {
@@ -201,7 +191,7 @@ func TestStateDBOldSchema(t *testing.T) {
 	require.NoError(t, db.Close())
 	ss, w, err := ReadDB(path)
 	require.NoError(t, err)
-	if len(ss) != 1 || kinds(ss[0]) != "user assistant" || w.Total() != 0 {
+	if len(ss) != 1 || tracetest.Kinds(ss[0]) != "user assistant" || w.Total() != 0 {
 		t.Fatalf("sessions %d, warnings %s", len(ss), w)
 	}
 
@@ -221,11 +211,7 @@ func TestRoundTripNative(t *testing.T) {
 		ss, _, err := Import(f)
 		require.NoError(t, err)
 		for _, s := range ss {
-			var b bytes.Buffer
-			require.NoError(t, traces.WriteSession(&b, s))
-			if _, err := traces.ReadSession(&b, s.ID); err != nil {
-				t.Errorf("%s: %v", s.ID, err)
-			}
+			tracetest.RoundTrip(t, s)
 		}
 	}
 }

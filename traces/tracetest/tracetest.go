@@ -1,0 +1,48 @@
+package tracetest
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/ctxsim/ctxsim/traces"
+)
+
+// Kinds is s's event kinds separated by spaces, e.g. "user assistant tool".
+func Kinds(s *traces.Session) string {
+	var b strings.Builder
+	for i, e := range s.Events {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(string(e.Kind))
+	}
+	return b.String()
+}
+
+// RoundTrip writes s as a native trace, reads it back and writes it again.
+// It fails t unless the reader accepts the trace, gives back as many
+// events, and the second write is byte-identical to the first: a field the
+// writer or reader dropped would change the bytes.
+func RoundTrip(t testing.TB, s *traces.Session) {
+	t.Helper()
+	var a bytes.Buffer
+	if err := traces.WriteSession(&a, s); err != nil {
+		t.Fatalf("%s: write: %v", s.ID, err)
+	}
+	back, err := traces.ReadSession(bytes.NewReader(a.Bytes()), s.ID)
+	if err != nil {
+		t.Errorf("%s: the native reader rejects the import: %v", s.ID, err)
+		return
+	}
+	if len(back.Events) != len(s.Events) {
+		t.Errorf("%s: read %d events, wrote %d", s.ID, len(back.Events), len(s.Events))
+	}
+	var b bytes.Buffer
+	if err := traces.WriteSession(&b, back); err != nil {
+		t.Fatalf("%s: write back: %v", s.ID, err)
+	}
+	if !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Errorf("%s: write → read → write changed the bytes", s.ID)
+	}
+}
