@@ -7,11 +7,12 @@ import (
 	"testing"
 
 	"github.com/ctxsim/ctxsim/traces"
+	"github.com/ctxsim/ctxsim/traces/tracetest"
 )
 
 // FuzzImport checks that no input panics the importer or the usage scan,
-// that both agree on what was billed, and that what they import validates
-// as native after a write/read round trip.
+// that both agree on what was billed, and that what they import survives a
+// native write → read → write byte for byte.
 func FuzzImport(f *testing.F) {
 	for _, name := range []string{"short.jsonl", "tool_heavy.jsonl"} {
 		b, err := os.ReadFile(testdata + "/" + name)
@@ -51,17 +52,6 @@ func FuzzImport(f *testing.F) {
 		if s == nil {
 			return
 		}
-		var buf bytes.Buffer
-		if err := traces.WriteSession(&buf, s); err != nil {
-			t.Fatalf("WriteSession: %v", err)
-		}
-		back, err := traces.ReadSession(bytes.NewReader(buf.Bytes()), "native")
-		if err != nil {
-			t.Fatalf("imported session does not read back: %v", err)
-		}
-		var again bytes.Buffer
-		if err := traces.WriteSession(&again, back); err != nil || !bytes.Equal(again.Bytes(), buf.Bytes()) {
-			t.Fatalf("native round trip changed the bytes (err %v)", err)
-		}
+		tracetest.RoundTrip(t, s)
 	})
 }
