@@ -56,11 +56,6 @@ func (p Price) Classes(u traces.Usage) ClassCost {
 	}
 }
 
-// Total is the sum of the classes.
-func (c ClassCost) Total() float64 {
-	return c.Input + c.CacheWrite5m + c.CacheWrite1h + c.CacheRead + c.Output
-}
-
 // Add returns the class-wise sum.
 func (c ClassCost) Add(o ClassCost) ClassCost {
 	return ClassCost{c.Input + o.Input, c.CacheWrite5m + o.CacheWrite5m, c.CacheWrite1h + o.CacheWrite1h, c.CacheRead + o.CacheRead, c.Output + o.Output}

@@ -154,12 +154,8 @@ type ErrorSummary struct {
 
 // CostByClass splits CostUSD. Its fields sum to CostUSD.
 type CostByClass struct {
-	Input        float64 `json:"input"`
-	CacheWrite5m float64 `json:"cache_write_5m"`
-	CacheWrite1h float64 `json:"cache_write_1h"`
-	CacheRead    float64 `json:"cache_read"`
-	Output       float64 `json:"output"`
-	Summarizer   float64 `json:"summarizer"`
+	pricing.ClassCost
+	Summarizer float64 `json:"summarizer"`
 }
 
 // Latency is per-turn latency in milliseconds.
@@ -297,11 +293,7 @@ func Summarize(trace, policy string, recs []sim.Record, opts Options) RunSummary
 		}
 		if p, ok := price(r.Model); ok {
 			c := p.Classes(r.Usage)
-			s.CostByClass.Input += c.Input
-			s.CostByClass.CacheWrite5m += c.CacheWrite5m
-			s.CostByClass.CacheWrite1h += c.CacheWrite1h
-			s.CostByClass.CacheRead += c.CacheRead
-			s.CostByClass.Output += c.Output
+			s.CostByClass.ClassCost = s.CostByClass.Add(c)
 			s.MissCostUSD += c.Input + c.CacheWrite5m + c.CacheWrite1h -
 				float64(r.Usage.Input+r.Usage.Writes())*p.CacheRead/1e6
 			if r.MissReason != "" {

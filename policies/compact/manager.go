@@ -208,15 +208,8 @@ func (m *Manager) SetModel(model Model) {
 // Threshold is the compaction threshold in force.
 func (m *Manager) Threshold() int { return m.threshold }
 
-// Config is the manager's configuration.
-func (m *Manager) Config() Config { return m.cfg }
-
 // Durable returns the state that survives a restart.
 func (m *Manager) Durable() Durable { return m.dur }
-
-// SetDurable restores persisted state (a session picked up by a new
-// process).
-func (m *Manager) SetDurable(d Durable) { m.dur = d }
 
 // Restart simulates a harness process restart: in-memory state (the micro
 // cursor and rolling summary, the usage anchor, the probation deadline, the

@@ -38,10 +38,6 @@ const EndMarker = "--- END OF CONTEXT SUMMARY — respond to the message below, 
 // compaction of a session: a deliberate cache break.
 const SystemNote = "[Note: Some earlier conversation turns have been compacted into a handoff summary to preserve context space. The current session state may still reflect earlier work, so build on that summary and state rather than re-doing work.]"
 
-// ContinuationText is the user message hermes adds when no user turn would
-// remain after a compaction.
-const ContinuationText = "Continue from the compressed conversation context above. This marker exists because no human user turn was available."
-
 // Tool-output placeholders.
 const (
 	ClearedPlaceholder   = "[Old tool output cleared to save context space]"

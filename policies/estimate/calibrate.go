@@ -96,10 +96,8 @@ func (c *Calibrated) Estimate(v *prompt.View) int {
 	return n
 }
 
-// Fingerprint identifies the floor of v and its first n messages.
-func Fingerprint(v *prompt.View, n int) uint64 { return messagesHash(floorHash(v), v, n) }
-
-// fingerprint is Fingerprint with the floor's hash kept between calls.
+// fingerprint identifies the floor of v and its first n messages, with the
+// floor's hash kept between calls.
 func (c *Calibrated) fingerprint(v *prompt.View, n int) uint64 {
 	k := viewKeyOf(v)
 	if k.n = n; n > 0 && n <= len(v.Messages) {

@@ -86,9 +86,6 @@ func Shared(tok Tokenizer) *Memo {
 	return m
 }
 
-// Tokenizer is the memo's tokenizer.
-func (m *Memo) Tokenizer() Tokenizer { return m.tok }
-
 // BlockText is the text of a block as a tokenizer sees it: the tool name
 // and input of a tool_use, the text of everything else.
 func BlockText(b *traces.Block) string {

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/ctxsim/ctxsim/policies/prompt"
-	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
@@ -27,8 +26,9 @@ type VLLMOptions struct {
 // hash of their prefix, only full blocks reused, freed blocks kept in an
 // LRU queue and evicted when the cache holds more than Capacity tokens,
 // the longest prefix of a request first (its tail). No markers, no TTL.
-// Usage: hits are CacheRead (price them at 0 or a configured rate, see
-// VLLMPrice), misses Input; Wire.CachedTokens is num_cached_tokens.
+// Usage: hits are CacheRead, misses Input (a self-hosted model's rates,
+// often 0, come from the rate card: --prices); Wire.CachedTokens is
+// num_cached_tokens.
 //
 // Simplifications: matching is at block granularity (see prefixIndex); the
 // KV of generated tokens is not kept, so the next call recomputes the
@@ -57,12 +57,6 @@ func NewVLLM(o VLLMOptions) (*VLLM, error) {
 		return nil, fmt.Errorf("provider: vllm needs a KV capacity in tokens (got %d) and a positive block size", o.Capacity)
 	}
 	return &VLLM{opts: o, models: map[string]*vllmCache{}}, nil
-}
-
-// VLLMPrice is a rate card entry for a self-hosted model: input for misses,
-// hit for cached tokens (0 when a hit costs nothing but GPU time).
-func VLLMPrice(model string, input, hit, output float64, window int) pricing.Price {
-	return pricing.Price{Model: model, Provider: "vllm", Input: input, Output: output, CacheWrite5m: input, CacheWrite1h: input, CacheRead: hit, Window: window, Source: "self-hosted", Date: "-"}
 }
 
 // Name implements Provider.

@@ -37,18 +37,17 @@ const summaryPrefix = "This session is being continued from a previous conversat
 
 // line is the part of a Claude Code log line the importer uses.
 type line struct {
-	Type             string          `json:"type"`
-	Subtype          string          `json:"subtype"`
-	SessionID        string          `json:"sessionId"`
-	AgentID          string          `json:"agentId"`
-	Timestamp        string          `json:"timestamp"`
-	RequestID        string          `json:"requestId"`
-	IsSidechain      bool            `json:"isSidechain"`
-	IsMeta           bool            `json:"isMeta"`
-	IsCompactSummary bool            `json:"isCompactSummary"`
-	Message          *message        `json:"message"`
-	CompactMetadata  *compactMeta    `json:"compactMetadata"`
-	Content          json.RawMessage `json:"-"`
+	Type             string       `json:"type"`
+	Subtype          string       `json:"subtype"`
+	SessionID        string       `json:"sessionId"`
+	AgentID          string       `json:"agentId"`
+	Timestamp        string       `json:"timestamp"`
+	RequestID        string       `json:"requestId"`
+	IsSidechain      bool         `json:"isSidechain"`
+	IsMeta           bool         `json:"isMeta"`
+	IsCompactSummary bool         `json:"isCompactSummary"`
+	Message          *message     `json:"message"`
+	CompactMetadata  *compactMeta `json:"compactMetadata"`
 }
 
 type compactMeta struct {
@@ -342,7 +341,7 @@ func (st *fileState) assistant(l *line, t time.Time) {
 		st.warn(warnSynthetic)
 		return
 	}
-	blocks := st.blocks(m.Content, true)
+	blocks := st.blocks(m.Content)
 	key := callKey(m.ID, l.RequestID)
 	if i, ok := st.calls[key]; ok && key != "" {
 		// A later line of the same response: more content, and the usage
@@ -396,7 +395,7 @@ func (st *fileState) user(l *line, t time.Time) {
 		st.warn(warnNoMessage)
 		return
 	}
-	blocks := st.blocks(m.Content, false)
+	blocks := st.blocks(m.Content)
 	if len(blocks) == 0 {
 		return
 	}
@@ -454,7 +453,7 @@ func sidechainMeta(l *line, s *traces.Session) string {
 
 // blocks converts message content: a string (user text) or an array of
 // blocks.
-func (st *fileState) blocks(raw json.RawMessage, assistant bool) []traces.Block {
+func (st *fileState) blocks(raw json.RawMessage) []traces.Block {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil

@@ -2,7 +2,6 @@ package claudecode
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"io"
 	"time"
@@ -153,5 +152,3 @@ var (
 	keyUsage     = []byte(`"usage"`)
 	keyAssistant = []byte(`"type":"assistant"`)
 )
-
-func hasBytes(b, sub []byte) bool { return bytes.Contains(b, sub) }

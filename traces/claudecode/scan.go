@@ -80,14 +80,14 @@ type usageLine struct {
 // Lines that are not calls are not validated: a damaged progress line costs
 // nothing and is not reported (the full importer reports it).
 func ScanUsage(paths ...string) ([]*SessionUsage, *traces.Warnings, error) {
-	var files, shown []string
+	var files []string
 	for _, p := range paths {
 		fi, err := os.Stat(p)
 		if err != nil {
 			return nil, nil, fmt.Errorf("claudecode: %w", err)
 		}
 		if !fi.IsDir() {
-			files, shown = append(files, p), append(shown, p)
+			files = append(files, p)
 			continue
 		}
 		fsys := os.DirFS(p)
@@ -97,11 +97,11 @@ func ScanUsage(paths ...string) ([]*SessionUsage, *traces.Warnings, error) {
 		}
 		for _, f := range fs0 {
 			full := filepath.Join(p, filepath.FromSlash(f))
-			files, shown = append(files, full), append(shown, full)
+			files = append(files, full)
 		}
 	}
 	read, ws, err := readFiles(len(files), func(i int) (io.ReadCloser, error) { return os.Open(files[i]) },
-		func(i int, r io.Reader, w *traces.Warnings) (*SessionUsage, error) { return scanFile(r, shown[i], w) })
+		func(i int, r io.Reader, w *traces.Warnings) (*SessionUsage, error) { return scanFile(r, files[i], w) })
 	if err != nil {
 		return nil, nil, err
 	}

@@ -54,8 +54,3 @@ func (d lognormal) int(r *rand.Rand) int { return int(math.Round(d.draw(r))) }
 func poisson(r *rand.Rand, lambda float64) int {
 	return int(distuv.Poisson{Lambda: lambda, Src: r}.Rand())
 }
-
-// gamma draws from a gamma distribution with the given mean and shape.
-func gamma(r *rand.Rand, mean, shape float64) float64 {
-	return distuv.Gamma{Alpha: shape, Beta: shape / mean, Src: r}.Rand()
-}
