@@ -230,7 +230,7 @@ func (c *Config) Set(key, value string) error {
 		if c.Compact.ModelThresholds == nil {
 			c.Compact.ModelThresholds = map[string]float64{}
 		} else {
-			c.Compact.ModelThresholds = cloneMap(c.Compact.ModelThresholds)
+			c.Compact.ModelThresholds = maps.Clone(c.Compact.ModelThresholds)
 		}
 		c.Compact.ModelThresholds[model] = v
 		return nil
@@ -249,14 +249,6 @@ func (c *Config) Get(key string) (string, bool) {
 		return "", false
 	}
 	return k.get(c), true
-}
-
-func cloneMap(m map[string]float64) map[string]float64 {
-	out := make(map[string]float64, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 // A Setting is one key and its value.

@@ -200,3 +200,11 @@ func TestPruneGateSamePointer(t *testing.T) {
 		t.Errorf("input changed: first result is %d tokens, want 2250", got)
 	}
 }
+
+func budgetSum(msgs []prompt.Message) int {
+	n := 0
+	for i := range msgs {
+		n += estimate.MsgBudget(&msgs[i])
+	}
+	return n
+}

@@ -1,6 +1,7 @@
 package compact
 
 import (
+	"github.com/ctxsim/ctxsim/policies/estimate"
 	"github.com/ctxsim/ctxsim/policies/prompt"
 	"github.com/ctxsim/ctxsim/traces"
 )
@@ -29,7 +30,7 @@ func (m *Manager) mask(v *prompt.View, trigger string, gate int) (*prompt.View, 
 		}
 		var blocks []traces.Block
 		for j, b := range msgs[i].Blocks {
-			if b.Kind != traces.ToolResultBlock || b.Text == ClearedPlaceholder || len(b.Text) <= len(ClearedPlaceholder) {
+			if b.Kind != traces.ToolResultBlock || len(b.Text) <= len(ClearedPlaceholder) {
 				continue
 			}
 			if blocks == nil {
@@ -44,7 +45,7 @@ func (m *Manager) mask(v *prompt.View, trigger string, gate int) (*prompt.View, 
 			out = append([]prompt.Message(nil), msgs...)
 		}
 		out[i] = edited(&msgs[i], blocks)
-		reclaim += budgetSum(msgs[i:i+1]) - budgetSum(out[i:i+1])
+		reclaim += estimate.MsgBudget(&msgs[i]) - estimate.MsgBudget(&out[i])
 		masked++
 	}
 	if out == nil || reclaim < gate {

@@ -3,6 +3,7 @@ package compact
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ctxsim/ctxsim/policies/estimate"
@@ -166,29 +167,22 @@ func prunePasses(msgs []prompt.Message, o pruneOpts) []prompt.Message {
 		}
 	}
 	for i, bl := range blocks {
-		if bl != nil && !sameBlocks(bl, msgs[i].Blocks) {
+		if bl != nil && !slices.Equal(bl, msgs[i].Blocks) {
 			out[i] = edited(&msgs[i], bl)
 		}
 	}
 	return out
 }
 
-func sameBlocks(a, b []traces.Block) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func budgetSum(msgs []prompt.Message) int {
+// reclaimed is what rewriting before into after (the same messages, some
+// edited) saves by MsgBudget. Only edited messages are measured: the rest
+// are the same messages, with the same hash.
+func reclaimed(before, after []prompt.Message) int {
 	n := 0
-	for i := range msgs {
-		n += estimate.MsgBudget(&msgs[i])
+	for i := range before {
+		if before[i].Hash() != after[i].Hash() {
+			n += estimate.MsgBudget(&before[i]) - estimate.MsgBudget(&after[i])
+		}
 	}
 	return n
 }
@@ -207,7 +201,7 @@ func (m *Manager) prune(v *prompt.View, kind Kind, trigger string, gate int) (*p
 		return v, p
 	}
 	pruned := prunePasses(msgs, pruneOpts{head: head, tailStart: len(msgs) - m.cfg.ProtectLastN, minChars: m.cfg.pruneMinChars()})
-	reclaim := budgetSum(msgs) - budgetSum(pruned)
+	reclaim := reclaimed(msgs, pruned)
 	p.Detail = []KV{{"gate_tokens", float64(gate)}, {"reclaim_tokens", float64(reclaim)}}
 	if reclaim < gate || reclaim <= 0 {
 		p.Outcome = OutcomeBelowReclaim
