@@ -232,7 +232,7 @@ func (rep *breakevenReport) write(w io.Writer, f report.Format) error {
 	tiers.Notes = append(tiers.Notes, "A send is one request carrying the prefix; the first one writes it.")
 	if g := rep.GapMix; g != nil {
 		tiers.Notes = append(tiers.Notes, fmt.Sprintf("5m vs 1h: with %s new tokens per call and %s of gaps over an hour, 1h is cheaper when more than %s of gaps fall in (5 min, 1 h].",
-			pc(g.Growth), pc(g.Long), pc(g.MidBreakeven)))
+			percent(g.Growth), percent(g.Long), percent(g.MidBreakeven)))
 	}
 	// CSV holds one table: the sessions when there are any.
 	if f != report.CSV || len(rep.Sessions) == 0 {
@@ -252,21 +252,19 @@ func (rep *breakevenReport) write(w io.Writer, f report.Format) error {
 		Right:   []bool{false, false, true, true, true, true, true, true, true, false},
 	}
 	for _, s := range rep.Sessions {
-		short, mid, long, above := pc(s.Mix.Short), pc(s.Mix.Mid), pc(s.Mix.Long), pc(s.MidBreakeven)
+		short, mid, long, above := percent(s.Mix.Short), percent(s.Mix.Mid), percent(s.Mix.Long), percent(s.MidBreakeven)
 		if s.Mix.Gaps == 0 {
 			short, mid, long, above = "-", "-", "-", "-"
 		}
-		st.AddRow(s.ID, s.Model, strconv.Itoa(s.Calls), short, mid, long, above, money(s.Cost5m), money(s.Cost1h), s.Verdict)
+		st.AddRow(s.ID, s.Model, strconv.Itoa(s.Calls), short, mid, long, above, usd4(s.Cost5m), usd4(s.Cost1h), s.Verdict)
 	}
 	t := rep.Totals
-	st.AddRow("total", "", strconv.Itoa(t.Calls), pc(t.Mix.Short), pc(t.Mix.Mid), pc(t.Mix.Long), "", money(t.Cost5m), money(t.Cost1h), t.Verdict)
+	st.AddRow("total", "", strconv.Itoa(t.Calls), percent(t.Mix.Short), percent(t.Mix.Mid), percent(t.Mix.Long), "", usd4(t.Cost5m), usd4(t.Cost1h), t.Verdict)
 	st.Notes = append(st.Notes, "Prompt cost only (output is the same under both tiers). Each call caches its whole prompt; the next call reads it back if it comes within the TTL.")
 	return st.Write(w, f)
 }
 
-func fx(v float64) string    { return strconv.FormatFloat(v, 'f', 2, 64) }
-func pc(v float64) string    { return strconv.FormatFloat(v*100, 'f', 1, 64) + "%" }
-func money(v float64) string { return strconv.FormatFloat(v, 'f', 4, 64) }
+func fx(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
 
 // writeBreakevenPlots writes the break-even and idle-gap figures of p to
 // dir as SVG, PNG and their data.

@@ -22,6 +22,9 @@ type command struct {
 	// the long help with examples.
 	usage string
 	help  string
+	// helpTail, if set, is printed after help: text known only once every
+	// init has run (import's list of formats, registered file by file).
+	helpTail func() string
 	// flags declares the command's flags on fs and returns the function that
 	// runs it once they are parsed.
 	flags func(fs *pflag.FlagSet) func(e *env, args []string) error
@@ -154,6 +157,9 @@ func newFlagSet(c *command, out io.Writer) *pflag.FlagSet {
 	fs.Usage = func() {
 		w := fs.Output()
 		fmt.Fprintf(w, "Usage: ctxsim %s %s\n\n%s\n", c.name, c.usage, strings.TrimSpace(c.help))
+		if c.helpTail != nil {
+			fmt.Fprintf(w, "\n%s\n", strings.TrimRight(c.helpTail(), "\n"))
+		}
 		if fs.HasFlags() {
 			fmt.Fprintf(w, "\nFlags:\n%s", fs.FlagUsages())
 		}

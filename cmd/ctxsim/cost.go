@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -251,7 +252,7 @@ func priceSessions(ss []costSession, card *pricing.Card) (*costReport, error) {
 			r.CostUSD += cost
 			r.usage = r.usage.Add(c.usage)
 			r.Requests += max(c.requests, 1)
-			if !containsString(r.models, c.model) {
+			if !slices.Contains(r.models, c.model) {
 				r.models = append(r.models, c.model)
 			}
 		}
@@ -300,15 +301,6 @@ func priceSessions(ss []costSession, card *pricing.Card) (*costReport, error) {
 	}
 	rep.Totals = costTotals{Requests: requests, Tokens: tokensOf(total), CostUSD: round6(totalCost), HitRate: round6(total.HitRate())}
 	return rep, nil
-}
-
-func containsString(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // round6 keeps JSON free of float noise (and golden files stable).
@@ -382,5 +374,3 @@ func thousands(n int64) string {
 }
 
 func dollars(v float64) string { return "$" + strconv.FormatFloat(v, 'f', 2, 64) }
-
-func percent(v float64) string { return strconv.FormatFloat(100*v, 'f', 1, 64) + "%" }

@@ -57,6 +57,7 @@ func lookupImporter(name string) (*importer, error) {
 // formatsHelp lists the importers for --help texts.
 func formatsHelp() string {
 	var b strings.Builder
+	b.WriteString("Formats:\n")
 	for _, n := range importerNames() {
 		fmt.Fprintf(&b, "  %-12s %s\n", n, importers[n].summary)
 	}
@@ -74,13 +75,13 @@ failed import never leaves half a file). PATH is a log file or a directory
 searched recursively. It prints what it wrote; warnings (lines skipped or
 repaired, with counts and the first place) go to stderr.
 
-Formats: claude-code, and any other registered importer (the usage error of
-"ctxsim import" lists them).
-
 Examples:
   ctxsim import claude-code ~/.claude/projects -o traces/
   ctxsim import claude-code ~/.claude/projects/-home-me-proj/4d5611e5.jsonl -o /tmp/t
+  ctxsim import codex ~/.codex/sessions -o traces/
+  ctxsim import hermes ~/.hermes/state.db -o traces/
   ctxsim import --json claude-code testdata/claude-code -o /tmp/t`,
+		helpTail: formatsHelp,
 		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
 			out := fs.StringP("out", "o", "", "directory to write native traces to (created if missing)")
 			asJSON := fs.Bool("json", false, `print {"written":[...],"warnings":[...]} instead of text`)

@@ -55,6 +55,12 @@ func TestHelp(t *testing.T) {
 			t.Errorf("%s --help lacks a usage line or examples:\n%s", n, out)
 		}
 	}
+	_, out, _ := runCmd(t, "import", "--help")
+	for _, n := range importerNames() {
+		if !strings.Contains(out, "\n  "+n+" ") {
+			t.Errorf("import --help does not list the %s format:\n%s", n, out)
+		}
+	}
 	code, out, _ := runCmd(t, "help")
 	if code != exitOK || !strings.Contains(out, "compare") {
 		t.Errorf("help: exit %d\n%s", code, out)

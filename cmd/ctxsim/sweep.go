@@ -807,7 +807,7 @@ func (m *sweepMatrix) table() *report.Table {
 		for j := range m.cost[i] {
 			c := ""
 			if m.ran[i][j] {
-				c = strconv.FormatFloat(m.cost[i][j], 'f', 4, 64)
+				c = usd4(m.cost[i][j])
 				if i == bi && j == bj {
 					c += " *"
 				}

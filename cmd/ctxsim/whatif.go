@@ -157,7 +157,6 @@ type whatifSession struct {
 type whatifReport struct {
 	Sessions []whatifSession `json:"sessions"`
 	Totals   whatifSession   `json:"totals"`
-	Warnings []string        `json:"warnings,omitempty"`
 }
 
 func runWhatif(e *env, paths []string, from string, names []string, sf *simFlags, of *outFlags) error {
@@ -198,15 +197,15 @@ func runWhatif(e *env, paths []string, from string, names []string, sf *simFlags
 		return err
 	}
 	var runs []report.RunSummary
-	var recs []simRecords
+	var recs []sim.Record
 	cellErr := runCells(st, cells, sf.jobs, e.stderr, func(c *cell) error {
 		runs = append(runs, c.result.runs...)
 		if of.out != "" {
-			recs = append(recs, c.result.records)
+			recs = append(recs, c.result.records...)
 		}
 		return nil
 	})
-	if err := writeOutputs(of.out, "", runs, flatten(recs), st, "ctxsim whatif"); err != nil {
+	if err := writeOutputs(of.out, "", runs, recs, st, "ctxsim whatif"); err != nil {
 		return err
 	}
 	rep := buildWhatif(runs, specs)
@@ -220,16 +219,6 @@ func runWhatif(e *env, paths []string, from string, names []string, sf *simFlags
 		return err
 	}
 	return cellErr
-}
-
-type simRecords = []sim.Record
-
-func flatten(rs []simRecords) []sim.Record {
-	var out []sim.Record
-	for _, r := range rs {
-		out = append(out, r...)
-	}
-	return out
 }
 
 func buildWhatif(runs []report.RunSummary, specs []policySpec) whatifReport {

@@ -125,3 +125,5 @@ func workloadTable(runs []report.RunSummary, workloads map[string]string, polici
 func usd2(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
 
 func pct1(frac float64) string { return strconv.FormatFloat(frac*100, 'f', 1, 64) }
+
+func percent(frac float64) string { return pct1(frac) + "%" }
