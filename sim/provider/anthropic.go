@@ -67,11 +67,12 @@ type Anthropic struct {
 	convs map[string]*lastCall
 }
 
-// lastCall is what a conversation's previous call cached: its breakpoints
-// past the minimum length and the prefix they cover.
+// lastCall is what a conversation's previous call cached: its last
+// breakpoint past the minimum length and the prefix it covers (end 0:
+// nothing cached, nothing the next call could miss).
 type lastCall struct {
 	model string
-	bps   []cachedBP
+	bp    cachedBP
 	end   int
 }
 
@@ -200,7 +201,7 @@ func (a *Anthropic) attribute(c *anthropicCache, v *view, req *prompt.Request, n
 	case prev.model != req.Model:
 		m = Miss{Reason: MissModel, Tokens: prev.end}
 	default:
-		pb := prev.bps[len(prev.bps)-1]
+		pb := prev.bp
 		m.Tokens = prev.end - hit
 		if pb.block >= len(req.Blocks) || v.chain(pb.block) != pb.chain {
 			m.Reason = MissRewrite
@@ -218,14 +219,12 @@ func (a *Anthropic) attribute(c *anthropicCache, v *view, req *prompt.Request, n
 		lc = &lastCall{}
 		a.convs[req.Key] = lc
 	}
-	lc.model, lc.end, lc.bps = req.Model, last, lc.bps[:0] // reused: no allocation a call
-	for _, bp := range bps {
-		if v.end(bp.Block) >= minLen {
-			lc.bps = append(lc.bps, cachedBP{block: bp.Block, chain: v.chain(bp.Block)})
+	lc.model, lc.end = req.Model, 0
+	for i := len(bps) - 1; i >= 0; i-- {
+		if b := bps[i].Block; v.end(b) >= minLen {
+			lc.bp, lc.end = cachedBP{block: b, chain: v.chain(b)}, last
+			break
 		}
-	}
-	if len(lc.bps) == 0 {
-		lc.end = 0 // nothing cached: nothing the next call could miss
 	}
 	return m
 }

@@ -5,7 +5,6 @@ import (
 
 	"github.com/ctxsim/ctxsim/policies/prompt"
 	"github.com/ctxsim/ctxsim/pricing"
-	"github.com/ctxsim/ctxsim/traces"
 )
 
 // DeepSeekOptions configures a DeepSeek provider.
@@ -175,11 +174,7 @@ func (d *DeepSeek) Send(now time.Time, req *prompt.Request) (Response, error) {
 	r := c.seen.insert(req, seen, l, now)
 	touch(r, func(r *run) { r.expires = later(r.expires, keep) })
 	c.sweep(now)
-	return Response{
-		Usage: traces.Usage{Input: int64(req.Total - hit), CacheRead: int64(hit), Output: int64(req.Output)},
-		TTFT:  ttft, Decode: decode,
-		Wire: WireUsage{PromptTokens: int64(req.Total), CachedTokens: int64(hit), CompletionTokens: int64(req.Output)},
-	}, nil
+	return implicitResponse(req, hit, ttft, decode), nil
 }
 
 func (c *deepseekCache) sweep(now time.Time) {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/ctxsim/ctxsim/policies/prompt"
 	"github.com/ctxsim/ctxsim/pricing"
-	"github.com/ctxsim/ctxsim/traces"
 )
 
 // Retention is OpenAI's prompt_cache_retention.
@@ -139,11 +138,7 @@ func (o *OpenAI) Send(now time.Time, req *prompt.Request) (Response, error) {
 		touch(l.r, func(r *run) { r.expires = later(r.expires, exp) })
 	}
 	c.idx.sweep(now)
-	return Response{
-		Usage: traces.Usage{Input: int64(req.Total - cached), CacheRead: int64(cached), Output: int64(req.Output)},
-		TTFT:  ttft, Decode: decode,
-		Wire: WireUsage{PromptTokens: int64(req.Total), CachedTokens: int64(cached), CompletionTokens: int64(req.Output)},
-	}, nil
+	return implicitResponse(req, cached, ttft, decode), nil
 }
 
 // steps rounds a hit down to the reporting granularity: 0 below minimum,

@@ -33,7 +33,6 @@ type loc struct {
 type run struct {
 	parent *run
 	fork   int // boundaries of parent shared with this run
-	keys   []uint64
 	ends   []int
 	ready  []time.Time
 	// kept is how many boundaries are still cached (vLLM evicts a run from
@@ -96,7 +95,7 @@ func (x *prefixIndex) insert(req *prompt.Request, hit int, l loc, ready time.Tim
 		return l.r
 	}
 	var r *run
-	if hit >= 0 && l.i == len(l.r.keys)-1 && l.i == l.r.kept-1 && l.r.children == 0 {
+	if hit >= 0 && l.i == len(l.r.ends)-1 && l.i == l.r.kept-1 && l.r.children == 0 {
 		r = l.r
 	} else {
 		r = &run{}
@@ -107,12 +106,11 @@ func (x *prefixIndex) insert(req *prompt.Request, hit int, l loc, ready time.Tim
 	}
 	for i := hit + 1; i < len(req.Blocks); i++ {
 		b := &req.Blocks[i]
-		x.m[b.Chain] = loc{r, len(r.keys)}
-		r.keys = append(r.keys, b.Chain)
+		x.m[b.Chain] = loc{r, len(r.ends)}
 		r.ends = append(r.ends, b.End)
 		r.ready = append(r.ready, ready)
 	}
-	r.kept = len(r.keys)
+	r.kept = len(r.ends)
 	return r
 }
 

@@ -35,6 +35,18 @@ type Response struct {
 	Miss Miss
 }
 
+// implicitResponse is the response of a provider that caches without
+// markers (OpenAI, DeepSeek, vLLM): cached of the prompt's tokens read from
+// cache, the rest input, reported the OpenAI way (prompt tokens include the
+// cached ones).
+func implicitResponse(req *prompt.Request, cached int, ttft, decode time.Duration) Response {
+	return Response{
+		Usage: traces.Usage{Input: int64(req.Total - cached), CacheRead: int64(cached), Output: int64(req.Output)},
+		TTFT:  ttft, Decode: decode,
+		Wire: WireUsage{PromptTokens: int64(req.Total), CachedTokens: int64(cached), CompletionTokens: int64(req.Output)},
+	}
+}
+
 // A Miss is the part of a conversation's cached prefix a call did not read,
 // and why: the figure "which change broke my cache" needs.
 type Miss struct {

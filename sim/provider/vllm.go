@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/ctxsim/ctxsim/policies/prompt"
-	"github.com/ctxsim/ctxsim/traces"
 )
 
 // VLLMOptions configures a self-hosted vLLM-style provider.
@@ -109,11 +108,7 @@ func (v *VLLM) Send(now time.Time, req *prompt.Request) (Response, error) {
 		c.evict(bs, v.opts.Capacity)
 	}
 	c.idx.sweep(now)
-	return Response{
-		Usage: traces.Usage{Input: int64(req.Total - cached), CacheRead: int64(cached), Output: int64(req.Output)},
-		TTFT:  ttft, Decode: decode,
-		Wire: WireUsage{PromptTokens: int64(req.Total), CachedTokens: int64(cached), CompletionTokens: int64(req.Output)},
-	}, nil
+	return implicitResponse(req, cached, ttft, decode), nil
 }
 
 // evict trims least recently used runs from their tails until the cache
