@@ -23,28 +23,38 @@ func NewPolicy(cfg policies.Config, memo *estimate.Memo) (*Policy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("policy %s: prompt_caching.layout: %w", cfg.Name, err)
 	}
-	ttl := cfg.CacheTTL
-	if _, err := cacheplan.ChooseTTL(ttl, traces.SourceCLI); err != nil {
-		return nil, fmt.Errorf("policy %s: prompt_caching.cache_ttl: %w", cfg.Name, err)
+	ttl, err := ttlFunc(cfg.Name, cfg.CacheTTL)
+	if err != nil {
+		return nil, err
 	}
-	p := &Policy{
-		Name:    cfg.Name,
-		Planner: planner,
-		TTL: func(s *traces.Session) prompt.TTL {
-			t, _ := cacheplan.ChooseTTL(ttl, s.Source)
-			return t
-		},
-		Wire: WireFor(cfg.Layout),
-	}
+	p := &Policy{Name: cfg.Name, Planner: planner, TTL: ttl, Wire: WireFor(cfg.Layout)}
 	p.Wire.SplitScaffolds = cfg.ScaffoldBoundaries
 	p.ForkSummary = cfg.SummaryFork
-	if compacts(cfg.Compact) {
-		c := cfg
-		p.Context = func(s *traces.Session, model compact.Model, sum compact.Summarizer) (Context, error) {
-			return c.NewManager(model, sum, estimate.NewExact(memo, p.Wire.PerMessage))
-		}
-	}
+	p.Context = contextFunc(cfg, memo, p.Wire.PerMessage)
 	return p, nil
+}
+
+// ttlFunc is the TTL a policy named name picks per session for the
+// prompt_caching.cache_ttl setting ttl.
+func ttlFunc(name, ttl string) (func(*traces.Session) prompt.TTL, error) {
+	if _, err := cacheplan.ChooseTTL(ttl, traces.SourceCLI); err != nil {
+		return nil, fmt.Errorf("policy %s: prompt_caching.cache_ttl: %w", name, err)
+	}
+	return func(s *traces.Session) prompt.TTL {
+		t, _ := cacheplan.ChooseTTL(ttl, s.Source)
+		return t
+	}, nil
+}
+
+// contextFunc builds a session's compaction ladder from cfg, or is nil when
+// no rung is on.
+func contextFunc(cfg policies.Config, memo *estimate.Memo, perMessage int) func(*traces.Session, compact.Model, compact.Summarizer) (Context, error) {
+	if !compacts(cfg.Compact) {
+		return nil
+	}
+	return func(_ *traces.Session, model compact.Model, sum compact.Summarizer) (Context, error) {
+		return cfg.NewManager(model, sum, estimate.NewExact(memo, perMessage))
+	}
 }
 
 // compacts reports whether any rung of the ladder is on.
@@ -103,19 +113,12 @@ func NewRecordedVariant(name string, cfg policies.Config, ttl string, memo *esti
 	p := NewRecorded()
 	p.Name = name
 	if ttl != "" {
-		if _, err := cacheplan.ChooseTTL(ttl, traces.SourceCLI); err != nil {
-			return nil, fmt.Errorf("policy %s: prompt_caching.cache_ttl: %w", name, err)
+		f, err := ttlFunc(name, ttl)
+		if err != nil {
+			return nil, err
 		}
-		p.TTL = func(s *traces.Session) prompt.TTL {
-			t, _ := cacheplan.ChooseTTL(ttl, s.Source)
-			return t
-		}
+		p.TTL = f
 	}
-	if compacts(cfg.Compact) {
-		c := cfg
-		p.Context = func(s *traces.Session, model compact.Model, sum compact.Summarizer) (Context, error) {
-			return c.NewManager(model, sum, estimate.NewExact(memo, p.Wire.PerMessage))
-		}
-	}
+	p.Context = contextFunc(cfg, memo, p.Wire.PerMessage)
 	return p, nil
 }

@@ -155,13 +155,7 @@ func newRun(s *traces.Session, pol *Policy, prov provider.Provider, opts Options
 	if len(floor) == 0 {
 		floor = inferFloor(s, opts, r.b)
 	}
-	for i := range floor {
-		if floor[i].Kind == traces.ToolSchema {
-			r.view.Tools = append(r.view.Tools, floor[i])
-		} else {
-			r.view.System = append(r.view.System, floor[i])
-		}
-	}
+	r.view.Tools, r.view.System = splitFloor(floor)
 	ft := 0
 	for i := range floor {
 		ft += opts.Count(&floor[i])
@@ -442,18 +436,25 @@ func (r *run) setView(v *prompt.View) {
 	}
 }
 
+// splitFloor sorts a floor's blocks into tool schemas and system blocks,
+// each in order.
+func splitFloor(floor []traces.Block) (tools, system []traces.Block) {
+	for i := range floor {
+		if floor[i].Kind == traces.ToolSchema {
+			tools = append(tools, floor[i])
+		} else {
+			system = append(system, floor[i])
+		}
+	}
+	return tools, system
+}
+
 // changeFloor applies a floor change: the new floor when the event carries
 // it, else a new identity for the session's own (last) system block.
 func (r *run) changeFloor(e *traces.Event, idx int) {
 	v := &prompt.View{Messages: r.view.Messages}
 	if len(e.Blocks) > 0 {
-		for i := range e.Blocks {
-			if e.Blocks[i].Kind == traces.ToolSchema {
-				v.Tools = append(v.Tools, e.Blocks[i])
-			} else {
-				v.System = append(v.System, e.Blocks[i])
-			}
-		}
+		v.Tools, v.System = splitFloor(e.Blocks)
 	} else {
 		v.Tools = r.view.Tools
 		v.System = append([]traces.Block(nil), r.view.System...)
