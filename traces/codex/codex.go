@@ -171,8 +171,9 @@ type reader struct {
 	// inputAt is the time of the last input (user message, tool output) the
 	// call answers; latency is measured from it.
 	inputAt time.Time
-	// unbilled lists assistant events still waiting for their token_count.
-	unbilled  []int
+	// unbilled lists assistant events still waiting for their token_count,
+	// with the line each started on (for the warning if none comes).
+	unbilled  []pending
 	prevTotal *tokenUsage
 	sum       traces.Usage
 	metaSeen  bool
@@ -214,17 +215,11 @@ func Read(r io.Reader, name string, w *traces.Warnings) (*traces.Session, error)
 		return nil, err
 	}
 	rd.t.Finish()
-	for _, i := range rd.unbilled {
-		w.Add(name, lineOf(s.Events[i]), WarnNoUsage)
+	for _, p := range rd.unbilled {
+		w.Add(name, p.line, WarnNoUsage)
 	}
 	if rd.prevTotal != nil && rd.sum != rd.prevTotal.usage() {
 		w.Add(name, rd.sc.Line(), WarnTotalsMismatch)
-	}
-	for i := range s.Events {
-		delete(s.Events[i].Meta, metaLine)
-		if len(s.Events[i].Meta) == 0 {
-			s.Events[i].Meta = nil
-		}
 	}
 	if s.ID == "" {
 		s.ID = strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
@@ -237,13 +232,14 @@ func Read(r io.Reader, name string, w *traces.Warnings) (*traces.Session, error)
 	return s, nil
 }
 
-// metaLine is a temporary Meta key holding the line an event came from,
-// for warnings raised after the fact; it is removed before Read returns.
-const metaLine = "\x00line"
+type pending struct{ ev, line int }
 
-func lineOf(e traces.Event) int {
-	n, _ := strconv.Atoi(e.Meta[metaLine])
-	return n
+// setMeta sets an event's Meta key, making the map if the event has none.
+func setMeta(e *traces.Event, k, v string) {
+	if e.Meta == nil {
+		e.Meta = map[string]string{}
+	}
+	e.Meta[k] = v
 }
 
 func hasSystem(floor []traces.Block) bool {
@@ -339,10 +335,6 @@ func (rd *reader) turnContext(at time.Time, raw json.RawMessage) {
 }
 
 func (rd *reader) push(e traces.Event) int {
-	if e.Meta == nil {
-		e.Meta = map[string]string{}
-	}
-	e.Meta[metaLine] = strconv.Itoa(rd.sc.Line())
 	rd.s.Events = append(rd.s.Events, e)
 	return len(rd.s.Events) - 1
 }
@@ -359,7 +351,7 @@ func (rd *reader) input(e traces.Event) {
 func (rd *reader) output(at time.Time, blocks ...traces.Block) {
 	if rd.call < 0 {
 		rd.call = rd.push(traces.Event{Time: at, Kind: traces.Assistant, Model: rd.model})
-		rd.unbilled = append(rd.unbilled, rd.call)
+		rd.unbilled = append(rd.unbilled, pending{rd.call, rd.sc.Line()})
 	}
 	ev := &rd.s.Events[rd.call]
 	ev.Blocks = append(ev.Blocks, blocks...)
@@ -486,7 +478,7 @@ func (rd *reader) event(at time.Time, raw json.RawMessage) {
 		rd.call = -1
 	case "turn_aborted":
 		if rd.call >= 0 {
-			rd.s.Events[rd.call].Meta["aborted"] = em.Reason
+			setMeta(&rd.s.Events[rd.call], "aborted", em.Reason)
 		}
 		rd.call = -1
 	default:
@@ -519,8 +511,8 @@ func (rd *reader) tokenCount(at time.Time, em *eventMsg) {
 	// call whose token_count was lost keeps no usage (and is warned about)
 	// rather than shifting every later reading onto the wrong call.
 	idx := -1
-	if n := len(rd.unbilled); n > 0 && rd.unbilled[n-1] == rd.lastAssistant() {
-		idx = rd.unbilled[n-1]
+	if n := len(rd.unbilled); n > 0 && rd.unbilled[n-1].ev == rd.lastAssistant() {
+		idx = rd.unbilled[n-1].ev
 		rd.unbilled = rd.unbilled[:n-1]
 	} else {
 		rd.sc.Warn(WarnUsageNoCall)
@@ -532,7 +524,7 @@ func (rd *reader) tokenCount(at time.Time, em *eventMsg) {
 		ev.LatencyMS = at.Sub(rd.inputAt).Milliseconds()
 	}
 	if em.Info.Last.ReasoningOutputTokens > 0 {
-		ev.Meta["reasoning_tokens"] = strconv.FormatInt(em.Info.Last.ReasoningOutputTokens, 10)
+		setMeta(ev, "reasoning_tokens", strconv.FormatInt(em.Info.Last.ReasoningOutputTokens, 10))
 	}
 	rd.call = -1
 }
