@@ -18,7 +18,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/ctxsim/ctxsim/traces"
 )
@@ -240,17 +239,8 @@ func readSession(r io.Reader, name string, w *traces.Warnings) (*traces.Session,
 func (st *fileState) warn(reason string) { st.w.Add(st.name, st.lineNo, reason) }
 
 func (st *fileState) line(b []byte, last bool) {
-	if !utf8.Valid(b) {
-		st.warn(warnInvalidUTF8)
-		b = bytes.ToValidUTF8(b, []byte("\uFFFD"))
-	}
 	var l line
-	if err := json.Unmarshal(b, &l); err != nil {
-		if last {
-			st.warn(warnTruncated)
-		} else {
-			st.warn(warnInvalidJSON)
-		}
+	if !decodeLine(b, last, &l, st.w, st.name, st.lineNo) {
 		return
 	}
 	switch l.Type {
@@ -292,14 +282,13 @@ func (st *fileState) identify(l *line) {
 	if s.ID != "" || l.SessionID == "" {
 		return
 	}
-	s.ID = l.SessionID
-	if l.AgentID != "" {
-		s.Parent = l.SessionID
-		s.ID = l.SessionID + ".agent-" + l.AgentID
+	id, parent, compaction := identity(l.SessionID, l.AgentID)
+	s.ID, s.Parent = id, parent
+	if parent != "" {
 		s.Source = traces.SourceSubagent
-		if strings.HasPrefix(l.AgentID, "acompact") {
-			s.Format = FormatCompaction
-		}
+	}
+	if compaction {
+		s.Format = FormatCompaction
 	}
 }
 

@@ -2,9 +2,13 @@ package claudecode
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ctxsim/ctxsim/traces"
 )
@@ -152,3 +156,32 @@ var (
 	keyUsage     = []byte(`"usage"`)
 	keyAssistant = []byte(`"type":"assistant"`)
 )
+
+// decodeLine unmarshals one log line into v, repairing invalid UTF-8 and
+// telling a cut-off last line (eof) from invalid JSON, each a warning at
+// name:line. It reports whether v was decoded.
+func decodeLine(b []byte, eof bool, v any, w *traces.Warnings, name string, line int) bool {
+	if !utf8.Valid(b) {
+		w.Add(name, line, warnInvalidUTF8)
+		b = bytes.ToValidUTF8(b, []byte("\uFFFD"))
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		if eof {
+			w.Add(name, line, warnTruncated)
+		} else {
+			w.Add(name, line, warnInvalidJSON)
+		}
+		return false
+	}
+	return true
+}
+
+// identity is a session's id from a line's sessionId and agentId: a
+// subagent's file is <session>.agent-<agent>, a child of the session, and
+// an agent-acompact-* agent is a compaction's summarizer.
+func identity(sessionID, agentID string) (id, parent string, compaction bool) {
+	if agentID == "" {
+		return sessionID, "", false
+	}
+	return sessionID + ".agent-" + agentID, sessionID, strings.HasPrefix(agentID, "acompact")
+}

@@ -2,7 +2,6 @@ package claudecode
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -12,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/ctxsim/ctxsim/traces"
 )
@@ -151,17 +149,8 @@ func scanFile(r io.Reader, name string, w *traces.Warnings) (*SessionUsage, erro
 		if !bytes.Contains(b, keyUsage) && !bytes.Contains(b, keyAssistant) {
 			continue
 		}
-		if !utf8.Valid(b) {
-			w.Add(name, lr.line, warnInvalidUTF8)
-			b = bytes.ToValidUTF8(b, []byte("\uFFFD"))
-		}
 		var l usageLine
-		if err := json.Unmarshal(b, &l); err != nil {
-			if lr.eof {
-				w.Add(name, lr.line, warnTruncated)
-			} else {
-				w.Add(name, lr.line, warnInvalidJSON)
-			}
+		if !decodeLine(b, lr.eof, &l, w, name, lr.line) {
 			continue
 		}
 		if l.Type != "assistant" {
@@ -176,12 +165,7 @@ func scanFile(r io.Reader, name string, w *traces.Warnings) (*SessionUsage, erro
 			continue
 		}
 		if s.ID == "" && l.SessionID != "" {
-			s.ID = l.SessionID
-			if l.AgentID != "" {
-				s.Parent = l.SessionID
-				s.ID = l.SessionID + ".agent-" + l.AgentID
-				s.Compaction = strings.HasPrefix(l.AgentID, "acompact")
-			}
+			s.ID, s.Parent, s.Compaction = identity(l.SessionID, l.AgentID)
 		}
 		if s.Start.IsZero() {
 			s.Start, _ = parseTime(l.Timestamp)
