@@ -45,7 +45,7 @@ func ReadDB(path string) ([]*traces.Session, *traces.Warnings, error) {
 	if err != nil {
 		return nil, w, fmt.Errorf("%s: sessions: %w", path, err)
 	}
-	msgs, ids, err := readMessages(db, mcols)
+	msgs, err := readMessages(db, mcols)
 	if err != nil {
 		return nil, w, fmt.Errorf("%s: messages: %w", path, err)
 	}
@@ -53,8 +53,8 @@ func ReadDB(path string) ([]*traces.Session, *traces.Warnings, error) {
 	out := make([]*traces.Session, 0, len(sessions))
 	for i := range sessions {
 		sr := &sessions[i]
-		rows, rid := msgs[sr.ID], ids[sr.ID]
-		out = append(out, build(sr, rows, file, func(i int) int { return int(rid[i]) }, w))
+		rows := msgs[sr.ID]
+		out = append(out, build(sr, rows, file, func(i int) int { return int(rows[i].ID.V) }, w))
 	}
 	link(out)
 	return out, w, nil
@@ -145,7 +145,7 @@ func num(f sql.NullFloat64) flexNum { return flexNum{V: f.Float64, Valid: f.Vali
 var messageCols = []string{"id", "session_id", "role", "content", "tool_call_id", "tool_calls", "timestamp",
 	"token_count", "finish_reason", "reasoning", "_compressed_summary", "active", "compacted"}
 
-func readMessages(db *sql.DB, have map[string]bool) (map[string][]messageRow, map[string][]int64, error) {
+func readMessages(db *sql.DB, have map[string]bool) (map[string][]messageRow, error) {
 	q := "SELECT " + sel("", messageCols, have) + " FROM messages"
 	if have["id"] {
 		q += " ORDER BY session_id, id"
@@ -154,11 +154,10 @@ func readMessages(db *sql.DB, have map[string]bool) (map[string][]messageRow, ma
 	}
 	rows, err := db.Query(q)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	defer rows.Close()
 	msgs := map[string][]messageRow{}
-	ids := map[string][]int64{}
 	for rows.Next() {
 		var (
 			id                                               sql.NullInt64
@@ -168,9 +167,9 @@ func readMessages(db *sql.DB, have map[string]bool) (map[string][]messageRow, ma
 		)
 		if err := rows.Scan(&id, &sid, &role, &content, &toolCallID, &toolCalls, &ts, &tokens, &fin, &reasn,
 			&summary, &active, &compacted); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		m := messageRow{Role: role.String, ToolCallID: toolCallID.String, Timestamp: num(ts), TokenCount: num(tokens),
+		m := messageRow{ID: flexNum{V: float64(id.Int64), Valid: id.Valid}, Role: role.String, ToolCallID: toolCallID.String, Timestamp: num(ts), TokenCount: num(tokens),
 			FinishReason: fin.String, Reasoning: reasn.String, Summary: flexBool(summary.Float64 != 0),
 			Compacted: flexBool(compacted.Float64 != 0)}
 		if active.Valid {
@@ -187,9 +186,8 @@ func readMessages(db *sql.DB, have map[string]bool) (map[string][]messageRow, ma
 			}
 		}
 		msgs[sid] = append(msgs[sid], m)
-		ids[sid] = append(ids[sid], id.Int64)
 	}
-	return msgs, ids, rows.Err()
+	return msgs, rows.Err()
 }
 
 // dbContent is the JSON form of a content column: hermes stores text as
