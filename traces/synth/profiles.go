@@ -221,11 +221,13 @@ func genSubagents(c *genCtx) []*traces.Session {
 		k := min(6, 2+poisson(c.r, 1.5))
 		blocks, out := b.preamble(0.5, 1)
 		runs := make([]toolRun, k)
+		prompts := make([]string, k)
 		for j := range runs {
 			id := b.newID()
 			desc := title(pick(c.r, verbs)) + " the " + pick(c.r, pkgs) + " " + plural(pick(c.r, nouns))
 			prompt := strings.Join([]string{b.g.sentence(English), b.g.sentence(English), b.g.sentence(English),
 				"Report what you found with file paths and line numbers."}, " ")
+			prompts[j] = prompt
 			in := mustJSON(map[string]any{"description": desc, "prompt": prompt, "subagent_type": "general-purpose"})
 			runs[j].use = traces.Block{Kind: traces.ToolUse, ID: id, Name: "Task", Input: in}
 			blocks = append(blocks, runs[j].use)
@@ -241,9 +243,7 @@ func genSubagents(c *genCtx) []*traces.Session {
 			cr := rand.New(rand.NewPCG(c.seed, traces.HashString(child.ID)))
 			cb := newBuilder(cr, child, subagentStyle, b.now)
 			cb.g.lang, cb.g.project = b.g.lang, b.g.project
-			var prompt struct{ Prompt string }
-			mustUnmarshal(runs[j].use.Input, &prompt)
-			cb.turn(prompt.Prompt)
+			cb.turn(prompts[j])
 			last := child.Events[len(child.Events)-1]
 			report := last.Blocks[len(last.Blocks)-1].Text
 			runs[j].result = traces.Block{Kind: traces.ToolResultBlock, ID: runs[j].use.ID, Text: report}

@@ -336,9 +336,3 @@ func (b *builder) turn(request string) {
 func (b *builder) think() {
 	b.now = b.now.Add(time.Duration(b.st.think.draw(b.r) * float64(time.Second)))
 }
-
-func mustUnmarshal(s string, v any) {
-	if err := json.Unmarshal([]byte(s), v); err != nil {
-		panic("synth: unmarshal own JSON: " + err.Error())
-	}
-}
