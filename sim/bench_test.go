@@ -357,7 +357,7 @@ func BenchmarkWarm(b *testing.B) {
 				bl := &s.Events[i].Blocks[j]
 				if h := bl.Hash(); !seen[h] && !bl.Opaque() {
 					seen[h] = true
-					text += int64(len(estimate.BlockText(bl)))
+					text += int64(len(bl.TokenText()))
 				}
 			}
 		}

@@ -185,6 +185,15 @@ type Block struct {
 // Opaque reports whether the block's content is unknown and only its size is.
 func (b *Block) Opaque() bool { return b.Text == "" && b.Input == "" && b.Tokens > 0 }
 
+// TokenText is the text of b as a tokenizer sees it: the tool name and
+// input of a tool_use or tool schema, the text of everything else.
+func (b *Block) TokenText() string {
+	if b.Kind == ToolUse || b.Kind == ToolSchema {
+		return b.Name + " " + b.Input
+	}
+	return b.Text
+}
+
 // Usage is what a provider billed for one call, in Anthropic's additive form:
 // the prompt is Input + CacheWrite5m + CacheWrite1h + CacheRead.
 type Usage struct {

@@ -86,15 +86,6 @@ func Shared(tok Tokenizer) *Memo {
 	return m
 }
 
-// BlockText is the text of a block as a tokenizer sees it: the tool name
-// and input of a tool_use, the text of everything else.
-func BlockText(b *traces.Block) string {
-	if b.Kind == traces.ToolUse || b.Kind == traces.ToolSchema {
-		return b.Name + " " + b.Input
-	}
-	return b.Text
-}
-
 // Count is the token count of b: its Tokens for an opaque block, the
 // tokenizer's count of its text otherwise.
 func (m *Memo) Count(b *traces.Block) int {
@@ -108,7 +99,7 @@ func (m *Memo) Count(b *traces.Block) int {
 	if ok {
 		return n
 	}
-	n = m.tok.Count(BlockText(b))
+	n = m.tok.Count(b.TokenText())
 	m.mu.Lock()
 	m.counts[h] = n
 	m.mu.Unlock()

@@ -33,7 +33,7 @@ func TestCountTextExact(t *testing.T) {
 	for _, s := range append(ss, gen...) {
 		for i := range s.Events {
 			for j := range s.Events[i].Blocks {
-				if tx := BlockText(&s.Events[i].Blocks[j]); tx != "" {
+				if tx := s.Events[i].Blocks[j].TokenText(); tx != "" {
 					texts = append(texts, tx)
 					all.WriteString(tx)
 					all.WriteByte('\n')
@@ -114,7 +114,7 @@ func BenchmarkCountText(b *testing.B) {
 	var sb strings.Builder
 	for i := range gen[0].Events {
 		for j := range gen[0].Events[i].Blocks {
-			sb.WriteString(BlockText(&gen[0].Events[i].Blocks[j]))
+			sb.WriteString(gen[0].Events[i].Blocks[j].TokenText())
 			sb.WriteByte('\n')
 		}
 	}

@@ -19,7 +19,7 @@ type Stats struct {
 	Calls       int `json:"calls"` // assistant events
 	ToolResults int `json:"tool_results"`
 	// FloorTokens is the floor of every session, summed; Tokens is the
-	// transcript (all event blocks), counted as estimate.BlockText does.
+	// transcript (all event blocks), tokenized as Block.TokenText.
 	FloorTokens  int `json:"floor_tokens"`
 	Tokens       int `json:"tokens"`
 	OutputTokens int `json:"output_tokens"` // sum of Meta["output_tokens"]
@@ -29,13 +29,6 @@ type Stats struct {
 	// before a user message to that message.
 	GapP50 time.Duration `json:"gap_p50_ns"`
 	GapP90 time.Duration `json:"gap_p90_ns"`
-}
-
-func blockText(b *traces.Block) string {
-	if b.Kind == traces.ToolUse || b.Kind == traces.ToolSchema {
-		return b.Name + " " + b.Input
-	}
-	return b.Text
 }
 
 // Measure computes the statistics of sessions with tokenizer c; a nil c
@@ -50,7 +43,7 @@ func Measure(sessions []*traces.Session, c Counter) Stats {
 		if b.Opaque() {
 			return b.Tokens
 		}
-		return c.Count(blockText(b))
+		return c.Count(b.TokenText())
 	}
 	for _, s := range sessions {
 		st.Sessions++

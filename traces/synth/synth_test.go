@@ -157,7 +157,7 @@ func TestShape(t *testing.T) {
 			}
 			floor := 0
 			for i := range s.Floor {
-				floor += o200k().Count(blockText(&s.Floor[i]))
+				floor += o200k().Count(s.Floor[i].TokenText())
 			}
 			lo, hi := 15_000, 25_000
 			if p.Name == "cron" {
@@ -183,7 +183,7 @@ func TestShape(t *testing.T) {
 					}
 					estOut += n
 					for _, b := range e.Blocks {
-						realOut += o200k().Count(blockText(&b))
+						realOut += o200k().Count(b.TokenText())
 						if b.Kind == traces.ToolUse {
 							open[b.ID] = true
 						}
