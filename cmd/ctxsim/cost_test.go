@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"math"
 	"os"
@@ -17,13 +16,6 @@ const (
 	ccBig   = ccDir + "/4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
 	ccShort = ccDir + "/short.jsonl"
 )
-
-func runArgs(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code := run(args, strings.NewReader(""), &out, &errb)
-	return code, out.String(), errb.String()
-}
 
 type costJSON struct {
 	Sessions []struct {
@@ -49,7 +41,7 @@ type costJSON struct {
 // input, 479,537 cache creation, 11,618,567 cache read, 28,755 output and
 // $9.53 at claude-opus-4-6 list prices.
 func TestCostMatchesCCUsage(t *testing.T) {
-	code, out, errs := runArgs(t, "cost", "--json", ccBig)
+	code, out, errs := runCmd(t, "cost", "--json", ccBig)
 	require.Equal(t, exitOK, code, errs)
 	var r costJSON
 	require.NoError(t, json.Unmarshal([]byte(out), &r))
@@ -65,24 +57,12 @@ func TestCostMatchesCCUsage(t *testing.T) {
 	if len(r.Sessions) != 1 || r.Sessions[0].Model != "claude-opus-4-6" || r.Sessions[0].Requests != 139 {
 		t.Errorf("sessions = %+v, want one claude-opus-4-6 session of 139 requests", r.Sessions)
 	}
-	code, text, _ := runArgs(t, "cost", ccBig)
+	code, text, _ := runCmd(t, "cost", ccBig)
 	require.Equal(t, exitOK, code)
 	for _, s := range []string{"177", "479,537", "11,618,567", "28,755", "$9.53", "claude-opus-4-6"} {
 		if !strings.Contains(text, s) {
 			t.Errorf("text output lacks %s:\n%s", s, text)
 		}
-	}
-}
-
-func TestCost1hWrites(t *testing.T) {
-	code, out, errs := runArgs(t, "cost", "--json", ccShort)
-	require.Equal(t, exitOK, code, errs)
-	var r costJSON
-	require.NoError(t, json.Unmarshal([]byte(out), &r))
-	// 3 input, 13,835 1h writes at $10 (2× $5), 11,515 reads, 13 output.
-	want := (3*5 + 13835*10 + 11515*0.5 + 13*25) / 1e6
-	if r.Totals.Tokens["cache_write_1h"] != 13835 || r.Totals.CostUSD != float64(int64(want*1e6+0.5))/1e6 {
-		t.Errorf("1h session: tokens %v cost %v, want 13835 1h writes costing %v", r.Totals.Tokens, r.Totals.CostUSD, want)
 	}
 }
 
@@ -93,7 +73,7 @@ func TestCostTreeGolden(t *testing.T) {
 		{"cost_tree_md.stdout", "markdown"},
 		{"cost_tree_csv.stdout", "csv"},
 	} {
-		code, out, errs := runArgs(t, "cost", "--format", tc.format, ccDir)
+		code, out, errs := runCmd(t, "cost", "--format", tc.format, ccDir)
 		require.Equal(t, exitOK, code, errs)
 		goldenFile(t, tc.name, strings.ReplaceAll(out, ccDir, "testdata/claude-code"))
 	}
@@ -103,10 +83,10 @@ func TestCostTreeGolden(t *testing.T) {
 // the logs, so the fast path and the importer bill the same.
 func TestCostNativeAgrees(t *testing.T) {
 	dir := t.TempDir()
-	code, _, errs := runArgs(t, "import", "claude-code", ccDir, "-o", dir)
+	code, _, errs := runCmd(t, "import", "claude-code", ccDir, "-o", dir)
 	require.Equal(t, exitOK, code, errs)
-	_, fast, _ := runArgs(t, "cost", "--json", ccDir)
-	code, native, errs := runArgs(t, "cost", "--json", dir)
+	_, fast, _ := runCmd(t, "cost", "--json", ccDir)
+	code, native, errs := runCmd(t, "cost", "--json", dir)
 	require.Equal(t, exitOK, code, errs)
 	var a, b costJSON
 	require.NoError(t, json.Unmarshal([]byte(fast), &a))
@@ -121,23 +101,23 @@ func TestCostErrors(t *testing.T) {
 	line := `{"type":"assistant","sessionId":"s","requestId":"r","timestamp":"2026-01-01T00:00:00Z","message":{"id":"m","model":"mystery-9","usage":{"input_tokens":1,"output_tokens":1}}}` + "\n"
 	f := filepath.Join(dir, "s.jsonl")
 	require.NoError(t, os.WriteFile(f, []byte(line), 0o644))
-	code, _, errs := runArgs(t, "cost", f)
+	code, _, errs := runCmd(t, "cost", f)
 	if code != exitFailure || !strings.Contains(errs, `no price for model "mystery-9"`) || !strings.Contains(errs, "--prices FILE") {
 		t.Errorf("unknown model: exit %d, stderr %q", code, errs)
 	}
 	prices := filepath.Join(dir, "p.json")
 	require.NoError(t, os.WriteFile(prices, []byte(`{"mystery-9":{"input_cost_per_token":1e-6,"output_cost_per_token":2e-6}}`), 0o644))
-	code, out, errs := runArgs(t, "cost", "--prices", prices, "--format", "csv", f)
+	code, out, errs := runCmd(t, "cost", "--prices", prices, "--format", "csv", f)
 	if code != exitOK || !strings.Contains(out, "mystery-9") {
 		t.Errorf("--prices: exit %d, out %q, err %q", code, out, errs)
 	}
-	if code, _, _ := runArgs(t, "cost"); code != exitUsage {
+	if code, _, _ := runCmd(t, "cost"); code != exitUsage {
 		t.Errorf("no PATH: exit %d, want %d", code, exitUsage)
 	}
-	if code, _, _ := runArgs(t, "cost", "--from", "nope", f); code != exitUsage {
+	if code, _, _ := runCmd(t, "cost", "--from", "nope", f); code != exitUsage {
 		t.Errorf("--from nope: exit %d, want %d", code, exitUsage)
 	}
-	if code, _, _ := runArgs(t, "cost", "--format", "xml", f); code != exitUsage {
+	if code, _, _ := runCmd(t, "cost", "--format", "xml", f); code != exitUsage {
 		t.Errorf("--format xml: exit %d, want %d", code, exitUsage)
 	}
 }
@@ -172,28 +152,26 @@ func TestCostHermesTotals(t *testing.T) {
 // A 1h-TTL session: Anthropic bills its 13,835 written tokens at 2× input;
 // --ccusage prices them at the 5m rate, as ccusage does.
 func TestCostOneHourTier(t *testing.T) {
-	cost := func(args ...string) float64 {
+	cost := func(args ...string) (float64, map[string]int64) {
 		t.Helper()
 		code, out, errs := runCmd(t, append([]string{"cost", "--json"}, args...)...)
 		if code != exitOK {
 			t.Fatalf("exit %d: %s", code, errs)
 		}
-		var rep struct {
-			Totals struct {
-				Cost float64 `json:"cost_usd"`
-			} `json:"totals"`
-		}
+		var rep costJSON
 		if err := json.Unmarshal([]byte(out), &rep); err != nil {
 			t.Fatal(err)
 		}
-		return rep.Totals.Cost
+		return rep.Totals.CostUSD, rep.Totals.Tokens
 	}
 	// 3 input × $5 + 13,835 1h writes × $10 + 11,515 reads × $0.50 + 13 output × $25, per MTok
-	if got, want := cost("../../testdata/claude-code/short.jsonl"), 0.1444475; math.Abs(got-want) > 1e-6 {
-		t.Errorf("cost $%.7f, want $%.7f", got, want)
+	got, tok := cost(ccShort)
+	if want := 0.1444475; math.Abs(got-want) > 1e-6 || tok["cache_write_1h"] != 13835 || tok["cache_write_5m"] != 0 {
+		t.Errorf("cost $%.7f with tokens %v, want $%.7f for 13835 1h writes", got, tok, want)
 	}
-	// the writes at $6.25 instead
-	if got, want := cost("--ccusage", "../../testdata/claude-code/short.jsonl"), 0.09256625; math.Abs(got-want) > 1e-6 {
-		t.Errorf("--ccusage cost $%.7f, want $%.7f", got, want)
+	// the writes at $6.25 instead, counted as 5m writes as ccusage counts them
+	got, tok = cost("--ccusage", ccShort)
+	if want := 0.09256625; math.Abs(got-want) > 1e-6 || tok["cache_write_5m"]+tok["cache_write_1h"] != 13835 {
+		t.Errorf("--ccusage cost $%.7f with tokens %v, want $%.7f for 13835 writes", got, tok, want)
 	}
 }

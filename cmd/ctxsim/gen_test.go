@@ -12,15 +12,8 @@ import (
 	"github.com/ctxsim/ctxsim/traces"
 )
 
-func runGen(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code := run(append([]string{"gen"}, args...), strings.NewReader(""), &out, &errb)
-	return code, out.String(), errb.String()
-}
-
 func TestGenList(t *testing.T) {
-	code, out, _ := runGen(t, "--list")
+	code, out, _ := runCmd(t, "gen", "--list")
 	if code != exitOK {
 		t.Fatalf("exit %d", code)
 	}
@@ -34,7 +27,7 @@ func TestGenList(t *testing.T) {
 func TestGenWritesSameBytes(t *testing.T) {
 	a, b := t.TempDir(), t.TempDir()
 	for _, dir := range []string{a, b} {
-		code, out, errs := runGen(t, "--profile", "subagents", "--sessions", "1", "--seed", "3", "-o", dir)
+		code, out, errs := runCmd(t, "gen", "--profile", "subagents", "--sessions", "1", "--seed", "3", "-o", dir)
 		if code != exitOK {
 			t.Fatalf("exit %d: %s", code, errs)
 		}
@@ -75,7 +68,7 @@ func TestGenUsageErrors(t *testing.T) {
 		{"--profile", "cron", "-o", dir, "--length", "-1"},
 		{"--profile", "cron", "-o", dir, "--start", "yesterday"},
 	} {
-		if code, _, errs := runGen(t, args...); code != exitUsage || errs == "" {
+		if code, _, errs := runCmd(t, append([]string{"gen"}, args...)...); code != exitUsage || errs == "" {
 			t.Errorf("gen %v: exit %d, stderr %q; want exit 2 with a message", args, code, errs)
 		}
 	}

@@ -47,20 +47,11 @@ func TestImportOtherFormats(t *testing.T) {
 					t.Errorf("%s: format %q, want %q", f, s.Format, tc.format)
 				}
 			}
-			if tc.format == "chatlog" && !strings.Contains(readAll(t, files[0]), "timing is synthetic") {
+			if tc.format == "chatlog" && !strings.Contains(readFile(t, files[0]), "timing is synthetic") {
 				t.Errorf("chatlog trace does not say its timing is synthetic")
 			}
 		})
 	}
-}
-
-func readAll(t *testing.T, f string) string {
-	t.Helper()
-	b, err := os.ReadFile(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // TestImportJSON: --json lists every file written, with its counts, and the
@@ -87,7 +78,7 @@ func TestImportJSON(t *testing.T) {
 		t.Fatalf("listed %d written files, dir has %d", len(got.Written), len(files))
 	}
 	for _, w := range got.Written {
-		s, err := traces.ReadSession(strings.NewReader(readAll(t, w.File)), w.File)
+		s, err := traces.ReadSession(strings.NewReader(readFile(t, w.File)), w.File)
 		if err != nil {
 			t.Fatal(err)
 		}

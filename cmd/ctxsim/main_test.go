@@ -31,6 +31,16 @@ func goldenFile(t *testing.T, name string, got string) {
 	}
 }
 
+// readFile is a file the test needs, as text.
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 func runCmd(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -11,15 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func runPolicies(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code := run(args, strings.NewReader(""), &out, &errb)
-	return code, out.String(), errb.String()
-}
-
 func TestPoliciesList(t *testing.T) {
-	code, out, _ := runPolicies(t, "policies")
+	code, out, _ := runCmd(t, "policies")
 	if code != exitOK {
 		t.Fatalf("exit %d", code)
 	}
@@ -32,7 +24,7 @@ func TestPoliciesList(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	code, out, _ = runPolicies(t, "policies", "--json")
+	code, out, _ = runCmd(t, "policies", "--json")
 	require.Equal(t, exitOK, code)
 	var rows []struct {
 		Name    string `json:"name"`
@@ -45,7 +37,7 @@ func TestPoliciesList(t *testing.T) {
 }
 
 func TestPoliciesShow(t *testing.T) {
-	code, out, _ := runPolicies(t, "policies", "hermes-micro", "--set", "compression.micro_compact_every_n_turns=3", "--format", "csv")
+	code, out, _ := runCmd(t, "policies", "hermes-micro", "--set", "compression.micro_compact_every_n_turns=3", "--format", "csv")
 	require.Equal(t, exitOK, code)
 	for _, want := range []string{"compression.micro_compact,true\n", "compression.micro_compact_every_n_turns,3\n"} {
 		if !strings.Contains(out, want) {
@@ -54,7 +46,7 @@ func TestPoliciesShow(t *testing.T) {
 	}
 	cfg := filepath.Join(t.TempDir(), "config.yaml")
 	require.NoError(t, os.WriteFile(cfg, []byte("display:\n  compact: true\ncompression:\n  threshold: 0.6\n"), 0o644))
-	code, out, errs := runPolicies(t, "policies", "--config", cfg)
+	code, out, errs := runCmd(t, "policies", "--config", cfg)
 	require.Equal(t, exitOK, code)
 	if !strings.Contains(out, "compression.threshold                              0.6") {
 		t.Errorf("--config output:\n%s", out)
@@ -76,7 +68,7 @@ func TestPoliciesBadInput(t *testing.T) {
 		{[]string{"policies", "--set", "a=b"}, exitUsage, `--set needs a preset NAME or --config`},
 		{[]string{"policies", "--config", "no/such/file.yaml"}, exitFailure, "no such file"},
 	} {
-		code, _, errs := runPolicies(t, tt.args...)
+		code, _, errs := runCmd(t, tt.args...)
 		if code != tt.code || !strings.Contains(errs, tt.msg) {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d with %q", tt.args, code, errs, tt.code, tt.msg)
 		}

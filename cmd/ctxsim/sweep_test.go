@@ -23,18 +23,11 @@ func sweepArgs(extra ...string) []string {
 		"--grid", "compression.micro_compact_every_n_turns=1,5", "--grid", "prompt_caching.cache_ttl=5m,1h"}, extra...)
 }
 
-func sweepRead(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	require.NoError(t, err)
-	return string(b)
-}
-
 // journalCells lists the (cell, tenant) keys of cells.jsonl in file order.
 func journalCells(t *testing.T, path string) []string {
 	t.Helper()
 	var out []string
-	for _, line := range strings.Split(strings.TrimSuffix(sweepRead(t, path), "\n"), "\n") {
+	for _, line := range strings.Split(strings.TrimSuffix(readFile(t, path), "\n"), "\n") {
 		var l journalLine
 		require.NoError(t, json.Unmarshal([]byte(line), &l), "line %q", line)
 		out = append(out, l.Cell+" "+l.Tenant)
@@ -62,7 +55,7 @@ func testSweepResume(t *testing.T, args []string, cells, kill int) {
 
 	code, wantOut, errs := runCmd(t, with("-j", "1", "--out", a)...)
 	require.Equal(t, exitOK, code, errs)
-	wantSummary := sweepRead(t, filepath.Join(a, "summary.json"))
+	wantSummary := readFile(t, filepath.Join(a, "summary.json"))
 	all := journalCells(t, filepath.Join(a, "cells.jsonl"))
 	if len(all) != cells {
 		t.Fatalf("uninterrupted run journaled %d cells, want %d: %q", len(all), cells, all)
@@ -78,7 +71,7 @@ func testSweepResume(t *testing.T, args []string, cells, kill int) {
 	if _, err := os.Stat(filepath.Join(b, "summary.json")); !os.IsNotExist(err) {
 		t.Fatalf("killed run wrote summary.json (stat: %v)", err)
 	}
-	partial := sweepRead(t, filepath.Join(b, "cells.jsonl"))
+	partial := readFile(t, filepath.Join(b, "cells.jsonl"))
 	if n := strings.Count(partial, "\n"); n != kill || strings.HasSuffix(partial, "\n") {
 		t.Fatalf("killed run left %d complete lines (ends in newline: %v), want %d and a torn one", n, strings.HasSuffix(partial, "\n"), kill)
 	}
@@ -94,7 +87,7 @@ func testSweepResume(t *testing.T, args []string, cells, kill int) {
 	if out != wantOut {
 		t.Errorf("resumed stdout differs from the uninterrupted run\n--- got ---\n%s\n--- want ---\n%s", out, wantOut)
 	}
-	if got := sweepRead(t, filepath.Join(b, "summary.json")); got != wantSummary {
+	if got := readFile(t, filepath.Join(b, "summary.json")); got != wantSummary {
 		t.Errorf("resumed summary.json differs from the uninterrupted run")
 	}
 	// Every cell is journaled exactly once: those kept and those replayed,
@@ -140,7 +133,7 @@ func TestSweepResumeRefuses(t *testing.T) {
 
 	// A damaged line that is not the last is an error naming it.
 	path := filepath.Join(dir, "cells.jsonl")
-	lines := strings.SplitAfter(sweepRead(t, path), "\n")
+	lines := strings.SplitAfter(readFile(t, path), "\n")
 	lines[1] = "{not json}\n"
 	require.NoError(t, os.WriteFile(path, []byte(strings.Join(lines, "")), 0o644))
 	code, _, errs = runCmd(t, sweepArgs("--out", dir, "--resume")...)
@@ -193,8 +186,8 @@ func TestSweepPlots(t *testing.T) {
 		}
 	}
 	// The numbers behind the heatmaps: cache_ttl in minutes on x.
-	goldenFile(t, "sweep-cost-heat.txt", sweepRead(t, filepath.Join(dir, "sweep-cost.txt")))
-	goldenFile(t, "sweep-hit-rate-heat.txt", sweepRead(t, filepath.Join(dir, "sweep-hit-rate.txt")))
+	goldenFile(t, "sweep-cost-heat.txt", readFile(t, filepath.Join(dir, "sweep-cost.txt")))
+	goldenFile(t, "sweep-hit-rate-heat.txt", readFile(t, filepath.Join(dir, "sweep-hit-rate.txt")))
 }
 
 func TestSweepUsage(t *testing.T) {
@@ -325,7 +318,7 @@ func TestJournalTornMultiRunCell(t *testing.T) {
 	require.ErrorIs(t, err, errSweepKilled)
 	require.NoError(t, jr.close())
 	path := filepath.Join(dir, "cells.jsonl")
-	if n := strings.Count(sweepRead(t, path), "\n"); n != 2 {
+	if n := strings.Count(readFile(t, path), "\n"); n != 2 {
 		t.Fatalf("torn journal has %d complete lines, want 2 (c1 and the first run of c2)", n)
 	}
 

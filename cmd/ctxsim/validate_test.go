@@ -12,7 +12,7 @@ import (
 
 func TestImportThenValidate(t *testing.T) {
 	dir := t.TempDir()
-	code, out, errs := runArgs(t, "import", "claude-code", ccDir, "-o", dir)
+	code, out, errs := runCmd(t, "import", "claude-code", ccDir, "-o", dir)
 	require.Equal(t, exitOK, code, errs)
 	if !strings.Contains(out, "6 sessions from claude-code") || !strings.Contains(out, "(281 events, 139 calls)") {
 		t.Errorf("import output:\n%s", out)
@@ -22,7 +22,7 @@ func TestImportThenValidate(t *testing.T) {
 	if len(files) != 6 {
 		t.Fatalf("wrote %d files, want 6", len(files))
 	}
-	code, out, errs = runArgs(t, append([]string{"validate"}, files...)...)
+	code, out, errs = runCmd(t, append([]string{"validate"}, files...)...)
 	if code != exitOK || strings.Count(out, ": OK: ") != 6 {
 		t.Errorf("validate: exit %d\n%s%s", code, out, errs)
 	}
@@ -42,7 +42,7 @@ func TestValidateBad(t *testing.T) {
 `), 0o644))
 	broken := filepath.Join(dir, "broken.jsonl")
 	require.NoError(t, os.WriteFile(broken, []byte("{\"format\":\"ctxsim-trace\",\"version\":1,\"session\":{\"id\":\"s\"}}\n{oops\n"), 0o644))
-	code, out, _ := runArgs(t, "validate", bad, broken)
+	code, out, _ := runCmd(t, "validate", bad, broken)
 	if code != exitFailure {
 		t.Errorf("exit %d, want %d", code, exitFailure)
 	}
