@@ -89,16 +89,7 @@ func resolvePolicy(e *env, args []string, config string, sets []string) (policie
 			return c, usagef("%v", err)
 		}
 	}
-	for _, s := range sets {
-		k, v, ok := strings.Cut(s, "=")
-		if !ok {
-			return c, usagef("--set %q: want KEY=VALUE", s)
-		}
-		if err := c.Set(k, v); err != nil {
-			return c, usagef("--set %s: %v", s, err)
-		}
-	}
-	return c, nil
+	return c, applySets(&c, sets)
 }
 
 func writePresets(e *env, f report.Format) error {

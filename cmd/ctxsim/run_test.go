@@ -146,6 +146,26 @@ func TestWhatifShared(t *testing.T) {
 	goldenFile(t, "whatif-shared.text", text)
 }
 
+// whatif's --policies errors say what is wrong with the name given: an
+// unknown name lists the variants, a policy file that cannot be read or a
+// bad --set says so.
+func TestWhatifPolicyErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--policies", "no-such"}, "not a whatif variant (ttl-5m"},
+		{[]string{"--policies", "missing.yaml"}, "--policy missing.yaml: open missing.yaml"},
+		{[]string{"--policies", "hermes-default", "--set", "compression.threshold=7"}, "--set compression.threshold=7:"},
+		{[]string{"--policies", "ttl-1h", "--set", "compression.threshold"}, `--set "compression.threshold": want KEY=VALUE`},
+	} {
+		code, _, errs := runCmd(t, append([]string{"whatif", "../../testdata/claude-code/short.jsonl"}, tc.args...)...)
+		if code == exitOK || !strings.Contains(errs, tc.want) {
+			t.Errorf("whatif %v: exit %d, stderr %q; want %q", tc.args, code, errs, tc.want)
+		}
+	}
+}
+
 // A session imported to the native format replays exactly as the log it
 // came from: the native format loses nothing the simulation uses.
 func TestImportedReplaysAsTheLog(t *testing.T) {

@@ -379,6 +379,25 @@ type policySpec struct {
 	ttl string
 }
 
+// isPolicyFile reports whether a --policy name is a policy file.
+func isPolicyFile(n string) bool {
+	return strings.HasSuffix(n, ".yaml") || strings.HasSuffix(n, ".yml") || strings.HasSuffix(n, ".json")
+}
+
+// applySets applies --set KEY=VALUE overrides to c, in order.
+func applySets(c *policies.Config, sets []string) error {
+	for _, kv := range sets {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return usagef("--set %q: want KEY=VALUE", kv)
+		}
+		if err := c.Set(k, v); err != nil {
+			return usagef("--set %s: %v", kv, err)
+		}
+	}
+	return nil
+}
+
 func resolvePolicies(names []string, sets []string) ([]policySpec, error) {
 	var out []policySpec
 	for _, n := range names {
@@ -390,7 +409,7 @@ func resolvePolicies(names []string, sets []string) ([]policySpec, error) {
 			continue
 		}
 		var cfg policies.Config
-		if strings.HasSuffix(n, ".yaml") || strings.HasSuffix(n, ".yml") || strings.HasSuffix(n, ".json") {
+		if isPolicyFile(n) {
 			f, err := os.Open(n)
 			if err != nil {
 				return nil, fmt.Errorf("--policy %s: %w", n, err)
@@ -411,14 +430,8 @@ func resolvePolicies(names []string, sets []string) ([]policySpec, error) {
 			}
 			cfg = c
 		}
-		for _, kv := range sets {
-			k, v, ok := strings.Cut(kv, "=")
-			if !ok {
-				return nil, usagef("--set %q: want key=value", kv)
-			}
-			if err := cfg.Set(k, v); err != nil {
-				return nil, usagef("--set %s: %v", kv, err)
-			}
+		if err := applySets(&cfg, sets); err != nil {
+			return nil, err
 		}
 		c := cfg
 		out = append(out, policySpec{name: cfg.Name, config: &c})

@@ -64,11 +64,8 @@ func whatifSpecs(names []string, sets []string) ([]policySpec, error) {
 			if v.apply != nil {
 				v.apply(&c)
 			}
-			for _, kv := range sets {
-				k, val, _ := strings.Cut(kv, "=")
-				if err := c.Set(k, val); err != nil {
-					return nil, usagef("--set %s: %v", kv, err)
-				}
+			if err := applySets(&c, sets); err != nil {
+				return nil, err
 			}
 			out = append(out, policySpec{name: n, config: &c, onRecorded: true, ttl: v.ttl})
 			found = true
@@ -76,9 +73,12 @@ func whatifSpecs(names []string, sets []string) ([]policySpec, error) {
 		if found {
 			continue
 		}
+		if _, err := policies.Preset(n); err != nil && n != sim.RecordedName && !isPolicyFile(n) {
+			return nil, usagef("--policies %q: not a whatif variant (%s), a preset or a policy file", n, strings.Join(whatifNames(), ", "))
+		}
 		sp, err := resolvePolicies([]string{n}, sets)
 		if err != nil {
-			return nil, usagef("--policies %q: not a whatif variant (%s), a preset or a policy file", n, strings.Join(whatifNames(), ", "))
+			return nil, err
 		}
 		out = append(out, sp...)
 	}
