@@ -266,25 +266,10 @@ func runCompare(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots str
 	if err != nil {
 		return err
 	}
-	sessions, err := wf.load(e, sf.seed)
+	sessions, runs, recs, cellErr, err := replayAll(e, wf, st, sf.seed, sf.jobs, specs, of.out != "" || plots != "")
 	if err != nil {
 		return err
 	}
-	st.memo.Warm(sessions)
-	cells, err := buildCells(st, groupSessions(sessions), specs)
-	if err != nil {
-		return err
-	}
-	var runs []report.RunSummary
-	var recs []sim.Record
-	cellErr := runCells(st, cells, sf.jobs, e.stderr, func(c *cell) error {
-		runs = append(runs, c.result.runs...)
-		if of.out != "" || plots != "" {
-			recs = append(recs, c.result.records...)
-		}
-		return nil
-	})
-	sortRuns(runs, specs)
 	if err := writeOutputs(of.out, plots, runs, recs, st, "ctxsim compare"); err != nil {
 		return err
 	}
@@ -305,6 +290,31 @@ func runCompare(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots str
 		return err
 	}
 	return cellErr
+}
+
+// replayAll loads wf's sessions and replays each (group, policy) cell on
+// jobs workers: the runs sorted by trace and policy order, and the records
+// when keep is set. cellErr reports cells that failed (the others' results
+// stand); err, a failure before any cell ran.
+func replayAll(e *env, wf *workloadFlags, st *simSetup, seed uint64, jobs int, specs []policySpec, keep bool) (
+	sessions []*traces.Session, runs []report.RunSummary, recs []sim.Record, cellErr, err error) {
+	if sessions, err = wf.load(e, seed); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	st.memo.Warm(sessions)
+	cells, err := buildCells(st, groupSessions(sessions), specs)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	cellErr = runCells(st, cells, jobs, e.stderr, func(c *cell) error {
+		runs = append(runs, c.result.runs...)
+		if keep {
+			recs = append(recs, c.result.records...)
+		}
+		return nil
+	})
+	sortRuns(runs, specs)
+	return sessions, runs, recs, cellErr, nil
 }
 
 // sortRuns orders rows by trace, then by the order policies were given.
@@ -381,22 +391,11 @@ func suiteResults(e *env) (report.Results, error) {
 	if err != nil {
 		return report.Results{}, err
 	}
-	sessions, err := wf.load(e, sf.seed)
+	_, runs, _, cellErr, err := replayAll(e, &wf, st, sf.seed, 0, specs, false)
 	if err != nil {
 		return report.Results{}, err
 	}
-	st.memo.Warm(sessions)
-	cells, err := buildCells(st, groupSessions(sessions), specs)
-	if err != nil {
-		return report.Results{}, err
-	}
-	var runs []report.RunSummary
-	err = runCells(st, cells, 0, e.stderr, func(c *cell) error {
-		runs = append(runs, c.result.runs...)
-		return nil
-	})
-	sortRuns(runs, specs)
-	return report.Results{Runs: runs}, err
+	return report.Results{Runs: runs}, cellErr
 }
 
 func init() { checkSuite = suiteResults }
