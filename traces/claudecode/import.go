@@ -38,6 +38,8 @@ const summaryPrefix = "This session is being continued from a previous conversat
 type line struct {
 	Type             string       `json:"type"`
 	Subtype          string       `json:"subtype"`
+	UUID             string       `json:"uuid"`
+	ParentUUID       string       `json:"parentUuid"`
 	SessionID        string       `json:"sessionId"`
 	AgentID          string       `json:"agentId"`
 	Timestamp        string       `json:"timestamp"`
@@ -103,17 +105,15 @@ func ImportFS(fsys fs.FS, root, display string) ([]*traces.Session, *traces.Warn
 		return nil, nil, err
 	}
 	read, ws, err := readFiles(len(files), func(i int) (io.ReadCloser, error) { return fsys.Open(files[i]) },
-		func(i int, r io.Reader, w *traces.Warnings) (*traces.Session, error) {
+		func(i int, r io.Reader, w *traces.Warnings) ([]*traces.Session, error) {
 			return readSession(r, displayName(display, files[i]), w)
 		})
 	if err != nil {
 		return nil, nil, err
 	}
 	var out []*traces.Session
-	for _, s := range read {
-		if s != nil {
-			out = append(out, s)
-		}
+	for _, ss := range read {
+		out = append(out, ss...)
 	}
 	link(out, ws, display)
 	return out, ws, nil
@@ -179,7 +179,7 @@ func link(ss []*traces.Session, w *traces.Warnings, display string) {
 	sort.Slice(ss, func(i, j int) bool { return ss[i].ID < ss[j].ID })
 }
 
-// fileState is the importer's state while reading one file.
+// fileState is the importer's state while reading one session's lines.
 type fileState struct {
 	name string
 	w    *traces.Warnings
@@ -191,12 +191,31 @@ type fileState struct {
 	toolUses map[string]bool
 	lastTime time.Time
 	lineNo   int
+
+	// Inline sidechains (main state only). Before Claude Code wrote
+	// subagents to <session>/subagents/agent-*.jsonl (2025 logs, 1.0.x), a
+	// Task subagent's conversation was logged in the main file with
+	// "isSidechain": true and no agentId, starting at a user line with no
+	// parentUuid (the Task prompt) and chained to it by parentUuid. Each
+	// such chain is its own conversation with its own prompt and cache
+	// (corpus: kesslerio/attio-mcp-server, conneroisu/templar,
+	// d-kimuson/claude-code-viewer); it becomes a child session.
+	root  map[string]string     // line uuid -> sidechain root uuid ("" for the main chain)
+	subs  map[string]*fileState // by root uuid
+	order []string              // roots in order of appearance
+	tasks []taskUse             // Task tool_uses of the main chain, in order
+	// rootText is the sidechain's first user text, to find its Task.
+	rootText string
 }
 
-// readSession imports one file. It fails only on a read error; everything
-// wrong inside the file is a counted warning.
-func readSession(r io.Reader, name string, w *traces.Warnings) (*traces.Session, error) {
-	st := &fileState{
+// taskUse is a Task tool_use of the main chain: its id and prompt.
+type taskUse struct {
+	id, prompt string
+	used       bool
+}
+
+func newFileState(name string, w *traces.Warnings) *fileState {
+	return &fileState{
 		name:     name,
 		w:        w,
 		s:        &traces.Session{Source: traces.SourceCLI, Format: Format},
@@ -204,6 +223,14 @@ func readSession(r io.Reader, name string, w *traces.Warnings) (*traces.Session,
 		last:     map[int]time.Time{},
 		toolUses: map[string]bool{},
 	}
+}
+
+// readSession imports one file: its session, and a child session per
+// inline sidechain. It fails only on a read error; everything wrong inside
+// the file is a counted warning.
+func readSession(r io.Reader, name string, w *traces.Warnings) ([]*traces.Session, error) {
+	st := newFileState(name, w)
+	st.root, st.subs = map[string]string{}, map[string]*fileState{}
 	lr := newLineReader(r)
 	for {
 		b, ok, err := lr.next()
@@ -223,17 +250,112 @@ func readSession(r io.Reader, name string, w *traces.Warnings) (*traces.Session,
 		}
 		st.line(b, lr.eof)
 	}
+	main, err := st.session()
+	if err != nil {
+		return nil, err
+	}
+	var out []*traces.Session
+	if main != nil {
+		out = append(out, main)
+	}
+	for k, root := range st.order {
+		sub := st.subs[root]
+		if len(sub.s.Events) == 0 {
+			continue
+		}
+		parent := st.s.ID
+		if parent == "" {
+			parent = strings.TrimSuffix(path.Base(filepath.ToSlash(name)), ".jsonl")
+		}
+		sub.s.ID = fmt.Sprintf("%s.agent-side%02d-%.8s", parent, k+1, root)
+		sub.s.Parent = parent
+		sub.s.Source = traces.SourceSubagent
+		if id := st.taskFor(sub.rootText); id != "" {
+			ev := &sub.s.Events[0]
+			if ev.Meta == nil {
+				ev.Meta = map[string]string{}
+			}
+			ev.Meta["task_tool_use"] = id
+		}
+		s, err := sub.session()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// session finishes the state's session; nil when the file held nothing.
+func (st *fileState) session() (*traces.Session, error) {
 	st.finish()
 	if len(st.s.Events) > 0 && st.s.Events[0].Time.IsZero() {
-		return nil, &traces.SyntaxError{File: name, Msg: "no line has a valid timestamp: cannot place the session in time"}
+		return nil, &traces.SyntaxError{File: st.name, Msg: "no line has a valid timestamp: cannot place the session in time"}
 	}
 	if len(st.s.Events) == 0 && st.s.ID == "" {
 		return nil, nil
 	}
 	if st.s.ID == "" {
-		st.s.ID = strings.TrimSuffix(path.Base(filepath.ToSlash(name)), ".jsonl")
+		st.s.ID = strings.TrimSuffix(path.Base(filepath.ToSlash(st.name)), ".jsonl")
 	}
 	return st.s, nil
+}
+
+// taskFor is the id of the Task tool_use that started a sidechain whose
+// first message is prompt: the first unused Task with exactly that prompt,
+// else the first unused Task.
+func (st *fileState) taskFor(prompt string) string {
+	pick := -1
+	for i := range st.tasks {
+		if st.tasks[i].used {
+			continue
+		}
+		if st.tasks[i].prompt == prompt {
+			pick = i
+			break
+		}
+		if pick < 0 {
+			pick = i
+		}
+	}
+	if pick < 0 {
+		return ""
+	}
+	st.tasks[pick].used = true
+	return st.tasks[pick].id
+}
+
+// sidechain routes an inline sidechain line to its conversation's state,
+// which it returns; nil for a main-chain line.
+func (st *fileState) sidechain(l *line) *fileState {
+	if st.root == nil {
+		return nil
+	}
+	if !l.IsSidechain || l.AgentID != "" {
+		if l.UUID != "" {
+			st.root[l.UUID] = ""
+		}
+		return nil
+	}
+	root, ok := st.root[l.ParentUUID]
+	if l.ParentUUID == "" || !ok || root == "" {
+		root = l.UUID // a new sidechain: the Task prompt
+		if root == "" {
+			root = fmt.Sprintf("line%d", st.lineNo)
+		}
+	}
+	if l.UUID != "" {
+		st.root[l.UUID] = root
+	}
+	sub := st.subs[root]
+	if sub == nil {
+		sub = newFileState(st.name, st.w)
+		sub.s.Format = st.s.Format
+		st.subs[root] = sub
+		st.order = append(st.order, root)
+	}
+	sub.lineNo = st.lineNo
+	return sub
 }
 
 func (st *fileState) warn(reason string) { st.w.Add(st.name, st.lineNo, reason) }
@@ -243,6 +365,21 @@ func (st *fileState) line(b []byte, last bool) {
 	if !decodeLine(b, last, &l, st.w, st.name, st.lineNo) {
 		return
 	}
+	if sub := st.sidechain(&l); sub != nil {
+		if l.Type == "user" && sub.rootText == "" && l.Message != nil {
+			if bs := sub.blocks(l.Message.Content); len(bs) > 0 {
+				sub.rootText = bs[0].Text
+			}
+		}
+		sub.apply(&l)
+		st.identify(&l) // a file may open with a sidechain line
+		return
+	}
+	st.apply(&l)
+}
+
+// apply imports one decoded line into st's session.
+func (st *fileState) apply(l *line) {
 	switch l.Type {
 	case "user", "assistant":
 	case "system":
@@ -255,7 +392,7 @@ func (st *fileState) line(b []byte, last bool) {
 		}
 		return
 	}
-	st.identify(&l)
+	st.identify(l)
 	t := st.time(l.Timestamp)
 	switch l.Type {
 	case "system":
@@ -268,11 +405,11 @@ func (st *fileState) line(b []byte, last bool) {
 				ev.Meta["pre_tokens"] = strconv.FormatInt(m.PreTokens, 10)
 			}
 		}
-		st.add(ev, &l)
+		st.add(ev)
 	case "assistant":
-		st.assistant(&l, t)
+		st.assistant(l, t)
 	case "user":
-		st.user(&l, t)
+		st.user(l, t)
 	}
 }
 
@@ -306,13 +443,7 @@ func (st *fileState) time(ts string) time.Time {
 	return t
 }
 
-func (st *fileState) add(ev traces.Event, l *line) int {
-	if l.IsSidechain && st.s.Parent == "" {
-		if ev.Meta == nil {
-			ev.Meta = map[string]string{}
-		}
-		ev.Meta["sidechain"] = "true"
-	}
+func (st *fileState) add(ev traces.Event) int {
 	if len(ev.Meta) == 0 {
 		ev.Meta = nil
 	}
@@ -331,6 +462,7 @@ func (st *fileState) assistant(l *line, t time.Time) {
 		return
 	}
 	blocks := st.blocks(m.Content)
+	st.noteTasks(blocks)
 	key := callKey(m.ID, l.RequestID)
 	if i, ok := st.calls[key]; ok && key != "" {
 		// A later line of the same response: more content, and the usage
@@ -359,13 +491,32 @@ func (st *fileState) assistant(l *line, t time.Time) {
 	} else {
 		st.warn(warnNoUsage)
 	}
-	i := st.add(ev, l)
+	i := st.add(ev)
 	st.last[i] = t
 	if key != "" {
 		st.calls[key] = i
 	}
 	if st.s.Model == "" {
 		st.s.Model = m.Model
+	}
+}
+
+// noteTasks remembers the main chain's Task (Agent, in later versions)
+// tool_uses, whose prompt an inline sidechain's first message repeats.
+func (st *fileState) noteTasks(blocks []traces.Block) {
+	if st.root == nil {
+		return
+	}
+	for i := range blocks {
+		b := &blocks[i]
+		if b.Kind != traces.ToolUse || (b.Name != "Task" && b.Name != "Agent") {
+			continue
+		}
+		var in struct {
+			Prompt string `json:"prompt"`
+		}
+		_ = json.Unmarshal([]byte(b.Input), &in)
+		st.tasks = append(st.tasks, taskUse{id: b.ID, prompt: in.Prompt})
 	}
 }
 
@@ -402,7 +553,7 @@ func (st *fileState) user(l *line, t time.Time) {
 		// The command's output line stays in the transcript (the model sees
 		// it); the reconnect rewrites the tools and their instructions in
 		// the system prompt, which the log does not show.
-		defer st.add(traces.Event{Time: t, Kind: traces.FloorChange, Meta: map[string]string{"cause": "mcp reconnect"}}, l)
+		defer st.add(traces.Event{Time: t, Kind: traces.FloorChange, Meta: map[string]string{"cause": "mcp reconnect"}})
 	}
 	if kind == traces.User {
 		ev.Summary = l.IsCompactSummary || strings.HasPrefix(blocks[0].Text, summaryPrefix)
@@ -412,13 +563,12 @@ func (st *fileState) user(l *line, t time.Time) {
 	}
 	// Claude Code logs one line per tool result; the API gets them as one
 	// user message, so consecutive results are one event.
-	if n := len(st.s.Events); kind == traces.ToolResult && n > 0 && st.s.Events[n-1].Kind == traces.ToolResult &&
-		st.s.Events[n-1].Meta["sidechain"] == sidechainMeta(l, st.s) {
+	if n := len(st.s.Events); kind == traces.ToolResult && n > 0 && st.s.Events[n-1].Kind == traces.ToolResult {
 		prev := &st.s.Events[n-1]
 		prev.Blocks = append(prev.Blocks, blocks...)
 		return
 	}
-	st.add(ev, l)
+	st.add(ev)
 }
 
 // mcpReconnect reports the output of /mcp reconnecting a server: Claude
@@ -431,13 +581,6 @@ func mcpReconnect(blocks []traces.Block) bool {
 		}
 	}
 	return false
-}
-
-func sidechainMeta(l *line, s *traces.Session) string {
-	if l.IsSidechain && s.Parent == "" {
-		return "true"
-	}
-	return ""
 }
 
 // blocks converts message content: a string (user text) or an array of
