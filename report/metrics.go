@@ -349,7 +349,7 @@ func Summarize(trace, policy string, recs []sim.Record, opts Options) RunSummary
 			CacheReadPct:  pctErr(float64(simOnRec.CacheRead), float64(recTokens.CacheRead)),
 			CacheWritePct: pctErr(float64(simOnRec.Writes()), float64(recTokens.Writes())),
 		}
-		if haveOpenLoop {
+		if haveOpenLoop || s.Policy == sim.RecordedObservedName {
 			f := &Fidelity{Calls: nRec, CostPct: s.Error.CostPct, ReadMatchPct: 100 * float64(readMatch) / float64(nRec), OpenLoopCalls: len(apes)}
 			if len(apes) > 0 {
 				slices.Sort(apes)

@@ -16,6 +16,12 @@ import (
 // recorded boundaries with the recorded continuation summary.
 const RecordedName = "recorded"
 
+// RecordedObservedName is the recorded policy that also honours the
+// re-sends the log shows and the transcript cannot explain
+// (Calibrator.ReadLimit): the baseline what-if variants are priced
+// against, since such a break happened whatever the cache policy.
+const RecordedObservedName = "recorded-observed"
+
 // NewPolicy builds the engine's policy from a config. memo sizes blocks for
 // the compaction ladder's exact estimator.
 func NewPolicy(cfg policies.Config, memo *estimate.Memo) (*Policy, error) {
@@ -31,6 +37,7 @@ func NewPolicy(cfg policies.Config, memo *estimate.Memo) (*Policy, error) {
 	p.Wire.SplitScaffolds = cfg.ScaffoldBoundaries
 	p.ForkSummary = cfg.SummaryFork
 	p.Context = contextFunc(cfg, memo, p.Wire.PerMessage)
+	p.ObserveResends = true
 	return p, nil
 }
 
@@ -88,6 +95,14 @@ func NewRecorded() *Policy {
 	}
 }
 
+// NewRecordedObserved is NewRecorded that honours observed re-sends.
+func NewRecordedObserved() *Policy {
+	p := NewRecorded()
+	p.Name = RecordedObservedName
+	p.ObserveResends = true
+	return p
+}
+
 // RecordedTTL is the tier a recorded session's first cache write used: 1h if
 // it wrote to the 1h tier, else 5m. Sessions with no recorded writes get 5m,
 // the API default.
@@ -120,5 +135,6 @@ func NewRecordedVariant(name string, cfg policies.Config, ttl string, memo *esti
 		p.TTL = f
 	}
 	p.Context = contextFunc(cfg, memo, p.Wire.PerMessage)
+	p.ObserveResends = true
 	return p, nil
 }

@@ -52,7 +52,27 @@ type Calibrator struct {
 
 	lastCall int
 	lastP    int64
+
+	// observe makes an anchored calibrator record observed re-sends;
+	// resends holds them by call event, for the frozen calibrators of the
+	// same session to replay.
+	observe bool
+	resends map[int]resendAt
 }
+
+// resendAt is where an observed re-send cut the served prefix, in terms
+// that survive another policy's rewrite of the transcript: the start of the
+// request, the end of the floor, or the end of a transcript message.
+type resendAt struct {
+	where uint8 // resendStart, resendFloor or resendMessage
+	event int   // the message's event, for resendMessage
+}
+
+const (
+	resendStart uint8 = iota
+	resendFloor
+	resendMessage
+)
 
 // NewCalibrator returns an anchored calibrator for s.
 func NewCalibrator(s *traces.Session, memo *estimate.Memo) *Calibrator {
@@ -70,7 +90,90 @@ func NewOpenLoop(s *traces.Session, memo *estimate.Memo, cal estimate.Calibratio
 // the sizes and corrections this (anchored) calibrator gave, and its final
 // fit for new content.
 func (c *Calibrator) Freeze() *Calibrator {
-	return &Calibrator{mode: Frozen, memo: c.memo, sess: c.sess, cal: c.cal, extra: c.extra, framing: c.framing, sizes: c.sizes, lastCall: -1}
+	return &Calibrator{mode: Frozen, memo: c.memo, sess: c.sess, cal: c.cal, extra: c.extra, framing: c.framing, sizes: c.sizes,
+		resends: c.resends, lastCall: -1}
+}
+
+// ObserveResends makes an anchored calibrator honour and record observed
+// re-sends (see ReadLimit). It returns c.
+func (c *Calibrator) ObserveResends() *Calibrator {
+	c.observe = true
+	c.resends = map[int]resendAt{}
+	return c
+}
+
+// Resends is the number of observed re-sends recorded or replayed.
+func (c *Calibrator) Resends() int { return len(c.resends) }
+
+// ReadLimit says how much of req's cached prefix the provider served the
+// call at event idx, when the log shows it served less than was cached and
+// alive: Claude Code sometimes re-sends everything after a breakpoint with
+// no change the transcript shows (the billed read collapses to exactly the
+// system prompt's breakpoint, or to zero, within seconds of a call that
+// read it all: corpus chess-study-tool 94f6eed6 and 6b7ca74d after new
+// user turns, RyanLisse/big3 e165f9ba mid tool loop; the large shared
+// session at 21:03:30). No rule in the transcript predicts it, so it is an
+// observation, like a floor change: an anchored observing calibrator reads
+// it from the call's billed usage (a collapse is a read more than 5 % and
+// 1,024 tokens below the previous call's billed prompt, inside the TTL)
+// and maps it to the block boundary the read ended at; a frozen one
+// replays the same boundary in another policy's request. Other modes never
+// limit.
+func (c *Calibrator) ReadLimit(idx int, e *traces.Event, req *prompt.Request, v *prompt.View, withinTTL bool) (int, bool) {
+	switch {
+	case c.mode == Frozen && c.resends != nil:
+		at, ok := c.resends[idx]
+		if !ok {
+			return 0, false
+		}
+		return at.block(req, v), true
+	case c.mode != Anchored || !c.observe || e.Usage == nil || c.lastCall < 0 || !withinTTL:
+		return 0, false
+	}
+	r := e.Usage.CacheRead
+	if r+max(1024, c.lastP/20) >= c.lastP {
+		return 0, false
+	}
+	tol := max(256, int(r/50))
+	j := -1
+	for k := range req.Blocks {
+		if req.Blocks[k].End > int(r)+tol {
+			break
+		}
+		j = k
+	}
+	at := resendAt{where: resendStart}
+	switch {
+	case j < 0:
+	case req.Blocks[j].Section != prompt.Messages:
+		at.where = resendFloor
+	default:
+		at = resendAt{where: resendMessage, event: v.Messages[req.Blocks[j].Msg].Event}
+	}
+	c.resends[idx] = at
+	return at.block(req, v), true
+}
+
+// block is the last block of req the re-send leaves readable.
+func (at resendAt) block(req *prompt.Request, v *prompt.View) int {
+	last := -1
+	for k := range req.Blocks {
+		b := &req.Blocks[k]
+		switch at.where {
+		case resendFloor:
+			if b.Section == prompt.Messages {
+				return last
+			}
+		case resendMessage:
+			if b.Section == prompt.Messages && v.Messages[b.Msg].Event > at.event {
+				return last
+			}
+		default:
+			return -1
+		}
+		last = k
+	}
+	return last
 }
 
 // Calibration is the current fit.

@@ -79,6 +79,11 @@ type run struct {
 	view   *prompt.View
 	msgs   []prompt.Message // backing array of view.Messages while the run made it
 
+	// hidden is context the log does not show that Claude Code sent in
+	// the first user message (see revealSystem); it is prepended to that
+	// message when the run appends it.
+	hidden *traces.Block
+
 	users    int // plain user messages in the transcript so far
 	verbatim int // of which the view carries verbatim
 
@@ -93,6 +98,10 @@ type run struct {
 	recs    []Record
 	err     error
 }
+
+// MaxFirstBlock is how long after its request a recorded response's first
+// content block is taken to arrive at most; see nextTime.
+const MaxFirstBlock = time.Minute
 
 // OutputReserve caps the output reservation a harness subtracts from the
 // window before computing its threshold. Harnesses reserve what they ask for
@@ -154,6 +163,9 @@ func newRun(s *traces.Session, pol *Policy, prov provider.Provider, opts Options
 	floor := s.Floor
 	if len(floor) == 0 {
 		floor = inferFloor(s, opts, r.b)
+		if pol.ObserveResends {
+			floor, r.hidden = revealSystem(s, floor)
+		}
 	}
 	r.view.Tools, r.view.System = splitFloor(floor)
 	ft := 0
@@ -241,6 +253,54 @@ func inferFloor(s *traces.Session, opts Options, b *prompt.Builder) []traces.Blo
 		}
 	}
 	return nil
+}
+
+// revealSystem moves the part of an inferred floor that is not the system
+// prompt into the first user message. The first call's prompt less the
+// visible transcript is more than the system prompt and tools: Claude Code
+// also sends CLAUDE.md, SessionStart hook output and similar context, in
+// the first user message, after the system prompt's breakpoint. A re-send
+// reveals where that breakpoint is: its read collapses to exactly the
+// system prompt (corpus chess-study-tool 94f6eed6: 46,713 written by the
+// first call, later reads collapse to 37,976). The smallest positive read
+// below the floor, by a call of the first call's model before any
+// compaction or floor change, is taken as the system prompt's end. It
+// reads billed usage of later calls, so only the policies that honour
+// observed re-sends use it.
+func revealSystem(s *traces.Session, floor []traces.Block) ([]traces.Block, *traces.Block) {
+	total := 0
+	for i := range floor {
+		total += floor[i].Tokens
+	}
+	shared := 0
+	if len(floor) == 2 {
+		shared = floor[0].Tokens
+	}
+	sys, model, calls := total, "", 0
+	for i := range s.Events {
+		e := &s.Events[i]
+		if e.Summary || e.Kind == traces.Compaction || e.Kind == traces.FloorChange {
+			break
+		}
+		if e.Kind != traces.Assistant || e.Usage == nil {
+			continue
+		}
+		if calls++; calls == 1 {
+			model = e.Model
+			continue
+		}
+		if e.Model == model && e.Usage.CacheRead > int64(shared) && int(e.Usage.CacheRead) < sys {
+			sys = int(e.Usage.CacheRead)
+		}
+	}
+	if sys >= total || len(floor) == 0 {
+		return floor, nil
+	}
+	out := append([]traces.Block(nil), floor...)
+	last := &out[len(out)-1]
+	last.Tokens -= total - sys
+	hidden := &traces.Block{Kind: traces.Text, Name: "hidden-context/" + s.ID, Tokens: total - sys}
+	return out, hidden
 }
 
 // Run replays one session under pol against prov, which must be fresh (or
@@ -342,6 +402,15 @@ func (r *run) nextTime() time.Time {
 		}
 		return r.now
 	case traces.Assistant:
+		// A response's first line is written when its first content
+		// block completes, within about a minute of the request; a call
+		// logged later than that after the event it answers waited to be
+		// sent (a permission prompt, a slow hook), and the cache aged
+		// meanwhile (corpus RyanLisse/big3 e165f9ba: a 15.6-minute gap
+		// before a call that read nothing, like an idle gap).
+		if w := e.Time.Sub(prev) - MaxFirstBlock; w > 0 {
+			return r.now.Add(w)
+		}
 		return r.now
 	}
 	d := e.Time.Sub(prev)
@@ -484,7 +553,12 @@ func (r *run) append(role prompt.Role, e *traces.Event, idx int) {
 	if n == 0 || len(r.msgs) != n || &r.msgs[0] != &r.view.Messages[0] {
 		r.msgs = append(make([]prompt.Message, 0, 2*n+8), r.view.Messages...)
 	}
-	r.msgs = append(r.msgs, prompt.NewMessage(role, e.Blocks, idx, tag))
+	blocks := e.Blocks
+	if r.hidden != nil && role == prompt.RoleUser {
+		blocks = append([]traces.Block{*r.hidden}, blocks...)
+		r.hidden = nil
+	}
+	r.msgs = append(r.msgs, prompt.NewMessage(role, blocks, idx, tag))
 	v := *r.view
 	v.Messages = r.msgs[: n+1 : n+1]
 	r.view = &v
@@ -655,6 +729,10 @@ func (r *run) attempt(e *traces.Event, idx int) (bool, error) {
 	req.Key = r.sess.ID
 	if r.pol.Planner != nil && r.ttl != prompt.NoCache {
 		r.pol.Planner.Plan(req, r.ttl)
+	}
+	if r.pol.ObserveResends && r.cal != nil {
+		within := !r.recEnd.IsZero() && e.Time.Sub(r.recEnd) < r.ttl.Duration()
+		req.ReadLimit, req.Limited = r.cal.ReadLimit(idx, e, req, r.view, within)
 	}
 	req.Freeze()
 	rec.Breakpoints = len(req.Breakpoints)

@@ -38,6 +38,11 @@ type Policy struct {
 	// summary replaces the history at each compaction boundary) instead of
 	// deciding its own.
 	Recorded bool
+	// ObserveResends makes the provider serve a recorded call no more of
+	// the cached prefix than its bill shows it did, where the log shows a
+	// re-send it cannot explain (Calibrator.ReadLimit). It needs a
+	// calibrator that observes (anchored) or replays (frozen) them.
+	ObserveResends bool
 }
 
 // A Context is a policy's context manager for one session: the compaction

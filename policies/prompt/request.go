@@ -135,8 +135,15 @@ type Request struct {
 	// what was recorded).
 	Output      int
 	Breakpoints []Breakpoint
-	frozen      uint64
-	isFrozen    bool
+	// ReadLimit, when Limited, is the last block whose cached prefix the
+	// provider may serve (-1: none). It is an observation, not a choice:
+	// replaying a log whose billed read collapsed to an earlier breakpoint
+	// with nothing in the transcript to explain it (a re-send), the
+	// replay makes the provider do what the bill shows it did.
+	ReadLimit int
+	Limited   bool
+	frozen    uint64
+	isFrozen  bool
 }
 
 // Mark adds a breakpoint on block i. It panics after Freeze: a broken

@@ -139,6 +139,9 @@ func (a *Anthropic) Send(now time.Time, req *prompt.Request) (Response, error) {
 			continue
 		}
 		for j := bp.Block; j >= 0 && j >= bp.Block-Lookback; j-- {
+			if req.Limited && j > req.ReadLimit {
+				continue
+			}
 			e := c.entries[v.chain(j)]
 			if e == nil || !e.live(now) {
 				continue
@@ -198,6 +201,8 @@ func (a *Anthropic) attribute(c *anthropicCache, v *view, req *prompt.Request, n
 	prev := a.convs[req.Key]
 	switch {
 	case prev == nil || prev.end <= hit:
+	case req.Limited && prev.model == req.Model:
+		m = Miss{Reason: MissObserved, Tokens: prev.end - hit}
 	case prev.model != req.Model:
 		m = Miss{Reason: MissModel, Tokens: prev.end}
 	default:

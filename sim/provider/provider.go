@@ -67,6 +67,10 @@ const (
 	// MissLookback: the prefix was unchanged and its entry alive, but no
 	// breakpoint of this call was within 20 blocks of it.
 	MissLookback = "lookback"
+	// MissObserved: the log shows the provider serving this call less of
+	// the prefix than was cached and alive, with nothing in the transcript
+	// to explain it (an observed re-send; see prompt.Request.ReadLimit).
+	MissObserved = "observed"
 	// MissModel: the conversation switched model; caches are per model.
 	MissModel = "model"
 )
