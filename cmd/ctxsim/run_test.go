@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ctxsim/ctxsim/experiment"
 	"github.com/ctxsim/ctxsim/report"
 )
 
@@ -127,8 +128,8 @@ func TestWhatifShared(t *testing.T) {
 	require.Len(t, rep.Sessions, 4)
 	for _, s := range rep.Sessions {
 		require.NotNil(t, s.RecordedUSD, s.ID)
-		if len(s.Policies) != len(whatifVariants) {
-			t.Errorf("%s: %d policies, want %d", s.ID, len(s.Policies), len(whatifVariants))
+		if len(s.Policies) != len(experiment.Variants()) {
+			t.Errorf("%s: %d policies, want %d", s.ID, len(s.Policies), len(experiment.Variants()))
 		}
 		if s.ID == "4d5611e5-241a-462a-8d15-5122611a9569" {
 			for _, p := range s.Policies {
