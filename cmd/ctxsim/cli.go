@@ -155,6 +155,9 @@ func runEnv(e *env, args []string) int {
 	case errors.As(err, &re):
 		fmt.Fprintf(stderr, "ctxsim %s: %v\n", c.name, err)
 		return exitFailure
+	case errors.Is(err, context.Canceled) && e.ctx.Err() != nil:
+		fmt.Fprintf(stderr, "ctxsim %s: interrupted\n", c.name)
+		return exitFailure
 	default:
 		fmt.Fprintf(stderr, "ctxsim %s: %v\n", c.name, err)
 		return exitFailure

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -40,7 +41,7 @@ func (w *workloadFlags) load(e *env, seed uint64) ([]*traces.Session, error) {
 	warn := &traces.Warnings{}
 	profiles := w.profiles
 	if len(w.traces) == 0 && len(w.profiles) == 0 {
-		ss, ws, err := embeddedRecorded()
+		ss, ws, err := embeddedRecorded(e)
 		if err != nil {
 			return nil, err
 		}
@@ -54,7 +55,7 @@ func (w *workloadFlags) load(e *env, seed uint64) ([]*traces.Session, error) {
 		}
 	}
 	if len(w.traces) > 0 {
-		ss, ws, err := loadTraces(w.traces, w.from)
+		ss, ws, err := loadTraces(e, w.traces, w.from)
 		if err != nil {
 			return nil, err
 		}
@@ -293,6 +294,9 @@ func replayAll(e *env, wf *workloadFlags, st *experiment.Setup, seed uint64, job
 			recs = append(recs, c.Result.Records...)
 		}
 	})
+	if failed := (*cellsFailed)(nil); cellErr != nil && !errors.As(cellErr, &failed) {
+		return nil, nil, nil, nil, cellErr // interrupted: no partial output
+	}
 	sortRuns(runs, specs)
 	return sessions, runs, recs, cellErr, nil
 }

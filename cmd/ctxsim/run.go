@@ -64,7 +64,7 @@ func runRun(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots string)
 	if err != nil {
 		return err
 	}
-	sessions, warn, err := loadTraces(wf.traces, wf.from)
+	sessions, warn, err := loadTraces(e, wf.traces, wf.from)
 	if err != nil {
 		return err
 	}

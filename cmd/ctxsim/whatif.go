@@ -135,7 +135,7 @@ func runWhatif(e *env, paths []string, from string, names []string, sf *simFlags
 		return err
 	}
 	specs = append([]experiment.Spec{experiment.Recorded()}, specs...)
-	sessions, warn, err := loadTraces(paths, from)
+	sessions, warn, err := loadTraces(e, paths, from)
 	if err != nil {
 		return err
 	}
