@@ -2,39 +2,39 @@ package sim_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"testing"
 
+	"github.com/ctxsim/ctxsim/experiment"
 	"github.com/ctxsim/ctxsim/policies"
-	"github.com/ctxsim/ctxsim/policies/compact"
 	"github.com/ctxsim/ctxsim/policies/estimate"
 	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/sim"
-	"github.com/ctxsim/ctxsim/sim/provider"
 	"github.com/ctxsim/ctxsim/traces"
 	"github.com/ctxsim/ctxsim/traces/claudecode"
 	"github.com/ctxsim/ctxsim/traces/synth"
 )
 
-// The benchmarks replay the way cmd/ctxsim does (simSetup, runCell): one
-// rate card, one memoized tokenizer warmed on all cores before the replays,
-// a policy from sim.NewPolicy, a fresh Anthropic provider per tenant, and
-// sim.RunTenant over the tenant's sessions. Domain units are reported with
-// b.ReportMetric: calls/s (per core: a replay is single-threaded), ns/call,
-// and MB/s of the input where the input is a file. The summarizer counts
-// its prompt and summary with Memo.CountText, memoized line by line.
+// The benchmarks replay through package experiment, as the CLI does: one
+// rate card, one memoized tokenizer warmed on all cores before the
+// replays, tenants grouped by experiment.Tenants, and Setup.Run over the
+// cells on one worker. A recorded tenant is sized by its calibration (the
+// recorded policy's anchored replay and its open-loop replay, run once per
+// Setup and shared by every other policy's cell). Domain units are
+// reported with b.ReportMetric: calls/s (per core: a replay is
+// single-threaded), ns/call, and MB/s of the input where the input is a
+// file.
 //
 //	go test ./sim -run '^$' -bench . -benchtime 3x -count 1
 
 // bigLog is the largest shared Claude Code session (3.2 MB).
 const bigLog = "../testdata/claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
 
-// bench is the shared part of one process's replays (the CLI's simSetup).
+// bench is the shared part of one process's replays.
 type bench struct {
 	prices *pricing.Card
-	tok    estimate.Tokenizer
 	memo   *estimate.Memo
 }
 
@@ -44,79 +44,48 @@ func newBench(tb testing.TB) *bench {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return &bench{prices: pricing.Default(), tok: tok, memo: estimate.NewMemo(tok)}
+	return &bench{prices: pricing.Default(), memo: estimate.NewMemo(tok)}
 }
 
-func (bn *bench) options() sim.Options {
-	return sim.Options{
-		Prices: bn.prices,
-		Count:  bn.memo.Count,
-		Summarizer: func(s *traces.Session) compact.Summarizer {
-			return &sim.Summarizer{
-				Model:   s.Model,
-				Count:   bn.memo.CountText,
-				Latency: provider.DefaultLatency("anthropic", s.Model),
-				Rand:    rand.New(rand.NewPCG(1, traces.HashString(s.ID))),
-			}
-		},
-	}
+// setup is a fresh experiment over the bench's card and memo: nothing of
+// an earlier replay (a recorded tenant's calibration) carries over.
+func (bn *bench) setup() *experiment.Setup {
+	return &experiment.Setup{Prices: bn.prices, Memo: bn.memo, Provider: "anthropic", Seed: 1}
 }
 
-func (bn *bench) policy(tb testing.TB, name string) *sim.Policy {
+func spec(tb testing.TB, name string) experiment.Spec {
 	tb.Helper()
 	if name == sim.RecordedName {
-		return sim.NewRecorded()
+		return experiment.Recorded()
 	}
-	cfg, err := policies.Preset(name)
+	sp, err := experiment.Preset(name)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	p, err := sim.NewPolicy(cfg, bn.memo)
+	return sp
+}
+
+// replay runs every tenant of ss under each spec in st and returns the
+// number of agent calls simulated.
+func replay(tb testing.TB, st *experiment.Setup, ss []*traces.Session, specs ...experiment.Spec) int {
+	cells, err := st.Cells(experiment.Tenants(ss), specs)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return p
-}
-
-// tenants groups sessions by provider account in first-seen order, leaving
-// out the recorded harness's own compaction calls unless the policy replays
-// them (runCell does the same).
-func tenants(ss []*traces.Session, pol *sim.Policy) [][]*traces.Session {
-	idx := map[string]int{}
-	var out [][]*traces.Session
-	for _, s := range ss {
-		if !pol.Recorded && s.Format == claudecode.FormatCompaction {
-			continue
-		}
-		k := s.TenantID()
-		i, ok := idx[k]
-		if !ok {
-			i = len(out)
-			idx[k] = i
-			out = append(out, nil)
-		}
-		out[i] = append(out[i], s)
-	}
-	return out
-}
-
-// replay runs every tenant of ss under pol and returns the number of agent
-// calls simulated.
-func (bn *bench) replay(tb testing.TB, ss []*traces.Session, pol *sim.Policy) int {
 	calls := 0
-	for _, group := range tenants(ss, pol) {
-		prov := provider.NewAnthropic(provider.AnthropicOptions{Common: provider.Common{Prices: bn.prices}})
-		results, err := sim.RunTenant(group, pol, prov, bn.options())
-		if err != nil {
-			tb.Fatal(err)
+	err = st.Run(context.Background(), cells, 1, func(c *experiment.Cell) error {
+		if c.Err != nil {
+			return c.Err
 		}
-		for _, r := range results {
-			for i := range r.Records {
-				if r.Records[i].Kind == sim.KindCall {
-					calls++
-				}
+		for i := range c.Result.Records {
+			if c.Result.Records[i].Kind == sim.KindCall {
+				calls++
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		tb.Fatal(err)
 	}
 	return calls
 }
@@ -148,20 +117,28 @@ func reportCalls(b *testing.B, calls int) {
 
 // BenchmarkReplayRecorded replays the largest shared session, imported once
 // and with its tokens counted before the timer starts: what is timed is the
-// engine, the policy and the provider. MB/s is of the Claude Code log.
+// engine, the policy and the provider. The recorded cell is the session's
+// calibration, two replays (anchored and open-loop), each iteration in a
+// fresh Setup; hermes-micro is a counterfactual cell sized by that
+// calibration, made once. MB/s is of the Claude Code log; calls are the
+// cell's own.
 func BenchmarkReplayRecorded(b *testing.B) {
 	ss, size := importBig(b)
 	bn := newBench(b)
 	bn.memo.Warm(ss)
 	for _, name := range []string{sim.RecordedName, "hermes-micro"} {
 		b.Run(name, func(b *testing.B) {
-			pol := bn.policy(b, name)
-			calls := bn.replay(b, ss, pol) // warm-up: the calibrating counters of the policy, the summaries' tokens
+			sp := spec(b, name)
+			st := bn.setup()
+			calls := replay(b, st, ss, sp) // warm-up: the calibration, the summaries' tokens
 			b.SetBytes(size)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
-				bn.replay(b, ss, pol)
+				if name == sim.RecordedName {
+					st = bn.setup()
+				}
+				replay(b, st, ss, sp)
 			}
 			reportCalls(b, calls)
 		})
@@ -182,12 +159,12 @@ func BenchmarkReplayLinear(b *testing.B) {
 					b.Fatal(err)
 				}
 				bn.memo.Warm(ss)
-				pol := bn.policy(b, name)
-				calls := bn.replay(b, ss, pol)
+				sp, st := spec(b, name), bn.setup()
+				calls := replay(b, st, ss, sp)
 				b.ReportAllocs()
 				b.ResetTimer()
 				for b.Loop() {
-					bn.replay(b, ss, pol)
+					replay(b, st, ss, sp)
 				}
 				reportCalls(b, calls)
 			})
@@ -207,12 +184,12 @@ func BenchmarkCallsPerSecond(b *testing.B) {
 	bn.memo.Warm(ss)
 	for _, name := range []string{"no-compaction", "hermes-default"} {
 		b.Run(name, func(b *testing.B) {
-			pol := bn.policy(b, name)
-			calls := bn.replay(b, ss, pol)
+			sp, st := spec(b, name), bn.setup()
+			calls := replay(b, st, ss, sp)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
-				bn.replay(b, ss, pol)
+				replay(b, st, ss, sp)
 			}
 			reportCalls(b, calls)
 		})
@@ -280,8 +257,8 @@ func (set *sweepSet) load(b *testing.B) []*traces.Session {
 
 // sweepPolicies are 16 policies: the presets, then the presets with the
 // other TTL tier, in order.
-func sweepPolicies(b *testing.B, memo *estimate.Memo) []*sim.Policy {
-	var out []*sim.Policy
+func sweepPolicies(b *testing.B) []experiment.Spec {
+	var out []experiment.Spec
 	for _, ttl := range []string{"5m", "1h"} {
 		for _, cfg := range policies.Presets() {
 			if len(out) == 16 {
@@ -291,11 +268,7 @@ func sweepPolicies(b *testing.B, memo *estimate.Memo) []*sim.Policy {
 				b.Fatal(err)
 			}
 			cfg.Name += "/" + ttl
-			p, err := sim.NewPolicy(cfg, memo)
-			if err != nil {
-				b.Fatal(err)
-			}
-			out = append(out, p)
+			out = append(out, experiment.Spec{Name: cfg.Name, Config: &cfg})
 		}
 	}
 	return out
@@ -317,22 +290,20 @@ func BenchmarkSweep16(b *testing.B) {
 	b.Run("single", func(b *testing.B) {
 		b.SetBytes(set.bytes)
 		for b.Loop() {
-			bn := &bench{prices: pricing.Default(), tok: tok, memo: estimate.NewMemo(tok)}
+			bn := &bench{prices: pricing.Default(), memo: estimate.NewMemo(tok)}
 			ss := set.load(b)
 			bn.memo.Warm(ss)
-			bn.replay(b, ss, bn.policy(b, "hermes-default"))
+			replay(b, bn.setup(), ss, spec(b, "hermes-default"))
 		}
 		single = float64(b.Elapsed().Nanoseconds()) / float64(b.N)
 	})
 	b.Run("sweep16", func(b *testing.B) {
 		b.SetBytes(set.bytes)
 		for b.Loop() {
-			bn := &bench{prices: pricing.Default(), tok: tok, memo: estimate.NewMemo(tok)}
+			bn := &bench{prices: pricing.Default(), memo: estimate.NewMemo(tok)}
 			ss := set.load(b)
 			bn.memo.Warm(ss)
-			for _, pol := range sweepPolicies(b, bn.memo) {
-				bn.replay(b, ss, pol)
-			}
+			replay(b, bn.setup(), ss, sweepPolicies(b)...)
 		}
 		sweep = float64(b.Elapsed().Nanoseconds()) / float64(b.N)
 		if single > 0 {

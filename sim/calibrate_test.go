@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -37,7 +38,7 @@ func TestCalibratorModes(t *testing.T) {
 	var anchored *Calibrator
 	prompts := func(cal func(*traces.Session) *Calibrator) []int {
 		opts := Options{Prices: testOpts().Prices, Count: memo.Count, Calibrate: cal}
-		res, err := Run(s, &Policy{Name: "rec", Recorded: true}, &flat{}, opts)
+		res, err := Run(context.Background(), s, &Policy{Name: "rec", Recorded: true}, &flat{}, opts)
 		require.NoError(t, err)
 		var out []int
 		for _, r := range res.Records {

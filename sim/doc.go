@@ -5,7 +5,7 @@
 //
 //	pol, _ := sim.NewPolicy(cfg, memo)                 // a policies.Config → planner, TTL, compaction
 //	prov := provider.NewAnthropic(provider.AnthropicOptions{})
-//	res, err := sim.Run(session, pol, prov, sim.Options{Prices: pricing.Default(), Count: memo.Count})
+//	res, err := sim.Run(ctx, session, pol, prov, sim.Options{Prices: pricing.Default(), Count: memo.Count})
 //	// res.Records feed package report
 //
 // RunTenant replays several sessions that share one provider account in
@@ -64,9 +64,9 @@
 // # Rules
 //
 // Run is synchronous and a pure function of its inputs: no wall clock, no
-// global randomness, no output that depends on map order. Pool runs
-// independent jobs on workers and emits them in job order, so results are
-// byte-identical for any number of workers. Errors an API would answer are
+// global randomness, no output that depends on map order; it stops with
+// the context's error when its context is done. Running many replays on
+// workers is package experiment's job. Errors an API would answer are
 // records; anything else (an unpriced model, a floor larger than the
 // window, a request changed after freezing) stops the run with an error
 // naming the session and event.

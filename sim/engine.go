@@ -3,6 +3,7 @@ package sim
 import (
 	"cmp"
 	"container/heap"
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -304,13 +305,17 @@ func revealSystem(s *traces.Session, floor []traces.Block) ([]traces.Block, *tra
 }
 
 // Run replays one session under pol against prov, which must be fresh (or
-// hold only the tenant's earlier state). It is synchronous and deterministic.
-func Run(s *traces.Session, pol *Policy, prov provider.Provider, opts Options) (*Result, error) {
+// hold only the tenant's earlier state). It is synchronous and deterministic;
+// it stops with ctx's error when ctx is done.
+func Run(ctx context.Context, s *traces.Session, pol *Policy, prov provider.Provider, opts Options) (*Result, error) {
 	r, err := newRun(s, pol, prov, opts)
 	if err != nil {
 		return nil, err
 	}
 	for r.i < len(s.Events) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		r.step()
 		if r.err != nil {
 			return nil, r.err
@@ -321,8 +326,8 @@ func Run(s *traces.Session, pol *Policy, prov provider.Provider, opts Options) (
 
 // RunTenant replays sessions that share one provider account in global time
 // order, so that a prefix one session cached is found by the next. Results
-// are in the order of sessions.
-func RunTenant(sessions []*traces.Session, pol *Policy, prov provider.Provider, opts Options) ([]*Result, error) {
+// are in the order of sessions. It stops with ctx's error when ctx is done.
+func RunTenant(ctx context.Context, sessions []*traces.Session, pol *Policy, prov provider.Provider, opts Options) ([]*Result, error) {
 	runs := make([]*run, len(sessions))
 	for i, s := range sessions {
 		r, err := newRun(s, pol, prov, opts)
@@ -340,6 +345,9 @@ func RunTenant(sessions []*traces.Session, pol *Policy, prov provider.Provider, 
 		}
 	}
 	for h.Len() > 0 {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		it := heap.Pop(h).(heapItem)
 		it.r.step()
 		if err := it.r.err; err != nil {

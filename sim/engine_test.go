@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"errors"
 	"math"
 	"strings"
@@ -62,7 +63,7 @@ func TestTimeModel(t *testing.T) {
 		{Time: at(601), Kind: traces.Assistant, Blocks: txt("fine")},
 	}}
 	p := &flat{latency: 10 * time.Second}
-	res, err := Run(s, &Policy{Name: "none"}, p, testOpts())
+	res, err := Run(context.Background(), s, &Policy{Name: "none"}, p, testOpts())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +107,7 @@ func TestInferFloor(t *testing.T) {
 		t.Fatalf("floor %+v, want shared 1000 + own 1000", fl)
 	}
 	p := &flat{}
-	if _, err := Run(s, &Policy{Name: "none"}, p, testOpts()); err != nil {
+	if _, err := Run(context.Background(), s, &Policy{Name: "none"}, p, testOpts()); err != nil {
 		t.Fatal(err)
 	}
 	if p.totals[0] != 2010 {
@@ -117,31 +118,9 @@ func TestInferFloor(t *testing.T) {
 func TestFloorTooLarge(t *testing.T) {
 	s := &traces.Session{ID: "big", Model: "claude-opus-4-6", Window: 100, Floor: []traces.Block{{Kind: traces.System, Name: "f", Tokens: 200}},
 		Events: []traces.Event{{Time: at(0), Kind: traces.User, Blocks: txt("hi")}}}
-	_, err := Run(s, &Policy{Name: "none"}, &flat{}, testOpts())
+	_, err := Run(context.Background(), s, &Policy{Name: "none"}, &flat{}, testOpts())
 	if err == nil || !errorsIs(err, ErrFloorTooLarge) {
 		t.Fatalf("err %v, want ErrFloorTooLarge", err)
-	}
-}
-
-func TestPoolOrder(t *testing.T) {
-	var jobs []Job
-	for i := range 50 {
-		jobs = append(jobs, Job{Key: string(rune('a' + i%26)), Do: func() (any, error) {
-			time.Sleep(time.Duration((50-i)%7) * time.Millisecond)
-			return i, nil
-		}})
-	}
-	for _, w := range []int{1, 4} {
-		var got []int
-		Pool(jobs, w, func(d Done) { got = append(got, d.Value.(int)) })
-		for i, v := range got {
-			if v != i {
-				t.Fatalf("workers=%d: emitted %v", w, got)
-			}
-		}
-		if len(got) != 50 {
-			t.Fatalf("workers=%d: %d results", w, len(got))
-		}
 	}
 }
 
@@ -177,7 +156,7 @@ func TestTransientRetry(t *testing.T) {
 		{Time: at(1), Kind: traces.Assistant, Blocks: txt("hi"), Usage: &traces.Usage{Input: 10, Output: 2}},
 	}}
 	p := &script{fail: map[int]error{0: transient(), 1: transient()}}
-	res, err := Run(s, &Policy{Name: "none"}, p, testOpts())
+	res, err := Run(context.Background(), s, &Policy{Name: "none"}, p, testOpts())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +177,7 @@ func TestTransientRetry(t *testing.T) {
 	}
 	// Four failures in a row give up after three retries.
 	p = &script{fail: map[int]error{0: transient(), 1: transient(), 2: transient(), 3: transient()}}
-	res, _ = Run(s, &Policy{Name: "none"}, p, testOpts())
+	res, _ = Run(context.Background(), s, &Policy{Name: "none"}, p, testOpts())
 	if len(res.Records) != 4 || res.Records[3].Error == "" {
 		t.Errorf("after 4 failures: %d records, last error %q", len(res.Records), res.Records[len(res.Records)-1].Error)
 	}
@@ -247,7 +226,7 @@ func TestOverflowRetry(t *testing.T) {
 	ctx := &shrinker{}
 	pol := &Policy{Name: "shrink", Context: func(*traces.Session, compact.Model, compact.Summarizer) (Context, error) { return ctx, nil }}
 	p := &script{fail: map[int]error{0: overflow}}
-	res, err := Run(s, pol, p, testOpts())
+	res, err := Run(context.Background(), s, pol, p, testOpts())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +244,7 @@ func TestOverflowRetry(t *testing.T) {
 	// A second overflow is not retried again.
 	ctx = &shrinker{}
 	p = &script{fail: map[int]error{0: overflow, 1: overflow}}
-	res, _ = Run(s, pol, p, testOpts())
+	res, _ = Run(context.Background(), s, pol, p, testOpts())
 	if n := len(res.Records); n != 3 || res.Records[n-1].Error == "" {
 		t.Errorf("two overflows: %d records, want call, batch, call (failed)", n)
 	}
@@ -292,7 +271,7 @@ func TestAccountSwitchStartsCold(t *testing.T) {
 		}
 		return accounts[a]
 	}
-	res, err := Run(s, pol, provider.NewAnthropic(provider.AnthropicOptions{}), opts)
+	res, err := Run(context.Background(), s, pol, provider.NewAnthropic(provider.AnthropicOptions{}), opts)
 	require.NoError(t, err)
 	reads := []int64{}
 	for _, r := range res.Records {
@@ -335,7 +314,7 @@ func TestSummarizerIsBilled(t *testing.T) {
 		opts := testOpts()
 		opts.SummarizerModel = tc.aux
 		p := &flat{}
-		res, err := Run(s, pol, p, opts)
+		res, err := Run(context.Background(), s, pol, p, opts)
 		require.NoError(t, err)
 		pass := res.Records[0]
 		if pass.Kind != KindBatch || math.Abs(pass.CostUSD-tc.want) > 1e-9 {
@@ -347,7 +326,7 @@ func TestSummarizerIsBilled(t *testing.T) {
 	}
 	opts := testOpts()
 	opts.SummarizerModel = "no-such-model"
-	if _, err := Run(s, pol, &flat{}, opts); err == nil {
+	if _, err := Run(context.Background(), s, pol, &flat{}, opts); err == nil {
 		t.Error("an unpriced summarizer model ran")
 	}
 }
@@ -374,7 +353,7 @@ func TestForkedSummaryReadsTheCache(t *testing.T) {
 		opts := testOpts()
 		opts.Summarizer = func(*traces.Session) compact.Summarizer { return fixedSummary{} }
 		prov := provider.NewAnthropic(provider.AnthropicOptions{})
-		res, err := Run(s, pol, prov, opts)
+		res, err := Run(context.Background(), s, pol, prov, opts)
 		require.NoError(t, err)
 		for _, r := range res.Records {
 			if r.Kind == KindBatch {

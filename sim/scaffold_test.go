@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -30,7 +31,7 @@ func TestScaffoldBoundariesCron(t *testing.T) {
 		pol, err := NewPolicy(cfg, memo)
 		require.NoError(t, err)
 		prov := provider.NewAnthropic(provider.AnthropicOptions{})
-		res, err := RunTenant(ss, pol, prov, Options{Prices: pricing.Default(), Count: memo.Count})
+		res, err := RunTenant(context.Background(), ss, pol, prov, Options{Prices: pricing.Default(), Count: memo.Count})
 		require.NoError(t, err)
 		for _, r := range res {
 			for _, rec := range r.Records {

@@ -83,7 +83,7 @@ Examples:
 					return err
 				}
 				if len(args) > 0 {
-					sessions, ws, err := loadTraces(args, *from)
+					sessions, ws, err := loadTraces(e, args, *from)
 					if err != nil {
 						return err
 					}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -39,11 +40,16 @@ func register(c *command) {
 	commands[c.name] = c
 }
 
-// env is what a command may touch: its streams. Commands never reach for os
-// globals, so tests run them in-process.
+// env is what a command may touch: its context and streams. Commands never
+// reach for os globals, so tests run them in-process.
 type env struct {
+	// ctx is cancelled on SIGINT/SIGTERM: long work stops and says so.
+	ctx            context.Context
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	// journal, when set, wraps the sweep journal's file: the seam tests
+	// inject write failures through (a kill -9 midway through a cell).
+	journal func(io.Writer) io.Writer
 }
 
 // formatFlags are --format and its --json shorthand, which wins.
@@ -97,7 +103,12 @@ const (
 )
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	return runEnv(&env{ctx: context.Background(), stdin: stdin, stdout: stdout, stderr: stderr}, args)
+}
+
+// runEnv runs the command line args in e and returns the exit code.
+func runEnv(e *env, args []string) int {
+	stdout, stderr := e.stdout, e.stderr
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		if len(args) > 1 {
 			if c, ok := commands[args[1]]; ok {
@@ -143,6 +154,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	case errors.As(err, &re):
 		fmt.Fprintf(stderr, "ctxsim %s: %v\n", c.name, err)
+		return exitFailure
+	case errors.Is(err, context.Canceled) && e.ctx.Err() != nil:
+		fmt.Fprintf(stderr, "ctxsim %s: interrupted\n", c.name)
 		return exitFailure
 	default:
 		fmt.Fprintf(stderr, "ctxsim %s: %v\n", c.name, err)

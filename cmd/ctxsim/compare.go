@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/ctxsim/ctxsim/experiment"
 	"github.com/ctxsim/ctxsim/policies"
 	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/report"
@@ -39,7 +41,7 @@ func (w *workloadFlags) load(e *env, seed uint64) ([]*traces.Session, error) {
 	warn := &traces.Warnings{}
 	profiles := w.profiles
 	if len(w.traces) == 0 && len(w.profiles) == 0 {
-		ss, ws, err := embeddedRecorded()
+		ss, ws, err := embeddedRecorded(e)
 		if err != nil {
 			return nil, err
 		}
@@ -53,7 +55,7 @@ func (w *workloadFlags) load(e *env, seed uint64) ([]*traces.Session, error) {
 		}
 	}
 	if len(w.traces) > 0 {
-		ss, ws, err := loadTraces(w.traces, w.from)
+		ss, ws, err := loadTraces(e, w.traces, w.from)
 		if err != nil {
 			return nil, err
 		}
@@ -104,7 +106,7 @@ func (f *simFlags) add(fs *pflag.FlagSet, defaultPolicies string) {
 	fs.BoolVar(&f.clearTU, "clear-tool-uses", false, "anthropic: server-side context editing (clear_tool_uses_20250919 with its defaults)")
 }
 
-func (f *simFlags) setup() (*simSetup, error) {
+func (f *simFlags) setup() (*experiment.Setup, error) {
 	if f.failRate < 0 || f.failRate > 1 {
 		return nil, usagef("--summarizer-fail-rate %v: want 0..1", f.failRate)
 	}
@@ -114,11 +116,15 @@ func (f *simFlags) setup() (*simSetup, error) {
 	if f.clearTU && f.provider != "anthropic" && f.provider != "auto" {
 		return nil, usagef("--clear-tool-uses is an Anthropic feature (--provider %s)", f.provider)
 	}
-	st, err := newSetup(f.prices, f.provider, f.seed)
+	card, err := loadCard(f.prices)
 	if err != nil {
 		return nil, err
 	}
-	st.summarizerFail, st.providerErr, st.clearToolUses = f.failRate, f.errRate, f.clearTU
+	st, err := experiment.NewSetup(card, f.provider, f.seed)
+	if err != nil {
+		return nil, err
+	}
+	st.SummarizerFailRate, st.ProviderErrorRate, st.ClearToolUses = f.failRate, f.errRate, f.clearTU
 	return st, nil
 }
 
@@ -133,68 +139,44 @@ func (o *outFlags) add(fs *pflag.FlagSet) {
 	fs.StringVarP(&o.out, "out", "o", "", "directory to write records.jsonl, summary.json and report.html to")
 }
 
-// A cell is one (group, policy) replay of a comparison.
-type cell struct {
-	g      group
-	spec   policySpec
-	pol    *sim.Policy
-	aux    string
-	result *cellResult
-}
-
-// buildCells pairs every group with every policy; the recorded policy only
-// with groups that carry recorded usage (it has nothing to replay
-// otherwise).
-func buildCells(st *simSetup, groups []group, specs []policySpec) ([]*cell, error) {
-	var cells []*cell
-	for _, sp := range specs {
-		pol, aux, err := st.build(sp)
-		if err != nil {
-			return nil, err
-		}
-		for _, g := range groups {
-			if (sp.config == nil || sp.onRecorded) && !g.hasRecorded() {
-				continue
-			}
-			cells = append(cells, &cell{g: g, spec: sp, pol: pol, aux: aux})
+// runCells replays cells on jobs workers with a progress bar on stderr;
+// emit sees the cells that ran, in cell order. A cell that fails is named
+// on stderr and left out, and counted in the error returned at the end;
+// the others' results stand.
+func runCells(e *env, st *experiment.Setup, cells []*experiment.Cell, jobs int, journal *experiment.Journal, emit func(*experiment.Cell)) error {
+	todo := 0
+	for _, c := range cells {
+		if c.Result == nil {
+			todo++
 		}
 	}
-	return cells, nil
-}
-
-// runCells replays cells on jobs workers; emit sees them in cell order.
-func runCells(st *simSetup, cells []*cell, jobs int, progress io.Writer, emit func(*cell) error) error {
-	jl := make([]sim.Job, len(cells))
-	for i, c := range cells {
-		c := c
-		jl[i] = sim.Job{Key: c.g.key + "/" + c.pol.Name, Do: func() (any, error) { return st.runCell(c.g, c.pol, c.aux) }}
-	}
-	bar := newProgress(progress, len(jl))
-	var first error
+	bar := newProgress(e.stderr, todo)
 	failed := 0
-	sim.Pool(jl, jobs, func(d sim.Done) {
+	err := st.Sweep(e.ctx, cells, jobs, journal, func(c *experiment.Cell) error {
 		bar.Add(1)
-		if first != nil {
-			return
-		}
-		if d.Err != nil {
-			// One cell that cannot run (a floor larger than the window)
-			// does not hide the others: say so and go on.
+		if c.Err != nil {
 			failed++
-			fmt.Fprintf(progress, "ctxsim: cell %s: %v\n", d.Key, d.Err)
-			return
+			fmt.Fprintf(e.stderr, "ctxsim: cell %s: %v\n", c.Key(), c.Err)
+			return nil
 		}
-		cells[d.Index].result = d.Value.(*cellResult)
-		first = emit(cells[d.Index])
+		emit(c)
+		return nil
 	})
 	bar.Finish()
-	if first == nil && failed > 0 {
-		first = fmt.Errorf("%d of %d cells failed (see above)", failed, len(cells))
+	if err == nil && failed > 0 {
+		err = &cellsFailed{failed, len(cells)}
 	}
-	return first
+	return err
 }
 
-func defaultPolicySpecs(sets []string) ([]policySpec, error) {
+// cellsFailed is runCells' error when some cells failed and the rest ran.
+type cellsFailed struct{ n, of int }
+
+func (e *cellsFailed) Error() string {
+	return fmt.Sprintf("%d of %d cells failed (see above)", e.n, e.of)
+}
+
+func defaultPolicySpecs(sets []string) ([]experiment.Spec, error) {
 	names := append(policies.PresetNames(), sim.RecordedName)
 	if len(sets) > 0 {
 		names = names[:len(names)-1]
@@ -257,7 +239,7 @@ func runCompare(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots str
 	if err != nil {
 		return err
 	}
-	var specs []policySpec
+	var specs []experiment.Spec
 	if len(sf.policies) == 0 {
 		specs, err = defaultPolicySpecs(sf.sets)
 	} else {
@@ -277,11 +259,11 @@ func runCompare(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots str
 	if suite && !detail && format != report.JSON {
 		wl := map[string]string{}
 		for _, s := range sessions {
-			wl[s.ID] = workloadOf(s)
+			wl[s.ID] = experiment.Workload(s)
 		}
 		names := make([]string, len(specs))
 		for i, sp := range specs {
-			names[i] = sp.name
+			names[i] = sp.Name
 		}
 		if err := workloadTable(runs, wl, names).Write(e.stdout, format); err != nil {
 			return err
@@ -296,32 +278,34 @@ func runCompare(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots str
 // jobs workers: the runs sorted by trace and policy order, and the records
 // when keep is set. cellErr reports cells that failed (the others' results
 // stand); err, a failure before any cell ran.
-func replayAll(e *env, wf *workloadFlags, st *simSetup, seed uint64, jobs int, specs []policySpec, keep bool) (
+func replayAll(e *env, wf *workloadFlags, st *experiment.Setup, seed uint64, jobs int, specs []experiment.Spec, keep bool) (
 	sessions []*traces.Session, runs []report.RunSummary, recs []sim.Record, cellErr, err error) {
 	if sessions, err = wf.load(e, seed); err != nil {
 		return nil, nil, nil, nil, err
 	}
-	st.memo.Warm(sessions)
-	cells, err := buildCells(st, groupSessions(sessions), specs)
+	st.Memo.Warm(sessions)
+	cells, err := st.Cells(experiment.Tenants(sessions), specs)
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	cellErr = runCells(st, cells, jobs, e.stderr, func(c *cell) error {
-		runs = append(runs, c.result.runs...)
+	cellErr = runCells(e, st, cells, jobs, nil, func(c *experiment.Cell) {
+		runs = append(runs, c.Result.Runs...)
 		if keep {
-			recs = append(recs, c.result.records...)
+			recs = append(recs, c.Result.Records...)
 		}
-		return nil
 	})
+	if failed := (*cellsFailed)(nil); cellErr != nil && !errors.As(cellErr, &failed) {
+		return nil, nil, nil, nil, cellErr // interrupted: no partial output
+	}
 	sortRuns(runs, specs)
 	return sessions, runs, recs, cellErr, nil
 }
 
 // sortRuns orders rows by trace, then by the order policies were given.
-func sortRuns(runs []report.RunSummary, specs []policySpec) {
+func sortRuns(runs []report.RunSummary, specs []experiment.Spec) {
 	rank := map[string]int{}
 	for i, s := range specs {
-		rank[s.name] = i
+		rank[s.Name] = i
 	}
 	sortStable(runs, func(a, b report.RunSummary) bool {
 		if a.Trace != b.Trace {
@@ -333,7 +317,7 @@ func sortRuns(runs []report.RunSummary, specs []policySpec) {
 
 // writeOutputs writes records.jsonl, summary.json and report.html to out,
 // and the figures to plots, each atomically.
-func writeOutputs(out, plots string, runs []report.RunSummary, recs []sim.Record, st *simSetup, title string) error {
+func writeOutputs(out, plots string, runs []report.RunSummary, recs []sim.Record, st *experiment.Setup, title string) error {
 	if out != "" {
 		if err := os.MkdirAll(out, 0o755); err != nil {
 			return err
@@ -347,7 +331,7 @@ func writeOutputs(out, plots string, runs []report.RunSummary, recs []sim.Record
 			return err
 		}
 		if err := report.WriteFileAtomic(filepath.Join(out, "report.html"), func(w io.Writer) error {
-			in := report.ReportInput{Title: title, Subtitle: fmt.Sprintf("seed %d", st.seed), Runs: runs, Records: recs}
+			in := report.ReportInput{Title: title, Subtitle: fmt.Sprintf("seed %d", st.Seed), Runs: runs, Records: recs}
 			if p, ok := firstPrice(st, recs); ok {
 				in.Price = &p
 			}
@@ -367,10 +351,10 @@ func writeOutputs(out, plots string, runs []report.RunSummary, recs []sim.Record
 
 // firstPrice is the price of the first call's model, for the report's
 // break-even figures.
-func firstPrice(st *simSetup, recs []sim.Record) (pricing.Price, bool) {
+func firstPrice(st *experiment.Setup, recs []sim.Record) (pricing.Price, bool) {
 	for _, r := range recs {
 		if r.Kind == sim.KindCall && r.Model != "" {
-			p, err := st.prices.Lookup(r.Model)
+			p, err := st.Prices.Lookup(r.Model)
 			return p, err == nil
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"sort"
 	"strconv"
@@ -17,6 +16,7 @@ import (
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/traces"
 	"github.com/ctxsim/ctxsim/traces/claudecode"
+	"github.com/ctxsim/ctxsim/traces/formats"
 	"github.com/ctxsim/ctxsim/traces/hermes"
 )
 
@@ -71,16 +71,16 @@ Examples:
 				if err != nil {
 					return err
 				}
-				if *from != "" && *from != "native" {
-					if _, err := lookupImporter(*from); err != nil {
-						return usagef("--from %q: unknown format (have %s)", *from, strings.Join(formatNames(), ", "))
+				if *from != "" {
+					if _, err := traces.Lookup(formats.All(), *from); err != nil {
+						return fromError(err)
 					}
 				}
 				card, err := loadCard(*prices)
 				if err != nil {
 					return err
 				}
-				sessions, ws, err := costSessions(args, *from)
+				sessions, ws, err := costSessions(e, args, *from)
 				if err != nil {
 					return err
 				}
@@ -122,28 +122,29 @@ type costCall struct {
 	requests int
 }
 
-// costSessions reads the paths: Claude Code logs by ScanUsage, everything
-// else through loadTraces.
-func costSessions(paths []string, from string) ([]costSession, *traces.Warnings, error) {
+// costSessions reads the paths: Claude Code logs on disk by ScanUsage,
+// everything else (standard input included) through the importers.
+func costSessions(e *env, paths []string, from string) ([]costSession, *traces.Warnings, error) {
 	ws := &traces.Warnings{}
 	var ccPaths []string
 	var out []costSession
 	for _, p := range paths {
-		format := from
-		if format == "" {
-			st, err := os.Stat(p)
-			if err != nil {
-				return nil, nil, fmt.Errorf("%s: %w", p, errNotFound(err))
-			}
-			if format, err = detect(p, st); err != nil {
-				return nil, nil, err
-			}
+		in, err := traces.PathInput(p, e.stdin)
+		if err != nil {
+			return nil, nil, err
 		}
-		if format == "claude-code" {
+		imp, err := traces.Detect(e.ctx, in, formats.All())
+		if from != "" {
+			imp, err = traces.Lookup(formats.All(), from)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		if imp == formats.ClaudeCode && p != "-" {
 			ccPaths = append(ccPaths, p)
 			continue
 		}
-		ss, w, err := loadTraces([]string{p}, format)
+		ss, w, err := imp.Import(e.ctx, in)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -45,6 +45,9 @@
 // profile) under every preset; "ctxsim check --baseline FILE" compares the
 // same suite with a committed baseline and fails on a regression.
 //
-// The main file stays thin: run (cli.go) takes the arguments and streams and
-// returns the exit code, so every command is tested in-process.
+// The main file stays thin: it cancels the command's context on SIGINT or
+// SIGTERM, and runEnv (cli.go) takes the arguments, context and streams and
+// returns the exit code, so every command is tested in-process. Commands
+// turn flags into an experiment.Setup and render what package experiment
+// returns; loading is traces/formats'.
 package main

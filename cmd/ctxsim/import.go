@@ -12,43 +12,32 @@ import (
 
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/traces"
+	"github.com/ctxsim/ctxsim/traces/formats"
 )
 
-// An importFunc reads a log file or directory in one format into native
-// sessions, with the warnings of what it skipped or repaired.
-type importFunc func(path string) ([]*traces.Session, *traces.Warnings, error)
-
-type importer struct {
-	name, summary string
-	load          importFunc
-}
-
-// importers are the log formats `import` (and `cost --from`) read. Each
-// format registers itself from its own file (import_claudecode.go, ...).
-var importers = map[string]*importer{}
-
-// registerImporter adds a format; call it from init.
-func registerImporter(name, summary string, fn importFunc) {
-	if _, dup := importers[name]; dup {
-		panic("ctxsim: importer registered twice: " + name)
+// importFormats are the log formats `import` reads: every format but the
+// native one it writes.
+func importFormats() []traces.Importer {
+	var out []traces.Importer
+	for _, f := range formats.All() {
+		if f != traces.Native {
+			out = append(out, f)
+		}
 	}
-	importers[name] = &importer{name: name, summary: summary, load: fn}
+	return out
 }
 
 func importerNames() []string {
-	out := make([]string, 0, len(importers))
-	for n := range importers {
-		out = append(out, n)
+	var out []string
+	for _, f := range importFormats() {
+		out = append(out, f.Name())
 	}
 	sort.Strings(out)
 	return out
 }
 
-// formatNames are the formats --from accepts: native and the importers.
-func formatNames() []string { return append([]string{"native"}, importerNames()...) }
-
-func lookupImporter(name string) (*importer, error) {
-	if im, ok := importers[name]; ok {
+func lookupImporter(name string) (traces.Importer, error) {
+	if im, err := traces.Lookup(importFormats(), name); err == nil {
 		return im, nil
 	}
 	return nil, usagef("unknown format %q: want one of %s", name, strings.Join(importerNames(), ", "))
@@ -59,7 +48,8 @@ func formatsHelp() string {
 	var b strings.Builder
 	b.WriteString("Formats:\n")
 	for _, n := range importerNames() {
-		fmt.Fprintf(&b, "  %-12s %s\n", n, importers[n].summary)
+		im, _ := traces.Lookup(importFormats(), n)
+		fmt.Fprintf(&b, "  %-12s %s\n", n, im.Summary())
 	}
 	return b.String()
 }
@@ -109,18 +99,22 @@ type written struct {
 	Calls  int    `json:"calls"`
 }
 
-func runImport(e *env, im *importer, paths []string, dir string, asJSON bool) error {
+func runImport(e *env, im traces.Importer, paths []string, dir string, asJSON bool) error {
 	var all []*traces.Session
 	var ws traces.Warnings
 	for _, p := range paths {
-		ss, w, err := im.load(p)
+		in, err := traces.PathInput(p, e.stdin)
+		if err != nil {
+			return err
+		}
+		ss, w, err := im.Import(e.ctx, in)
 		if err != nil {
 			return err
 		}
 		ws.Merge(w)
 		all = append(all, ss...)
 	}
-	return writeSessions(e, all, dir, asJSON, im.name, &ws)
+	return writeSessions(e, all, dir, asJSON, im.Name(), &ws)
 }
 
 func nonNil[T any](s []T) []T {

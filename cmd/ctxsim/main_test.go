@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"os"
 	"path/filepath"
@@ -83,5 +84,23 @@ func TestHelp(t *testing.T) {
 	}
 	if code, _, _ := runCmd(t); code != exitUsage {
 		t.Errorf("no arguments: exit %d, want %d", code, exitUsage)
+	}
+}
+
+// A cancelled context (SIGINT in main) stops a command: exit 1, no output,
+// "interrupted" on stderr.
+func TestInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, args := range [][]string{
+		{"compare", "--profile", "cron", "--sessions", "1"},
+		{"whatif", "../../testdata/claude-code/short.jsonl"},
+		{"sweep", "--policy", "hermes-default", "--profile", "cron", "--sessions", "1", "--grid", "prompt_caching.cache_ttl=5m,1h"},
+	} {
+		var out, errb bytes.Buffer
+		code := runEnv(&env{ctx: ctx, stdin: strings.NewReader(""), stdout: &out, stderr: &errb}, args)
+		if code != exitFailure || out.Len() != 0 || errb.String() != "ctxsim "+args[0]+": interrupted\n" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 1 and only \"interrupted\"", args[0], code, out.String(), errb.String())
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/ctxsim/ctxsim/experiment"
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/sim"
 	"github.com/ctxsim/ctxsim/traces"
@@ -63,7 +64,7 @@ func runRun(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots string)
 	if err != nil {
 		return err
 	}
-	sessions, warn, err := loadTraces(wf.traces, wf.from)
+	sessions, warn, err := loadTraces(e, wf.traces, wf.from)
 	if err != nil {
 		return err
 	}
@@ -76,11 +77,11 @@ func runRun(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots string)
 	for _, s := range sessions {
 		s.Tenant = "run"
 	}
-	g := groupSessions(sessions)[0]
+	g := experiment.Tenants(sessions)[0]
 	names := sf.policies
 	if len(names) == 0 {
 		names = []string{"hermes-default"}
-		if g.hasRecorded() {
+		if g.HasRecorded() {
 			names = []string{sim.RecordedName}
 		}
 	}
@@ -88,19 +89,18 @@ func runRun(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots string)
 	if err != nil {
 		return err
 	}
-	st.memo.Warm(sessions)
-	cells, err := buildCells(st, []group{g}, specs)
+	st.Memo.Warm(sessions)
+	cells, err := st.Cells([]experiment.Tenant{g}, specs)
 	if err != nil {
 		return err
 	}
 	if len(cells) == 0 {
-		return usagef("policy %s needs a trace with recorded usage", specs[0].name)
+		return usagef("policy %s needs a trace with recorded usage", specs[0].Name)
 	}
 	var runs []report.RunSummary
 	var recs []sim.Record
-	if err := runCells(st, cells, 1, e.stderr, func(c *cell) error {
-		runs, recs = c.result.runs, c.result.records
-		return nil
+	if err := runCells(e, st, cells, 1, nil, func(c *experiment.Cell) {
+		runs, recs = c.Result.Runs, c.Result.Records
 	}); err != nil {
 		return err
 	}

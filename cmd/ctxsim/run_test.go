@@ -3,12 +3,12 @@ package main
 import (
 	"encoding/json"
 	"math"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ctxsim/ctxsim/experiment"
 	"github.com/ctxsim/ctxsim/report"
 )
 
@@ -127,8 +127,8 @@ func TestWhatifShared(t *testing.T) {
 	require.Len(t, rep.Sessions, 4)
 	for _, s := range rep.Sessions {
 		require.NotNil(t, s.RecordedUSD, s.ID)
-		if len(s.Policies) != len(whatifVariants) {
-			t.Errorf("%s: %d policies, want %d", s.ID, len(s.Policies), len(whatifVariants))
+		if len(s.Policies) != len(experiment.Variants()) {
+			t.Errorf("%s: %d policies, want %d", s.ID, len(s.Policies), len(experiment.Variants()))
 		}
 		if s.ID == "4d5611e5-241a-462a-8d15-5122611a9569" {
 			for _, p := range s.Policies {
@@ -181,30 +181,5 @@ func TestImportedReplaysAsTheLog(t *testing.T) {
 	code, out, errs := runCmd(t, "validate", dir+"/d6e0bada-1959-4eec-a9d2-0bfade768d8f.jsonl")
 	if code != exitOK {
 		t.Errorf("validate: exit %d: %s %s", code, out, errs)
-	}
-}
-
-// Formats are told apart by content, so users need --from only for the
-// ambiguous ones.
-func TestDetectFormat(t *testing.T) {
-	dir := t.TempDir()
-	db := dir + "/state.db"
-	require.NoError(t, os.WriteFile(db, []byte("SQLite format 3\x00rest of the header"), 0o644))
-	code, _, errs := runCmd(t, "import", "claude-code", "../../testdata/claude-code/short.jsonl", "-o", dir+"/native")
-	require.Equal(t, exitOK, code, errs)
-	for path, want := range map[string]string{
-		db: "hermes",
-		dir + "/native/55604662-cf2a-4331-851a-ec234028f8ca.jsonl": "native",
-		dir + "/native":                          "native",
-		"../../traces/codex/testdata":            "codex",
-		"../../testdata/claude-code/short.jsonl": "claude-code",
-		"../../testdata/claude-code":             "claude-code",
-	} {
-		st, err := os.Stat(path)
-		require.NoError(t, err)
-		got, err := detect(path, st)
-		if err != nil || got != want {
-			t.Errorf("detect(%s) = %q, %v; want %q", path, got, err, want)
-		}
 	}
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,16 +8,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/cespare/xxhash/v2"
 	"github.com/spf13/pflag"
 
+	"github.com/ctxsim/ctxsim/experiment"
 	"github.com/ctxsim/ctxsim/policies"
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/sim"
@@ -99,28 +94,9 @@ type sweepFlags struct {
 	plots  string
 }
 
-// sweepKill is a test hook standing in for kill -9: after its after-th cell
-// is written to cells.jsonl the sweep stops as if killed (no summary, no
-// stdout), and with torn set it first writes half of the next cell's lines.
-// after = 0 disables it.
-var sweepKill struct {
-	after int
-	torn  bool
-}
-
-// errSweepKilled is what a sweep stopped by sweepKill returns.
-var errSweepKilled = errors.New("sweep stopped by the test hook")
-
-// A gridAxis is one --grid flag: a setting and its values, in flag order.
-type gridAxis struct {
-	key, short string
-	values     []string
-}
-
-// parseGrid checks every --grid flag against base: the key exists, every
-// value is accepted by Config.Set, no two values give the same setting, and
-// no key is swept twice or also fixed by --set.
-func parseGrid(flags, sets []string, base policies.Config) ([]gridAxis, error) {
+// parseGrid reads the --grid flags against base; a key also fixed by --set
+// is refused (the grid would silently override it).
+func parseGrid(flags, sets []string, base policies.Config) ([]experiment.Axis, error) {
 	if len(flags) == 0 {
 		return nil, usagef("--grid: want at least one key=v1,v2,...")
 	}
@@ -129,101 +105,16 @@ func parseGrid(flags, sets []string, base policies.Config) ([]gridAxis, error) {
 		k, _, _ := strings.Cut(kv, "=")
 		fixed[k] = true
 	}
-	var axes []gridAxis
-	seen := map[string]bool{}
 	for _, g := range flags {
-		key, list, ok := strings.Cut(g, "=")
-		key = strings.TrimSpace(key)
-		if !ok || key == "" || strings.TrimSpace(list) == "" {
-			return nil, usagef("--grid %q: want key=v1,v2,...", g)
+		if k, _, _ := strings.Cut(g, "="); fixed[strings.TrimSpace(k)] {
+			return nil, usagef("--grid %s: key is also fixed by --set", strings.TrimSpace(k))
 		}
-		if seen[key] {
-			return nil, usagef("--grid %s: key given twice", key)
-		}
-		if fixed[key] {
-			return nil, usagef("--grid %s: key is also fixed by --set", key)
-		}
-		seen[key] = true
-		ax := gridAxis{key: key}
-		effective := map[string]string{}
-		for _, v := range strings.Split(list, ",") {
-			v = strings.TrimSpace(v)
-			c := base
-			if err := c.Set(key, v); err != nil {
-				return nil, usagef("--grid %s: %v", key, err)
-			}
-			got, ok := c.Get(key)
-			if !ok {
-				got = v // a per-model threshold: Set has parsed it
-			}
-			if prev, dup := effective[got]; dup {
-				return nil, usagef("--grid %s: values %q and %q are the same setting", key, prev, v)
-			}
-			effective[got] = v
-			ax.values = append(ax.values, v)
-		}
-		axes = append(axes, ax)
 	}
-	keys := make([]string, len(axes))
-	for i, ax := range axes {
-		keys[i] = ax.key
-	}
-	for i, s := range shortNames(keys) {
-		axes[i].short = s
+	axes, err := experiment.ParseGrid(flags, base)
+	if err != nil {
+		return nil, usagef("--%v", err)
 	}
 	return axes, nil
-}
-
-// shortNames shortens each key to its last element (a per-model threshold
-// to model_thresholds.<model>), unless two keys would share the short name.
-func shortNames(keys []string) []string {
-	short := func(k string) string {
-		if m, ok := strings.CutPrefix(k, "compression.model_thresholds."); ok {
-			return "model_thresholds." + m
-		}
-		return k[strings.LastIndex(k, ".")+1:]
-	}
-	count := map[string]int{}
-	for _, k := range keys {
-		count[short(k)]++
-	}
-	out := make([]string, len(keys))
-	for i, k := range keys {
-		out[i] = k
-		if s := short(k); count[s] == 1 {
-			out[i] = s
-		}
-	}
-	return out
-}
-
-// gridPoints is the cross product of axes applied to base, the last axis
-// varying fastest, each named base[k1=v1,k2=v2].
-func gridPoints(base policies.Config, axes []gridAxis) ([]policySpec, error) {
-	idx := make([]int, len(axes))
-	var out []policySpec
-	for {
-		c := base
-		parts := make([]string, len(axes))
-		for i, ax := range axes {
-			if err := c.Set(ax.key, ax.values[idx[i]]); err != nil {
-				return nil, usagef("--grid %s: %v", ax.key, err)
-			}
-			parts[i] = ax.short + "=" + ax.values[idx[i]]
-		}
-		c.Name = base.Name + "[" + strings.Join(parts, ",") + "]"
-		out = append(out, policySpec{name: c.Name, config: &c})
-		i := len(axes) - 1
-		for ; i >= 0; i-- {
-			if idx[i]++; idx[i] < len(axes[i].values) {
-				break
-			}
-			idx[i] = 0
-		}
-		if i < 0 {
-			return out, nil
-		}
-	}
 }
 
 func runSweep(e *env, sw *sweepFlags) error {
@@ -245,7 +136,7 @@ func runSweep(e *env, sw *sweepFlags) error {
 	if err != nil {
 		return err
 	}
-	base := *specs[0].config
+	base := *specs[0].Config
 	axes, err := parseGrid(sw.grid, sw.sf.sets, base)
 	if err != nil {
 		return err
@@ -253,9 +144,9 @@ func runSweep(e *env, sw *sweepFlags) error {
 	if sw.plots != "" && len(axes) != 2 {
 		return usagef("--plots: the heatmaps need exactly two --grid keys, got %d", len(axes))
 	}
-	points, err := gridPoints(base, axes)
+	points, err := experiment.GridPoints(base, axes)
 	if err != nil {
-		return err
+		return usagef("--%v", err)
 	}
 	st, err := sw.sf.setup()
 	if err != nil {
@@ -265,48 +156,44 @@ func runSweep(e *env, sw *sweepFlags) error {
 	if err != nil {
 		return err
 	}
-	var jr *journal
+	var jr *experiment.Journal
 	done := map[string][]report.RunSummary{}
 	if sw.of.out != "" {
 		id, err := sweepIdentity(sw.fs, sw.sf.prices, points, sessions)
 		if err != nil {
 			return err
 		}
-		jr, done, err = openJournal(e, sw.of.out, sw.resume, sweepMeta{Format: sweepFormat, Identity: id, Base: base.Name, Grid: metaGrid(axes)})
+		var closeJournal func() error
+		jr, done, closeJournal, err = openJournal(e, sw.of.out, sw.resume, experiment.SweepMeta{Format: experiment.JournalFormat, Identity: id, Base: base.Name, Grid: experiment.MetaGrid(axes)})
 		if err != nil {
 			return err
 		}
-		defer jr.close()
+		defer closeJournal()
 	}
-	st.memo.Warm(sessions)
-	cells, err := buildCells(st, groupSessions(sessions), points)
+	st.Memo.Warm(sessions)
+	cells, err := st.Cells(experiment.Tenants(sessions), points)
 	if err != nil {
 		return err
 	}
 	if sw.resume {
-		n := 0
-		for _, c := range cells {
-			if _, ok := done[cellKey(c)]; ok {
-				n++
-			}
-		}
+		n := experiment.Resume(cells, done)
 		fmt.Fprintf(e.stderr, "ctxsim sweep: resuming %s: %d of %d cells done, %d to run\n", sw.of.out, n, len(cells), len(cells)-n)
 	}
-	results, cellErr := runSweepCells(st, cells, done, jr, sw.sf.jobs, e.stderr)
-	if errors.Is(cellErr, errSweepKilled) || (jr != nil && jr.failed(cellErr)) {
-		// Killed, or cells.jsonl cannot be written: stop without a summary,
-		// as a crash would, so the journal stays the one record.
+	var runs []report.RunSummary
+	cellErr := runCells(e, st, cells, sw.sf.jobs, jr, func(c *experiment.Cell) {
+		runs = append(runs, c.Result.Runs...)
+	})
+	var failed *cellsFailed
+	if cellErr != nil && !errors.As(cellErr, &failed) {
+		// Interrupted, or the journal cannot be written: stop without a
+		// summary, as a crash would, so the journal stays the one record.
 		return cellErr
 	}
 
-	// Runs in cell order (grid order, then group order), then by trace.
+	// Runs in cell order (grid order, then tenant order), then by trace.
 	rank := map[string]int{}
 	for i, p := range points {
-		rank[p.name] = i
-	}
-	var runs []report.RunSummary
-	for _, rs := range results {
-		runs = append(runs, rs...)
+		rank[p.Name] = i
 	}
 	sortStable(runs, func(a, b report.RunSummary) bool {
 		if rank[a.Policy] != rank[b.Policy] {
@@ -353,220 +240,50 @@ func runSweep(e *env, sw *sweepFlags) error {
 	return cellErr
 }
 
-func axisNames(axes []gridAxis) string {
+func axisNames(axes []experiment.Axis) string {
 	names := make([]string, len(axes))
 	for i, ax := range axes {
-		names[i] = ax.key
+		names[i] = ax.Key
 	}
 	return strings.Join(names, " × ")
 }
 
-// cellKey identifies a cell in cells.jsonl: its grid point and its tenant.
-func cellKey(c *cell) string { return c.spec.name + "\x00" + c.g.key }
-
-// runSweepCells runs the cells not in done on jobs workers, appending each
-// to jr as soon as it finishes (whatever order that is), and returns every
-// cell's runs in cell order. A cell that fails is reported on stderr and
-// left out; the error at the end counts them.
-func runSweepCells(st *simSetup, cells []*cell, done map[string][]report.RunSummary, jr *journal, jobs int, stderr io.Writer) ([][]report.RunSummary, error) {
-	results := make([][]report.RunSummary, len(cells))
-	var jl []sim.Job
-	var at []int
-	var killed atomic.Bool
-	for i, c := range cells {
-		if rs, ok := done[cellKey(c)]; ok {
-			results[i] = rs
-			continue
-		}
-		jl = append(jl, sim.Job{Key: c.g.key + "/" + c.pol.Name, Do: func() (any, error) {
-			if killed.Load() {
-				return nil, errSweepKilled
-			}
-			res, err := st.runCell(c.g, c.pol, c.aux)
-			if err != nil {
-				return nil, err
-			}
-			if jr != nil {
-				if err := jr.append(c, res.runs); err != nil {
-					if errors.Is(err, errSweepKilled) {
-						killed.Store(true)
-					}
-					return nil, err
-				}
-			}
-			return res, nil
-		}})
-		at = append(at, i)
-	}
-	bar := newProgress(stderr, len(jl))
-	var first error
-	failed := 0
-	sim.Pool(jl, jobs, func(d sim.Done) {
-		bar.Add(1)
-		switch {
-		case first != nil:
-		case errors.Is(d.Err, errSweepKilled):
-			first = d.Err
-		case d.Err != nil && jr != nil && jr.failed(d.Err):
-			first = d.Err
-		case d.Err != nil:
-			failed++
-			fmt.Fprintf(stderr, "ctxsim: cell %s: %v\n", d.Key, d.Err)
-		default:
-			results[at[d.Index]] = d.Value.(*cellResult).runs
-		}
-	})
-	bar.Finish()
-	if first == nil && failed > 0 {
-		first = fmt.Errorf("%d of %d cells failed (see above)", failed, len(cells))
-	}
-	return results, first
-}
-
-// sweepFormat names the layout of sweep.json and cells.jsonl.
-const sweepFormat = "ctxsim-sweep/1"
-
-// sweepMeta is sweep.json.
-type sweepMeta struct {
-	Format   string        `json:"format"`
-	Identity sweepIdent    `json:"identity"`
-	Base     string        `json:"base"`
-	Grid     []sweepAxisJS `json:"grid"`
-}
-
-type sweepAxisJS struct {
-	Key    string   `json:"key"`
-	Values []string `json:"values"`
-}
-
-func metaGrid(axes []gridAxis) []sweepAxisJS {
-	out := make([]sweepAxisJS, len(axes))
-	for i, ax := range axes {
-		out[i] = sweepAxisJS{ax.key, ax.values}
-	}
-	return out
-}
-
-// sweepIdent is what identifies a sweep's results, in parts so that a
-// refused --resume can say which one differs. The ctxsim build is not in
-// it: resuming with a changed binary mixes its results.
-type sweepIdent struct {
-	// Cells hashes every cell's name and full settings, in grid order.
-	Cells string `json:"cells"`
-	// Flags are the other flags as name=value: every flag but those that
-	// cannot change a result (notIdentity) and those the other parts cover.
-	// A flag added later is in it by default, which is the safe side.
-	Flags []string `json:"flags"`
-	// Prices hashes the --prices file's content.
-	Prices string `json:"prices,omitempty"`
-	// Workload hashes every session replayed, in the native format.
-	Workload string `json:"workload"`
-	// Sessions is the number of sessions, for the error message.
-	Sessions int `json:"sessions"`
-}
-
-// notIdentity are the flags left out of sweepIdent.Flags: output and
+// notIdentity are the flags left out of the sweep's identity: output and
 // parallelism, and the grid, policy, workload and prices flags, which are
-// hashed by their effect (the cells' settings, the sessions, the file).
+// hashed by their effect (the cells' settings, the sessions, the file). A
+// flag added later is in the identity by default, which is the safe side.
 var notIdentity = map[string]bool{
 	"jobs": true, "json": true, "format": true, "out": true, "resume": true, "plots": true, "help": true,
 	"grid": true, "policy": true, "set": true,
 	"trace": true, "profile": true, "sessions": true, "from": true, "prices": true,
 }
 
-func sweepIdentity(fs *pflag.FlagSet, prices string, points []policySpec, sessions []*traces.Session) (sweepIdent, error) {
-	var id sweepIdent
-	sum := func(d *xxhash.Digest) string { return hex.EncodeToString(d.Sum(nil)) }
-	cells := xxhash.New()
-	for _, p := range points {
-		fmt.Fprintf(cells, "cell %q\n", p.name)
-		for _, s := range p.config.Settings() {
-			fmt.Fprintf(cells, "%s=%q\n", s.Key, s.Value)
-		}
-	}
-	id.Cells = sum(cells)
+func sweepIdentity(fs *pflag.FlagSet, prices string, points []experiment.Spec, sessions []*traces.Session) (experiment.Identity, error) {
+	var flags []string
 	fs.VisitAll(func(f *pflag.Flag) {
 		if !notIdentity[f.Name] {
-			id.Flags = append(id.Flags, f.Name+"="+f.Value.String())
+			flags = append(flags, f.Name+"="+f.Value.String())
 		}
 	})
+	var b []byte
 	if prices != "" {
-		b, err := os.ReadFile(prices)
-		if err != nil {
-			return sweepIdent{}, fmt.Errorf("--prices: %w", err)
-		}
-		id.Prices = strconv.FormatUint(xxhash.Sum64(b), 16)
-	}
-	wl := xxhash.New()
-	for _, s := range sessions {
-		// Tenant and format decide grouping and filtering; the native
-		// writer may not carry them.
-		fmt.Fprintf(wl, "session %q tenant=%q format=%q\n", s.ID, s.Tenant, s.Format)
-		if err := traces.WriteSession(wl, s); err != nil {
-			return sweepIdent{}, fmt.Errorf("hash session %s: %w", s.ID, err)
+		var err error
+		if b, err = os.ReadFile(prices); err != nil {
+			return experiment.Identity{}, fmt.Errorf("--prices: %w", err)
 		}
 	}
-	id.Workload, id.Sessions = sum(wl), len(sessions)
-	return id, nil
-}
-
-// diff says what differs between the sweep on disk (a) and this one (b),
-// or "".
-func (a sweepIdent) diff(b sweepIdent) string {
-	if a.Cells != b.Cells {
-		return "the grid or the base policy's settings differ"
-	}
-	if !slices.Equal(a.Flags, b.Flags) {
-		was := map[string]string{}
-		for _, f := range a.Flags {
-			k, v, _ := strings.Cut(f, "=")
-			was[k] = v
-		}
-		for _, f := range b.Flags {
-			k, v, _ := strings.Cut(f, "=")
-			if w, ok := was[k]; !ok || w != v {
-				return fmt.Sprintf("--%s was %q, now %q", k, w, v)
-			}
-		}
-		return "the flags differ"
-	}
-	if a.Prices != b.Prices {
-		return "the --prices file differs"
-	}
-	if a.Workload != b.Workload {
-		return fmt.Sprintf("the workload differs (%d sessions then, %d now, or their content)", a.Sessions, b.Sessions)
-	}
-	return ""
-}
-
-// A journal is cells.jsonl open for appending.
-type journal struct {
-	path string
-	mu   sync.Mutex
-	f    *os.File
-	n    int
-	err  error
-}
-
-// A journalLine is one line of cells.jsonl: one run of one cell. A cell's
-// lines are written in one write and count as done only when all Of of them
-// are present; a cell with no root sessions writes one line without a run.
-type journalLine struct {
-	Cell   string             `json:"cell"`
-	Tenant string             `json:"tenant"`
-	Of     int                `json:"of"`
-	Run    *report.RunSummary `json:"run,omitempty"`
+	return experiment.NewIdentity(points, flags, b, sessions)
 }
 
 // openJournal prepares dir for a sweep with meta. A fresh sweep writes
 // sweep.json and an empty cells.jsonl; a resumed one checks sweep.json,
 // reads the finished cells and rewrites cells.jsonl without any torn or
 // incomplete tail, so appends start on a line boundary.
-func openJournal(e *env, dir string, resume bool, meta sweepMeta) (*journal, map[string][]report.RunSummary, error) {
+func openJournal(e *env, dir string, resume bool, meta experiment.SweepMeta) (*experiment.Journal, map[string][]report.RunSummary, func() error, error) {
 	metaPath := filepath.Join(dir, "sweep.json")
 	path := filepath.Join(dir, "cells.jsonl")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	done := map[string][]report.RunSummary{}
 	_, statErr := os.Stat(path)
@@ -574,177 +291,69 @@ func openJournal(e *env, dir string, resume bool, meta sweepMeta) (*journal, map
 	old, err := os.ReadFile(metaPath)
 	switch {
 	case err == nil && resume:
-		var was sweepMeta
-		if err := json.Unmarshal(old, &was); err != nil || was.Format != sweepFormat {
-			return nil, nil, fmt.Errorf("%s: not a %s file", metaPath, sweepFormat)
+		var was experiment.SweepMeta
+		if err := json.Unmarshal(old, &was); err != nil || was.Format != experiment.JournalFormat {
+			return nil, nil, nil, fmt.Errorf("%s: not a %s file", metaPath, experiment.JournalFormat)
 		}
-		if d := was.Identity.diff(meta.Identity); d != "" {
-			return nil, nil, fmt.Errorf("--resume: the sweep in %s is another one: %s; rerun it with the same flags, or sweep into a new --out", dir, d)
+		if d := was.Identity.Diff(meta.Identity); d != "" {
+			return nil, nil, nil, fmt.Errorf("--resume: the sweep in %s is another one: %s; rerun it with the same flags, or sweep into a new --out", dir, d)
 		}
 		if have {
 			lines, err := readJournal(e, path)
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
-			done = completeCells(lines)
+			done = experiment.CompleteCells(lines)
 			if err := report.WriteFileAtomic(path, func(w io.Writer) error {
-				enc := json.NewEncoder(w)
-				for _, l := range lines {
-					if _, ok := done[l.Cell+"\x00"+l.Tenant]; ok {
-						if err := enc.Encode(l); err != nil {
-							return err
-						}
-					}
-				}
-				return nil
+				return experiment.WriteComplete(w, lines, done)
 			}); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 		}
 	case err == nil || have:
 		if resume {
-			return nil, nil, fmt.Errorf("--resume: %s has cells.jsonl but no sweep.json; cannot tell which sweep it holds", dir)
+			return nil, nil, nil, fmt.Errorf("--resume: %s has cells.jsonl but no sweep.json; cannot tell which sweep it holds", dir)
 		}
-		return nil, nil, fmt.Errorf("--out %s already holds a sweep: add --resume to continue it, or remove it", dir)
+		return nil, nil, nil, fmt.Errorf("--out %s already holds a sweep: add --resume to continue it, or remove it", dir)
 	case !errors.Is(err, os.ErrNotExist):
-		return nil, nil, err
+		return nil, nil, nil, err
 	default:
 		if err := report.WriteFileAtomic(metaPath, func(w io.Writer) error {
 			return writeJSON(w, meta)
 		}); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return &journal{path: path, f: f}, done, nil
+	var w io.Writer = f
+	if e.journal != nil {
+		w = e.journal(f)
+	}
+	return experiment.NewJournal(w, path), done, f.Close, nil
 }
 
-// readJournal reads cells.jsonl. A last line without its newline is an
-// interrupted write: it is dropped with a warning. Any other bad line is an
-// error naming it.
-func readJournal(e *env, path string) ([]journalLine, error) {
-	b, err := os.ReadFile(path)
+// readJournal reads cells.jsonl, warning on stderr about a last line cut
+// short by an interrupted write (its cell runs again).
+func readJournal(e *env, path string) ([]experiment.JournalLine, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	var out []journalLine
-	rest := b
-	for line := 1; len(rest) > 0; line++ {
-		text, tail, complete := bytes.Cut(rest, []byte("\n"))
-		rest = tail
-		var l journalLine
-		err := json.Unmarshal(text, &l)
-		if err == nil && (l.Cell == "" || l.Tenant == "" || l.Of < 0 || (l.Of > 0) != (l.Run != nil)) {
-			err = errors.New("missing cell, tenant, of or run")
-		}
-		if err != nil {
-			if !complete {
-				fmt.Fprintf(e.stderr, "ctxsim sweep: %s:%d: dropped the last line, cut short by an interrupted write; its cell runs again\n", path, line)
-				break
-			}
-			return nil, &traces.SyntaxError{File: path, Line: line, Msg: err.Error()}
-		}
-		out = append(out, l)
-	}
-	return out, nil
+	defer f.Close()
+	return experiment.ReadJournal(f, path, func(line int) {
+		fmt.Fprintf(e.stderr, "ctxsim sweep: %s:%d: dropped the last line, cut short by an interrupted write; its cell runs again\n", path, line)
+	})
 }
-
-// completeCells keeps the cells all of whose lines are present, each with
-// its runs in the order written. A cell journaled twice (it cannot be, but
-// a hand-edited file might) keeps its first complete copy.
-func completeCells(lines []journalLine) map[string][]report.RunSummary {
-	type acc struct {
-		of   int
-		runs []report.RunSummary
-		n    int
-	}
-	m := map[string]*acc{}
-	done := map[string][]report.RunSummary{}
-	for _, l := range lines {
-		k := l.Cell + "\x00" + l.Tenant
-		if _, ok := done[k]; ok {
-			continue
-		}
-		a := m[k]
-		if a == nil || a.of != l.Of {
-			a = &acc{of: l.Of}
-			m[k] = a
-		}
-		if l.Run != nil {
-			a.runs = append(a.runs, *l.Run)
-		}
-		a.n++
-		if a.n == max(a.of, 1) {
-			done[k] = a.runs
-			delete(m, k)
-		}
-	}
-	return done
-}
-
-// append writes c's runs as one write and syncs them.
-func (j *journal) append(c *cell, runs []report.RunSummary) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	l := journalLine{Cell: c.spec.name, Tenant: c.g.key, Of: len(runs)}
-	if len(runs) == 0 {
-		if err := enc.Encode(l); err != nil {
-			return err
-		}
-	}
-	for i := range runs {
-		l.Run = &runs[i]
-		if err := enc.Encode(l); err != nil {
-			return err
-		}
-	}
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if j.err != nil {
-		return j.err
-	}
-	data := buf.Bytes()
-	if k := sweepKill.after; k > 0 && j.n >= k {
-		if sweepKill.torn {
-			data = data[:len(data)/2]
-			j.f.Write(data)
-		}
-		j.err = errSweepKilled
-		return j.err
-	}
-	if _, err := j.f.Write(data); err != nil {
-		j.err = fmt.Errorf("write %s: %w", j.path, err)
-		return j.err
-	}
-	if err := j.f.Sync(); err != nil {
-		j.err = fmt.Errorf("sync %s: %w", j.path, err)
-		return j.err
-	}
-	j.n++
-	return nil
-}
-
-// failed reports whether err is the journal's own failure, which stops the
-// sweep: results that cannot be saved should not be computed.
-func (j *journal) failed(err error) bool {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.err != nil && errors.Is(err, j.err)
-}
-
-func (j *journal) close() error { return j.f.Close() }
 
 // sweepMatrix is a two-key sweep's totals: rows the first key's values,
 // columns the second's.
 type sweepMatrix struct {
-	axes      [2]gridAxis
-	cost      [][]float64
-	read, all [][]int64
-	ran       [][]bool
-	traces    int
+	axes   [2]experiment.Axis
+	pivot  *experiment.Pivot
+	traces int
 }
 
 // countNoun is "1 trace", "2 traces".
@@ -755,68 +364,76 @@ func countNoun(n int, what string) string {
 	return strconv.Itoa(n) + " " + what + "s"
 }
 
-func newSweepMatrix(axes []gridAxis, points []policySpec, runs []report.RunSummary) *sweepMatrix {
-	m := &sweepMatrix{axes: [2]gridAxis{axes[0], axes[1]}}
-	nr, nc := len(axes[0].values), len(axes[1].values)
-	at := map[string][2]int{}
+func newSweepMatrix(axes []experiment.Axis, points []experiment.Spec, runs []report.RunSummary) *sweepMatrix {
+	m := &sweepMatrix{axes: [2]experiment.Axis{axes[0], axes[1]}}
+	nc := len(axes[1].Values)
+	at := map[string]int{}
 	for i, p := range points {
-		at[p.name] = [2]int{i / nc, i % nc} // gridPoints varies the last key fastest
+		at[p.Name] = i // GridPoints varies the last key fastest
 	}
-	m.cost = make([][]float64, nr)
-	m.read, m.all = make([][]int64, nr), make([][]int64, nr)
-	m.ran = make([][]bool, nr)
-	for i := range nr {
-		m.cost[i] = make([]float64, nc)
-		m.read[i], m.all[i] = make([]int64, nc), make([]int64, nc)
-		m.ran[i] = make([]bool, nc)
-	}
+	m.pivot = experiment.NewPivot(runs,
+		func(r report.RunSummary) string { return axes[0].Values[at[r.Policy]/nc] },
+		func(r report.RunSummary) string { return axes[1].Values[at[r.Policy]%nc] })
 	seen := map[string]bool{}
 	for _, r := range runs {
-		rc := at[r.Policy]
-		m.cost[rc[0]][rc[1]] += r.CostUSD
-		m.read[rc[0]][rc[1]] += r.Tokens.CacheRead
-		m.all[rc[0]][rc[1]] += r.Tokens.Prompt()
-		m.ran[rc[0]][rc[1]] = true
 		seen[r.Trace] = true
 	}
 	m.traces = len(seen)
 	return m
 }
 
-// table is the cost matrix, the cheapest cell marked.
+// table is the cost matrix, the cheapest comparable cell marked: a cell
+// some of whose calls overflowed or failed is never the cheapest (its
+// rejected calls cost nothing), and is marked "!".
 func (m *sweepMatrix) table() *report.Table {
 	t := &report.Table{
-		Title:   fmt.Sprintf("Total cost $ over %s: rows %s, columns %s (* cheapest)", countNoun(m.traces, "trace"), m.axes[0].key, m.axes[1].key),
-		Columns: []string{m.axes[0].short + " \\ " + m.axes[1].short},
+		Title:   fmt.Sprintf("Total cost $ over %s: rows %s, columns %s (* cheapest)", countNoun(m.traces, "trace"), m.axes[0].Key, m.axes[1].Key),
+		Columns: []string{m.axes[0].Short + " \\ " + m.axes[1].Short},
 		Right:   []bool{false},
 	}
-	bi, bj := -1, -1
-	for i := range m.cost {
-		for j := range m.cost[i] {
-			if m.ran[i][j] && (bi < 0 || m.cost[i][j] < m.cost[bi][bj]) {
-				bi, bj = i, j
-			}
-		}
-	}
-	for _, v := range m.axes[1].values {
+	br, bc, _ := m.pivot.Best(m.axes[0].Values, m.axes[1].Values)
+	for _, v := range m.axes[1].Values {
 		t.Columns = append(t.Columns, v)
 		t.Right = append(t.Right, true)
 	}
-	for i, v := range m.axes[0].values {
-		row := []string{v}
-		for j := range m.cost[i] {
+	marked := false
+	for _, rv := range m.axes[0].Values {
+		row := []string{rv}
+		for _, cv := range m.axes[1].Values {
 			c := ""
-			if m.ran[i][j] {
-				c = usd4(m.cost[i][j])
-				if i == bi && j == bj {
+			if tot := m.pivot.At(rv, cv); tot != nil {
+				c = usd4(tot.CostUSD)
+				switch {
+				case rv == br && cv == bc:
 					c += " *"
+				case !tot.Comparable():
+					c += " !"
+					marked = true
 				}
 			}
 			row = append(row, c)
 		}
 		t.AddRow(row...)
 	}
+	if marked {
+		t.Notes = append(t.Notes, "! some calls overflowed the context window or failed (rejected, so unbilled): never the cheapest.")
+	}
 	return t
+}
+
+// grid is the matrix of one figure's values by row and column, 0 where no
+// run fell.
+func (m *sweepMatrix) grid(v func(*experiment.Total) float64) [][]float64 {
+	out := make([][]float64, len(m.axes[0].Values))
+	for i, rv := range m.axes[0].Values {
+		out[i] = make([]float64, len(m.axes[1].Values))
+		for j, cv := range m.axes[1].Values {
+			if t := m.pivot.At(rv, cv); t != nil {
+				out[i][j] = v(t)
+			}
+		}
+	}
+	return out
 }
 
 // axisCoords places an axis's values on a heatmap axis. A heatmap cell
@@ -824,10 +441,10 @@ func (m *sweepMatrix) table() *report.Table {
 // even cells under their labels: evenly spaced increasing numbers are used
 // as they are, evenly spaced durations in minutes, and anything else sits at
 // 0, 1, 2... with the values named in the axis label.
-func axisCoords(ax gridAxis) ([]float64, string) {
+func axisCoords(ax experiment.Axis) ([]float64, string) {
 	parse := func(f func(string) (float64, bool)) []float64 {
-		out := make([]float64, len(ax.values))
-		for i, v := range ax.values {
+		out := make([]float64, len(ax.Values))
+		for i, v := range ax.Values {
 			x, ok := f(v)
 			if !ok || (i > 0 && x <= out[i-1]) {
 				return nil
@@ -843,21 +460,21 @@ func axisCoords(ax gridAxis) ([]float64, string) {
 		x, err := strconv.ParseFloat(s, 64)
 		return x, err == nil
 	}); xs != nil {
-		return xs, ax.key
+		return xs, ax.Key
 	}
 	if xs := parse(func(s string) (float64, bool) {
 		d, err := time.ParseDuration(s)
 		return d.Minutes(), err == nil
 	}); xs != nil {
-		return xs, ax.key + " (minutes)"
+		return xs, ax.Key + " (minutes)"
 	}
-	xs := make([]float64, len(ax.values))
-	names := make([]string, len(ax.values))
-	for i, v := range ax.values {
+	xs := make([]float64, len(ax.Values))
+	names := make([]string, len(ax.Values))
+	for i, v := range ax.Values {
 		xs[i] = float64(i)
 		names[i] = fmt.Sprintf("%d=%s", i, v)
 	}
-	return xs, ax.key + " (" + strings.Join(names, ", ") + ")"
+	return xs, ax.Key + " (" + strings.Join(names, ", ") + ")"
 }
 
 // writeHeatmaps writes sweep-cost and sweep-hit-rate to dir. A cell that
@@ -865,21 +482,19 @@ func axisCoords(ax gridAxis) ([]float64, string) {
 func (m *sweepMatrix) writeHeatmaps(dir string) error {
 	ys, yname := axisCoords(m.axes[0])
 	xs, xname := axisCoords(m.axes[1])
-	hit := make([][]float64, len(m.cost))
-	for i := range m.cost {
-		hit[i] = make([]float64, len(m.cost[i]))
-		for j := range m.cost[i] {
-			if m.all[i][j] > 0 {
-				hit[i][j] = 100 * float64(m.read[i][j]) / float64(m.all[i][j])
-			}
+	cost := m.grid(func(t *experiment.Total) float64 { return t.CostUSD })
+	hit := m.grid(func(t *experiment.Total) float64 {
+		if t.Prompt == 0 {
+			return 0
 		}
-	}
+		return 100 * float64(t.CacheRead) / float64(t.Prompt)
+	})
 	var figs []report.Figure
 	for _, f := range []struct {
 		name, title, z string
 		zs             [][]float64
 	}{
-		{"sweep-cost", fmt.Sprintf("Total cost over %s", countNoun(m.traces, "trace")), "cost $", m.cost},
+		{"sweep-cost", fmt.Sprintf("Total cost over %s", countNoun(m.traces, "trace")), "cost $", cost},
 		{"sweep-hit-rate", fmt.Sprintf("Cache hit rate over %s (token-weighted)", countNoun(m.traces, "trace")), "hit %", hit},
 	} {
 		fig, err := report.HeatmapFigure(f.name, f.title, &report.Grid{XName: xname, YName: yname, ZName: f.z, Xs: xs, Ys: ys, Zs: f.zs})

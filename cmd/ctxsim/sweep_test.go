@@ -2,8 +2,11 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ctxsim/ctxsim/experiment"
 	"github.com/ctxsim/ctxsim/policies"
 	"github.com/ctxsim/ctxsim/report"
 )
@@ -28,7 +32,7 @@ func journalCells(t *testing.T, path string) []string {
 	t.Helper()
 	var out []string
 	for _, line := range strings.Split(strings.TrimSuffix(readFile(t, path), "\n"), "\n") {
-		var l journalLine
+		var l experiment.JournalLine
 		require.NoError(t, json.Unmarshal([]byte(line), &l), "line %q", line)
 		out = append(out, l.Cell+" "+l.Tenant)
 	}
@@ -62,9 +66,11 @@ func testSweepResume(t *testing.T, args []string, cells, kill int) {
 	}
 
 	// Kill the sweep after kill cells, in the middle of writing the next.
-	sweepKill.after, sweepKill.torn = kill, true
-	code, out, errs := runCmd(t, with("-j", "2", "--out", b)...)
-	sweepKill.after, sweepKill.torn = 0, false
+	var outb, errb bytes.Buffer
+	e := &env{ctx: context.Background(), stdin: strings.NewReader(""), stdout: &outb, stderr: &errb,
+		journal: func(w io.Writer) io.Writer { return &killWriter{w: w, after: kill} }}
+	code = runEnv(e, with("-j", "2", "--out", b))
+	out, errs := outb.String(), errb.String()
 	if code != exitFailure || out != "" {
 		t.Fatalf("killed run: exit %d, stdout %q, stderr %q; want exit 1 and no output", code, out, errs)
 	}
@@ -229,52 +235,23 @@ func TestSweepHelp(t *testing.T) {
 	}
 }
 
-func TestGridPoints(t *testing.T) {
-	base, err := policies.Preset("hermes-default")
-	require.NoError(t, err)
-	axes, err := parseGrid([]string{
-		"compression.threshold=0.5,0.7",
-		"compression.model_thresholds.claude-opus-4.6=0.4",
-		"prompt_caching.cache_ttl=5m,1h,off",
-	}, nil, base)
-	require.NoError(t, err)
-	pts, err := gridPoints(base, axes)
-	require.NoError(t, err)
-	var names []string
-	for _, p := range pts {
-		names = append(names, p.name)
-	}
-	want := []string{
-		"hermes-default[threshold=0.5,model_thresholds.claude-opus-4.6=0.4,cache_ttl=5m]",
-		"hermes-default[threshold=0.5,model_thresholds.claude-opus-4.6=0.4,cache_ttl=1h]",
-		"hermes-default[threshold=0.5,model_thresholds.claude-opus-4.6=0.4,cache_ttl=off]",
-		"hermes-default[threshold=0.7,model_thresholds.claude-opus-4.6=0.4,cache_ttl=5m]",
-		"hermes-default[threshold=0.7,model_thresholds.claude-opus-4.6=0.4,cache_ttl=1h]",
-		"hermes-default[threshold=0.7,model_thresholds.claude-opus-4.6=0.4,cache_ttl=off]",
-	}
-	if !slices.Equal(names, want) {
-		t.Errorf("grid names =\n%q\nwant\n%q", names, want)
-	}
-	if got, _ := pts[4].config.Get("prompt_caching.cache_ttl"); got != "1h" {
-		t.Errorf("cell 4 cache_ttl = %q, want 1h", got)
-	}
-	if got, _ := pts[4].config.Get("compression.threshold"); got != "0.7" {
-		t.Errorf("cell 4 threshold = %q, want 0.7", got)
-	}
-	if got := pts[0].config.Compact.ModelThresholds["claude-opus-4.6"]; got != 0.4 {
-		t.Errorf("cell 0 opus threshold = %v, want 0.4", got)
-	}
-	if base.CacheTTL != "5m" || base.Compact.ModelThresholds["claude-opus-4.6"] != 0 {
-		t.Errorf("gridPoints changed its base: %+v", base)
-	}
+// killWriter stands in for kill -9 during a sweep: after its after-th
+// write (one cell each) it writes half of the next and fails.
+type killWriter struct {
+	w     io.Writer
+	after int
+	n     int
 }
 
-func TestShortNames(t *testing.T) {
-	got := shortNames([]string{"a.x.mode", "b.mode", "prompt_caching.cache_ttl", "compression.model_thresholds.gpt-4.1", "model"})
-	want := []string{"a.x.mode", "b.mode", "cache_ttl", "model_thresholds.gpt-4.1", "model"}
-	if !slices.Equal(got, want) {
-		t.Errorf("shortNames = %q, want %q", got, want)
+var errKilled = errors.New("killed by the test")
+
+func (k *killWriter) Write(p []byte) (int, error) {
+	if k.n >= k.after {
+		n, _ := k.w.Write(p[:len(p)/2])
+		return n, errKilled
 	}
+	k.n++
+	return k.w.Write(p)
 }
 
 func TestJournalTornOnly(t *testing.T) {
@@ -296,53 +273,54 @@ func TestJournalTornOnly(t *testing.T) {
 func TestJournalTornMultiRunCell(t *testing.T) {
 	dir := t.TempDir()
 	var errb bytes.Buffer
-	e := &env{stderr: &errb}
-	meta := sweepMeta{Format: sweepFormat, Identity: sweepIdent{Cells: "c", Flags: []string{"seed=1"}, Workload: "w", Sessions: 3}, Base: "p"}
-	mk := func(name string, traces ...string) (*cell, []report.RunSummary) {
+	kw := &killWriter{after: 1}
+	e := &env{stderr: &errb, journal: func(w io.Writer) io.Writer { kw.w = w; return kw }}
+	meta := experiment.SweepMeta{Format: experiment.JournalFormat, Identity: experiment.Identity{Cells: "c", Flags: []string{"seed=1"}, Workload: "w", Sessions: 3}, Base: "p"}
+	mk := func(name string, traces ...string) (*experiment.Cell, []report.RunSummary) {
 		var runs []report.RunSummary
 		for _, tr := range traces {
 			runs = append(runs, report.RunSummary{Trace: tr, Policy: name, Requests: len(tr)})
 		}
-		return &cell{g: group{key: "tenant"}, spec: policySpec{name: name}}, runs
+		return &experiment.Cell{Tenant: experiment.Tenant{Key: "tenant"}, Spec: experiment.Spec{Name: name}}, runs
 	}
 	c1, r1 := mk("p[a=1]", "x")
 	c2, r2 := mk("p[a=2]", "x", "yy", "zzz")
 
-	jr, done, err := openJournal(e, dir, false, meta)
+	jr, done, closeJ, err := openJournal(e, dir, false, meta)
 	require.NoError(t, err)
 	require.Empty(t, done)
-	require.NoError(t, jr.append(c1, r1))
-	sweepKill.after, sweepKill.torn = 1, true
-	err = jr.append(c2, r2)
-	sweepKill.after, sweepKill.torn = 0, false
-	require.ErrorIs(t, err, errSweepKilled)
-	require.NoError(t, jr.close())
+	require.NoError(t, jr.Append(c1, r1))
+	err = jr.Append(c2, r2)
+	require.ErrorIs(t, err, errKilled)
+	require.ErrorIs(t, jr.Append(c1, r1), errKilled, "a journal that failed refuses later writes")
+	require.NoError(t, closeJ())
 	path := filepath.Join(dir, "cells.jsonl")
 	if n := strings.Count(readFile(t, path), "\n"); n != 2 {
 		t.Fatalf("torn journal has %d complete lines, want 2 (c1 and the first run of c2)", n)
 	}
 
-	jr, done, err = openJournal(e, dir, true, meta)
+	e.journal = nil
+	jr, done, closeJ, err = openJournal(e, dir, true, meta)
 	require.NoError(t, err)
-	if len(done) != 1 || len(done[cellKey(c1)]) != 1 {
-		t.Fatalf("resumed done = %v, want only %s", done, c1.spec.name)
+	if len(done) != 1 || len(done[c1.JournalKey()]) != 1 {
+		t.Fatalf("resumed done = %v, want only %s", done, c1.Spec.Name)
 	}
 	if got := journalCells(t, path); !slices.Equal(got, []string{"p[a=1] tenant"}) {
 		t.Errorf("rewritten journal = %q, want only c1's line", got)
 	}
-	require.NoError(t, jr.append(c2, r2))
-	require.NoError(t, jr.close())
+	require.NoError(t, jr.Append(c2, r2))
+	require.NoError(t, closeJ())
 
 	lines, err := readJournal(e, path)
 	require.NoError(t, err)
-	done = completeCells(lines)
-	got := done[cellKey(c2)]
+	done = experiment.CompleteCells(lines)
+	got := done[c2.JournalKey()]
 	if len(got) != 3 || got[0].Trace != "x" || got[1].Trace != "yy" || got[2].Trace != "zzz" {
 		t.Errorf("c2 runs = %+v, want x, yy, zzz in order", got)
 	}
 
 	meta.Identity.Workload = "other"
-	if _, _, err := openJournal(e, dir, true, meta); err == nil || !strings.Contains(err.Error(), "the workload differs (3 sessions then, 3 now") {
+	if _, _, _, err := openJournal(e, dir, true, meta); err == nil || !strings.Contains(err.Error(), "the workload differs (3 sessions then, 3 now") {
 		t.Errorf("resume with another workload: err = %v", err)
 	}
 }
@@ -391,9 +369,40 @@ func TestAxisCoords(t *testing.T) {
 		{[]string{"hermes", "none"}, []float64{0, 1}, "k (0=hermes, 1=none)"},
 		{[]string{"7"}, []float64{7}, "k"},
 	} {
-		xs, label := axisCoords(gridAxis{key: "k", values: c.values})
+		xs, label := axisCoords(experiment.Axis{Key: "k", Values: c.values})
 		if !slices.Equal(xs, c.xs) || label != c.label {
 			t.Errorf("axisCoords(%q) = %v, %q; want %v, %q", c.values, xs, label, c.xs, c.label)
+		}
+	}
+}
+
+// The sweep matrix once starred a cell whose calls overflowed the window
+// (rejected, so unbilled, so cheapest) while the table above it excluded
+// it. The cheapest comparable cell gets the star; the overflowed one a "!".
+func TestSweepMatrixSkipsOverflow(t *testing.T) {
+	axes := []experiment.Axis{
+		{Key: "compression.threshold", Short: "threshold", Values: []string{"0.3", "0.9"}},
+		{Key: "prompt_caching.cache_ttl", Short: "cache_ttl", Values: []string{"5m", "1h"}},
+	}
+	base, err := policies.Preset("hermes-default")
+	require.NoError(t, err)
+	points, err := experiment.GridPoints(base, axes)
+	require.NoError(t, err)
+	costs := []float64{0.50, 0.60, 0.05, 0.70} // 0.9/5m is cheapest: it overflowed
+	var runs []report.RunSummary
+	for i, p := range points {
+		r := report.RunSummary{Trace: "t", Policy: p.Name, CostUSD: costs[i]}
+		if i == 2 {
+			r.OverflowErrors = 4
+		}
+		runs = append(runs, r)
+	}
+	var b bytes.Buffer
+	require.NoError(t, newSweepMatrix(axes, points, runs).table().Write(&b, report.Markdown))
+	got := b.String()
+	for _, want := range []string{"| 0.3 | 0.5000 * | 0.6000 |", "| 0.9 | 0.0500 ! | 0.7000 |", "! some calls overflowed"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("matrix lacks %q:\n%s", want, got)
 		}
 	}
 }

@@ -60,7 +60,7 @@ func runValidate(e *env, files []string, asJSON bool) error {
 	problems := map[string][]string{}
 	var out []validated
 	for _, f := range files {
-		s, err := readNative(f)
+		s, err := readNative(e, f)
 		if err != nil {
 			out = append(out, validated{File: f, Problems: []string{err.Error()}})
 			bad++

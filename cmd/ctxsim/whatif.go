@@ -1,76 +1,38 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
 
 	"github.com/spf13/pflag"
 
+	"github.com/ctxsim/ctxsim/experiment"
 	"github.com/ctxsim/ctxsim/policies"
-	"github.com/ctxsim/ctxsim/policies/compact"
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/sim"
 )
 
-// whatifVariants are the default counterfactuals: the recorded session with
-// one thing changed. Each is a config applied on top of the recorded policy.
-var whatifVariants = []struct {
-	name, help string
-	ttl        string
-	apply      func(c *policies.Config)
-}{
-	{"ttl-5m", "the recorded session with every breakpoint on the 5m tier", "5m", nil},
-	{"ttl-1h", "the recorded session with every breakpoint on the 1h tier", "1h", nil},
-	{"ttl-auto", "hermes' auto tier: 1h for human-paced sessions, 5m for subagents and jobs", "auto", nil},
-	{"prune-on-resume", "plus a deterministic prune of old tool output on a resume whose cache expired anyway", "", func(c *policies.Config) {
-		c.Compact.IdleCompactAfterSeconds = 300
-		c.Compact.IdleAction = compact.IdlePrune
-	}},
-	{"micro-1", "plus hermes micro-compaction after every turn", "", func(c *policies.Config) {
-		c.Compact.MicroCompact = true
-		c.Compact.MicroCompactEveryNTurns = 1
-	}},
-	{"micro-5", "plus hermes micro-compaction every 5 turns", "", func(c *policies.Config) {
-		c.Compact.MicroCompact = true
-		c.Compact.MicroCompactEveryNTurns = 5
-	}},
-	{"masking", "plus observation masking: the last 10 tool outputs verbatim, older ones a placeholder (batched, ≥4096 tokens a pass)", "", func(c *policies.Config) {
-		c.Compact.Masking.Mode = compact.MaskBatched
-	}},
-}
-
 func whatifNames() []string {
-	out := make([]string, len(whatifVariants))
-	for i, v := range whatifVariants {
-		out[i] = v.name
+	var out []string
+	for _, v := range experiment.Variants() {
+		out = append(out, v.Name)
 	}
 	return out
 }
 
 // whatifSpecs resolves --policies: whatif variants by name, else presets and
 // config files as compare takes them.
-func whatifSpecs(names []string, sets []string) ([]policySpec, error) {
-	var out []policySpec
+func whatifSpecs(names []string, sets []string) ([]experiment.Spec, error) {
+	var out []experiment.Spec
 	for _, n := range names {
-		found := false
-		for _, v := range whatifVariants {
-			if v.name != n {
-				continue
-			}
-			c := policies.Default()
-			c.Name = n
-			c.Compact.Enabled = false // the recorded compactions stay
-			if v.apply != nil {
-				v.apply(&c)
-			}
-			if err := applySets(&c, sets); err != nil {
+		if v, ok := experiment.LookupVariant(n); ok {
+			sp := v.Spec()
+			if err := applySets(sp.Config, sets); err != nil {
 				return nil, err
 			}
-			out = append(out, policySpec{name: n, config: &c, onRecorded: true, ttl: v.ttl})
-			found = true
-		}
-		if found {
+			out = append(out, sp)
 			continue
 		}
 		if _, err := policies.Preset(n); err != nil && n != sim.RecordedName && !isPolicyFile(n) {
@@ -87,8 +49,8 @@ func whatifSpecs(names []string, sets []string) ([]policySpec, error) {
 
 func init() {
 	var variants strings.Builder
-	for _, v := range whatifVariants {
-		fmt.Fprintf(&variants, "  %-16s %s\n", v.name, v.help)
+	for _, v := range experiment.Variants() {
+		fmt.Fprintf(&variants, "  %-16s %s\n", v.Name, v.Help)
 	}
 	register(&command{
 		name:    "whatif",
@@ -172,8 +134,8 @@ func runWhatif(e *env, paths []string, from string, names []string, sf *simFlags
 	if err != nil {
 		return err
 	}
-	specs = append([]policySpec{{name: sim.RecordedName}}, specs...)
-	sessions, warn, err := loadTraces(paths, from)
+	specs = append([]experiment.Spec{experiment.Recorded()}, specs...)
+	sessions, warn, err := loadTraces(e, paths, from)
 	if err != nil {
 		return err
 	}
@@ -187,24 +149,27 @@ func runWhatif(e *env, paths []string, from string, names []string, sf *simFlags
 	for _, s := range sessions {
 		s.Tenant = "whatif"
 	}
-	st.memo.Warm(sessions)
-	groups := groupSessions(sessions)
-	if !groups[0].hasRecorded() {
+	st.Memo.Warm(sessions)
+	tenants := experiment.Tenants(sessions)
+	if !tenants[0].HasRecorded() {
 		return fmt.Errorf("the sessions carry no recorded usage: nothing to compare with (try ctxsim compare)")
 	}
-	cells, err := buildCells(st, groups, specs)
+	cells, err := st.Cells(tenants, specs)
 	if err != nil {
 		return err
 	}
 	var runs []report.RunSummary
 	var recs []sim.Record
-	cellErr := runCells(st, cells, sf.jobs, e.stderr, func(c *cell) error {
-		runs = append(runs, c.result.runs...)
+	cellErr := runCells(e, st, cells, sf.jobs, nil, func(c *experiment.Cell) {
+		runs = append(runs, c.Result.Runs...)
 		if of.out != "" {
-			recs = append(recs, c.result.records...)
+			recs = append(recs, c.Result.Records...)
 		}
-		return nil
 	})
+	var failed *cellsFailed
+	if cellErr != nil && !errors.As(cellErr, &failed) {
+		return cellErr
+	}
 	if err := writeOutputs(of.out, "", runs, recs, st, "ctxsim whatif"); err != nil {
 		return err
 	}
@@ -221,62 +186,68 @@ func runWhatif(e *env, paths []string, from string, names []string, sf *simFlags
 	return cellErr
 }
 
-func buildWhatif(runs []report.RunSummary, specs []policySpec) whatifReport {
-	var order []string
-	by := map[string]map[string]report.RunSummary{}
+// buildWhatif prices each session with a recorded replay under every
+// policy, against that replay, and names the best: the cheapest policy
+// whose calls all fit and were billed (the experiment.Pivot rule), the
+// replay of what happened included.
+func buildWhatif(runs []report.RunSummary, specs []experiment.Spec) whatifReport {
+	var kept []report.RunSummary
+	hasBase := map[string]bool{}
 	for _, r := range runs {
-		if by[r.Trace] == nil {
-			by[r.Trace] = map[string]report.RunSummary{}
-			order = append(order, r.Trace)
+		if r.Policy == sim.RecordedName {
+			hasBase[r.Trace] = true
 		}
-		by[r.Trace][r.Policy] = r
+	}
+	for _, r := range runs {
+		if hasBase[r.Trace] {
+			kept = append(kept, r)
+		}
+	}
+	policy := func(r report.RunSummary) string { return r.Policy }
+	bySession := experiment.NewPivot(kept, policy, func(r report.RunSummary) string { return r.Trace })
+	total := experiment.NewPivot(kept, policy, func(report.RunSummary) string { return "total" })
+	rows := make([]string, len(specs))
+	for i, sp := range specs {
+		rows[i] = sp.Name
 	}
 	var rep whatifReport
 	tot := whatifSession{ID: "total"}
 	var totRec float64
 	haveRec := false
-	totPol := map[string]float64{}
-	for _, id := range order {
-		m := by[id]
-		base, ok := m[sim.RecordedName]
-		if !ok {
-			continue
-		}
-		ws := whatifSession{ID: id, ReplayUSD: base.CostUSD}
-		if base.Recorded != nil {
-			v := base.Recorded.CostUSD
-			ws.RecordedUSD = &v
+	recorded := map[string]*float64{}
+	for _, r := range kept {
+		if r.Policy == sim.RecordedName && r.Recorded != nil {
+			v := r.Recorded.CostUSD
+			recorded[r.Trace] = &v
 			totRec += v
 			haveRec = true
 		}
-		tot.ReplayUSD += base.CostUSD
-		best, bestCost := sim.RecordedName, base.CostUSD
+	}
+	row := func(p *experiment.Pivot, col string, ws *whatifSession) {
+		base := p.At(sim.RecordedName, col)
+		ws.ReplayUSD = base.CostUSD
 		for _, sp := range specs[1:] {
-			r, ok := m[sp.name]
-			if !ok {
-				continue
-			}
-			ws.Policies = append(ws.Policies, savings(sp.name, r.CostUSD, base.CostUSD))
-			totPol[sp.name] += r.CostUSD
-			if r.CostUSD < bestCost {
-				best, bestCost = sp.name, r.CostUSD
+			if t := p.At(sp.Name, col); t != nil {
+				ws.Policies = append(ws.Policies, savings(sp.Name, t.CostUSD, base.CostUSD))
+			} else if col == "total" {
+				ws.Policies = append(ws.Policies, savings(sp.Name, 0, base.CostUSD))
 			}
 		}
-		ws.Best = best
+		ws.Best = p.BestIn(col, rows)
+	}
+	for _, id := range bySession.Cols {
+		ws := whatifSession{ID: id, RecordedUSD: recorded[id]}
+		row(bySession, id, &ws)
 		rep.Sessions = append(rep.Sessions, ws)
 	}
 	if haveRec {
 		tot.RecordedUSD = &totRec
 	}
-	best, bestCost := sim.RecordedName, tot.ReplayUSD
-	for _, sp := range specs[1:] {
-		c := totPol[sp.name]
-		tot.Policies = append(tot.Policies, savings(sp.name, c, tot.ReplayUSD))
-		if c < bestCost {
-			best, bestCost = sp.name, c
-		}
+	if len(kept) > 0 {
+		row(total, "total", &tot)
+	} else {
+		tot.Best = sim.RecordedName
 	}
-	tot.Best = best
 	rep.Totals = tot
 	return rep
 }
@@ -297,14 +268,14 @@ func change(pct float64) string {
 	return fmt.Sprintf("%+.0f%%", pct)
 }
 
-func whatifTable(rep whatifReport, specs []policySpec) *report.Table {
+func whatifTable(rep whatifReport, specs []experiment.Spec) *report.Table {
 	t := &report.Table{
 		Title:   "What recorded sessions cost, and would have cost ($; savings vs the replay of what happened)",
 		Columns: []string{"session", "recorded", "replay"},
 		Right:   []bool{false, true, true},
 	}
 	for _, sp := range specs {
-		t.Columns = append(t.Columns, sp.name)
+		t.Columns = append(t.Columns, sp.Name)
 		t.Right = append(t.Right, true)
 	}
 	t.Columns = append(t.Columns, "best")
@@ -320,7 +291,7 @@ func whatifTable(rep whatifReport, specs []policySpec) *report.Table {
 			byName[p.Policy] = p
 		}
 		for _, sp := range specs {
-			p, ok := byName[sp.name]
+			p, ok := byName[sp.Name]
 			if !ok {
 				cells = append(cells, "")
 				continue

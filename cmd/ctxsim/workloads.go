@@ -3,111 +3,64 @@ package main
 import (
 	"fmt"
 	"strconv"
-	"strings"
 
+	"github.com/ctxsim/ctxsim/experiment"
 	"github.com/ctxsim/ctxsim/report"
-	"github.com/ctxsim/ctxsim/traces"
 )
-
-// workloadOf names the workload a session belongs to: its synthetic
-// profile, or the format it was recorded in.
-func workloadOf(s *traces.Session) string {
-	if p, ok := strings.CutPrefix(s.Format, "synth:"); ok {
-		return p
-	}
-	if s.Format == "" {
-		return "native"
-	}
-	return strings.SplitN(s.Format, ":", 2)[0] + " logs"
-}
 
 // workloadTable is the ten-second view of a comparison: one row per policy,
 // one column per workload holding the policy's cost summed over the
 // workload's sessions, the cheapest of each column marked "*". A run with
-// overflow errors ("!") is never the cheapest: its rejected calls cost
-// nothing. The last rows say how much the best saves against the first
+// overflowed or failed calls ("!") is never the cheapest: its rejected calls
+// cost nothing. The last rows say how much the best saves against the first
 // comparable policy of the column, and the best's cache hit rate.
 func workloadTable(runs []report.RunSummary, workloads map[string]string, policies []string) *report.Table {
-	type agg struct {
-		cost       float64
-		read, prmt int64
-		sessions   int
-		overflows  int
-	}
-	var order []string
-	sums := map[string]map[string]*agg{}
-	for _, r := range runs {
-		w := workloads[r.Trace]
-		if sums[w] == nil {
-			sums[w] = map[string]*agg{}
-			order = append(order, w)
-		}
-		a := sums[w][r.Policy]
-		if a == nil {
-			a = &agg{}
-			sums[w][r.Policy] = a
-		}
-		a.cost += r.CostUSD
-		a.overflows += r.OverflowErrors
-		a.read += r.Tokens.CacheRead
-		a.prmt += r.Tokens.Prompt()
-		a.sessions++
-	}
-	best := map[string]string{}
-	base := map[string]string{}
-	for _, w := range order {
-		for _, p := range policies {
-			a := sums[w][p]
-			if a == nil || a.overflows > 0 {
-				continue
-			}
-			if base[w] == "" {
-				base[w] = p
-			}
-			if best[w] == "" || a.cost < sums[w][best[w]].cost {
-				best[w] = p
-			}
-		}
-	}
+	pv := experiment.NewPivot(runs,
+		func(r report.RunSummary) string { return r.Policy },
+		func(r report.RunSummary) string { return workloads[r.Trace] })
 	t := &report.Table{
 		Title:   "Cost in $ per policy and workload (summed over the workload's sessions; * cheapest)",
 		Columns: []string{"policy"},
 		Right:   []bool{false},
 	}
-	for _, w := range order {
+	failed := false
+	for _, w := range pv.Cols {
 		n := 0
-		for _, a := range sums[w] {
-			n = max(n, a.sessions)
+		for _, p := range pv.Rows {
+			if a := pv.At(p, w); a != nil {
+				n = max(n, a.Runs)
+				failed = failed || a.Failed > 0
+			}
 		}
 		t.Columns = append(t.Columns, fmt.Sprintf("%s (%d)", w, n))
 		t.Right = append(t.Right, true)
 	}
 	for _, p := range policies {
 		row := []string{p}
-		for _, w := range order {
-			a := sums[w][p]
+		for _, w := range pv.Cols {
+			a := pv.At(p, w)
 			switch {
 			case a == nil:
 				row = append(row, "")
-			case p == best[w]:
-				row = append(row, usd2(a.cost)+" *")
-			case a.overflows > 0:
-				row = append(row, usd2(a.cost)+" !")
+			case p == pv.BestIn(w, policies):
+				row = append(row, usd2(a.CostUSD)+" *")
+			case !a.Comparable():
+				row = append(row, usd2(a.CostUSD)+" !")
 			default:
-				row = append(row, usd2(a.cost)+"  ")
+				row = append(row, usd2(a.CostUSD)+"  ")
 			}
 		}
 		t.AddRow(row...)
 	}
 	saves, hits := []string{"best saves"}, []string{"best hit %"}
-	for _, w := range order {
-		b, z := sums[w][best[w]], sums[w][base[w]]
+	for _, w := range pv.Cols {
+		b, z := pv.At(pv.BestIn(w, policies), w), pv.At(pv.FirstComparable(w, policies), w)
 		s, h := "", ""
-		if b != nil && z != nil && z.cost > 0 {
-			s = pct1(1-b.cost/z.cost) + "%  "
+		if b != nil && z != nil && z.CostUSD > 0 {
+			s = pct1(1-b.CostUSD/z.CostUSD) + "%  "
 		}
-		if b != nil && b.prmt > 0 {
-			h = pct1(float64(b.read)/float64(b.prmt)) + "  "
+		if b != nil && b.Prompt > 0 {
+			h = pct1(float64(b.CacheRead)/float64(b.Prompt)) + "  "
 		}
 		saves, hits = append(saves, s), append(hits, h)
 	}
@@ -118,6 +71,9 @@ func workloadTable(runs []report.RunSummary, workloads map[string]string, polici
 		"! some calls overflowed the context window (rejected, so unbilled): not comparable, never the best.",
 		"best saves: against the first policy of the column, in row order, whose calls all fit.",
 		"Per-session rows: ctxsim compare --detail; one workload: --profile P or --trace PATH.",
+	}
+	if failed {
+		t.Notes[1] = "! some calls overflowed the context window or failed (rejected, so unbilled): not comparable, never the best."
 	}
 	return t
 }

@@ -1,0 +1,287 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"sync"
+
+	"github.com/ctxsim/ctxsim/policies/estimate"
+	"github.com/ctxsim/ctxsim/report"
+	"github.com/ctxsim/ctxsim/sim"
+	"github.com/ctxsim/ctxsim/sim/provider"
+	"github.com/ctxsim/ctxsim/traces"
+	"github.com/ctxsim/ctxsim/traces/claudecode"
+)
+
+// A Cell is one (tenant, policy) replay of an experiment. Run fills in
+// Result, or Err when the cell cannot run (a floor larger than the
+// window); one failed cell does not stop the others.
+type Cell struct {
+	Tenant Tenant
+	Spec   Spec
+	Policy *sim.Policy
+	Result *Result
+	Err    error
+
+	summaryModel string
+}
+
+// Key names the cell in messages: "tenant/policy".
+func (c *Cell) Key() string { return c.Tenant.Key + "/" + c.Policy.Name }
+
+// A Result is a cell's records and its runs: one summary per root session
+// of the tenant.
+type Result struct {
+	Records []sim.Record
+	Runs    []report.RunSummary
+}
+
+// Cells pairs every tenant with every spec, spec-major; a spec that needs
+// recorded usage (the recorded policy and its variants) only with tenants
+// that carry it.
+func (st *Setup) Cells(tenants []Tenant, specs []Spec) ([]*Cell, error) {
+	var cells []*Cell
+	for _, sp := range specs {
+		pol, aux, err := st.build(sp)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range tenants {
+			if sp.needsRecorded() && !t.HasRecorded() {
+				continue
+			}
+			cells = append(cells, &Cell{Tenant: t, Spec: sp, Policy: pol, summaryModel: aux})
+		}
+	}
+	return cells, nil
+}
+
+// Run replays cells on workers goroutines (0: one per core) and calls emit
+// for each cell in cell order, whatever order they finish in, so output is
+// byte-identical for any number of workers. emit runs on the caller's
+// goroutine and sees failed cells too (Err set). A cell whose Result is
+// already set is not replayed again. Run stops early when ctx is done or
+// emit returns an error, and returns that error; failed cells are not an
+// error of Run's.
+func (st *Setup) Run(ctx context.Context, cells []*Cell, workers int, emit func(*Cell) error) error {
+	return st.run(ctx, cells, workers, nil, emit)
+}
+
+// run is Run with after, called on the worker's goroutine as soon as a cell
+// finishes (in finish order); an error from after stops the run and is
+// returned.
+func (st *Setup) run(ctx context.Context, cells []*Cell, workers int, after func(*Cell) error, emit func(*Cell) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var mu sync.Mutex
+	var fatal error
+	stop := func(err error) {
+		mu.Lock()
+		if fatal == nil {
+			fatal = err
+		}
+		mu.Unlock()
+		cancel()
+	}
+	do := func(ctx context.Context, i int) {
+		c := cells[i]
+		if c.Result != nil {
+			return
+		}
+		res, err := st.runCell(ctx, c)
+		if err != nil {
+			c.Err = err
+			return
+		}
+		c.Result = res
+		if after != nil {
+			if err := after(c); err != nil {
+				c.Result, c.Err = nil, err
+				stop(err)
+			}
+		}
+	}
+	pool(ctx, len(cells), workers, do, func(i int) bool {
+		if ctx.Err() != nil {
+			return false
+		}
+		if err := emit(cells[i]); err != nil {
+			stop(err)
+			return false
+		}
+		return true
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if fatal != nil {
+		return fatal
+	}
+	return ctx.Err()
+}
+
+func (st *Setup) runCell(ctx context.Context, c *Cell) (*Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if !c.Tenant.HasRecorded() {
+		return st.replay(ctx, c.Tenant, c.Policy, c.summaryModel, nil)
+	}
+	rt, err := st.recordedTenant(ctx, c.Tenant)
+	if err != nil {
+		return nil, err
+	}
+	if c.Policy.Recorded && c.Policy.Name == sim.RecordedName {
+		return rt.result, nil
+	}
+	return st.replay(ctx, c.Tenant, c.Policy, c.summaryModel, func(s *traces.Session) *sim.Calibrator { return rt.frozen[s.ID] })
+}
+
+// recordedTenant is the calibration of a tenant with recorded usage: the
+// recorded policy's anchored replay (which is also that policy's cell) and
+// the frozen calibrators every other policy sizes the same sessions with.
+type recordedTenant struct {
+	mu     sync.Mutex
+	done   bool
+	result *Result
+	frozen map[string]*sim.Calibrator
+	err    error
+}
+
+// recordedTenant runs (once per tenant) the recorded policy anchored on the
+// billed calls, and open-loop from a fit on each session's first 20% of
+// calls, and marks each call record with the open-loop prediction
+// (estimate "open_loop") and whether the call was in the fit prefix. A
+// cancelled attempt is not kept: the next caller tries again.
+func (st *Setup) recordedTenant(ctx context.Context, t Tenant) (*recordedTenant, error) {
+	v, _ := st.recorded.LoadOrStore(t.Key, &recordedTenant{})
+	rt := v.(*recordedTenant)
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if rt.done {
+		return rt, rt.err
+	}
+	rt.result, rt.frozen, rt.err = st.calibrate(ctx, t)
+	rt.done = ctx.Err() == nil || !errors.Is(rt.err, ctx.Err())
+	return rt, rt.err
+}
+
+func (st *Setup) calibrate(ctx context.Context, t Tenant) (*Result, map[string]*sim.Calibrator, error) {
+	pol := sim.NewRecorded()
+	cals := map[string]*sim.Calibrator{}
+	anchored := func(s *traces.Session) *sim.Calibrator {
+		c := sim.NewCalibrator(s, st.Memo)
+		cals[s.ID] = c
+		return c
+	}
+	res, err := st.replay(ctx, t, pol, "", anchored)
+	if err != nil {
+		return nil, nil, err
+	}
+	type key struct {
+		trace string
+		event int
+	}
+	prefix := map[string]int{}
+	open := func(s *traces.Session) *sim.Calibrator {
+		cal, n := sim.FitPrefix(s, st.Memo, 0.2)
+		prefix[s.ID] = n
+		return sim.NewOpenLoop(s, st.Memo, cal)
+	}
+	ol, err := st.replay(ctx, t, pol, "", open)
+	if err != nil {
+		return nil, nil, err
+	}
+	pred := map[key]int{}
+	for _, r := range ol.Records {
+		if r.Kind == sim.KindCall {
+			pred[key{r.Trace, r.Event}] = r.Prompt
+		}
+	}
+	nth := map[string]int{}
+	for i := range res.Records {
+		r := &res.Records[i]
+		if r.Kind != sim.KindCall || r.Recorded == nil {
+			continue
+		}
+		if p, ok := pred[key{r.Trace, r.Event}]; ok {
+			r.Estimates = append(r.Estimates, estimate.Estimate{Name: report.EstimateOpenLoop, Tokens: p})
+		}
+		if nth[r.Trace] < prefix[r.Trace] {
+			r.Detail = append(r.Detail, sim.KV{Key: report.DetailFitPrefix, Value: 1})
+		}
+		nth[r.Trace]++
+	}
+	res.Runs = st.summarize(t, pol.Name, res.Records)
+	frozen := map[string]*sim.Calibrator{}
+	for id, c := range cals {
+		frozen[id] = c.Freeze()
+	}
+	return res, frozen, nil
+}
+
+// replay runs t under pol; calibrate, when set, sizes recorded sessions.
+func (st *Setup) replay(ctx context.Context, t Tenant, pol *sim.Policy, summaryModel string, calibrate func(*traces.Session) *sim.Calibrator) (*Result, error) {
+	prov, err := st.newProvider(st.ProviderFor(t), t.Key)
+	if err != nil {
+		return nil, err
+	}
+	opts := st.options(pol, summaryModel)
+	accounts := map[string]provider.Provider{}
+	opts.Account = func(a string) provider.Provider {
+		if accounts[a] == nil {
+			// Another account of the same user: same provider, own cache.
+			p, err := st.newProvider(st.ProviderFor(t), t.Key+"/"+a)
+			if err != nil {
+				p = prov // the name resolved once already; cannot fail here
+			}
+			accounts[a] = p
+		}
+		return accounts[a]
+	}
+	if calibrate != nil {
+		opts.Calibrate = calibrate
+		opts.Prewarm = true
+	}
+	sessions := t.Sessions
+	if !pol.Recorded {
+		// The recorded harness's own compaction calls belong to its
+		// compactions; another policy compacts (or not) by itself.
+		sessions = nil
+		for _, s := range t.Sessions {
+			if s.Format != claudecode.FormatCompaction {
+				sessions = append(sessions, s)
+			}
+		}
+	}
+	results, err := sim.RunTenant(ctx, sessions, pol, prov, opts)
+	if err != nil {
+		return nil, err
+	}
+	var all []sim.Record
+	for _, res := range results {
+		all = append(all, res.Records...)
+	}
+	return &Result{Records: all, Runs: st.summarize(t, pol.Name, all)}, nil
+}
+
+// summarize makes one row per root session of t. A root's row covers its
+// subagents: their records join its own in time order, renumbered, under
+// its name.
+func (st *Setup) summarize(t Tenant, policy string, all []sim.Record) []report.RunSummary {
+	rootOf := t.rootOf()
+	byRoot := map[string][]sim.Record{}
+	for _, r := range all {
+		byRoot[rootOf[r.Trace]] = append(byRoot[rootOf[r.Trace]], r)
+	}
+	var out []report.RunSummary
+	for _, r := range t.Roots {
+		recs := append([]sim.Record(nil), byRoot[r.ID]...)
+		sort.SliceStable(recs, func(i, j int) bool { return recs[i].Time.Before(recs[j].Time) })
+		for i := range recs {
+			recs[i].Trace, recs[i].Seq = r.ID, i
+		}
+		out = append(out, report.Summarize(r.ID, policy, recs, report.Options{Prices: st.Prices}))
+	}
+	return out
+}

@@ -1,0 +1,48 @@
+// Package experiment runs comparisons: sessions replayed under policies
+// through package sim, summarized by package report. It is what the
+// ctxsim CLI's compare, run, sweep and whatif commands are made of, and
+// what a Go program uses to run them itself.
+//
+// # Typical steps
+//
+//	st, _ := experiment.NewSetup(nil, "auto", seed)   // rate card, token memo, provider, seed
+//	st.Memo.Warm(sessions)                              // tokenize each distinct block once
+//	cells, _ := st.Cells(experiment.Tenants(sessions), specs)
+//	err := st.Run(ctx, cells, workers, func(c *experiment.Cell) error { ... c.Result.Runs ... })
+//
+// A Tenant is sessions that share one provider account (a session and its
+// subagents, walked to the root; logs loaded from one path). A Spec is a
+// policy: a preset (Preset), a config, the recorded behaviour (Recorded),
+// a what-if Variant of it, or a grid point (ParseGrid, GridPoints). A Cell
+// is one (tenant, spec) replay. Run replays cells on a worker pool and
+// hands them to emit in cell order, so output is byte-identical for any
+// number of workers; it stops when ctx is cancelled.
+//
+// A tenant with recorded usage is first replayed under the recorded
+// policy, anchored on its billed calls and open-loop from a fit on its
+// first 20% of calls; every other policy's cell is sized by that replay's
+// frozen calibration (see sim.Calibrator). The calibration runs once per
+// Setup and tenant, shared by every cell.
+//
+// Randomness comes from Setup.Seed only: a replay's stream is derived from
+// (seed, names of the cell), and the provider's from (seed, tenant), so
+// every policy meets the same provider (common random numbers).
+//
+// # Aggregation
+//
+// A Pivot sums runs into rows × columns and owns the one rule for "best":
+// the cheapest total none of whose calls overflowed the window or failed,
+// since rejected calls are unbilled and would flatter a policy that loses
+// them. The CLI's workload table, sweep matrix and what-if report all use
+// it.
+//
+// # Sweeps
+//
+// Sweep is Run with a Journal: each finished cell is appended (one write,
+// synced) to an io.Writer as soon as it finishes, so an interrupted sweep
+// resumes (ReadJournal, CompleteCells, Resume) without running a finished
+// cell again. A sweep's Identity hashes every input that changes a result,
+// so a resume can refuse another sweep's journal and say what differs. A
+// journal write that fails stops the sweep: results that cannot be saved
+// are not computed.
+package experiment

@@ -1,0 +1,76 @@
+package experiment
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ctxsim/ctxsim/policies"
+)
+
+func TestGridPoints(t *testing.T) {
+	base, err := policies.Preset("hermes-default")
+	require.NoError(t, err)
+	axes, err := ParseGrid([]string{
+		"compression.threshold=0.5,0.7",
+		"compression.model_thresholds.claude-opus-4.6=0.4",
+		"prompt_caching.cache_ttl=5m,1h,off",
+	}, base)
+	require.NoError(t, err)
+	pts, err := GridPoints(base, axes)
+	require.NoError(t, err)
+	var names []string
+	for _, p := range pts {
+		names = append(names, p.Name)
+	}
+	want := []string{
+		"hermes-default[threshold=0.5,model_thresholds.claude-opus-4.6=0.4,cache_ttl=5m]",
+		"hermes-default[threshold=0.5,model_thresholds.claude-opus-4.6=0.4,cache_ttl=1h]",
+		"hermes-default[threshold=0.5,model_thresholds.claude-opus-4.6=0.4,cache_ttl=off]",
+		"hermes-default[threshold=0.7,model_thresholds.claude-opus-4.6=0.4,cache_ttl=5m]",
+		"hermes-default[threshold=0.7,model_thresholds.claude-opus-4.6=0.4,cache_ttl=1h]",
+		"hermes-default[threshold=0.7,model_thresholds.claude-opus-4.6=0.4,cache_ttl=off]",
+	}
+	if !slices.Equal(names, want) {
+		t.Errorf("grid names =\n%q\nwant\n%q", names, want)
+	}
+	if got, _ := pts[4].Config.Get("prompt_caching.cache_ttl"); got != "1h" {
+		t.Errorf("cell 4 cache_ttl = %q, want 1h", got)
+	}
+	if got, _ := pts[4].Config.Get("compression.threshold"); got != "0.7" {
+		t.Errorf("cell 4 threshold = %q, want 0.7", got)
+	}
+	if got := pts[0].Config.Compact.ModelThresholds["claude-opus-4.6"]; got != 0.4 {
+		t.Errorf("cell 0 opus threshold = %v, want 0.4", got)
+	}
+	if base.CacheTTL != "5m" || base.Compact.ModelThresholds["claude-opus-4.6"] != 0 {
+		t.Errorf("GridPoints changed its base: %+v", base)
+	}
+}
+
+func TestParseGridErrors(t *testing.T) {
+	base, err := policies.Preset("hermes-default")
+	require.NoError(t, err)
+	for _, c := range []struct {
+		specs []string
+		want  string
+	}{
+		{[]string{"compression.threshold"}, `grid "compression.threshold": want key=v1,v2,...`},
+		{[]string{"compression.threshold=0.5", "compression.threshold=0.6"}, "grid compression.threshold: key given twice"},
+		{[]string{"compression.threshold=0.5,0.50"}, `grid compression.threshold: values "0.5" and "0.50" are the same setting`},
+	} {
+		_, err := ParseGrid(c.specs, base)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("ParseGrid(%q) = %v, want %q", c.specs, err, c.want)
+		}
+	}
+}
+
+func TestShortNames(t *testing.T) {
+	got := ShortNames([]string{"a.x.mode", "b.mode", "prompt_caching.cache_ttl", "compression.model_thresholds.gpt-4.1", "model"})
+	want := []string{"a.x.mode", "b.mode", "cache_ttl", "model_thresholds.gpt-4.1", "model"}
+	if !slices.Equal(got, want) {
+		t.Errorf("ShortNames = %q, want %q", got, want)
+	}
+}

@@ -1,0 +1,146 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"io"
+	"reflect"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ctxsim/ctxsim/report"
+	"github.com/ctxsim/ctxsim/traces"
+	"github.com/ctxsim/ctxsim/traces/synth"
+)
+
+func testSetup(t *testing.T) (*Setup, []*traces.Session) {
+	t.Helper()
+	ss, err := synth.Generate("coding-burst", 3, 1, synth.Options{})
+	require.NoError(t, err)
+	st, err := NewSetup(nil, "anthropic", 1)
+	require.NoError(t, err)
+	st.Memo.Warm(ss)
+	return st, ss
+}
+
+func testCells(t *testing.T, st *Setup, ss []*traces.Session) []*Cell {
+	t.Helper()
+	var specs []Spec
+	for _, n := range []string{"hermes-default", "no-compaction"} {
+		sp, err := Preset(n)
+		require.NoError(t, err)
+		specs = append(specs, sp)
+	}
+	cells, err := st.Cells(Tenants(ss), specs)
+	require.NoError(t, err)
+	require.Len(t, cells, 6, "3 tenants × 2 policies")
+	return cells
+}
+
+func collect(t *testing.T, st *Setup, cells []*Cell, workers int) []report.RunSummary {
+	t.Helper()
+	var runs []report.RunSummary
+	require.NoError(t, st.Run(context.Background(), cells, workers, func(c *Cell) error {
+		require.NoError(t, c.Err)
+		runs = append(runs, c.Result.Runs...)
+		return nil
+	}))
+	return runs
+}
+
+// Results come in cell order, identical for any number of workers.
+func TestRunDeterministic(t *testing.T) {
+	st, ss := testSetup(t)
+	one := collect(t, st, testCells(t, st, ss), 1)
+	four := collect(t, st, testCells(t, st, ss), 4)
+	require.Len(t, one, 6)
+	if !reflect.DeepEqual(one, four) {
+		t.Errorf("-j 1 and -j 4 differ")
+	}
+	for i, r := range one {
+		wantPol := "hermes-default"
+		if i >= 3 {
+			wantPol = "no-compaction"
+		}
+		if r.Policy != wantPol || r.Trace != ss[i%3].ID {
+			t.Errorf("run %d = %s/%s, want %s/%s", i, r.Trace, r.Policy, ss[i%3].ID, wantPol)
+		}
+	}
+}
+
+// A cancelled context stops the run: nothing is emitted, the error says so.
+func TestRunCancelled(t *testing.T) {
+	st, ss := testSetup(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	emitted := 0
+	err := st.Run(ctx, testCells(t, st, ss), 2, func(*Cell) error { emitted++; return nil })
+	if !errors.Is(err, context.Canceled) || emitted != 0 {
+		t.Errorf("err %v, emitted %d; want context.Canceled and 0", err, emitted)
+	}
+
+	// Cancelling from emit stops the cells after it.
+	ctx, cancel = context.WithCancel(context.Background())
+	emitted = 0
+	err = st.Run(ctx, testCells(t, st, ss), 1, func(*Cell) error { emitted++; cancel(); return nil })
+	if !errors.Is(err, context.Canceled) || emitted != 1 {
+		t.Errorf("err %v, emitted %d; want context.Canceled and 1", err, emitted)
+	}
+}
+
+// An emit error stops the run and is returned.
+func TestRunEmitError(t *testing.T) {
+	st, ss := testSetup(t)
+	stop := errors.New("enough")
+	emitted := 0
+	err := st.Run(context.Background(), testCells(t, st, ss), 2, func(*Cell) error {
+		emitted++
+		if emitted == 2 {
+			return stop
+		}
+		return nil
+	})
+	if !errors.Is(err, stop) || emitted != 2 {
+		t.Errorf("err %v, emitted %d; want %v and 2", err, emitted, stop)
+	}
+}
+
+type failAfter struct {
+	n   int
+	err error
+}
+
+func (f *failAfter) Write(p []byte) (int, error) {
+	if f.n == 0 {
+		return 0, f.err
+	}
+	f.n--
+	return len(p), nil
+}
+
+// A journal that cannot be written stops the sweep with its error; resumed
+// cells are not replayed.
+func TestSweepJournal(t *testing.T) {
+	st, ss := testSetup(t)
+	disk := errors.New("disk full")
+	j := NewJournal(&failAfter{n: 2, err: disk}, "cells.jsonl")
+	err := st.Sweep(context.Background(), testCells(t, st, ss), 1, j, func(*Cell) error { return nil })
+	if !errors.Is(err, disk) || err.Error() != "write cells.jsonl: disk full" {
+		t.Errorf("err = %v, want the journal's", err)
+	}
+
+	cells := testCells(t, st, ss)
+	done := map[string][]report.RunSummary{cells[0].JournalKey(): {{Trace: "kept", Policy: "hermes-default"}}}
+	require.Equal(t, 1, Resume(cells, done))
+	var first string
+	require.NoError(t, st.Sweep(context.Background(), cells, 2, NewJournal(io.Discard, "x"), func(c *Cell) error {
+		if first == "" {
+			first = c.Result.Runs[0].Trace
+		}
+		return nil
+	}))
+	if first != "kept" {
+		t.Errorf("resumed cell replayed: first run %q", first)
+	}
+}

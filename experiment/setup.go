@@ -1,0 +1,166 @@
+package experiment
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/ctxsim/ctxsim/policies"
+	"github.com/ctxsim/ctxsim/policies/compact"
+	"github.com/ctxsim/ctxsim/policies/estimate"
+	"github.com/ctxsim/ctxsim/pricing"
+	"github.com/ctxsim/ctxsim/sim"
+	"github.com/ctxsim/ctxsim/sim/provider"
+	"github.com/ctxsim/ctxsim/traces"
+)
+
+// Setup is what every replay of one experiment shares: the rate card, the
+// token memo, the provider choice, the seed and the injected faults. Set
+// its fields before the first Run and leave them alone after.
+type Setup struct {
+	Prices *pricing.Card
+	Memo   *estimate.Memo
+	// Provider names the fake provider; "" or "auto" picks, per tenant,
+	// the provider of the first priced model (see ProviderFor).
+	Provider string
+	// Seed drives every random choice of a replay.
+	Seed uint64
+	// SummarizerFailRate is the injected summarizer failure rate,
+	// ProviderErrorRate the injected transient provider error rate.
+	SummarizerFailRate, ProviderErrorRate float64
+	// ClearToolUses turns on Anthropic's server-side context editing.
+	ClearToolUses bool
+
+	// recorded holds each recorded tenant's calibration, by tenant key.
+	recorded sync.Map
+}
+
+// NewSetup is a setup over prices (pricing.Default() when nil) that
+// counts tokens with the process-wide o200k memo, so every setup of a
+// process tokenizes each distinct block once.
+func NewSetup(prices *pricing.Card, providerName string, seed uint64) (*Setup, error) {
+	if prices == nil {
+		prices = pricing.Default()
+	}
+	tok, err := estimate.Tiktoken("o200k_base")
+	if err != nil {
+		return nil, err
+	}
+	return &Setup{Prices: prices, Memo: estimate.Shared(tok), Provider: providerName, Seed: seed}, nil
+}
+
+// stream derives a run's random stream from the seed and the cell's names,
+// so a cell's randomness does not depend on which other cells run.
+func (st *Setup) stream(parts ...string) *rand.Rand {
+	return rand.New(rand.NewPCG(st.Seed, traces.HashString(strings.Join(parts, "\x00"))))
+}
+
+// ProviderFor names the fake provider of a tenant: Setup.Provider, or with
+// "auto" the provider of the tenant's first priced model (anthropic for
+// Claude, openai for GPT, deepseek for DeepSeek), so a Codex log replays
+// against OpenAI's automatic cache.
+func (st *Setup) ProviderFor(t Tenant) string {
+	if st.Provider != "" && st.Provider != "auto" {
+		return st.Provider
+	}
+	for _, s := range t.Sessions {
+		model := s.Model
+		for i := 0; model == "" && i < len(s.Events); i++ {
+			model = s.Events[i].Model
+		}
+		if p, err := st.Prices.Lookup(model); err == nil && p.Provider != "" {
+			if slices.Contains(provider.Names(), p.Provider) {
+				return p.Provider
+			}
+		}
+	}
+	return "anthropic"
+}
+
+func (st *Setup) newProvider(name, tenant string) (provider.Provider, error) {
+	o := provider.Options{Common: provider.Common{Prices: st.Prices}}
+	// The provider's randomness (OpenAI's idle eviction, injected faults)
+	// is drawn from the seed and the tenant only: every policy meets the
+	// same provider (common random numbers), so a difference between two
+	// policies is the policies', not the dice's.
+	o.OpenAI.Rand = st.stream("provider", tenant)
+	if st.ClearToolUses {
+		c := provider.DefaultClearToolUses()
+		o.Anthropic.ClearToolUses = &c
+	}
+	p, err := provider.ByName(name, o)
+	if err != nil || st.ProviderErrorRate == 0 {
+		return p, err
+	}
+	return &provider.Faulty{Inner: p, Rate: st.ProviderErrorRate, Rand: st.stream("faults", tenant)}, nil
+}
+
+func (st *Setup) options(pol *sim.Policy, summaryModel string) sim.Options {
+	o := sim.Options{Prices: st.Prices, Count: st.Memo.Count, SummarizerModel: summaryModel}
+	o.Summarizer = func(s *traces.Session) compact.Summarizer {
+		model := summaryModel
+		if model == "" {
+			model = s.Model
+		}
+		return &sim.Summarizer{
+			Model:    model,
+			Count:    st.Memo.CountText,
+			Latency:  provider.DefaultLatency("anthropic", model),
+			FailRate: st.SummarizerFailRate,
+			Rand:     st.stream("summarizer", s.ID, pol.Name),
+		}
+	}
+	return o
+}
+
+// A Spec is a policy to replay: a config (a preset, a file, a grid point),
+// the recorded policy (Config nil), or a variant of the recorded policy.
+type Spec struct {
+	Name   string
+	Config *policies.Config // nil for the recorded policy
+	// OnRecorded makes the policy a variant of the recorded one: Config's
+	// TTL and compaction rungs on top of what the log shows (whatif).
+	OnRecorded bool
+	// TTL overrides the recorded tier of an OnRecorded variant.
+	TTL string
+}
+
+// Recorded is the spec of the recorded policy: the log's own behaviour.
+func Recorded() Spec { return Spec{Name: sim.RecordedName} }
+
+// Preset is the spec of a preset policy by name.
+func Preset(name string) (Spec, error) {
+	c, err := policies.Preset(name)
+	if err != nil {
+		return Spec{}, err
+	}
+	return Spec{Name: c.Name, Config: &c}, nil
+}
+
+// needsRecorded reports whether the spec replays only sessions with
+// recorded usage.
+func (sp Spec) needsRecorded() bool { return sp.Config == nil || sp.OnRecorded }
+
+// build makes the simulator's policy of sp and names its summary model.
+func (st *Setup) build(p Spec) (*sim.Policy, string, error) {
+	if p.OnRecorded {
+		pol, err := sim.NewRecordedVariant(p.Name, *p.Config, p.TTL, st.Memo)
+		return pol, p.Config.SummaryModel, err
+	}
+	if p.Config == nil {
+		return sim.NewRecorded(), "", nil
+	}
+	pol, err := sim.NewPolicy(*p.Config, st.Memo)
+	if err != nil {
+		return nil, "", err
+	}
+	if m := p.Config.SummaryModel; m != "" {
+		// An unpriced summarizer would make every compaction free.
+		if _, err := st.Prices.Lookup(m); err != nil {
+			return nil, "", fmt.Errorf("policy %s: auxiliary.compression.model: %w", p.Name, err)
+		}
+	}
+	return pol, p.Config.SummaryModel, nil
+}

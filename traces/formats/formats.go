@@ -1,0 +1,153 @@
+package formats
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/ctxsim/ctxsim/traces"
+	"github.com/ctxsim/ctxsim/traces/chatlog"
+	"github.com/ctxsim/ctxsim/traces/claudecode"
+	"github.com/ctxsim/ctxsim/traces/codex"
+	"github.com/ctxsim/ctxsim/traces/hermes"
+)
+
+// All are the formats, in the order detection tries them. Claude Code
+// accepts any first line: a log that is nothing else is taken for one.
+// chatlog accepts none: its records look like too many other things, so it
+// is read only when named.
+func All() []traces.Importer {
+	return []traces.Importer{traces.Native, Hermes, Codex, ClaudeCode, Chatlog}
+}
+
+// Open reads paths with All (see traces.Open); from forces a format by name,
+// "" detects it; "-" reads stdin.
+func Open(ctx context.Context, paths []string, from string, stdin io.Reader) ([]*traces.Session, *traces.Warnings, error) {
+	return traces.Open(ctx, paths, traces.OpenOptions{Formats: All(), From: from, Stdin: stdin})
+}
+
+// Names are the format names, sorted.
+func Names() []string {
+	var out []string
+	for _, f := range All() {
+		out = append(out, f.Name())
+	}
+	slices.Sort(out)
+	return out
+}
+
+// importer adapts a reader function to traces.Importer.
+type importer struct {
+	name, summary string
+	sniff         func(head []byte) bool
+	read          func(ctx context.Context, in traces.Input) ([]*traces.Session, *traces.Warnings, error)
+}
+
+func (i *importer) Name() string           { return i.name }
+func (i *importer) Summary() string        { return i.summary }
+func (i *importer) Sniff(head []byte) bool { return i.sniff(head) }
+func (i *importer) Import(ctx context.Context, in traces.Input) ([]*traces.Session, *traces.Warnings, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	return i.read(ctx, in)
+}
+
+// ClaudeCode reads Claude Code session logs: a session .jsonl, or a tree of
+// them (~/.claude/projects), subagents linked to their parents.
+var ClaudeCode traces.Importer = &importer{
+	name:    "claude-code",
+	summary: "Claude Code session logs (~/.claude/projects, a session .jsonl, or a tree of them)",
+	sniff:   func([]byte) bool { return true },
+	read: func(ctx context.Context, in traces.Input) ([]*traces.Session, *traces.Warnings, error) {
+		// ImportFS names files display/path-in-FS: display is where FS
+		// is rooted. It reads files in parallel and does not take ctx;
+		// one session log takes milliseconds.
+		display := in.Name
+		if st, err := fs.Stat(in.FS, in.Root); err == nil && !st.IsDir() {
+			display = filepath.Dir(in.Name)
+			if in.Dir == "" {
+				display = ""
+			}
+		}
+		ss, w, err := claudecode.ImportFS(in.FS, in.Root, display)
+		if err == nil {
+			err = ctx.Err()
+		}
+		return ss, w, err
+	},
+}
+
+// Codex reads Codex CLI rollouts: a rollout-*.jsonl, or every one under a
+// tree (~/.codex/sessions), one session per file.
+var Codex traces.Importer = &importer{
+	name:    "codex",
+	summary: "Codex CLI rollouts (~/.codex/sessions, a rollout-*.jsonl, or a tree of them)",
+	sniff: func(head []byte) bool {
+		return bytes.Contains(head, []byte(`"type":"session_meta"`)) || bytes.Contains(head, []byte(`"type": "session_meta"`))
+	},
+	read: func(ctx context.Context, in traces.Input) ([]*traces.Session, *traces.Warnings, error) {
+		w := &traces.Warnings{}
+		ss, err := in.ReadFiles(ctx, func(n string) bool {
+			return strings.HasPrefix(n, "rollout-") && strings.HasSuffix(n, ".jsonl")
+		}, func(r io.Reader, name string) ([]*traces.Session, error) {
+			s, err := codex.Read(r, name, w)
+			if err != nil {
+				return nil, err
+			}
+			return []*traces.Session{s}, nil
+		})
+		return ss, w, err
+	},
+}
+
+// Chatlog reads OpenAI-style message logs: a file, or every .json and
+// .jsonl file under a tree.
+var Chatlog traces.Importer = &importer{
+	name:    "chatlog",
+	summary: "OpenAI-style message logs: chat-completions request logs, SWE-agent / OpenHands trajectory sets (synthetic timing when untimed)",
+	sniff:   func([]byte) bool { return false },
+	read: func(ctx context.Context, in traces.Input) ([]*traces.Session, *traces.Warnings, error) {
+		w := &traces.Warnings{}
+		ss, err := in.ReadFiles(ctx, func(n string) bool {
+			return strings.HasSuffix(n, ".jsonl") || strings.HasSuffix(n, ".json")
+		}, func(r io.Reader, name string) ([]*traces.Session, error) {
+			return chatlog.Read(r, name, chatlog.Options{}, w)
+		})
+		return ss, w, err
+	},
+}
+
+const sqliteHeader = "SQLite format 3\x00"
+
+// Hermes reads a hermes-agent state.db (read-only; it must be a file on
+// disk) or `hermes sessions export` JSON/JSONL.
+var Hermes traces.Importer = &importer{
+	name:    "hermes",
+	summary: "hermes-agent ~/.hermes/state.db (read-only) or `hermes sessions export` JSON/JSONL; usage is per-session totals only",
+	sniff:   func(head []byte) bool { return bytes.HasPrefix(head, []byte(sqliteHeader)) },
+	read: func(ctx context.Context, in traces.Input) ([]*traces.Session, *traces.Warnings, error) {
+		f, err := in.FS.Open(in.Root)
+		if err != nil {
+			return nil, &traces.Warnings{}, fmt.Errorf("%s: %w", in.Name, err)
+		}
+		defer f.Close()
+		head := make([]byte, len(sqliteHeader))
+		n, _ := io.ReadFull(f, head)
+		if string(head[:n]) == sqliteHeader {
+			p, ok := in.OSPath(in.Root)
+			if !ok {
+				return nil, &traces.Warnings{}, fmt.Errorf("%s: a hermes state.db must be a file on disk", in.Name)
+			}
+			return hermes.ReadDB(p)
+		}
+		w := &traces.Warnings{}
+		ss, err := hermes.ReadExport(io.MultiReader(bytes.NewReader(head[:n]), f), in.Name, w)
+		return ss, w, err
+	},
+}

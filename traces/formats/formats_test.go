@@ -1,0 +1,112 @@
+package formats
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ctxsim/ctxsim/traces"
+	"github.com/ctxsim/ctxsim/traces/claudecode"
+)
+
+// writeNative imports a Claude Code log and writes it as a native trace
+// into dir, returning the file.
+func writeNative(t *testing.T, dir string) (string, []byte) {
+	t.Helper()
+	ss, _, err := claudecode.Import("../../testdata/claude-code/short.jsonl")
+	require.NoError(t, err)
+	var b bytes.Buffer
+	require.NoError(t, traces.WriteSession(&b, ss[0]))
+	f := filepath.Join(dir, ss[0].ID+".jsonl")
+	require.NoError(t, os.WriteFile(f, b.Bytes(), 0o644))
+	return f, b.Bytes()
+}
+
+// Formats are told apart by content, so users need --from only for the
+// ambiguous ones.
+func TestDetect(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "state.db")
+	require.NoError(t, os.WriteFile(db, []byte("SQLite format 3\x00rest of the header"), 0o644))
+	nat := filepath.Join(dir, "native")
+	require.NoError(t, os.Mkdir(nat, 0o755))
+	file, _ := writeNative(t, nat)
+	for path, want := range map[string]string{
+		db:                                       "hermes",
+		file:                                     "native",
+		nat:                                      "native",
+		"../codex/testdata":                      "codex",
+		"../../testdata/claude-code/short.jsonl": "claude-code",
+		"../../testdata/claude-code":             "claude-code",
+	} {
+		in, err := traces.DirInput(path)
+		require.NoError(t, err)
+		got, err := traces.Detect(context.Background(), in, All())
+		if err != nil || got.Name() != want {
+			t.Errorf("Detect(%s) = %v, %v; want %q", path, got, err, want)
+		}
+	}
+	if _, err := traces.DirInput(filepath.Join(dir, "nope")); err == nil || err.Error() != filepath.Join(dir, "nope")+": no such file or directory" {
+		t.Errorf("missing path: err = %v", err)
+	}
+	empty := t.TempDir()
+	in, _ := traces.DirInput(empty)
+	if _, err := traces.Detect(context.Background(), in, All()); err == nil || err.Error() != empty+": no .jsonl files (give --from FORMAT for other logs)" {
+		t.Errorf("empty dir: err = %v", err)
+	}
+}
+
+// "-" reads standard input, detected like a file; every format but the
+// SQLite one reads from it.
+func TestOpenStdin(t *testing.T) {
+	_, data := writeNative(t, t.TempDir())
+	ss, _, err := Open(context.Background(), []string{"-"}, "", bytes.NewReader(data))
+	require.NoError(t, err)
+	require.Len(t, ss, 1)
+	require.Equal(t, "55604662-cf2a-4331-851a-ec234028f8ca", ss[0].ID)
+	require.Empty(t, ss[0].Tenant, "native traces keep their own tenant")
+
+	log, err := os.ReadFile("../../testdata/claude-code/short.jsonl")
+	require.NoError(t, err)
+	ss, _, err = Open(context.Background(), []string{"-"}, "", bytes.NewReader(log))
+	require.NoError(t, err)
+	require.Len(t, ss, 1)
+	require.Equal(t, "-", ss[0].Tenant, "logs under one path share one account")
+	require.Greater(t, len(ss[0].Events), 0)
+
+	_, _, err = Open(context.Background(), []string{"-"}, "hermes", bytes.NewReader([]byte("SQLite format 3\x00...")))
+	if err == nil || err.Error() != "stdin: a hermes state.db must be a file on disk" {
+		t.Errorf("hermes db on stdin: err = %v", err)
+	}
+	if _, _, err := Open(context.Background(), []string{"-"}, "", nil); err == nil {
+		t.Errorf("- without stdin: no error")
+	}
+}
+
+func TestOpenFrom(t *testing.T) {
+	ss, _, err := Open(context.Background(), []string{"../codex/testdata"}, "codex", nil)
+	require.NoError(t, err)
+	require.Len(t, ss, 1)
+	_, _, err = Open(context.Background(), []string{"../codex/testdata"}, "nope", nil)
+	var uf *traces.UnknownFormatError
+	if !errors.As(err, &uf) || uf.Name != "nope" || len(uf.Known) != len(All()) {
+		t.Errorf("unknown --from: err = %v", err)
+	}
+}
+
+// A cancelled context stops the walk of a tree before any file is read.
+func TestOpenCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, from := range []string{"", "codex", "native", "claude-code", "chatlog"} {
+		_, _, err := Open(ctx, []string{"../codex/testdata"}, from, nil)
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("from %q: err = %v, want context.Canceled", from, err)
+		}
+	}
+}

@@ -1,0 +1,359 @@
+package traces
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// An Importer reads one log format into native sessions. Importers are
+// small: a name, a test of a file's first line, and a reader of an Input.
+// Package traces/formats lists the ones ctxsim ships.
+type Importer interface {
+	// Name is the format's name, as --from takes it ("claude-code").
+	Name() string
+	// Summary says in one line what the format is and where it lives.
+	Summary() string
+	// Sniff reports whether a file whose first line (up to 4 KiB) is head
+	// is in this format.
+	Sniff(head []byte) bool
+	// Import reads every session of src, with the warnings of what it
+	// skipped or repaired. It stops with ctx's error when ctx is done.
+	Import(ctx context.Context, src Input) ([]*Session, *Warnings, error)
+}
+
+// An Input is a log to import: a file or a directory tree in an fs.FS.
+type Input struct {
+	FS fs.FS
+	// Root is the file or directory in FS ("." for all of FS).
+	Root string
+	// Name is how messages call Root: the path the user gave, or "stdin".
+	Name string
+	// Dir is the OS directory FS was made from, "" when the source is not
+	// on disk (standard input, an embedded tree): for readers that need a
+	// real file (SQLite).
+	Dir string
+}
+
+// DirInput is the file or directory p on disk.
+func DirInput(p string) (Input, error) {
+	st, err := os.Stat(p)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return Input{}, fmt.Errorf("%s: no such file or directory", p)
+		}
+		return Input{}, err
+	}
+	if st.IsDir() {
+		return Input{FS: os.DirFS(p), Root: ".", Name: p, Dir: p}, nil
+	}
+	dir := filepath.Dir(p)
+	return Input{FS: os.DirFS(dir), Root: filepath.Base(p), Name: p, Dir: dir}, nil
+}
+
+// PathInput is the input a command line names: "-" for stdin, else the
+// file or directory p on disk.
+func PathInput(p string, stdin io.Reader) (Input, error) {
+	if p != "-" {
+		return DirInput(p)
+	}
+	if stdin == nil {
+		return Input{}, errors.New("-: no standard input")
+	}
+	return ReaderInput(stdin, "stdin")
+}
+
+// ReaderInput is a single file read from r (standard input) into memory.
+func ReaderInput(r io.Reader, name string) (Input, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return Input{}, fmt.Errorf("%s: %w", name, err)
+	}
+	return Input{FS: oneFile{name: "stdin", data: b}, Root: "stdin", Name: name}, nil
+}
+
+// Files is Root itself when it is a file, else the files under it whose
+// base name keep accepts, in lexical path order. It stops with ctx's error
+// when ctx is done.
+func (s Input) Files(ctx context.Context, keep func(name string) bool) ([]string, error) {
+	st, err := fs.Stat(s.FS, s.Root)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Name, err)
+	}
+	if !st.IsDir() {
+		return []string{s.Root}, nil
+	}
+	var files []string
+	err = fs.WalkDir(s.FS, s.Root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if !d.IsDir() && keep(d.Name()) {
+			files = append(files, p)
+		}
+		return nil
+	})
+	sort.Strings(files)
+	return files, err
+}
+
+// Display is how messages name file (a path in FS, from Files).
+func (s Input) Display(file string) string {
+	if file == s.Root {
+		return s.Name
+	}
+	rel := strings.TrimPrefix(file, s.Root+"/")
+	if s.Root == "." {
+		rel = file
+	}
+	return filepath.Join(s.Name, filepath.FromSlash(rel))
+}
+
+// OSPath is file's path on disk, ok false when the source is not on disk.
+func (s Input) OSPath(file string) (string, bool) {
+	if s.Dir == "" {
+		return "", false
+	}
+	return filepath.Join(s.Dir, filepath.FromSlash(file)), true
+}
+
+// ReadFiles reads each file of s that keep accepts with read, in Files'
+// order, and returns every session read.
+func (s Input) ReadFiles(ctx context.Context, keep func(name string) bool, read func(r io.Reader, name string) ([]*Session, error)) ([]*Session, error) {
+	files, err := s.Files(ctx, keep)
+	if err != nil {
+		return nil, err
+	}
+	var out []*Session
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		fh, err := s.FS.Open(f)
+		if err != nil {
+			return nil, err
+		}
+		ss, err := read(fh, s.Display(f))
+		fh.Close()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ss...)
+	}
+	return out, nil
+}
+
+// Native is the importer of ctxsim's own trace format: a file, or every
+// .jsonl file under a directory, one session each.
+var Native Importer = native{}
+
+type native struct{}
+
+func (native) Name() string    { return "native" }
+func (native) Summary() string { return "ctxsim native traces (" + FormatName + " JSONL)" }
+func (native) Sniff(head []byte) bool {
+	return bytes.Contains(head, []byte(`"format":"`+FormatName+`"`))
+}
+func (native) Import(ctx context.Context, src Input) ([]*Session, *Warnings, error) {
+	ss, err := src.ReadFiles(ctx, func(n string) bool { return strings.HasSuffix(n, ".jsonl") },
+		func(r io.Reader, name string) ([]*Session, error) {
+			s, err := ReadSession(r, name)
+			if err != nil {
+				return nil, err
+			}
+			return []*Session{s}, nil
+		})
+	return ss, &Warnings{}, err
+}
+
+// An UnknownFormatError is a format name no importer has.
+type UnknownFormatError struct {
+	Name  string
+	Known []string
+}
+
+func (e *UnknownFormatError) Error() string {
+	return fmt.Sprintf("unknown format %q (have %s)", e.Name, strings.Join(e.Known, ", "))
+}
+
+// OpenOptions say how Open reads its paths.
+type OpenOptions struct {
+	// Formats are the importers, in the order detection tries them; the
+	// first whose Sniff accepts a source's first file reads it.
+	Formats []Importer
+	// From forces a format by name; "" detects it.
+	From string
+	// Stdin is what the path "-" reads.
+	Stdin io.Reader
+}
+
+// Open reads each path: a file or a directory tree in any of opts.Formats,
+// or "-" for standard input. The format is detected from the first line
+// of the file (of a directory, its first .jsonl file in path order) unless
+// opts.From names it. Sessions come back in path order, each path's as its
+// importer returned them. Logs other than native traces found under one
+// path are one account's: their sessions get the path as Tenant (unless
+// they name one), so they share a provider cache when replayed, as they
+// did.
+func Open(ctx context.Context, paths []string, opts OpenOptions) ([]*Session, *Warnings, error) {
+	var out []*Session
+	warn := &Warnings{}
+	for _, p := range paths {
+		src, err := PathInput(p, opts.Stdin)
+		if err != nil {
+			return nil, nil, err
+		}
+		imp, err := pick(ctx, src, opts)
+		if err != nil {
+			return nil, nil, err
+		}
+		ss, w, err := imp.Import(ctx, src)
+		if err != nil {
+			return nil, nil, err
+		}
+		if imp != Native {
+			for _, s := range ss {
+				if s.Tenant == "" {
+					s.Tenant = p
+				}
+			}
+		}
+		warn.Merge(w)
+		out = append(out, ss...)
+	}
+	return out, warn, nil
+}
+
+// Lookup is the importer of formats named name.
+func Lookup(formats []Importer, name string) (Importer, error) {
+	var known []string
+	for _, f := range formats {
+		if f.Name() == name {
+			return f, nil
+		}
+		known = append(known, f.Name())
+	}
+	sort.Strings(known)
+	return nil, &UnknownFormatError{Name: name, Known: known}
+}
+
+func pick(ctx context.Context, src Input, opts OpenOptions) (Importer, error) {
+	if opts.From != "" {
+		return Lookup(opts.Formats, opts.From)
+	}
+	return Detect(ctx, src, opts.Formats)
+}
+
+// Detect picks the first of formats whose Sniff accepts the first line of
+// src (of a directory, of its first .jsonl file in path order).
+func Detect(ctx context.Context, src Input, formats []Importer) (Importer, error) {
+	first := src.Root
+	if st, err := fs.Stat(src.FS, src.Root); err != nil {
+		return nil, fmt.Errorf("%s: %w", src.Name, err)
+	} else if st.IsDir() {
+		first = ""
+		err := fs.WalkDir(src.FS, src.Root, func(q string, d fs.DirEntry, err error) error {
+			if err != nil || first != "" {
+				return err
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if !d.IsDir() && strings.HasSuffix(q, ".jsonl") {
+				first = q
+				return fs.SkipAll
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if first == "" {
+			return nil, fmt.Errorf("%s: no .jsonl files (give --from FORMAT for other logs)", src.Name)
+		}
+	}
+	head, err := firstLine(src.FS, first)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range formats {
+		if f.Sniff(head) {
+			return f, nil
+		}
+	}
+	return nil, fmt.Errorf("%s: format not recognized (give --from FORMAT)", src.Display(first))
+}
+
+// firstLine is the start of a file, up to its first newline (4 KiB at most).
+func firstLine(fsys fs.FS, name string) ([]byte, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf := make([]byte, 4096)
+	n, err := io.ReadFull(f, buf)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return nil, err
+	}
+	buf = buf[:n]
+	if i := bytes.IndexByte(buf, '\n'); i >= 0 {
+		buf = buf[:i]
+	}
+	return buf, nil
+}
+
+// oneFile is an fs.FS of one file held in memory: standard input.
+type oneFile struct {
+	name string
+	data []byte
+}
+
+func (o oneFile) Open(name string) (fs.File, error) {
+	switch name {
+	case o.name:
+		return &memFile{info: memInfo{name: o.name, size: int64(len(o.data))}, r: bytes.NewReader(o.data)}, nil
+	case ".":
+		return &memFile{info: memInfo{name: ".", dir: true}, r: bytes.NewReader(nil)}, nil
+	}
+	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+}
+
+type memFile struct {
+	info memInfo
+	r    *bytes.Reader
+}
+
+func (f *memFile) Stat() (fs.FileInfo, error) { return f.info, nil }
+func (f *memFile) Read(p []byte) (int, error) { return f.r.Read(p) }
+func (f *memFile) Close() error               { return nil }
+
+type memInfo struct {
+	name string
+	size int64
+	dir  bool
+}
+
+func (i memInfo) Name() string       { return path.Base(i.name) }
+func (i memInfo) Size() int64        { return i.size }
+func (i memInfo) ModTime() time.Time { return time.Time{} }
+func (i memInfo) IsDir() bool        { return i.dir }
+func (i memInfo) Sys() any           { return nil }
+func (i memInfo) Mode() fs.FileMode {
+	if i.dir {
+		return fs.ModeDir | 0o555
+	}
+	return 0o444
+}
