@@ -134,7 +134,42 @@ func (st *Setup) runCell(ctx context.Context, c *Cell) (*Result, error) {
 	if c.Policy.Recorded && c.Policy.Name == sim.RecordedName {
 		return rt.result, nil
 	}
+	if c.Policy.ObserveResends {
+		if err := st.observedRun(ctx, c.Tenant, rt); err != nil {
+			return nil, err
+		}
+		if c.Policy.Name == sim.RecordedObservedName {
+			return rt.observed, nil
+		}
+		return st.replay(ctx, c.Tenant, c.Policy, c.summaryModel, func(s *traces.Session) *sim.Calibrator { return rt.frozenObs[s.ID] })
+	}
 	return st.replay(ctx, c.Tenant, c.Policy, c.summaryModel, func(s *traces.Session) *sim.Calibrator { return rt.frozen[s.ID] })
+}
+
+// observedRun runs (once per tenant) the recorded-observed policy: the
+// anchored replay that honours observed re-sends, whose frozen calibrators
+// carry them to the what-if variants.
+func (st *Setup) observedRun(ctx context.Context, t Tenant, rt *recordedTenant) error {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if rt.obsDone {
+		return rt.obsErr
+	}
+	cals := map[string]*sim.Calibrator{}
+	res, err := st.replay(ctx, t, sim.NewRecordedObserved(), "", func(s *traces.Session) *sim.Calibrator {
+		c := sim.NewCalibrator(s, st.Memo).ObserveResends()
+		cals[s.ID] = c
+		return c
+	})
+	rt.observed, rt.obsErr = res, err
+	rt.obsDone = ctx.Err() == nil || !errors.Is(err, ctx.Err())
+	if err == nil {
+		rt.frozenObs = map[string]*sim.Calibrator{}
+		for id, c := range cals {
+			rt.frozenObs[id] = c.Freeze()
+		}
+	}
+	return err
 }
 
 // recordedTenant is the calibration of a tenant with recorded usage: the
@@ -146,6 +181,12 @@ type recordedTenant struct {
 	result *Result
 	frozen map[string]*sim.Calibrator
 	err    error
+
+	// The recorded-observed replay, run only when a policy asks for it.
+	obsDone   bool
+	observed  *Result
+	frozenObs map[string]*sim.Calibrator
+	obsErr    error
 }
 
 // recordedTenant runs (once per tenant) the recorded policy anchored on the

@@ -130,6 +130,10 @@ type Spec struct {
 // Recorded is the spec of the recorded policy: the log's own behaviour.
 func Recorded() Spec { return Spec{Name: sim.RecordedName} }
 
+// RecordedObserved is the spec of the recorded policy that honours the
+// re-sends the log shows (sim.NewRecordedObserved): what-if's baseline.
+func RecordedObserved() Spec { return Spec{Name: sim.RecordedObservedName} }
+
 // Preset is the spec of a preset policy by name.
 func Preset(name string) (Spec, error) {
 	c, err := policies.Preset(name)
@@ -150,6 +154,9 @@ func (st *Setup) build(p Spec) (*sim.Policy, string, error) {
 		return pol, p.Config.SummaryModel, err
 	}
 	if p.Config == nil {
+		if p.Name == sim.RecordedObservedName {
+			return sim.NewRecordedObserved(), "", nil
+		}
 		return sim.NewRecorded(), "", nil
 	}
 	pol, err := sim.NewPolicy(*p.Config, st.Memo)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -215,6 +216,24 @@ func Open(ctx context.Context, paths []string, opts OpenOptions) ([]*Session, *W
 		if err != nil {
 			return nil, nil, err
 		}
+		if files, mixed, err := mixedTree(ctx, src, p, opts); err != nil {
+			return nil, nil, err
+		} else if mixed {
+			// Logs of several formats under one directory (a corpus):
+			// each file is read in its own format.
+			ss, w, err := Open(ctx, files, opts)
+			if err != nil {
+				return nil, nil, err
+			}
+			for _, s := range ss {
+				if slices.Contains(files, s.Tenant) {
+					s.Tenant = p // one path, one account, as below
+				}
+			}
+			warn.Merge(w)
+			out = append(out, ss...)
+			continue
+		}
 		imp, err := pick(ctx, src, opts)
 		if err != nil {
 			return nil, nil, err
@@ -247,6 +266,50 @@ func Lookup(formats []Importer, name string) (Importer, error) {
 	}
 	sort.Strings(known)
 	return nil, &UnknownFormatError{Name: name, Known: known}
+}
+
+// mixedTree reports whether src is a directory whose .jsonl files are not
+// all of one detected format, and if so returns them as paths under p,
+// sorted. A tree of one format is read by its importer as a whole (which
+// links subagents across files).
+func mixedTree(ctx context.Context, src Input, p string, opts OpenOptions) ([]string, bool, error) {
+	if opts.From != "" || p == "-" {
+		return nil, false, nil
+	}
+	st, err := fs.Stat(src.FS, src.Root)
+	if err != nil || !st.IsDir() {
+		return nil, false, nil
+	}
+	var files []string
+	seen := map[Importer]bool{}
+	err = fs.WalkDir(src.FS, src.Root, func(q string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if d.IsDir() || !strings.HasSuffix(q, ".jsonl") || !d.Type().IsRegular() {
+			return nil
+		}
+		head, err := firstLine(src.FS, q)
+		if err != nil {
+			return err
+		}
+		for _, f := range opts.Formats {
+			if f.Sniff(head) {
+				seen[f] = true
+				break
+			}
+		}
+		files = append(files, filepath.Join(p, filepath.FromSlash(q)))
+		return nil
+	})
+	if err != nil || len(seen) < 2 {
+		return nil, false, err
+	}
+	sort.Strings(files)
+	return files, true, nil
 }
 
 func pick(ctx context.Context, src Input, opts OpenOptions) (Importer, error) {

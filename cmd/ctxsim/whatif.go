@@ -104,16 +104,22 @@ type whatifPolicy struct {
 	CostUSD    float64 `json:"cost_usd"`
 	SavingsUSD float64 `json:"savings_usd"`
 	SavingsPct float64 `json:"savings_pct"`
+	// WithinError is true when the replay's own error could explain the
+	// savings: |savings_pct| ≤ |replay_error_pct|.
+	WithinError bool `json:"within_error"`
 }
 
 type whatifSession struct {
 	ID string `json:"id"`
 	// RecordedUSD is what was billed; ReplayUSD the simulation of it, the
 	// base savings are measured from.
-	RecordedUSD *float64       `json:"recorded_usd"`
-	ReplayUSD   float64        `json:"replay_usd"`
-	Policies    []whatifPolicy `json:"policies"`
-	Best        string         `json:"best"`
+	RecordedUSD *float64 `json:"recorded_usd"`
+	ReplayUSD   float64  `json:"replay_usd"`
+	// ReplayErrorPct is the replay's own error: (replay − recorded) in %
+	// of recorded; null without a recorded bill.
+	ReplayErrorPct *float64       `json:"replay_error_pct"`
+	Policies       []whatifPolicy `json:"policies"`
+	Best           string         `json:"best"`
 }
 
 type whatifReport struct {
@@ -134,7 +140,10 @@ func runWhatif(e *env, paths []string, from string, names []string, sf *simFlags
 	if err != nil {
 		return err
 	}
-	specs = append([]experiment.Spec{experiment.Recorded()}, specs...)
+	// The baseline is the recorded replay that honours observed re-sends:
+	// such a break happened whatever the policy, and every variant replays
+	// it too, so savings compare like with like.
+	specs = append([]experiment.Spec{experiment.RecordedObserved()}, specs...)
 	sessions, warn, err := loadTraces(e, paths, from)
 	if err != nil {
 		return err
@@ -194,7 +203,7 @@ func buildWhatif(runs []report.RunSummary, specs []experiment.Spec) whatifReport
 	var kept []report.RunSummary
 	hasBase := map[string]bool{}
 	for _, r := range runs {
-		if r.Policy == sim.RecordedName {
+		if r.Policy == sim.RecordedObservedName {
 			hasBase[r.Trace] = true
 		}
 	}
@@ -216,7 +225,7 @@ func buildWhatif(runs []report.RunSummary, specs []experiment.Spec) whatifReport
 	haveRec := false
 	recorded := map[string]*float64{}
 	for _, r := range kept {
-		if r.Policy == sim.RecordedName && r.Recorded != nil {
+		if r.Policy == sim.RecordedObservedName && r.Recorded != nil {
 			v := r.Recorded.CostUSD
 			recorded[r.Trace] = &v
 			totRec += v
@@ -224,14 +233,23 @@ func buildWhatif(runs []report.RunSummary, specs []experiment.Spec) whatifReport
 		}
 	}
 	row := func(p *experiment.Pivot, col string, ws *whatifSession) {
-		base := p.At(sim.RecordedName, col)
+		base := p.At(sim.RecordedObservedName, col)
 		ws.ReplayUSD = base.CostUSD
+		if ws.RecordedUSD != nil && *ws.RecordedUSD > 0 {
+			e := 100 * (ws.ReplayUSD - *ws.RecordedUSD) / *ws.RecordedUSD
+			ws.ReplayErrorPct = &e
+		}
 		for _, sp := range specs[1:] {
+			var w whatifPolicy
 			if t := p.At(sp.Name, col); t != nil {
-				ws.Policies = append(ws.Policies, savings(sp.Name, t.CostUSD, base.CostUSD))
+				w = savings(sp.Name, t.CostUSD, base.CostUSD)
 			} else if col == "total" {
-				ws.Policies = append(ws.Policies, savings(sp.Name, 0, base.CostUSD))
+				w = savings(sp.Name, 0, base.CostUSD)
+			} else {
+				continue
 			}
+			w.WithinError = ws.ReplayErrorPct != nil && math.Abs(w.SavingsPct) <= math.Abs(*ws.ReplayErrorPct)
+			ws.Policies = append(ws.Policies, w)
 		}
 		ws.Best = p.BestIn(col, rows)
 	}
@@ -246,7 +264,7 @@ func buildWhatif(runs []report.RunSummary, specs []experiment.Spec) whatifReport
 	if len(kept) > 0 {
 		row(total, "total", &tot)
 	} else {
-		tot.Best = sim.RecordedName
+		tot.Best = sim.RecordedObservedName
 	}
 	rep.Totals = tot
 	return rep
@@ -271,8 +289,8 @@ func change(pct float64) string {
 func whatifTable(rep whatifReport, specs []experiment.Spec) *report.Table {
 	t := &report.Table{
 		Title:   "What recorded sessions cost, and would have cost ($; savings vs the replay of what happened)",
-		Columns: []string{"session", "recorded", "replay"},
-		Right:   []bool{false, true, true},
+		Columns: []string{"session", "recorded", "replay", "error"},
+		Right:   []bool{false, true, true, true},
 	}
 	for _, sp := range specs {
 		t.Columns = append(t.Columns, sp.Name)
@@ -285,7 +303,11 @@ func whatifTable(rep whatifReport, specs []experiment.Spec) *report.Table {
 		if ws.RecordedUSD != nil {
 			rec = usd2(*ws.RecordedUSD)
 		}
-		cells := []string{ws.ID, rec, usd2(ws.ReplayUSD)}
+		errCell := "n/a"
+		if ws.ReplayErrorPct != nil {
+			errCell = fmt.Sprintf("%+.1f%%", *ws.ReplayErrorPct)
+		}
+		cells := []string{ws.ID, rec, usd2(ws.ReplayUSD), errCell}
 		byName := map[string]whatifPolicy{}
 		for _, p := range ws.Policies {
 			byName[p.Policy] = p
@@ -296,7 +318,11 @@ func whatifTable(rep whatifReport, specs []experiment.Spec) *report.Table {
 				cells = append(cells, "")
 				continue
 			}
-			cells = append(cells, fmt.Sprintf("%s (%s)", usd2(p.CostUSD), change(-p.SavingsPct)))
+			mark := ""
+			if p.WithinError {
+				mark = "~"
+			}
+			cells = append(cells, fmt.Sprintf("%s (%s%s)", usd2(p.CostUSD), mark, change(-p.SavingsPct)))
 		}
 		t.AddRow(append(cells, ws.Best)...)
 	}
@@ -304,6 +330,7 @@ func whatifTable(rep whatifReport, specs []experiment.Spec) *report.Table {
 		row(ws)
 	}
 	row(rep.Totals)
-	t.Notes = append(t.Notes, "(+N%) is the change against the replay; recorded − replay is the simulation's own error.")
+	t.Notes = append(t.Notes, "(+N%) is the change against the replay of what happened (recorded-observed: the re-sends the log shows included);",
+		"error is that replay's own error against the bill; (~N%) marks a change the error could explain.")
 	return t
 }
