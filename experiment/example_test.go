@@ -30,7 +30,7 @@ func Example() {
 	st.Memo.Warm(sessions) // tokenize every distinct block once, on all cores
 
 	ttl1h, _ := experiment.LookupVariant("ttl-1h")
-	specs := []experiment.Spec{experiment.Recorded(), ttl1h.Spec()}
+	specs := []experiment.Spec{experiment.RecordedObserved(), ttl1h.Spec()}
 	cells, err := st.Cells(experiment.Tenants(sessions), specs)
 	if err != nil {
 		log.Fatal(err)
@@ -52,11 +52,11 @@ func Example() {
 		func(r report.RunSummary) string { return "all sessions" })
 	for _, pol := range p.Rows {
 		t := p.At(pol, "all sessions")
-		fmt.Printf("%-8s %d sessions  $%.2f  hit rate %.1f%%\n", pol, t.Runs, t.CostUSD, 100*t.HitRate())
+		fmt.Printf("%-17s %d sessions  $%.2f  hit rate %.1f%%\n", pol, t.Runs, t.CostUSD, 100*t.HitRate())
 	}
 	fmt.Println("cheapest:", p.BestIn("all sessions", p.Rows))
 	// Output:
-	// recorded 4 sessions  $10.58  hit rate 96.1%
-	// ttl-1h   4 sessions  $11.50  hit rate 96.7%
-	// cheapest: recorded
+	// recorded-observed 4 sessions  $11.00  hit rate 95.5%
+	// ttl-1h            4 sessions  $12.18  hit rate 96.1%
+	// cheapest: recorded-observed
 }

@@ -249,3 +249,51 @@ func TestLongLine(t *testing.T) {
 		t.Errorf("warnings = %+v, want %q at s1.jsonl:2", got, warnTooLong)
 	}
 }
+
+// TestInlineSidechains: a 2025 log (Claude Code 1.0.x) writes each Task
+// subagent's conversation into the main file with isSidechain; each becomes
+// a child session linked to the Task tool_use whose prompt it repeats, and
+// the main conversation keeps only its own calls.
+func TestInlineSidechains(t *testing.T) {
+	ss, _, err := Import("testdata/inline-sidechains/5c0375b4.jsonl")
+	require.NoError(t, err)
+	require.Len(t, ss, 3)
+	main := ss[0]
+	require.Equal(t, "5c0375b4-57a5-4f26-b12d-d022ee4e51b7", main.ID)
+	calls := func(s *traces.Session) (n int) {
+		for i := range s.Events {
+			if s.Events[i].Kind == traces.Assistant {
+				n++
+			}
+		}
+		return n
+	}
+	require.Equal(t, 4, calls(main), "main conversation's own calls")
+	require.Equal(t, []string{ss[1].ID, ss[2].ID}, main.Children)
+	// The first Task of the log was sent without a prompt and never ran; the
+	// link follows the prompt, not the order.
+	wantTask := []string{"toolu_014YF9TXhDRR7BnpasNJ7gjC", "toolu_01LKfUwrsnof18CpWZQcJH44"}
+	wantCalls := []int{3, 7}
+	for i, sub := range ss[1:] {
+		require.Equal(t, main.ID, sub.Parent)
+		require.Equal(t, traces.SourceSubagent, sub.Source)
+		require.True(t, strings.HasPrefix(sub.ID, main.ID+".agent-side"), sub.ID)
+		require.Equal(t, wantCalls[i], calls(sub), sub.ID)
+		require.Equal(t, wantTask[i], sub.Events[0].Meta["task_tool_use"], sub.ID)
+		require.Equal(t, traces.User, sub.Events[0].Kind, "a sidechain opens with its Task prompt")
+	}
+	// Nothing is lost or counted twice: the calls' bills add up to the
+	// file's, as the fast usage scan reads it.
+	var total traces.Usage
+	for _, s := range ss {
+		u, _ := billed(s)
+		total = total.Add(u)
+	}
+	sc, _, err := ScanUsage("testdata/inline-sidechains/5c0375b4.jsonl")
+	require.NoError(t, err)
+	var want traces.Usage
+	for _, s := range sc {
+		want = want.Add(s.Total())
+	}
+	require.Equal(t, want, total)
+}
