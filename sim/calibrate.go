@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"slices"
 
 	"github.com/ctxsim/ctxsim/policies/estimate"
 	"github.com/ctxsim/ctxsim/policies/prompt"
@@ -52,6 +53,12 @@ type Calibrator struct {
 
 	lastCall int
 	lastP    int64
+	// robust screens fit samples (see robustFit).
+	robust robustFit
+	// carry is the part of a negative correction the message it belonged
+	// to could not absorb (it was smaller than the correction): it goes to
+	// the next transcript message, so no correction is ever lost.
+	carry int
 
 	// observe makes an anchored calibrator record observed re-sends;
 	// resends holds them by call event, for the frozen calibrators of the
@@ -212,6 +219,23 @@ func (c *Calibrator) Extra(m *prompt.Message) int {
 		n += c.extra[m.Event]
 	}
 	if c.mode == Anchored && m.Event >= 0 {
+		// A correction larger than the message (a prompt billed smaller
+		// than predicted by more than the message holds) is carried to the
+		// next one, not dropped: one real session lost 12.6K tokens a call
+		// for 80 calls that way (corpus kesslerio 6706089d).
+		// The carry drains at most half of each later message, so
+		// messages keep growing the prompt (a block of zero tokens would
+		// leave a breakpoint with nothing to write).
+		size := 0
+		for i := range m.Blocks {
+			size += c.Count(&m.Blocks[i])
+		}
+		if n < -size {
+			c.carry, n = c.carry+n+size, -size
+		} else if c.carry < 0 {
+			take := max(c.carry, -(size+n)/2)
+			n, c.carry = n+take, c.carry-take
+		}
 		c.framing[m.Event] = n
 	}
 	return n
@@ -222,7 +246,9 @@ func (c *Calibrator) Extra(m *prompt.Message) int {
 func (c *Calibrator) features(from, to int) (f estimate.Features, exact float64, boundary bool) {
 	for i := from; i < to; i++ {
 		e := &c.sess.Events[i]
-		if e.Summary || e.Kind == traces.Compaction {
+		// A pair of calls across a compaction, a floor change or a model
+		// switch measures the rewrite, not the content added: never fit.
+		if e.Summary || e.Kind == traces.Compaction || e.Kind == traces.FloorChange || e.Kind == traces.ModelSwitch {
 			boundary = true
 		}
 		if len(e.Blocks) == 0 {
@@ -248,13 +274,16 @@ func (c *Calibrator) Observe(idx, predicted int, rec traces.Usage) {
 		return
 	}
 	p := rec.Prompt()
-	if c.lastCall >= 0 {
-		if f, exact, boundary := c.features(c.lastCall, idx); !boundary {
+	if c.lastCall >= 0 && c.sess.Events[c.lastCall].Model == c.sess.Events[idx].Model {
+		if f, exact, boundary := c.features(c.lastCall, idx); !boundary && c.robust.accept(&c.cal, &f, float64(p-c.lastP)-exact) {
 			c.fit.Add(f, float64(p-c.lastP)-exact)
-			c.cal = c.fit.Solve()
+			c.cal = bounded(c.fit.Solve())
 		}
 	}
 	c.extra[idx] = int(p) - predicted
+	// The new correction measures all that is still off, the carry not
+	// yet absorbed included.
+	c.carry = 0
 	c.lastCall, c.lastP = idx, p
 }
 
@@ -276,8 +305,60 @@ func FitPrefix(s *traces.Session, memo *estimate.Memo, frac float64) (estimate.C
 		if boundary {
 			continue
 		}
+		if s.Events[calls[k]].Model != s.Events[calls[k-1]].Model {
+			continue
+		}
 		dp := s.Events[calls[k]].Usage.Prompt() - s.Events[calls[k-1]].Usage.Prompt()
-		c.fit.Add(f, float64(dp)-exact)
+		if c.robust.accept(&c.cal, &f, float64(dp)-exact) {
+			c.fit.Add(f, float64(dp)-exact)
+			c.cal = bounded(c.fit.Solve())
+		}
 	}
-	return c.fit.Solve(), n
+	return c.cal, n
+}
+
+// robustFit keeps one sample from poisoning a calibration. A pair of calls
+// whose billed growth differs from what the current calibration predicts
+// by more than 4 median absolute deviations of the residuals seen so far
+// (and by more than 512 tokens) carries content the transcript does not
+// show (hook output, thinking billed longer than logged, a re-send): its
+// excess is unseen content, which the anchored correction absorbs, not a
+// tokenizer ratio, which would then size every later block wrong (a 5–9×
+// ratio on the continuation summary, corpus kesslerio and templar). The
+// first samples only screen by that absolute bound.
+type robustFit struct {
+	resid []float64 // |residual| of accepted samples
+}
+
+func (r *robustFit) accept(cal *estimate.Calibration, f *estimate.Features, y float64) bool {
+	res := math.Abs(y - cal.Predict(f))
+	limit := 512.0
+	if n := len(r.resid); n >= 5 {
+		sorted := slices.Clone(r.resid)
+		slices.Sort(sorted)
+		limit = max(limit, 4*1.4826*sorted[n/2])
+	} else {
+		limit = max(limit, 0.25*math.Abs(y))
+	}
+	if res > limit {
+		return false
+	}
+	r.resid = append(r.resid, res)
+	return true
+}
+
+// Plausible per-kind ratios of Claude tokens to o200k tokens: Claude's
+// tokenizer counts 0.9–1.4× o200k on English, code and JSON and up to ~1.6×
+// on CJK (the shared sessions and the training corpus). A fit outside the
+// band is a fit to something other than the tokenizer.
+const (
+	minRatio = 0.8
+	maxRatio = 1.7
+)
+
+func bounded(c estimate.Calibration) estimate.Calibration {
+	for k := range c.Ratio {
+		c.Ratio[k] = min(max(c.Ratio[k], minRatio), maxRatio)
+	}
+	return c
 }

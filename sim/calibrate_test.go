@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -89,4 +90,61 @@ func TestCalibratorModes(t *testing.T) {
 func DefaultCalibrationSize(k estimate.SizeKind, n int) int {
 	c := estimate.DefaultCalibration
 	return c.Size(k, n)
+}
+
+// A correction larger than the message it belongs to is carried to later
+// messages, never dropped: a session whose tool output is billed at half
+// its local size (unseen truncation) keeps an anchored error of about one
+// step, where dropping the overflow let the error grow every call.
+func TestNegativeCorrectionCarried(t *testing.T) {
+	memo := estimate.NewMemo(bytesTok{})
+	s := &traces.Session{ID: "shrink", Model: "claude-opus-4-6"}
+	billed := int64(5000)
+	s.Events = append(s.Events, traces.Event{Time: at(0), Kind: traces.User, Blocks: txt("start")},
+		traces.Event{Time: at(1), Kind: traces.Assistant, Blocks: txt("y"), Usage: &traces.Usage{Input: 1, CacheRead: billed - 1, Output: 1}})
+	for i := range 30 {
+		billed += 120 // 240 bytes of result and a reply, billed at half
+		s.Events = append(s.Events,
+			traces.Event{Time: at(2 + 2*i), Kind: traces.User, Blocks: txt(strings.Repeat("x", 240))},
+			traces.Event{Time: at(3 + 2*i), Kind: traces.Assistant, Blocks: txt("y"), Usage: &traces.Usage{Input: 1, CacheRead: billed - 1, Output: 1}})
+	}
+	opts := Options{Prices: testOpts().Prices, Count: memo.Count, Calibrate: func(s *traces.Session) *Calibrator { return NewCalibrator(s, memo) }}
+	res, err := Run(context.Background(), s, &Policy{Name: "rec", Recorded: true}, &flat{}, opts)
+	require.NoError(t, err)
+	worst := 0
+	for _, r := range res.Records {
+		worst = max(worst, r.Prompt-int(r.Recorded.Prompt()))
+	}
+	// One step's overestimate (a 240-byte message at the 0.8 floor of the
+	// ratio band is ~190 tokens against 120 billed) plus what the carry
+	// has not drained yet; dropping the overflow gave ~3,000 by the end.
+	require.Less(t, worst, 400, "anchored prompt error grew: corrections were lost")
+}
+
+// One pair of calls whose billed growth carries unseen content (a hook's
+// output, a re-send) is not fitted: the ratio stays in the plausible band
+// and later blocks are sized as before.
+func TestRobustFitRejectsOutlier(t *testing.T) {
+	memo := estimate.NewMemo(bytesTok{})
+	s := &traces.Session{ID: "outlier", Model: "claude-opus-4-6"}
+	billed := int64(5000)
+	s.Events = append(s.Events, traces.Event{Time: at(0), Kind: traces.User, Blocks: txt("start")},
+		traces.Event{Time: at(1), Kind: traces.Assistant, Blocks: txt("y"), Usage: &traces.Usage{Input: 1, CacheRead: billed - 1, Output: 1}})
+	for i := range 12 {
+		billed += 1100 + 5 // 1,000 bytes at ratio 1.1, and a reply
+		if i == 6 {
+			billed += 20000 // unseen: 20K tokens the transcript does not show
+		}
+		s.Events = append(s.Events,
+			traces.Event{Time: at(2 + 2*i), Kind: traces.User, Blocks: txt(strings.Repeat("x", 1000))},
+			traces.Event{Time: at(3 + 2*i), Kind: traces.Assistant, Blocks: txt("y"), Usage: &traces.Usage{Input: 1, CacheRead: billed - 1, Output: 1}})
+	}
+	c := NewCalibrator(s, memo)
+	opts := Options{Prices: testOpts().Prices, Count: memo.Count, Calibrate: func(*traces.Session) *Calibrator { return c }}
+	_, err := Run(context.Background(), s, &Policy{Name: "rec", Recorded: true}, &flat{}, opts)
+	require.NoError(t, err)
+	r := c.Calibration().Ratio[estimate.SizeText]
+	require.InDelta(t, 1.1, r, 0.05, "text ratio after an outlier pair")
+	cal, _ := FitPrefix(s, memo, 1)
+	require.InDelta(t, 1.1, cal.Ratio[estimate.SizeText], 0.05, "open-loop fit ratio after an outlier pair")
 }

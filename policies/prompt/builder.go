@@ -39,10 +39,11 @@ type msgKey struct {
 type Builder struct {
 	Count Counter
 	Wire  Wire
-	// Extra, when set, adds tokens to a message's first block: a
-	// calibration's correction that belongs to the message (what the
-	// provider billed beyond the local count when the message was first
-	// sent). It is called once per message build.
+	// Extra, when set, adds tokens to a message: a calibration's
+	// correction that belongs to the message (what the provider billed
+	// beyond the local count when the message was first sent), on its first
+	// block, or spread over its blocks while it is negative (none goes
+	// below zero). It is called once per message build.
 	Extra func(m *Message) int
 
 	floorKey uint64
@@ -80,17 +81,26 @@ func (b *Builder) floorHash(v *View) uint64 {
 	return h
 }
 
-func (b *Builder) push(src *traces.Block, h uint64, sec Section, role Role, msg int, first, scaffold bool, extra int) {
+// push appends one block. extra is what is left of the message's
+// calibration correction; the block takes what it can of it.
+func (b *Builder) push(src *traces.Block, h uint64, sec Section, role Role, msg int, first, scaffold bool, extra *int) {
 	prev, end := uint64(0), 0
 	if n := len(b.blocks); n > 0 {
 		prev, end = b.blocks[n-1].Chain, b.blocks[n-1].End
 	}
 	tok := b.Count(src)
 	if first && sec == Messages {
-		// A negative extra (a calibration finding the prompt smaller than
-		// thought) can take a block to zero, never below: positions in the
-		// prompt only grow, so no cached prefix ends past the prompt.
-		tok = max(0, tok+b.Wire.PerMessage+extra)
+		tok += b.Wire.PerMessage
+	}
+	if extra != nil && *extra != 0 {
+		// A negative correction (a calibration finding the prompt smaller
+		// than thought) takes blocks to zero, never below, the first
+		// block first, then the next: positions in the prompt only grow,
+		// so no cached prefix ends past the prompt. What the message
+		// cannot absorb is the caller's to carry (see Extra).
+		t := max(0, tok+*extra)
+		*extra -= t - tok
+		tok = t
 	}
 	cacheable := src.Kind != traces.Thinking && (src.Text != "" || src.Input != "" || src.Tokens > 0 || src.Kind == traces.ToolResultBlock)
 	b.blocks = append(b.blocks, Block{
@@ -148,10 +158,10 @@ func (b *Builder) Build(model string, v *View, output int) *Request {
 	} else {
 		b.blocks = b.blocks[:0]
 		for i := range v.Tools {
-			b.push(&v.Tools[i], v.Tools[i].Hash(), Tools, RoleSystem, -1, false, false, 0)
+			b.push(&v.Tools[i], v.Tools[i].Hash(), Tools, RoleSystem, -1, false, false, nil)
 		}
 		for i := range v.System {
-			b.push(&v.System[i], v.System[i].Hash(), System, RoleSystem, -1, i == 0, false, 0)
+			b.push(&v.System[i], v.System[i].Hash(), System, RoleSystem, -1, i == 0, false, nil)
 		}
 		b.starts = append(b.starts[:0], len(b.blocks))
 	}
@@ -174,12 +184,12 @@ func (b *Builder) Build(model string, v *View, output int) *Request {
 			}
 			if b.Wire.SplitScaffolds && src.ScaffoldEnd > 0 && src.ScaffoldEnd < len(src.Text) {
 				p := b.splitBlock(src)
-				b.push(&p[0], p[0].Hash(), Messages, m.Role, i, first, true, extra)
-				b.push(&p[1], p[1].Hash(), Messages, m.Role, i, false, false, 0)
+				b.push(&p[0], p[0].Hash(), Messages, m.Role, i, first, true, &extra)
+				b.push(&p[1], p[1].Hash(), Messages, m.Role, i, false, false, &extra)
 				first = false
 				continue
 			}
-			b.push(src, m.blockHash(j), Messages, m.Role, i, first, false, extra)
+			b.push(src, m.blockHash(j), Messages, m.Role, i, first, false, &extra)
 			first = false
 		}
 		b.starts = append(b.starts, len(b.blocks))
