@@ -141,6 +141,11 @@ func (c *Calibrator) ReadLimit(idx int, e *traces.Event, req *prompt.Request, v 
 	if r+max(1024, c.lastP/20) >= c.lastP {
 		return 0, false
 	}
+	if _, _, boundary := c.features(c.lastCall, idx); boundary {
+		// After a compaction or a floor change the prefix is new: a read
+		// below the last prompt is expected, not a re-send.
+		return 0, false
+	}
 	tol := max(256, int(r/50))
 	j := -1
 	for k := range req.Blocks {

@@ -421,6 +421,18 @@ func (r *run) nextTime() time.Time {
 		}
 		return r.now
 	}
+	if r.cal != nil {
+		// A recorded session's machine-paced events (tool results) happened
+		// when the log says, or later if the simulation runs behind it:
+		// measuring each from the simulated call's end would carry every
+		// call's latency difference forward, and a long tool loop would
+		// drift past a TTL that had not expired (corpus getmany-software
+		// aa57d486).
+		if e.Time.After(r.now) {
+			return e.Time
+		}
+		return r.now
+	}
 	d := e.Time.Sub(prev)
 	if d < 0 {
 		d = 0

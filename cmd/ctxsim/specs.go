@@ -51,7 +51,7 @@ func applySets(c *policies.Config, sets []string) error {
 func resolvePolicies(names []string, sets []string) ([]experiment.Spec, error) {
 	var out []experiment.Spec
 	for _, n := range names {
-		if n == sim.RecordedName {
+		if n == sim.RecordedName || n == sim.RecordedObservedName {
 			if len(sets) > 0 {
 				return nil, usagef("--set does not apply to the recorded policy")
 			}
@@ -76,7 +76,7 @@ func resolvePolicies(names []string, sets []string) ([]experiment.Spec, error) {
 		} else {
 			c, err := policies.Preset(n)
 			if err != nil {
-				return nil, usagef("--policy %q: not a preset, %q or a .yaml/.json policy file (presets: %s)", n, sim.RecordedName, strings.Join(policies.PresetNames(), ", "))
+				return nil, usagef("--policy %q: not a preset, %q, %q or a .yaml/.json policy file (presets: %s)", n, sim.RecordedName, sim.RecordedObservedName, strings.Join(policies.PresetNames(), ", "))
 			}
 			cfg = c
 		}
