@@ -297,3 +297,32 @@ func TestInlineSidechains(t *testing.T) {
 	}
 	require.Equal(t, want, total)
 }
+
+// After a compaction Claude Code re-attaches the files it last read or
+// wrote (at most 5, each at most 5K tokens); the log never shows them, so
+// the importer appends their last known contents to the continuation
+// summary, most recent first.
+func TestCompactionRestoresFiles(t *testing.T) {
+	ss, _, err := Import(bigFile)
+	require.NoError(t, err)
+	var sum *traces.Event
+	for i := range ss[0].Events {
+		if e := &ss[0].Events[i]; e.Summary {
+			sum = e
+		}
+	}
+	require.NotNil(t, sum)
+	require.Equal(t, "5", sum.Meta["restored_files"])
+	require.Len(t, sum.Blocks, 6, "the summary and five files")
+	require.True(t, strings.HasPrefix(sum.Blocks[0].Text, summaryPrefix))
+	// The last file written before the compaction (transcript_components.ex,
+	// by its Write) comes first; transcript_renderer.ex, written earlier at
+	// 17,758 characters (over 5K tokens), is left out.
+	require.True(t, strings.HasPrefix(sum.Blocks[1].Text, "defmodule SpotterWeb.TranscriptComponents do"))
+	for _, b := range sum.Blocks[1:] {
+		require.NotContains(t, b.Text, "defmodule SpotterWeb.TranscriptRenderer do")
+	}
+	for _, b := range sum.Blocks[1:] {
+		require.LessOrEqual(t, len(b.Text), restoreFileBytes)
+	}
+}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ctxsim/ctxsim/report"
+)
+
+func fidelityJSON(t *testing.T, paths ...string) report.FidelityReport {
+	t.Helper()
+	code, out, errs := runCmd(t, append([]string{"fidelity", "--json"}, paths...)...)
+	require.Equal(t, 0, code, errs)
+	var rep report.FidelityReport
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	return rep
+}
+
+// The four shared sessions: every bill reproduced, and the one session
+// with an unexplained re-send (4d5611e5 at 21:03:30) attributed to it.
+func TestFidelityShared(t *testing.T) {
+	rep := fidelityJSON(t, "../../testdata/claude-code")
+	require.Len(t, rep.Sessions, 4)
+	require.Equal(t, "4d5611e5-241a-462a-8d15-5122611a9569", rep.Sessions[0].Trace, "worst first")
+	require.Equal(t, report.CauseResends, rep.Sessions[0].Cause)
+	require.Less(t, rep.Sessions[0].ErrorPct, -3.0, "the default replay misses the re-send")
+	require.InDelta(t, 0, rep.Sessions[0].ObservedErrorPct, 1, "recorded-observed honours it")
+	require.InDelta(t, 11.00, rep.Recorded.RecordedUSD, 0.01)
+	require.LessOrEqual(t, rep.Observed.MedianAbsPct, 1.0)
+	require.Equal(t, 1.0, rep.Observed.Within2Pct)
+	require.GreaterOrEqual(t, rep.ReadMatchPct, 95.0)
+
+	code, out, _ := runCmd(t, "fidelity", "../../testdata/claude-code")
+	require.Equal(t, 0, code)
+	for _, want := range []string{"Worst sessions", "Fidelity over 4 sessions", "recorded", "observed", "call-weighted read match"} {
+		require.Contains(t, out, want)
+	}
+}
+
+// The training corpus (../shared/traces/corpus, 24 repos, 2025 and 2026
+// logs): the distribution issue 9 sets as the bar, as a gate against
+// regressions. The figures asserted are what the rules reach today (see
+// the README's fidelity section); the issue's targets that are not met yet
+// are named there.
+func TestFidelityCorpus(t *testing.T) {
+	const corpus = "../../../shared/traces/corpus"
+	if _, err := os.Stat(corpus); err != nil {
+		t.Skip("the training corpus is not here (../shared/traces/corpus); .ci/run has it")
+	}
+	if testing.Short() {
+		t.Skip("-short: the corpus replay takes ~20 s")
+	}
+	rep := fidelityJSON(t, corpus)
+	require.GreaterOrEqual(t, len(rep.Sessions), 40)
+	require.Empty(t, rep.Skipped)
+	t.Logf("recorded: total %+.2f%%, median %.2f%%, $-weighted %.2f%%, within 2%% %.0f%%, within 5%% %.0f%%",
+		rep.Recorded.TotalErrorPct, rep.Recorded.MedianAbsPct, rep.Recorded.DollarWeightedPct, 100*rep.Recorded.Within2Pct, 100*rep.Recorded.Within5Pct)
+	t.Logf("observed: total %+.2f%%, median %.2f%%, $-weighted %.2f%%, within 2%% %.0f%%, within 5%% %.0f%%",
+		rep.Observed.TotalErrorPct, rep.Observed.MedianAbsPct, rep.Observed.DollarWeightedPct, 100*rep.Observed.Within2Pct, 100*rep.Observed.Within5Pct)
+	t.Logf("read match %.1f%%, open-loop median %.2f%%", rep.ReadMatchPct, rep.OpenLoopMdAPE)
+	require.GreaterOrEqual(t, rep.ReadMatchPct, 95.0, "call-weighted read match")
+	require.LessOrEqual(t, rep.OpenLoopMdAPE, 3.0, "open-loop prompt error, median")
+	require.LessOrEqual(t, rep.Recorded.MedianAbsPct, 3.0)
+	require.LessOrEqual(t, rep.Observed.MedianAbsPct, 1.0)
+	require.GreaterOrEqual(t, rep.Observed.Within5Pct, 0.85)
+	require.LessOrEqual(t, abs(rep.Observed.TotalErrorPct), 2.5)
+	for _, s := range rep.Sessions {
+		require.NotEmpty(t, s.Cause, s.Trace)
+		require.False(t, strings.Contains(s.Trace, ".agent-"), "subagents are reported under their root: %s", s.Trace)
+	}
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
