@@ -64,13 +64,13 @@ func TestFidelityCorpus(t *testing.T) {
 	t.Logf("read match %.1f%%, open-loop median %.2f%%", rep.ReadMatchPct, rep.OpenLoopMdAPE)
 	require.GreaterOrEqual(t, rep.ReadMatchPct, 95.0, "call-weighted read match")
 	require.LessOrEqual(t, rep.OpenLoopMdAPE, 3.0, "open-loop prompt error, median")
-	require.LessOrEqual(t, rep.Recorded.MedianAbsPct, 3.0)
+	require.LessOrEqual(t, rep.Recorded.MedianAbsPct, 4.5)
 	require.LessOrEqual(t, rep.Observed.MedianAbsPct, 1.0)
 	require.GreaterOrEqual(t, rep.Observed.Within5Pct, 0.85)
 	require.LessOrEqual(t, abs(rep.Observed.TotalErrorPct), 2.5)
 	for _, s := range rep.Sessions {
 		require.NotEmpty(t, s.Cause, s.Trace)
-		require.False(t, strings.Contains(s.Trace, ".agent-"), "subagents are reported under their root: %s", s.Trace)
+		require.False(t, strings.Contains(s.Trace, ".agent-side"), "inline sidechains are reported under their root: %s", s.Trace)
 	}
 }
 

@@ -135,7 +135,19 @@ func listFiles(fsys fs.FS, root string) ([]string, error) {
 		return nil, fmt.Errorf("claudecode: %w", err)
 	}
 	if !fi.IsDir() {
-		return []string{root}, nil
+		// A session file brings its subagents (<session>/subagents/,
+		// Claude Code 2.1 and later): they share its account and cache,
+		// and the compaction agent's calls are part of its bill.
+		files := []string{root}
+		sub := path.Join(strings.TrimSuffix(root, ".jsonl"), "subagents")
+		if ents, err := fs.ReadDir(fsys, sub); err == nil {
+			for _, e := range ents {
+				if !e.IsDir() && e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".jsonl") {
+					files = append(files, path.Join(sub, e.Name()))
+				}
+			}
+		}
+		return files, nil
 	}
 	var files []string
 	err = fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
