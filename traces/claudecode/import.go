@@ -50,6 +50,49 @@ type line struct {
 	IsCompactSummary bool         `json:"isCompactSummary"`
 	Message          *message     `json:"message"`
 	CompactMetadata  *compactMeta `json:"compactMetadata"`
+	Attachment       *attachment  `json:"attachment"`
+}
+
+// attachment is context Claude Code 2.1 sends the model with the next user
+// message, as a system reminder, and logs as its own line: hook output,
+// CLAUDE.md files found on the way, the skill list, a prompt queued while
+// the model worked, MCP instructions and deferred tools added mid-session.
+type attachment struct {
+	Type       string          `json:"type"`
+	Content    json.RawMessage `json:"content"`
+	Prompt     string          `json:"prompt"`
+	AddedNames []string        `json:"addedNames"`
+	AddedTypes []string        `json:"addedTypes"`
+	AddedBlock []string        `json:"addedBlocks"`
+}
+
+// text is what of the attachment the model reads that the log shows.
+// Some attachments (plan mode's instructions) carry their text only in
+// Claude Code itself: unseen content, which the anchored replay absorbs.
+func (a *attachment) text() string {
+	var parts []string
+	raw := bytes.TrimSpace(a.Content)
+	switch {
+	case len(raw) == 0 || string(raw) == "null":
+	case raw[0] == '"':
+		var s string
+		_ = json.Unmarshal(raw, &s)
+		parts = append(parts, s)
+	case raw[0] == '[':
+		var ss []string
+		_ = json.Unmarshal(raw, &ss)
+		parts = append(parts, ss...)
+	case raw[0] == '{':
+		var c struct {
+			Content string `json:"content"`
+		}
+		_ = json.Unmarshal(raw, &c)
+		parts = append(parts, c.Content)
+	}
+	parts = append(parts, a.Prompt)
+	parts = append(parts, a.AddedBlock...)
+	parts = append(parts, strings.Join(a.AddedNames, "\n"), strings.Join(a.AddedTypes, "\n"))
+	return strings.TrimSpace(strings.Join(slices.DeleteFunc(parts, func(s string) bool { return s == "" }), "\n"))
 }
 
 type compactMeta struct {
@@ -224,6 +267,8 @@ type fileState struct {
 	// content of each file, by path, least recent first (see restore).
 	fileUses map[string]fileUse
 	files    [][2]string
+	// pending are attachments waiting for the next user-role message.
+	pending []traces.Block
 }
 
 // taskUse is a Task tool_use of the main chain: its id and prompt.
@@ -307,6 +352,9 @@ func readSession(r io.Reader, name string, w *traces.Warnings) ([]*traces.Sessio
 // session finishes the state's session; nil when the file held nothing.
 func (st *fileState) session() (*traces.Session, error) {
 	st.finish()
+	if len(st.pending) > 0 {
+		st.w.Add(st.name, st.lineNo, warnAttachment)
+	}
 	if len(st.s.Events) > 0 && st.s.Events[0].Time.IsZero() {
 		return nil, &traces.SyntaxError{File: st.name, Msg: "no line has a valid timestamp: cannot place the session in time"}
 	}
@@ -400,6 +448,13 @@ func (st *fileState) line(b []byte, last bool) {
 func (st *fileState) apply(l *line) {
 	switch l.Type {
 	case "user", "assistant":
+	case "attachment":
+		if l.Attachment != nil {
+			if t := l.Attachment.text(); t != "" {
+				st.pending = append(st.pending, traces.Block{Kind: traces.Text, Text: t})
+			}
+		}
+		return
 	case "system":
 		if l.Subtype != "compact_boundary" {
 			return // hook summaries, turn durations, local commands: never sent
@@ -681,6 +736,12 @@ func (st *fileState) user(l *line, t time.Time) {
 	}
 	if kind == traces.ToolResult {
 		st.noteFiles(blocks)
+	}
+	if len(st.pending) > 0 {
+		// Attachments logged since the last message go out with this one.
+		ev.Blocks = append(ev.Blocks, st.pending...)
+		blocks = ev.Blocks
+		st.pending = nil
 	}
 	// Claude Code logs one line per tool result; the API gets them as one
 	// user message, so consecutive results are one event.

@@ -327,3 +327,22 @@ func TestCompactionRestoresFiles(t *testing.T) {
 		require.LessOrEqual(t, len(b.Text), restoreFileBytes)
 	}
 }
+
+// Claude Code 2.1 logs the context it attaches to the next user message
+// (hook output, a queued prompt, CLAUDE.md) as attachment lines: their text
+// goes out with that message; one after the last message was never sent.
+func TestAttachments(t *testing.T) {
+	att := `{"type":"attachment","sessionId":"s1","timestamp":"2026-02-10T21:00:00.000Z","attachment":{"type":"hook_additional_context","content":["CAVEMAN MODE ACTIVE"],"hookEvent":"UserPromptSubmit"}}`
+	queued := `{"type":"attachment","sessionId":"s1","timestamp":"2026-02-10T21:00:03.000Z","attachment":{"type":"queued_command","prompt":"also run the tests"}}`
+	fsys := fstest.MapFS{"s1.jsonl": {Data: []byte(att + "\n" + goodUser + "\n" + goodCall + "\n" + queued + "\n")}}
+	ss, w, err := ImportFS(fsys, "s1.jsonl", "")
+	require.NoError(t, err)
+	require.Len(t, ss, 1)
+	u := ss[0].Events[0]
+	require.Equal(t, traces.User, u.Kind)
+	require.Len(t, u.Blocks, 2)
+	require.Equal(t, "hi", u.Blocks[0].Text)
+	require.Equal(t, "CAVEMAN MODE ACTIVE", u.Blocks[1].Text)
+	require.Equal(t, 1, w.Total(), w.String())
+	require.Contains(t, w.String(), warnAttachment)
+}

@@ -31,6 +31,7 @@ const (
 	warnNoMessage     = "skipped user or assistant line without message"
 	warnDupSession    = "kept duplicate session id (renamed with a ~N suffix)"
 	warnDupCallGlobal = "skipped call already counted from another file"
+	warnAttachment    = "skipped attachment after the last message (never sent)"
 )
 
 // syntheticModel is the model Claude Code writes on assistant messages it
@@ -150,6 +151,11 @@ var knownSkip = map[string]bool{
 	"custom-title":          true,
 	"tag":                   true,
 	"agent-name":            true,
+	// Session metadata of Claude Code 2.1 (corpus openshrooly, jcode).
+	"permission-mode": true,
+	"last-prompt":     true,
+	"mode":            true,
+	"ai-title":        true,
 }
 
 var (
