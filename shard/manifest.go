@@ -1,0 +1,203 @@
+package shard
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/ctxsim/ctxsim/report"
+)
+
+// Format names the layout of manifest.json and cells.jsonl.
+const Format = "ctxsim-shard/1"
+
+// File names in a shard's output directory, beside the command's own
+// outputs (summary.json, records.jsonl, ...).
+const (
+	ManifestFile = "manifest.json"
+	CellsFile    = "shard-cells.jsonl"
+	RecordsFile  = "records.jsonl"
+)
+
+// A Manifest says which run a shard's output belongs to. Shards of one run
+// have equal manifests but for Shard.
+type Manifest struct {
+	Format string `json:"format"`
+	// Version is the ctxsim build that wrote it: shards of different
+	// builds may disagree, so they do not merge.
+	Version string `json:"version"`
+	// Command is the subcommand (compare, sweep, whatif, fidelity, cost).
+	Command string `json:"command"`
+	// Shard is "K/N".
+	Shard string `json:"shard"`
+	Seed  uint64 `json:"seed"`
+	// Flags are every flag that can change a result or the printed table,
+	// as name=value in flag order; output-only flags (--out, --jobs,
+	// --shard, --format) are left out.
+	Flags []string `json:"flags"`
+	// Inputs are the hashes of what was read: each --trace path's files,
+	// the --prices file, the embedded suite.
+	Inputs []Input `json:"inputs"`
+	// Render is what the command needs besides the cells to print its
+	// table (policy order, titles); opaque to this package.
+	Render json.RawMessage `json:"render,omitempty"`
+}
+
+// An Input is one thing a run read, and the hash of its content.
+type Input struct {
+	Name string `json:"name"`
+	Hash string `json:"hash"`
+}
+
+// A Cell is one finished work item of a shard, in cells.jsonl.
+type Cell struct {
+	// Order is the cell's position in the unsharded run, compared
+	// lexicographically (for compare: policy index, then the tenant's
+	// first session in load order).
+	Order []int `json:"order"`
+	// Unit is the identity the cell was assigned by.
+	Unit string `json:"unit"`
+	// Runs are the cell's rows of summary.json.
+	Runs []report.RunSummary `json:"runs,omitempty"`
+	// Records is how many lines of records.jsonl the cell wrote, after the
+	// previous cell's.
+	Records int `json:"records"`
+	// Data is whatever else the command needs to rebuild its outputs.
+	Data json.RawMessage `json:"data,omitempty"`
+}
+
+// WriteManifest writes dir/manifest.json atomically.
+func WriteManifest(dir string, m Manifest) error {
+	m.Format = Format
+	return report.WriteFileAtomic(filepath.Join(dir, ManifestFile), func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(m)
+	})
+}
+
+// ReadManifest reads dir/manifest.json.
+func ReadManifest(dir string) (Manifest, error) {
+	p := filepath.Join(dir, ManifestFile)
+	b, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Manifest{}, fmt.Errorf("%s: no %s: not the output of a --shard run", dir, ManifestFile)
+	}
+	if err != nil {
+		return Manifest{}, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return Manifest{}, fmt.Errorf("%s: %v", p, err)
+	}
+	if m.Format != Format {
+		return Manifest{}, fmt.Errorf("%s: format %q, want %q", p, m.Format, Format)
+	}
+	if _, err := Parse(m.Shard); err != nil || m.Shard == "" {
+		return Manifest{}, fmt.Errorf("%s: shard %q: want K/N", p, m.Shard)
+	}
+	return m, nil
+}
+
+// WriteCells writes dir/shard-cells.jsonl atomically, one cell a line.
+func WriteCells(dir string, cells []Cell) error {
+	return report.WriteFileAtomic(filepath.Join(dir, CellsFile), func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		for i := range cells {
+			if err := enc.Encode(&cells[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// diff says how b differs from a (both of one run), or "".
+func (a Manifest) diff(b Manifest) string {
+	switch {
+	case a.Version != b.Version:
+		return fmt.Sprintf("ctxsim version %q vs %q", a.Version, b.Version)
+	case a.Command != b.Command:
+		return fmt.Sprintf("command %q vs %q", a.Command, b.Command)
+	case a.Seed != b.Seed:
+		return fmt.Sprintf("--seed %d vs %d", a.Seed, b.Seed)
+	}
+	if !slices.Equal(a.Flags, b.Flags) {
+		fa, fb := flagMap(a.Flags), flagMap(b.Flags)
+		for _, f := range append(slices.Clone(a.Flags), b.Flags...) {
+			k, _, _ := strings.Cut(f, "=")
+			if fa[k] != fb[k] {
+				return fmt.Sprintf("--%s %q vs %q", k, fa[k], fb[k])
+			}
+		}
+		return "the flags differ"
+	}
+	if !slices.Equal(a.Inputs, b.Inputs) {
+		ia, ib := map[string]string{}, map[string]string{}
+		for _, in := range a.Inputs {
+			ia[in.Name] = in.Hash
+		}
+		for _, in := range b.Inputs {
+			ib[in.Name] = in.Hash
+		}
+		for _, in := range append(slices.Clone(a.Inputs), b.Inputs...) {
+			if ia[in.Name] != ib[in.Name] {
+				return fmt.Sprintf("input %s hashes %q vs %q", in.Name, ia[in.Name], ib[in.Name])
+			}
+		}
+		return "the inputs differ"
+	}
+	if string(a.Render) != string(b.Render) {
+		return "the table settings differ"
+	}
+	return ""
+}
+
+func flagMap(fl []string) map[string]string {
+	m := map[string]string{}
+	for _, f := range fl {
+		k, v, _ := strings.Cut(f, "=")
+		m[k] = v
+	}
+	return m
+}
+
+// HashFiles hashes the regular files under root in fsys (or root itself
+// when it is a file): each file's path relative to root and its content, in
+// path order, streamed. Two trees hash alike when they hold the same files
+// with the same bytes, wherever they are mounted.
+func HashFiles(fsys fs.FS, root string) (string, error) {
+	h := xxhash.New()
+	err := fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel := strings.TrimPrefix(strings.TrimPrefix(p, root), "/")
+		if rel == "" {
+			rel = path.Base(p)
+		}
+		f, err := fsys.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		fmt.Fprintf(h, "file %q\n", rel)
+		n, err := io.Copy(h, f)
+		fmt.Fprintf(h, "\nsize %d\n", n)
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

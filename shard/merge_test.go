@@ -1,0 +1,199 @@
+package shard
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctxsim/ctxsim/report"
+)
+
+// fakeRun splits 12 cells of a run (3 policies × 4 tenants, each cell
+// writing i%3 record lines) over n shards the way a command does, and
+// returns the shard directories and the unsharded records.jsonl.
+func fakeRun(t *testing.T, n int, edit func(k int, m *Manifest)) ([]string, string) {
+	t.Helper()
+	root := t.TempDir()
+	var want strings.Builder
+	type shardOut struct {
+		cells []Cell
+		recs  strings.Builder
+	}
+	outs := make([]shardOut, n+1)
+	for p := range 3 {
+		for g := range 4 {
+			unit := fmt.Sprintf("tenant-%d", g)
+			k := Assign(unit, n)
+			c := Cell{Order: []int{p, g}, Unit: unit, Runs: []report.RunSummary{{Trace: unit, Policy: fmt.Sprint("p", p)}}}
+			for r := range (p + g) % 3 {
+				line := fmt.Sprintf(`{"trace":%q,"policy":"p%d","seq":%d}`+"\n", unit, p, r)
+				want.WriteString(line)
+				outs[k].recs.WriteString(line)
+				c.Records++
+			}
+			outs[k].cells = append(outs[k].cells, c)
+		}
+	}
+	var dirs []string
+	for k := 1; k <= n; k++ {
+		d := filepath.Join(root, fmt.Sprintf("shard-%d", k))
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		m := Manifest{Version: "test", Command: "compare", Shard: fmt.Sprintf("%d/%d", k, n), Seed: 1,
+			Flags: []string{"sessions=2", "provider=auto"}, Inputs: []Input{{"suite", "abc"}}}
+		if edit != nil {
+			edit(k, &m)
+		}
+		if err := WriteManifest(d, m); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteCells(d, outs[k].cells); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, RecordsFile), []byte(outs[k].recs.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, d)
+	}
+	return dirs, want.String()
+}
+
+func TestMergeOrderAndBytes(t *testing.T) {
+	dirs, want := fakeRun(t, 3, nil)
+	// The order the directories are given in does not matter.
+	dirs[0], dirs[2] = dirs[2], dirs[0]
+	m, err := Merge(dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Cells) != 12 {
+		t.Fatalf("%d cells, want 12", len(m.Cells))
+	}
+	for i, c := range m.Cells {
+		if c.Order[0] != i/4 || c.Order[1] != i%4 {
+			t.Fatalf("cell %d has order %v", i, c.Order)
+		}
+	}
+	var got bytes.Buffer
+	if err := m.WriteRecords(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want {
+		t.Errorf("merged records:\n%s\nwant:\n%s", got.String(), want)
+	}
+	var lines []string
+	if err := m.EachRecord(func(b []byte) error { lines = append(lines, string(b)); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(lines, "\n")+"\n" != want {
+		t.Errorf("EachRecord gave %d lines, not the merged records", len(lines))
+	}
+	if m.Manifest.Shard != "" || m.Manifest.Seed != 1 {
+		t.Errorf("merged manifest %+v", m.Manifest)
+	}
+}
+
+func TestMergeRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(k int, m *Manifest)
+		dirs func([]string) []string
+		want string
+	}{
+		{"missing", nil, func(d []string) []string { return d[:2] }, "shard 3/3 missing"},
+		{"duplicated", nil, func(d []string) []string { return []string{d[0], d[1], d[2], d[1]} }, "shard 2/3 given twice"},
+		{"flags", func(k int, m *Manifest) {
+			if k == 2 {
+				m.Flags[1] = "provider=openai"
+			}
+		}, nil, `shard-2 (shard 2/3) is from another run than`},
+		{"seed", func(k int, m *Manifest) { m.Seed = uint64(k) }, nil, "--seed 1 vs 2"},
+		{"inputs", func(k int, m *Manifest) {
+			if k == 3 {
+				m.Inputs[0].Hash = "def"
+			}
+		}, nil, `input suite hashes "abc" vs "def"`},
+		{"n", func(k int, m *Manifest) {
+			if k == 3 {
+				m.Shard = "3/4"
+			}
+		}, nil, "is shard 3/4 but"},
+		{"version", func(k int, m *Manifest) { m.Version = fmt.Sprint(k) }, nil, `ctxsim version "1" vs "2"`},
+		{"none", nil, func([]string) []string { return nil }, "no shard directories"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dirs, _ := fakeRun(t, 3, tc.edit)
+			if tc.dirs != nil {
+				dirs = tc.dirs(dirs)
+			}
+			_, err := Merge(dirs)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Merge: %v; want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestMergeRefusesBadFiles(t *testing.T) {
+	dirs, _ := fakeRun(t, 2, nil)
+	if _, err := Merge([]string{dirs[0], t.TempDir()}); err == nil || !strings.Contains(err.Error(), "no manifest.json") {
+		t.Errorf("a directory without a manifest: %v", err)
+	}
+	// A shard whose records.jsonl lost a line.
+	p := filepath.Join(dirs[1], RecordsFile)
+	b, _ := os.ReadFile(p)
+	if len(b) == 0 {
+		p = filepath.Join(dirs[0], RecordsFile)
+		b, _ = os.ReadFile(p)
+	}
+	os.WriteFile(p, b[:bytes.LastIndexByte(b[:len(b)-1], '\n')+1], 0o644)
+	if _, err := Merge(dirs); err == nil || !strings.Contains(err.Error(), "says") {
+		t.Errorf("short records.jsonl: %v", err)
+	}
+	// A cell in two shards: shard 2 claims shard 1's cells too.
+	dirs, _ = fakeRun(t, 2, nil)
+	c1, _ := os.ReadFile(filepath.Join(dirs[0], CellsFile))
+	c2, _ := os.ReadFile(filepath.Join(dirs[1], CellsFile))
+	r1, _ := os.ReadFile(filepath.Join(dirs[0], RecordsFile))
+	r2, _ := os.ReadFile(filepath.Join(dirs[1], RecordsFile))
+	os.WriteFile(filepath.Join(dirs[1], CellsFile), append(c2, c1...), 0o644)
+	os.WriteFile(filepath.Join(dirs[1], RecordsFile), append(r2, r1...), 0o644)
+	if _, err := Merge(dirs); err == nil || !strings.Contains(err.Error(), "is in two shards") {
+		t.Errorf("a cell in two shards: %v", err)
+	}
+	// A torn cells line is file:line.
+	os.WriteFile(filepath.Join(dirs[1], CellsFile), []byte("{\"order\":[1]}\n{bad\n"), 0o644)
+	if _, err := Merge(dirs); err == nil || !strings.Contains(err.Error(), CellsFile+":2:") {
+		t.Errorf("a bad cells line: %v", err)
+	}
+}
+
+func TestHashFiles(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	for _, d := range []string{a, b} {
+		os.MkdirAll(filepath.Join(d, "sub"), 0o755)
+		os.WriteFile(filepath.Join(d, "x.jsonl"), []byte("x"), 0o644)
+		os.WriteFile(filepath.Join(d, "sub", "y.jsonl"), []byte("y"), 0o644)
+	}
+	ha, err := HashFiles(os.DirFS(a), ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hb, _ := HashFiles(os.DirFS(b), ".")
+	if ha != hb {
+		t.Errorf("same files, different hashes %s %s", ha, hb)
+	}
+	os.WriteFile(filepath.Join(b, "sub", "y.jsonl"), []byte("z"), 0o644)
+	if hb, _ := HashFiles(os.DirFS(b), "."); hb == ha {
+		t.Error("a changed file kept the hash")
+	}
+	os.WriteFile(filepath.Join(b, "sub", "y.jsonl"), []byte("y"), 0o644)
+	os.Rename(filepath.Join(b, "sub", "y.jsonl"), filepath.Join(b, "sub", "w.jsonl"))
+	if hb, _ := HashFiles(os.DirFS(b), "."); hb == ha {
+		t.Error("a renamed file kept the hash")
+	}
+}
