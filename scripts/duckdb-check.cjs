@@ -72,6 +72,18 @@ check('records.parquet call output tokens', rec.output, want.output);
 check('records.parquet billed calls', rec.requests, want.requests);
 check('records.parquet batch passes', rec.batch, want.batch);
 check('records.parquet cost_usd', rec.cost, want.cost, 1e-6);
+
+// The queries docs/scale.md shows must run and return rows.
+const queries = readFileSync(join(__dirname, '..', 'docs', 'scale', 'queries.duckdb.sql'), 'utf8')
+  .split('\n').filter((l) => !l.startsWith('--')).join('\n')
+  .split(';').map((q) => q.trim()).filter((q) => q !== '');
+for (const q of queries) {
+  const rows = (await con.runAndReadAll(q.replaceAll("'RUN/", `'${dir.replaceAll("'", "''")}/`))).getRowObjectsJson();
+  const first = q.split('\n').find((l) => l.startsWith('SELECT')) || q.split('\n')[0];
+  const ok = rows.length > 0;
+  console.log(`${ok ? 'ok  ' : 'FAIL'} docs/scale/queries.duckdb.sql: ${rows.length} rows from ${first.slice(0, 60)}`);
+  if (!ok) bad++;
+}
 if (bad > 0) {
   console.error(`duckdb-check: ${bad} sums disagree with summary.json`);
   process.exit(1);
