@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ctxsim/ctxsim/report"
+	"github.com/ctxsim/ctxsim/sim"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
@@ -226,4 +228,32 @@ func (m *Merged) EachRecord(fn func(line []byte) error) error {
 			return err
 		}
 	}
+}
+
+// Runs are every cell's runs, in cell order: the order the unsharded run
+// produced them in, before the command sorts them for output.
+func (m *Merged) Runs() []report.RunSummary {
+	var out []report.RunSummary
+	for _, c := range m.Cells {
+		out = append(out, c.Runs...)
+	}
+	return out
+}
+
+// Records decodes every record line, in order. A record survives the trip
+// through JSON unchanged (TestRecordJSONRoundTrip), so what is built from
+// them (report.html, records.parquet) is what the unsharded run built.
+func (m *Merged) Records() ([]sim.Record, error) {
+	var out []sim.Record
+	n := 0
+	err := m.EachRecord(func(line []byte) error {
+		n++
+		var r sim.Record
+		if err := json.Unmarshal(line, &r); err != nil {
+			return fmt.Errorf("merged records.jsonl line %d: %v", n, err)
+		}
+		out = append(out, r)
+		return nil
+	})
+	return out, err
 }

@@ -92,6 +92,10 @@ func TestMergeOrderAndBytes(t *testing.T) {
 	if strings.Join(lines, "\n")+"\n" != want {
 		t.Errorf("EachRecord gave %d lines, not the merged records", len(lines))
 	}
+	runs := m.Runs()
+	if len(runs) != 12 || runs[0].Policy != "p0" || runs[4].Policy != "p1" || runs[5].Trace != "tenant-1" {
+		t.Errorf("Runs() not in cell order: %v", runs)
+	}
 	if m.Manifest.Shard != "" || m.Manifest.Seed != 1 {
 		t.Errorf("merged manifest %+v", m.Manifest)
 	}
