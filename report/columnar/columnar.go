@@ -126,7 +126,7 @@ type Record struct {
 	Policy string    `parquet:"policy,dict"`
 	Seq    int64     `parquet:"seq"`
 	Kind   string    `parquet:"kind,dict"`
-	Time   time.Time `parquet:"t,timestamp(nanosecond)"`
+	Time   time.Time `parquet:"t,timestamp(microsecond)"`
 	Event  int64     `parquet:"event"`
 	Turn   int64     `parquet:"turn"`
 	Model  string    `parquet:"gen_ai.request.model,dict"`
