@@ -25,5 +25,9 @@
 //	shard.WriteManifest(dir, m)            // beside summary.json
 //	merged, err := shard.Merge(dirs)       // ctxsim merge
 //
+// Open reads a shard's sessions: every native trace by its header only,
+// then Fill reads in full those of the tenants the shard owns, so a shard's
+// memory is its own tenants', not the fleet's.
+//
 // Nothing here reads flags or the clock; the command passes them in.
 package shard

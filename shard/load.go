@@ -1,0 +1,142 @@
+package shard
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ctxsim/ctxsim/experiment"
+	"github.com/ctxsim/ctxsim/traces"
+)
+
+// Stubs are the sessions of a run read from native traces by header only,
+// and where to read the rest: a shard finds its tenants from every
+// session's id, parent and tenant, then reads in full only the sessions
+// it owns, so its memory is its own tenants', not the fleet's.
+type Stubs struct {
+	at map[*traces.Session]stubRef
+}
+
+type stubRef struct {
+	src  traces.Input
+	file string
+}
+
+// Open reads paths as traces.Open does, in the same order and with the
+// same tenants, except that a native trace (a file, or the .jsonl files
+// under a directory) is read only up to its header line: its session has
+// no events and no floor until Fill reads it. Other formats are imported
+// in full (convert them with ctxsim import to get the bound).
+func Open(ctx context.Context, paths []string, opts traces.OpenOptions) ([]*traces.Session, *Stubs, *traces.Warnings, error) {
+	stubs := &Stubs{at: map[*traces.Session]stubRef{}}
+	var out []*traces.Session
+	warn := &traces.Warnings{}
+	for _, p := range paths {
+		imp, src, err := pick(ctx, p, opts)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if imp != traces.Native || src.Dir == "" {
+			ss, w, err := traces.Open(ctx, []string{p}, opts)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			warn.Merge(w)
+			out = append(out, ss...)
+			continue
+		}
+		files, err := src.Files(ctx, func(n string) bool { return strings.HasSuffix(n, ".jsonl") })
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		for _, f := range files {
+			s, err := readHeader(src, f)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			stubs.at[s] = stubRef{src, f}
+			out = append(out, s)
+		}
+	}
+	return out, stubs, warn, nil
+}
+
+func pick(ctx context.Context, p string, opts traces.OpenOptions) (traces.Importer, traces.Input, error) {
+	src, err := traces.PathInput(p, opts.Stdin)
+	if err != nil {
+		return nil, traces.Input{}, err
+	}
+	var imp traces.Importer
+	if opts.From != "" {
+		imp, err = traces.Lookup(opts.Formats, opts.From)
+	} else {
+		imp, err = traces.Detect(ctx, src, opts.Formats)
+	}
+	return imp, src, err
+}
+
+// readHeader reads file's header line only; the floor is dropped, as the
+// tenant needs only ids.
+func readHeader(src traces.Input, file string) (*traces.Session, error) {
+	fh, err := src.FS.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	r := traces.NewReader(fh, src.Display(file))
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	s := r.Session()
+	s.Floor = nil
+	return s, nil
+}
+
+// Fill reads in full every stub among sessions, in place: the pointers
+// stay, so tenants built from the stubs now hold whole sessions. A trace
+// whose header changed since Open is an error.
+func (st *Stubs) Fill(ctx context.Context, sessions []*traces.Session) error {
+	for _, s := range sessions {
+		ref, ok := st.at[s]
+		if !ok {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		full, err := readFull(ref)
+		if err != nil {
+			return err
+		}
+		if full.ID != s.ID || full.Parent != s.Parent || full.Tenant != s.Tenant {
+			return fmt.Errorf("%s: changed while the shard was reading it", ref.src.Display(ref.file))
+		}
+		*s = *full
+		delete(st.at, s)
+	}
+	return nil
+}
+
+func readFull(ref stubRef) (*traces.Session, error) {
+	fh, err := ref.src.FS.Open(ref.file)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	return traces.ReadSession(io.Reader(fh), ref.src.Display(ref.file))
+}
+
+// Tenants are the tenants of ts that s owns (by tenant key), and each
+// one's index in ts: its place in the unsharded run.
+func (s Spec) Tenants(ts []experiment.Tenant) ([]experiment.Tenant, []int) {
+	var out []experiment.Tenant
+	var at []int
+	for i, t := range ts {
+		if s.Owns(t.Key) {
+			out = append(out, t)
+			at = append(at, i)
+		}
+	}
+	return out, at
+}
