@@ -14,6 +14,8 @@ import (
 	"github.com/ctxsim/ctxsim/policies"
 	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/report"
+	"github.com/ctxsim/ctxsim/report/columnar"
+	"github.com/ctxsim/ctxsim/shard"
 	"github.com/ctxsim/ctxsim/sim"
 	"github.com/ctxsim/ctxsim/traces"
 	"github.com/ctxsim/ctxsim/traces/synth"
@@ -25,6 +27,10 @@ type workloadFlags struct {
 	profiles []string
 	sessions int
 	from     string
+	// shard, when set, makes load read native traces by header only;
+	// stubs then reads the owned ones in full.
+	shard shard.Spec
+	stubs *shard.Stubs
 }
 
 func (w *workloadFlags) add(fs *pflag.FlagSet) {
@@ -55,10 +61,11 @@ func (w *workloadFlags) load(e *env, seed uint64) ([]*traces.Session, error) {
 		}
 	}
 	if len(w.traces) > 0 {
-		ss, ws, err := loadTraces(e, w.traces, w.from)
+		ss, stubs, ws, err := openTraces(e, w.traces, w.from, w.shard)
 		if err != nil {
 			return nil, err
 		}
+		w.stubs = stubs
 		out = append(out, ss...)
 		warn.Merge(ws)
 	}
@@ -220,17 +227,22 @@ Examples:
 			of.add(fs)
 			plots := fs.String("plots", "", "directory to write the figures to (SVG and PNG)")
 			detail := fs.Bool("detail", false, "one row per (session, policy) even for the embedded suite")
+			var sh shardFlags
+			sh.flag(fs, "tenants")
 			return func(e *env, args []string) error {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q (traces go after --trace)", args[0])
 				}
-				return runCompare(e, &wf, &sf, &of, *plots, *detail)
+				if err := sh.parse(of.out); err != nil {
+					return err
+				}
+				return runCompare(e, fs, &wf, &sf, &of, *plots, *detail, &sh)
 			}
 		},
 	})
 }
 
-func runCompare(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots string, detail bool) error {
+func runCompare(e *env, fs *pflag.FlagSet, wf *workloadFlags, sf *simFlags, of *outFlags, plots string, detail bool, sh *shardFlags) error {
 	format, err := of.parse()
 	if err != nil {
 		return err
@@ -248,64 +260,127 @@ func runCompare(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots str
 	if err != nil {
 		return err
 	}
-	sessions, runs, recs, cellErr, err := replayAll(e, wf, st, sf.seed, sf.jobs, specs, of.out != "" || plots != "")
+	suite := len(wf.traces) == 0 && len(wf.profiles) == 0
+	var m shard.Manifest
+	if sh.sp.Sharded() {
+		in, err := inputs(wf.traces, suite, sf.prices)
+		if err != nil {
+			return err
+		}
+		if m, err = manifest(fs, "compare", sf.seed, in, compareRender{Policies: specNames(specs), Suite: suite, Detail: detail}); err != nil {
+			return err
+		}
+	}
+	wf.shard = sh.sp
+	rp, cellErr, err := replayAll(e, wf, st, sf.seed, sf.jobs, specs, of.out != "" || plots != "", sh)
 	if err != nil {
 		return err
 	}
-	if err := writeOutputs(of.out, plots, runs, recs, st, "ctxsim compare"); err != nil {
+	wl := map[string]string{}
+	for _, s := range rp.sessions {
+		wl[s.ID] = experiment.Workload(s)
+	}
+	res := &results{title: "ctxsim compare", seed: st.Seed, runs: rp.runs, recs: rp.recs, labels: rp.labels, price: firstPrice(st, rp.recs)}
+	if err := res.write(of.out, plots); err != nil {
 		return err
 	}
-	suite := len(wf.traces) == 0 && len(wf.profiles) == 0
-	if suite && !detail && format != report.JSON {
-		wl := map[string]string{}
-		for _, s := range sessions {
-			wl[s.ID] = experiment.Workload(s)
-		}
-		names := make([]string, len(specs))
-		for i, sp := range specs {
-			names[i] = sp.Name
-		}
-		if err := workloadTable(runs, wl, names).Write(e.stdout, format); err != nil {
-			return err
-		}
-	} else if err := report.WriteRuns(e.stdout, format, runs, report.RunsOptions{}); err != nil {
+	if err := compareTable(e, format, res.runs, wl, specNames(specs), suite && !detail); err != nil {
 		return err
+	}
+	if cellErr == nil {
+		return sh.write(of.out, m)
 	}
 	return cellErr
 }
 
-// replayAll loads wf's sessions and replays each (group, policy) cell on
-// jobs workers: the runs sorted by trace and policy order, and the records
-// when keep is set. cellErr reports cells that failed (the others' results
-// stand); err, a failure before any cell ran.
-func replayAll(e *env, wf *workloadFlags, st *experiment.Setup, seed uint64, jobs int, specs []experiment.Spec, keep bool) (
-	sessions []*traces.Session, runs []report.RunSummary, recs []sim.Record, cellErr, err error) {
-	if sessions, err = wf.load(e, seed); err != nil {
-		return nil, nil, nil, nil, err
+// compareRender is what merge needs to print a sharded compare's table.
+type compareRender struct {
+	Policies []string `json:"policies"`
+	Suite    bool     `json:"suite"`
+	Detail   bool     `json:"detail"`
+}
+
+// compareTable prints compare's table: the workload table of the embedded
+// suite, else one row per run.
+func compareTable(e *env, format report.Format, runs []report.RunSummary, wl map[string]string, policies []string, byWorkload bool) error {
+	if byWorkload && format != report.JSON {
+		return workloadTable(runs, wl, policies).Write(e.stdout, format)
 	}
-	st.Memo.Warm(sessions)
-	cells, err := st.Cells(experiment.Tenants(sessions), specs)
+	return report.WriteRuns(e.stdout, format, runs, report.RunsOptions{})
+}
+
+func specNames(specs []experiment.Spec) []string {
+	names := make([]string, len(specs))
+	for i, sp := range specs {
+		names[i] = sp.Name
+	}
+	return names
+}
+
+// replayed is what replayAll returns: every session loaded, the runs sorted
+// by trace and policy order, the records when kept, and each run's tenant
+// and workload.
+type replayed struct {
+	sessions []*traces.Session
+	runs     []report.RunSummary
+	recs     []sim.Record
+	labels   map[string]runLabel
+}
+
+// replayAll loads wf's sessions and replays each (tenant, policy) cell on
+// jobs workers; a shard (sh set and sharded) replays only the tenants it
+// owns. cellErr reports cells that failed (the others' results stand);
+// err, a failure before any cell ran.
+func replayAll(e *env, wf *workloadFlags, st *experiment.Setup, seed uint64, jobs int, specs []experiment.Spec, keep bool, sh *shardFlags) (rp replayed, cellErr, err error) {
+	if rp.sessions, err = wf.load(e, seed); err != nil {
+		return rp, nil, err
+	}
+	var sp shard.Spec
+	if sh != nil {
+		sp = sh.sp
+	}
+	cells, order, err := shardCells(e, st, wf.stubs, experiment.Tenants(rp.sessions), specs, sp,
+		func(_ experiment.Spec, t experiment.Tenant) string { return t.Key })
 	if err != nil {
-		return nil, nil, nil, nil, err
+		return rp, nil, err
 	}
+	st.Memo.Warm(rp.sessions)
+	rp.labels = labels(cells)
+	at := map[*experiment.Cell][]int{}
+	for i := range order {
+		at[cells[i]] = order[i]
+	}
+	var addErr error
 	cellErr = runCells(e, st, cells, jobs, nil, func(c *experiment.Cell) {
-		runs = append(runs, c.Result.Runs...)
+		rp.runs = append(rp.runs, c.Result.Runs...)
+		n := 0
 		if keep {
-			recs = append(recs, c.Result.Records...)
+			rp.recs = append(rp.recs, c.Result.Records...)
+			n = len(c.Result.Records)
+		}
+		if sh != nil && addErr == nil {
+			addErr = sh.cell(at[c], c.Tenant.Key, c, st, n)
 		}
 	})
 	if failed := (*cellsFailed)(nil); cellErr != nil && !errors.As(cellErr, &failed) {
-		return nil, nil, nil, nil, cellErr // interrupted: no partial output
+		return rp, nil, cellErr // interrupted: no partial output
 	}
-	sortRuns(runs, specs)
-	return sessions, runs, recs, cellErr, nil
+	if addErr != nil {
+		return rp, nil, addErr
+	}
+	sortRuns(rp.runs, specs)
+	return rp, cellErr, nil
 }
 
 // sortRuns orders rows by trace, then by the order policies were given.
 func sortRuns(runs []report.RunSummary, specs []experiment.Spec) {
+	sortRunsBy(runs, specNames(specs))
+}
+
+func sortRunsBy(runs []report.RunSummary, policies []string) {
 	rank := map[string]int{}
-	for i, s := range specs {
-		rank[s.Name] = i
+	for i, s := range policies {
+		rank[s] = i
 	}
 	sortStable(runs, func(a, b report.RunSummary) bool {
 		if a.Trace != b.Trace {
@@ -315,28 +390,54 @@ func sortRuns(runs []report.RunSummary, specs []experiment.Spec) {
 	})
 }
 
-// writeOutputs writes records.jsonl, summary.json and report.html to out,
-// and the figures to plots, each atomically.
-func writeOutputs(out, plots string, runs []report.RunSummary, recs []sim.Record, st *experiment.Setup, title string) error {
+// A runLabel is a run's tenant and workload, for runs.parquet.
+type runLabel struct{ tenant, workload string }
+
+// labels names the tenant and workload of every root session of cells.
+func labels(cells []*experiment.Cell) map[string]runLabel {
+	out := map[string]runLabel{}
+	for _, c := range cells {
+		for _, r := range c.Tenant.Roots {
+			out[r.ID] = runLabel{c.Tenant.Key, experiment.Workload(r)}
+		}
+	}
+	return out
+}
+
+// results are what a replay command writes, from its own replays or merged
+// from shards: the same bytes either way.
+type results struct {
+	title  string
+	seed   uint64
+	runs   []report.RunSummary
+	recs   []sim.Record
+	labels map[string]runLabel
+	// price is the first call's, for report.html's break-even figures.
+	price *pricing.Price
+}
+
+// write writes records.jsonl, summary.json, report.html, runs.parquet and
+// records.parquet to out, and the figures to plots, each atomically.
+func (res *results) write(out, plots string) error {
 	if out != "" {
 		if err := os.MkdirAll(out, 0o755); err != nil {
 			return err
 		}
-		if err := report.WriteFileAtomic(filepath.Join(out, "records.jsonl"), func(w io.Writer) error { return report.WriteRecords(w, recs) }); err != nil {
+		if err := report.WriteFileAtomic(filepath.Join(out, "records.jsonl"), func(w io.Writer) error { return report.WriteRecords(w, res.recs) }); err != nil {
 			return err
 		}
 		if err := report.WriteFileAtomic(filepath.Join(out, "summary.json"), func(w io.Writer) error {
-			return report.WriteResults(w, report.Results{Runs: runs})
+			return report.WriteResults(w, report.Results{Runs: res.runs})
 		}); err != nil {
 			return err
 		}
 		if err := report.WriteFileAtomic(filepath.Join(out, "report.html"), func(w io.Writer) error {
-			in := report.ReportInput{Title: title, Subtitle: fmt.Sprintf("seed %d", st.Seed), Runs: runs, Records: recs}
-			if p, ok := firstPrice(st, recs); ok {
-				in.Price = &p
-			}
+			in := report.ReportInput{Title: res.title, Subtitle: fmt.Sprintf("seed %d", res.seed), Runs: res.runs, Records: res.recs, Price: res.price}
 			return report.WriteHTML(w, in)
 		}); err != nil {
+			return err
+		}
+		if err := writeParquet(out, res.runs, res.labels, res.recs, true); err != nil {
 			return err
 		}
 	}
@@ -344,21 +445,42 @@ func writeOutputs(out, plots string, runs []report.RunSummary, recs []sim.Record
 		if err := os.MkdirAll(plots, 0o755); err != nil {
 			return err
 		}
-		return writeFigures(plots, report.RunFigures(recs))
+		return writeFigures(plots, report.RunFigures(res.recs))
 	}
 	return nil
 }
 
+// writeParquet writes runs.parquet (and records.parquet when withRecords)
+// to out; docs/parquet.md is the schema.
+func writeParquet(out string, runs []report.RunSummary, labels map[string]runLabel, recs []sim.Record, withRecords bool) error {
+	if err := report.WriteFileAtomic(filepath.Join(out, "runs.parquet"), func(w io.Writer) error {
+		rows := make([]columnar.Run, len(runs))
+		for i, r := range runs {
+			l := labels[r.Trace]
+			rows[i] = columnar.RunOf(r, l.tenant, l.workload)
+		}
+		return columnar.WriteRuns(w, rows)
+	}); err != nil || !withRecords {
+		return err
+	}
+	return report.WriteFileAtomic(filepath.Join(out, "records.parquet"), func(w io.Writer) error {
+		return columnar.WriteRecords(w, recs)
+	})
+}
+
 // firstPrice is the price of the first call's model, for the report's
-// break-even figures.
-func firstPrice(st *experiment.Setup, recs []sim.Record) (pricing.Price, bool) {
+// break-even figures; nil when the rate card has none.
+func firstPrice(st *experiment.Setup, recs []sim.Record) *pricing.Price {
 	for _, r := range recs {
 		if r.Kind == sim.KindCall && r.Model != "" {
 			p, err := st.Prices.Lookup(r.Model)
-			return p, err == nil
+			if err != nil {
+				return nil
+			}
+			return &p
 		}
 	}
-	return pricing.Price{}, false
+	return nil
 }
 
 // suiteResults runs the embedded suite under the preset policies, as
@@ -375,11 +497,11 @@ func suiteResults(e *env) (report.Results, error) {
 	if err != nil {
 		return report.Results{}, err
 	}
-	_, runs, _, cellErr, err := replayAll(e, &wf, st, sf.seed, 0, specs, false)
+	rp, cellErr, err := replayAll(e, &wf, st, sf.seed, 0, specs, false, nil)
 	if err != nil {
 		return report.Results{}, err
 	}
-	return report.Results{Runs: runs}, cellErr
+	return report.Results{Runs: rp.runs}, cellErr
 }
 
 func init() { checkSuite = suiteResults }

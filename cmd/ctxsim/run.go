@@ -104,7 +104,8 @@ func runRun(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots string)
 	}); err != nil {
 		return err
 	}
-	if err := writeOutputs(of.out, plots, runs, recs, st, "ctxsim run"); err != nil {
+	res := &results{title: "ctxsim run", seed: st.Seed, runs: runs, recs: recs, labels: labels(cells), price: firstPrice(st, recs)}
+	if err := res.write(of.out, plots); err != nil {
 		return err
 	}
 	if format == report.JSON {

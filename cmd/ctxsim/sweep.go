@@ -17,6 +17,7 @@ import (
 	"github.com/ctxsim/ctxsim/experiment"
 	"github.com/ctxsim/ctxsim/policies"
 	"github.com/ctxsim/ctxsim/report"
+	"github.com/ctxsim/ctxsim/shard"
 	"github.com/ctxsim/ctxsim/sim"
 	"github.com/ctxsim/ctxsim/traces"
 )
@@ -74,9 +75,13 @@ Examples:
 			fs.Lookup("out").Usage = "directory to write cells.jsonl (as cells finish), sweep.json and summary.json to"
 			fs.BoolVar(&sw.resume, "resume", false, "continue the interrupted sweep in --out, skipping finished cells")
 			fs.StringVar(&sw.plots, "plots", "", "directory to write cost and hit-rate heatmaps to (exactly two --grid keys)")
+			sw.sh.flag(fs, "(grid point, tenant) cells")
 			return func(e *env, args []string) error {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q (traces go after --trace)", args[0])
+				}
+				if err := sw.sh.parse(sw.of.out); err != nil {
+					return err
 				}
 				return runSweep(e, &sw)
 			}
@@ -92,6 +97,7 @@ type sweepFlags struct {
 	grid   []string
 	resume bool
 	plots  string
+	sh     shardFlags
 }
 
 // parseGrid reads the --grid flags against base; a key also fixed by --set
@@ -152,7 +158,25 @@ func runSweep(e *env, sw *sweepFlags) error {
 	if err != nil {
 		return err
 	}
+	render := sweepRender{Base: base.Name, Axes: axes, Points: specNames(points)}
+	var man shard.Manifest
+	if sw.sh.sp.Sharded() {
+		in, err := inputs(sw.wf.traces, len(sw.wf.traces) == 0 && len(sw.wf.profiles) == 0, sw.sf.prices)
+		if err != nil {
+			return err
+		}
+		if man, err = manifest(sw.fs, "sweep", sw.sf.seed, in, render); err != nil {
+			return err
+		}
+	}
+	sw.wf.shard = sw.sh.sp
 	sessions, err := sw.wf.load(e, sw.sf.seed)
+	if err != nil {
+		return err
+	}
+	// A shard owns (grid point, tenant) cells, and reads in full only the
+	// tenants of its cells: its identity hashes those.
+	cells, order, err := shardCells(e, st, sw.wf.stubs, experiment.Tenants(sessions), points, sw.sh.sp, cellUnit)
 	if err != nil {
 		return err
 	}
@@ -171,17 +195,21 @@ func runSweep(e *env, sw *sweepFlags) error {
 		defer closeJournal()
 	}
 	st.Memo.Warm(sessions)
-	cells, err := st.Cells(experiment.Tenants(sessions), points)
-	if err != nil {
-		return err
-	}
 	if sw.resume {
 		n := experiment.Resume(cells, done)
 		fmt.Fprintf(e.stderr, "ctxsim sweep: resuming %s: %d of %d cells done, %d to run\n", sw.of.out, n, len(cells), len(cells)-n)
 	}
+	at := map[*experiment.Cell][]int{}
+	for i := range order {
+		at[cells[i]] = order[i]
+	}
 	var runs []report.RunSummary
+	var addErr error
 	cellErr := runCells(e, st, cells, sw.sf.jobs, jr, func(c *experiment.Cell) {
 		runs = append(runs, c.Result.Runs...)
+		if addErr == nil {
+			addErr = sw.sh.cell(at[c], cellUnit(c.Spec, c.Tenant), c, st, 0)
+		}
 	})
 	var failed *cellsFailed
 	if cellErr != nil && !errors.As(cellErr, &failed) {
@@ -189,11 +217,32 @@ func runSweep(e *env, sw *sweepFlags) error {
 		// summary, as a crash would, so the journal stays the one record.
 		return cellErr
 	}
+	if addErr != nil {
+		return addErr
+	}
+	if err := sweepOutput(e, format, sw.of.out, sw.plots, runs, labels(cells), render); err != nil {
+		return err
+	}
+	if cellErr == nil {
+		return sw.sh.write(sw.of.out, man)
+	}
+	return cellErr
+}
 
+// sweepRender is what merge needs to print a sharded sweep's table.
+type sweepRender struct {
+	Base   string            `json:"base"`
+	Axes   []experiment.Axis `json:"axes"`
+	Points []string          `json:"points"`
+}
+
+// sweepOutput writes summary.json and runs.parquet to out (when set), the
+// heatmaps to plots, and prints the sweep's table, from runs in cell order.
+func sweepOutput(e *env, format report.Format, out, plots string, runs []report.RunSummary, labels map[string]runLabel, r sweepRender) error {
 	// Runs in cell order (grid order, then tenant order), then by trace.
 	rank := map[string]int{}
-	for i, p := range points {
-		rank[p.Name] = i
+	for i, p := range r.Points {
+		rank[p] = i
 	}
 	sortStable(runs, func(a, b report.RunSummary) bool {
 		if rank[a.Policy] != rank[b.Policy] {
@@ -201,33 +250,34 @@ func runSweep(e *env, sw *sweepFlags) error {
 		}
 		return a.Trace < b.Trace
 	})
-	if jr != nil {
-		if err := report.WriteFileAtomic(filepath.Join(sw.of.out, "summary.json"), func(w io.Writer) error {
+	if out != "" {
+		if err := report.WriteFileAtomic(filepath.Join(out, "summary.json"), func(w io.Writer) error {
 			return report.WriteResults(w, report.Results{Runs: runs})
 		}); err != nil {
 			return err
 		}
+		if err := writeParquet(out, runs, labels, nil, false); err != nil {
+			return err
+		}
 	}
+	axes := r.Axes
 	var m *sweepMatrix
 	if len(axes) == 2 {
-		m = newSweepMatrix(axes, points, runs)
+		m = newSweepMatrix(axes, r.Points, runs)
 	}
-	if sw.plots != "" {
-		if err := m.writeHeatmaps(sw.plots); err != nil {
+	if plots != "" {
+		if err := m.writeHeatmaps(plots); err != nil {
 			return err
 		}
 	}
 	if format == report.JSON {
-		if err := report.WriteResults(e.stdout, report.Results{Runs: runs}); err != nil {
-			return err
-		}
-		return cellErr
+		return report.WriteResults(e.stdout, report.Results{Runs: runs})
 	}
 	// The table groups rows by trace, as compare's does, so the cheapest
 	// cell of each trace stands out.
 	byTrace := append([]report.RunSummary(nil), runs...)
-	sortRuns(byTrace, points)
-	title := fmt.Sprintf("Sweep of %s over %s (%d cells)", base.Name, axisNames(axes), len(points))
+	sortRunsBy(byTrace, r.Points)
+	title := fmt.Sprintf("Sweep of %s over %s (%d cells)", r.Base, axisNames(axes), len(r.Points))
 	if err := report.WriteRuns(e.stdout, format, byTrace, report.RunsOptions{Title: title}); err != nil {
 		return err
 	}
@@ -237,7 +287,7 @@ func runSweep(e *env, sw *sweepFlags) error {
 			return err
 		}
 	}
-	return cellErr
+	return nil
 }
 
 func axisNames(axes []experiment.Axis) string {
@@ -364,12 +414,12 @@ func countNoun(n int, what string) string {
 	return strconv.Itoa(n) + " " + what + "s"
 }
 
-func newSweepMatrix(axes []experiment.Axis, points []experiment.Spec, runs []report.RunSummary) *sweepMatrix {
+func newSweepMatrix(axes []experiment.Axis, points []string, runs []report.RunSummary) *sweepMatrix {
 	m := &sweepMatrix{axes: [2]experiment.Axis{axes[0], axes[1]}}
 	nc := len(axes[1].Values)
 	at := map[string]int{}
 	for i, p := range points {
-		at[p.Name] = i // GridPoints varies the last key fastest
+		at[p] = i // GridPoints varies the last key fastest
 	}
 	m.pivot = experiment.NewPivot(runs,
 		func(r report.RunSummary) string { return axes[0].Values[at[r.Policy]/nc] },

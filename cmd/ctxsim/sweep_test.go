@@ -398,7 +398,7 @@ func TestSweepMatrixSkipsOverflow(t *testing.T) {
 		runs = append(runs, r)
 	}
 	var b bytes.Buffer
-	require.NoError(t, newSweepMatrix(axes, points, runs).table().Write(&b, report.Markdown))
+	require.NoError(t, newSweepMatrix(axes, specNames(points), runs).table().Write(&b, report.Markdown))
 	got := b.String()
 	for _, want := range []string{"| 0.3 | 0.5000 * | 0.6000 |", "| 0.9 | 0.0500 ! | 0.7000 |", "! some calls overflowed"} {
 		if !strings.Contains(got, want) {

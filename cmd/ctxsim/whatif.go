@@ -11,6 +11,7 @@ import (
 	"github.com/ctxsim/ctxsim/experiment"
 	"github.com/ctxsim/ctxsim/policies"
 	"github.com/ctxsim/ctxsim/report"
+	"github.com/ctxsim/ctxsim/shard"
 	"github.com/ctxsim/ctxsim/sim"
 )
 
@@ -92,11 +93,16 @@ Examples:
 			fs.Uint64Var(&sf.seed, "seed", 1, "seed of every random choice")
 			fs.IntVarP(&sf.jobs, "jobs", "j", 0, "parallel replays (0: all cores); output is identical for any value")
 			of.add(fs)
+			var sh shardFlags
+			sh.flag(fs, "(policy, session group) cells")
 			return func(e *env, args []string) error {
 				if len(args) == 0 {
 					return usagef("want at least one PATH (a log file or directory)")
 				}
-				return runWhatif(e, args, *from, *names, &sf, &of)
+				if err := sh.parse(of.out); err != nil {
+					return err
+				}
+				return runWhatif(e, fs, args, *from, *names, &sf, &of, &sh)
 			}
 		},
 	})
@@ -130,7 +136,7 @@ type whatifReport struct {
 	Totals   whatifSession   `json:"totals"`
 }
 
-func runWhatif(e *env, paths []string, from string, names []string, sf *simFlags, of *outFlags) error {
+func runWhatif(e *env, fs *pflag.FlagSet, paths []string, from string, names []string, sf *simFlags, of *outFlags, sh *shardFlags) error {
 	format, err := of.parse()
 	if err != nil {
 		return err
@@ -147,6 +153,16 @@ func runWhatif(e *env, paths []string, from string, names []string, sf *simFlags
 	// such a break happened whatever the policy, and every variant replays
 	// it too, so savings compare like with like.
 	specs = append([]experiment.Spec{experiment.RecordedObserved()}, specs...)
+	var m shard.Manifest
+	if sh.sp.Sharded() {
+		in, err := inputs(paths, false, sf.prices)
+		if err != nil {
+			return err
+		}
+		if m, err = manifest(fs, "whatif", sf.seed, in, whatifRender{Policies: specNames(specs)}); err != nil {
+			return err
+		}
+	}
 	sessions, warn, err := loadTraces(e, paths, from)
 	if err != nil {
 		return err
@@ -166,43 +182,69 @@ func runWhatif(e *env, paths []string, from string, names []string, sf *simFlags
 	if !tenants[0].HasRecorded() {
 		return fmt.Errorf("the sessions carry no recorded usage: nothing to compare with (try ctxsim compare)")
 	}
-	cells, err := st.Cells(tenants, specs)
+	// All the logs are one tenant, so a shard owns (policy, tenant) cells.
+	cells, order, err := shardCells(e, st, nil, tenants, specs, sh.sp, cellUnit)
 	if err != nil {
 		return err
 	}
+	at := map[*experiment.Cell][]int{}
+	for i := range order {
+		at[cells[i]] = order[i]
+	}
 	var runs []report.RunSummary
 	var recs []sim.Record
+	var addErr error
 	cellErr := runCells(e, st, cells, sf.jobs, nil, func(c *experiment.Cell) {
 		runs = append(runs, c.Result.Runs...)
+		n := 0
 		if of.out != "" {
 			recs = append(recs, c.Result.Records...)
+			n = len(c.Result.Records)
+		}
+		if addErr == nil {
+			addErr = sh.cell(at[c], cellUnit(c.Spec, c.Tenant), c, st, n)
 		}
 	})
 	var failed *cellsFailed
 	if cellErr != nil && !errors.As(cellErr, &failed) {
 		return cellErr
 	}
-	if err := writeOutputs(of.out, "", runs, recs, st, "ctxsim whatif"); err != nil {
+	if addErr != nil {
+		return addErr
+	}
+	res := &results{title: "ctxsim whatif", seed: st.Seed, runs: runs, recs: recs, labels: labels(cells), price: firstPrice(st, recs)}
+	if err := res.write(of.out, ""); err != nil {
 		return err
 	}
-	rep := buildWhatif(runs, specs)
-	if format == report.JSON {
-		if err := writeJSON(e.stdout, rep); err != nil {
-			return err
-		}
-		return cellErr
-	}
-	if err := whatifTable(rep, specs[1:]).Write(e.stdout, format); err != nil {
+	if err := whatifPrint(e, format, runs, specNames(specs)); err != nil {
 		return err
+	}
+	if cellErr == nil {
+		return sh.write(of.out, m)
 	}
 	return cellErr
+}
+
+// whatifRender is what merge needs to print a sharded whatif's table.
+type whatifRender struct {
+	Policies []string `json:"policies"`
+}
+
+// whatifPrint prints the whatif report of runs (in cell order) for the
+// policies, the recorded replay first.
+func whatifPrint(e *env, format report.Format, runs []report.RunSummary, policies []string) error {
+	rep := buildWhatif(runs, policies)
+	if format == report.JSON {
+		return writeJSON(e.stdout, rep)
+	}
+	return whatifTable(rep, policies[1:]).Write(e.stdout, format)
 }
 
 // buildWhatif prices each session with a recorded replay under every
 // policy, against that replay, and names the best: the cheapest policy
 // whose calls all fit and were billed (the experiment.Pivot rule), the
 // replay of what happened included.
-func buildWhatif(runs []report.RunSummary, specs []experiment.Spec) whatifReport {
+func buildWhatif(runs []report.RunSummary, policies []string) whatifReport {
 	var kept []report.RunSummary
 	hasBase := map[string]bool{}
 	for _, r := range runs {
@@ -218,10 +260,7 @@ func buildWhatif(runs []report.RunSummary, specs []experiment.Spec) whatifReport
 	policy := func(r report.RunSummary) string { return r.Policy }
 	bySession := experiment.NewPivot(kept, policy, func(r report.RunSummary) string { return r.Trace })
 	total := experiment.NewPivot(kept, policy, func(report.RunSummary) string { return "total" })
-	rows := make([]string, len(specs))
-	for i, sp := range specs {
-		rows[i] = sp.Name
-	}
+	rows := policies
 	var rep whatifReport
 	tot := whatifSession{ID: "total"}
 	var totRec float64
@@ -242,12 +281,12 @@ func buildWhatif(runs []report.RunSummary, specs []experiment.Spec) whatifReport
 			e := 100 * (ws.ReplayUSD - *ws.RecordedUSD) / *ws.RecordedUSD
 			ws.ReplayErrorPct = &e
 		}
-		for _, sp := range specs[1:] {
+		for _, name := range policies[1:] {
 			var w whatifPolicy
-			if t := p.At(sp.Name, col); t != nil {
-				w = savings(sp.Name, t.CostUSD, base.CostUSD)
+			if t := p.At(name, col); t != nil {
+				w = savings(name, t.CostUSD, base.CostUSD)
 			} else if col == "total" {
-				w = savings(sp.Name, 0, base.CostUSD)
+				w = savings(name, 0, base.CostUSD)
 			} else {
 				continue
 			}
@@ -289,14 +328,14 @@ func change(pct float64) string {
 	return fmt.Sprintf("%+.0f%%", pct)
 }
 
-func whatifTable(rep whatifReport, specs []experiment.Spec) *report.Table {
+func whatifTable(rep whatifReport, policies []string) *report.Table {
 	t := &report.Table{
 		Title:   "What recorded sessions cost, and would have cost ($; savings vs the replay of what happened)",
 		Columns: []string{"session", "recorded", "replay", "error"},
 		Right:   []bool{false, true, true, true},
 	}
-	for _, sp := range specs {
-		t.Columns = append(t.Columns, sp.Name)
+	for _, name := range policies {
+		t.Columns = append(t.Columns, name)
 		t.Right = append(t.Right, true)
 	}
 	t.Columns = append(t.Columns, "best")
@@ -315,8 +354,8 @@ func whatifTable(rep whatifReport, specs []experiment.Spec) *report.Table {
 		for _, p := range ws.Policies {
 			byName[p.Policy] = p
 		}
-		for _, sp := range specs {
-			p, ok := byName[sp.Name]
+		for _, name := range policies {
+			p, ok := byName[name]
 			if !ok {
 				cells = append(cells, "")
 				continue

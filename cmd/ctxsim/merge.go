@@ -1,0 +1,152 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/pflag"
+
+	"github.com/ctxsim/ctxsim/pricing"
+	"github.com/ctxsim/ctxsim/report"
+	"github.com/ctxsim/ctxsim/shard"
+)
+
+func init() {
+	register(&command{
+		name:    "merge",
+		summary: "join the output directories of a sharded run (--shard K/N) into the run's outputs",
+		usage:   "DIR... --out DIR [--format F]",
+		help: `Merge reads the output directories of the N shards of one run (compare,
+whatif or sweep with --shard K/N --out DIR), in any order, and writes to
+--out exactly what the run writes on one machine (summary.json,
+records.jsonl, report.html, runs.parquet, records.parquet; a sweep's
+summary.json and runs.parquet), and prints its table, byte for byte.
+
+It refuses, naming the directory, a shard that is missing or given twice,
+a directory that is not a shard's output, and shards of different runs:
+another N, ctxsim version, command, --seed, flag or input (each --trace
+path's files and the --prices file are hashed in manifest.json). A shard
+that failed writes no manifest.json, so a run with a failed shard does not
+merge: rerun that shard.
+
+The table is printed in --format (default text), as the command prints it.
+See docs/scale.md for Kubernetes, GitHub Actions and GNU parallel recipes.
+
+Examples:
+  ctxsim compare --shard 1/2 --out out/shard-1
+  ctxsim compare --shard 2/2 --out out/shard-2
+  ctxsim merge out/shard-1 out/shard-2 --out out/merged
+  ctxsim merge shards/* --out merged --format markdown > merged.md`,
+		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
+			var of outFlags
+			of.add(fs)
+			fs.Lookup("out").Usage = "directory to write the merged outputs to (required)"
+			return func(e *env, dirs []string) error {
+				if len(dirs) == 0 {
+					return usagef("want the shard directories to merge")
+				}
+				if of.out == "" {
+					return usagef("--out DIR: where to write the merged outputs")
+				}
+				for _, d := range dirs {
+					if filepath.Clean(d) == filepath.Clean(of.out) {
+						return usagef("--out %s is one of the shards", of.out)
+					}
+				}
+				format, err := of.parse()
+				if err != nil {
+					return err
+				}
+				return runMerge(e, dirs, of.out, format)
+			}
+		},
+	})
+}
+
+func runMerge(e *env, dirs []string, out string, format report.Format) error {
+	m, err := shard.Merge(dirs)
+	if err != nil {
+		return err
+	}
+	man := m.Manifest
+	decode := func(v any) error {
+		if err := json.Unmarshal(man.Render, v); err != nil {
+			return fmt.Errorf("%s: render: %v", filepath.Join(dirs[0], shard.ManifestFile), err)
+		}
+		return nil
+	}
+	labels, wl, price, err := cellLabels(m.Cells)
+	if err != nil {
+		return err
+	}
+	switch man.Command {
+	case "compare":
+		var r compareRender
+		if err := decode(&r); err != nil {
+			return err
+		}
+		res, err := mergedResults(m, "ctxsim compare", labels, price)
+		if err != nil {
+			return err
+		}
+		sortRunsBy(res.runs, r.Policies)
+		if err := res.write(out, ""); err != nil {
+			return err
+		}
+		return compareTable(e, format, res.runs, wl, r.Policies, r.Suite && !r.Detail)
+	case "whatif":
+		var r whatifRender
+		if err := decode(&r); err != nil {
+			return err
+		}
+		res, err := mergedResults(m, "ctxsim whatif", labels, price)
+		if err != nil {
+			return err
+		}
+		if err := res.write(out, ""); err != nil {
+			return err
+		}
+		return whatifPrint(e, format, res.runs, r.Policies)
+	case "sweep":
+		var r sweepRender
+		if err := decode(&r); err != nil {
+			return err
+		}
+		return sweepOutput(e, format, out, "", m.Runs(), labels, r)
+	}
+	return fmt.Errorf("%s: command %q cannot be merged", filepath.Join(dirs[0], shard.ManifestFile), man.Command)
+}
+
+// mergedResults are the merged runs (in cell order) and records.
+func mergedResults(m *shard.Merged, title string, labels map[string]runLabel, price *pricing.Price) (*results, error) {
+	recs, err := m.Records()
+	if err != nil {
+		return nil, err
+	}
+	return &results{title: title, seed: m.Manifest.Seed, runs: m.Runs(), recs: recs, labels: labels, price: price}, nil
+}
+
+// cellLabels reads the cells' data: each run's tenant and workload, the
+// workload of every root session, and the price of the run's first call
+// (that of the first cell that made one).
+func cellLabels(cells []shard.Cell) (map[string]runLabel, map[string]string, *pricing.Price, error) {
+	labels := map[string]runLabel{}
+	wl := map[string]string{}
+	var price *pricing.Price
+	priced := false
+	for _, c := range cells {
+		var d cellData
+		if err := json.Unmarshal(c.Data, &d); err != nil {
+			return nil, nil, nil, fmt.Errorf("cell %s: data: %v", c.Unit, err)
+		}
+		for id, w := range d.Workloads {
+			wl[id] = w
+			labels[id] = runLabel{d.Tenant, w}
+		}
+		if !priced && d.FirstModel != "" {
+			price, priced = d.Price, true
+		}
+	}
+	return labels, wl, price, nil
+}
