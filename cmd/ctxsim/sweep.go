@@ -251,6 +251,9 @@ func sweepOutput(e *env, format report.Format, out, plots string, runs []report.
 		return a.Trace < b.Trace
 	})
 	if out != "" {
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return err
+		}
 		if err := report.WriteFileAtomic(filepath.Join(out, "summary.json"), func(w io.Writer) error {
 			return report.WriteResults(w, report.Results{Runs: runs})
 		}); err != nil {
