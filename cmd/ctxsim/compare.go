@@ -217,7 +217,8 @@ Examples:
   ctxsim compare --trace ~/.claude/projects --policy recorded --policy prune-on-resume
   ctxsim compare --profile coding-burst --sessions 5 --policy hermes-default --policy hermes-micro
   ctxsim compare --profile cron --policy hermes --set prompt_caching.layout=system_and_3
-  ctxsim compare --trace traces/ --policy my-policy.yaml --provider openai --out out/`,
+  ctxsim compare --trace traces/ --policy my-policy.yaml --provider openai --out out/
+  ctxsim compare --trace traces/ --shard 2/4 --out out/shard-2   (then ctxsim merge)`,
 		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
 			var wf workloadFlags
 			var sf simFlags

@@ -30,6 +30,13 @@
 //	$ ctxsim compare --profile coding-burst --sessions 1 --policy hermes-default --policy hermes-micro
 //	$ ctxsim sweep --profile cron --sessions 1 --policy hermes-default --grid prompt_caching.cache_ttl=5m,1h
 //
+// The same grid split into two shards, as two machines would run it, and
+// merged back into exactly what one run writes (docs/scale.md):
+//
+//	$ ctxsim sweep --profile cron --sessions 2 --policy hermes-default --grid prompt_caching.cache_ttl=5m,1h --shard 1/2 --out OUT/s1
+//	$ ctxsim sweep --profile cron --sessions 2 --policy hermes-default --grid prompt_caching.cache_ttl=5m,1h --shard 2/2 --out OUT/s2
+//	$ ctxsim merge OUT/s1 OUT/s2 --out OUT/merged
+//
 // Cache break-even arithmetic, and the presets:
 //
 //	$ ctxsim breakeven --model claude-opus-4-6

@@ -29,7 +29,7 @@ func TestDocExamples(t *testing.T) {
 			t.Errorf("ctxsim %s: exit %d, %d bytes of output\n%s", cmd, code, len(stdout), errs)
 		}
 	}
-	if n != 9 {
-		t.Errorf("found %d examples in doc.go, want the manual's 9 (change the count with the manual)", n)
+	if n != 12 {
+		t.Errorf("found %d examples in doc.go, want the manual's 12 (change the count with the manual)", n)
 	}
 }
