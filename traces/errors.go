@@ -93,9 +93,13 @@ func (w *Warnings) List() []Warning {
 // String renders the warnings one per line, reason first:
 // "warning: skipped invalid JSON: 3 lines (first at f.jsonl:12)". Reasons say
 // what was done ("skipped ...", "kept ...").
-func (w *Warnings) String() string {
+func (w *Warnings) String() string { return FormatWarnings(w.List()) }
+
+// FormatWarnings renders list as Warnings.String does: a merge of sharded
+// runs' warnings prints them as one run would.
+func FormatWarnings(list []Warning) string {
 	var b strings.Builder
-	for _, x := range w.List() {
+	for _, x := range list {
 		noun := "line"
 		if x.Count != 1 {
 			noun = "lines"

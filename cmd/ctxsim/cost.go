@@ -63,6 +63,9 @@ Examples:
 			var format formatFlags
 			format.add(fs, "same as --format json")
 			ccusage := fs.Bool("ccusage", false, "price 1h cache writes at the 5m rate, as ccusage does (below what Anthropic bills)")
+			var sh shardFlags
+			sh.flag(fs, "project directories (of Claude Code logs)")
+			out := fs.StringP("out", "o", "", "with --shard: the directory to write the shard's part to, for ctxsim merge")
 			return func(e *env, args []string) error {
 				if len(args) == 0 {
 					return usagef("want at least one PATH")
@@ -70,6 +73,12 @@ Examples:
 				f, err := format.parse()
 				if err != nil {
 					return err
+				}
+				if err := sh.parse(*out); err != nil {
+					return err
+				}
+				if *out != "" && !sh.sp.Sharded() {
+					return usagef("--out is where a --shard writes its part; cost prints its report")
 				}
 				if *from != "" {
 					if _, err := traces.Lookup(formats.All(), *from); err != nil {
@@ -80,30 +89,45 @@ Examples:
 				if err != nil {
 					return err
 				}
+				if sh.sp.Sharded() {
+					return costShard(e, fs, args, *from, *prices, card, *ccusage, f, &sh, *out)
+				}
 				sessions, ws, err := costSessions(e, args, *from)
 				if err != nil {
 					return err
 				}
 				if *ccusage {
-					for i := range sessions {
-						for j := range sessions[i].calls {
-							u := &sessions[i].calls[j].usage
-							u.CacheWrite5m, u.CacheWrite1h = u.CacheWrite5m+u.CacheWrite1h, 0
-						}
-					}
+					ccusageWrites(sessions)
 				}
-				rep, err := priceSessions(sessions, card)
-				if err != nil {
-					return err
-				}
-				rep.Warnings = ws.List()
-				if f != report.JSON {
-					printWarnings(e, ws)
-				}
-				return rep.write(e, f)
+				return printCost(e, f, sessions, ws.List(), card)
 			}
 		},
 	})
+}
+
+// ccusageWrites moves 1h cache writes to the 5m tier, as ccusage prices
+// them.
+func ccusageWrites(sessions []costSession) {
+	for i := range sessions {
+		for j := range sessions[i].calls {
+			u := &sessions[i].calls[j].usage
+			u.CacheWrite5m, u.CacheWrite1h = u.CacheWrite5m+u.CacheWrite1h, 0
+		}
+	}
+}
+
+// printCost prices sessions and prints the report, the warnings on stderr
+// (in the JSON otherwise).
+func printCost(e *env, f report.Format, sessions []costSession, warnings []traces.Warning, card *pricing.Card) error {
+	rep, err := priceSessions(sessions, card)
+	if err != nil {
+		return err
+	}
+	rep.Warnings = warnings
+	if f != report.JSON {
+		fmt.Fprint(e.stderr, traces.FormatWarnings(warnings))
+	}
+	return rep.write(e, f)
 }
 
 // costSession is one session's billed calls, from the fast Claude Code

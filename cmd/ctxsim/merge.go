@@ -18,10 +18,12 @@ func init() {
 		summary: "join the output directories of a sharded run (--shard K/N) into the run's outputs",
 		usage:   "DIR... --out DIR [--format F]",
 		help: `Merge reads the output directories of the N shards of one run (compare,
-whatif or sweep with --shard K/N --out DIR), in any order, and writes to
---out exactly what the run writes on one machine (summary.json,
+whatif, sweep or cost with --shard K/N --out DIR), in any order, and writes
+to --out exactly what the run writes on one machine (summary.json,
 records.jsonl, report.html, runs.parquet, records.parquet; a sweep's
-summary.json and runs.parquet), and prints its table, byte for byte.
+summary.json and runs.parquet), and prints its table, byte for byte. Cost
+writes no files: merge prints its report (give it the shards' --prices
+file, if they had one).
 
 It refuses, naming the directory, a shard that is missing or given twice,
 a directory that is not a shard's output, and shards of different runs:
@@ -41,13 +43,11 @@ Examples:
 		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
 			var of outFlags
 			of.add(fs)
-			fs.Lookup("out").Usage = "directory to write the merged outputs to (required)"
+			fs.Lookup("out").Usage = "directory to write the merged outputs to (all but cost, which only prints)"
+			prices := fs.String("prices", "", "cost shards only: the --prices file the shards priced with")
 			return func(e *env, dirs []string) error {
 				if len(dirs) == 0 {
 					return usagef("want the shard directories to merge")
-				}
-				if of.out == "" {
-					return usagef("--out DIR: where to write the merged outputs")
 				}
 				for _, d := range dirs {
 					if filepath.Clean(d) == filepath.Clean(of.out) {
@@ -58,18 +58,27 @@ Examples:
 				if err != nil {
 					return err
 				}
-				return runMerge(e, dirs, of.out, format)
+				return runMerge(e, dirs, of.out, format, *prices)
 			}
 		},
 	})
 }
 
-func runMerge(e *env, dirs []string, out string, format report.Format) error {
+func runMerge(e *env, dirs []string, out string, format report.Format, prices string) error {
 	m, err := shard.Merge(dirs)
 	if err != nil {
 		return err
 	}
 	man := m.Manifest
+	if man.Command == "cost" {
+		return mergeCost(e, m, format, prices)
+	}
+	if out == "" {
+		return usagef("--out DIR: where to write the merged %s outputs", man.Command)
+	}
+	if prices != "" {
+		return usagef("--prices is for cost shards; %s shards carry their prices", man.Command)
+	}
 	decode := func(v any) error {
 		if err := json.Unmarshal(man.Render, v); err != nil {
 			return fmt.Errorf("%s: render: %v", filepath.Join(dirs[0], shard.ManifestFile), err)

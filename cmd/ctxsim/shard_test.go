@@ -159,7 +159,6 @@ func TestShardUsage(t *testing.T) {
 		{[]string{"compare", "--shard", "0/3", "--out", "x"}, "K must be 1..3"},
 		{[]string{"sweep", "--shard", "3", "--out", "x", "--policy", "hermes-default", "--grid", "compression.threshold=0.5"}, "want K/N"},
 		{[]string{"whatif", "--shard", "4/3", "--out", "x", "../../testdata/claude-code"}, "K must be 1..3"},
-		{[]string{"merge", "a"}, "--out DIR"},
 		{[]string{"merge", "--out", "a", "a"}, "--out a is one of the shards"},
 	} {
 		code, _, errs := runCmd(t, tc.args...)
@@ -193,4 +192,67 @@ func TestShardManifest(t *testing.T) {
 	// Synthetic sessions are a function of the flags, the seed and the
 	// build; only files are hashed.
 	require.Empty(t, m.Inputs)
+}
+
+// copyTree copies the files under src to dst.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	require.NoError(t, os.CopyFS(dst, os.DirFS(src)))
+}
+
+// cost shards by project directory; merged, it prints what one process
+// prints, in text and JSON, on the recorded sessions laid out as three
+// projects (one with a session's subagents below it).
+func TestShardMergeCost(t *testing.T) {
+	src := "../../testdata/claude-code"
+	root := filepath.Join(t.TempDir(), "projects")
+	for proj, files := range map[string][]string{
+		"-home-a": {"short.jsonl", "tool_heavy.jsonl"},
+		"-home-b": {"subagent.jsonl"},
+		"-home-c": {"4d5611e5-241a-462a-8d15-5122611a9569.jsonl"},
+	} {
+		require.NoError(t, os.MkdirAll(filepath.Join(root, proj), 0o755))
+		for _, f := range files {
+			b, err := os.ReadFile(filepath.Join(src, f))
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(filepath.Join(root, proj, f), b, 0o644))
+		}
+	}
+	copyTree(t, filepath.Join(src, "4d5611e5-241a-462a-8d15-5122611a9569"), filepath.Join(root, "-home-c", "4d5611e5-241a-462a-8d15-5122611a9569"))
+	for _, format := range [][]string{nil, {"--json"}, {"--ccusage", "--format", "csv"}} {
+		args := append([]string{"cost", root}, format...)
+		code, want, errs := runCmd(t, args...)
+		require.Equal(t, exitOK, code, errs)
+		var dirs []string
+		withCells := 0
+		for k := 1; k <= 3; k++ {
+			d := filepath.Join(t.TempDir(), "s")
+			code, _, errs := runCmd(t, append(args, "--shard", fmt.Sprintf("%d/3", k), "--out", d)...)
+			require.Equal(t, exitOK, code, errs)
+			if readFile(t, filepath.Join(d, shard.CellsFile)) != "" {
+				withCells++
+			}
+			dirs = append(dirs, d)
+		}
+		require.GreaterOrEqual(t, withCells, 2, "the projects must fall in more than one shard")
+		mergeArgs := append([]string{"merge"}, dirs...)
+		for i, a := range format {
+			if a == "--json" || a == "--format" {
+				mergeArgs = append(mergeArgs, format[i:min(i+2, len(format))]...)
+			}
+		}
+		code, got, errs := runCmd(t, mergeArgs...)
+		require.Equal(t, exitOK, code, errs)
+		if got != want {
+			t.Errorf("cost %v: merge prints\n%s\nwant\n%s", format, got, want)
+		}
+		if !strings.Contains(want, "total") && !strings.Contains(want, "totals") {
+			t.Fatalf("cost printed no total: %s", want)
+		}
+	}
+	// Another format is refused, not silently split.
+	code, _, errs := runCmd(t, "cost", "--from", "native", src, "--shard", "1/2", "--out", t.TempDir())
+	if code != exitUsage || !strings.Contains(errs, "cost --shard splits Claude Code log trees") {
+		t.Errorf("cost --shard on native traces: exit %d, %s", code, errs)
+	}
 }
