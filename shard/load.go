@@ -94,8 +94,9 @@ func readHeader(src traces.Input, file string) (*traces.Session, error) {
 }
 
 // Fill reads in full every stub among sessions, in place: the pointers
-// stay, so tenants built from the stubs now hold whole sessions. A trace
-// whose header changed since Open is an error.
+// stay, so tenants built from the stubs now hold whole sessions, and each
+// keeps the Tenant its stub has (a caller may have set it). A trace whose
+// id or parent changed since Open is an error.
 func (st *Stubs) Fill(ctx context.Context, sessions []*traces.Session) error {
 	for _, s := range sessions {
 		ref, ok := st.at[s]
@@ -109,9 +110,12 @@ func (st *Stubs) Fill(ctx context.Context, sessions []*traces.Session) error {
 		if err != nil {
 			return err
 		}
-		if full.ID != s.ID || full.Parent != s.Parent || full.Tenant != s.Tenant {
+		if full.ID != s.ID || full.Parent != s.Parent {
 			return fmt.Errorf("%s: changed while the shard was reading it", ref.src.Display(ref.file))
 		}
+		// The tenant the caller gave the stub (fidelity makes every
+		// session its own account) is the one it was grouped by.
+		full.Tenant = s.Tenant
 		*s = *full
 		delete(st.at, s)
 	}

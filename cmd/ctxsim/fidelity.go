@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxsim/ctxsim/experiment"
 	"github.com/ctxsim/ctxsim/report"
+	"github.com/ctxsim/ctxsim/shard"
 )
 
 func init() {
@@ -46,6 +47,9 @@ Examples:
 			fs.IntVarP(&sf.jobs, "jobs", "j", 0, "parallel replays (0: all cores); output is identical for any value")
 			sf.provider, sf.seed = "auto", 1
 			of.add(fs, "print the report as JSON")
+			var sh shardFlags
+			sh.flag(fs, "sessions (each with its subagents)")
+			out := fs.StringP("out", "o", "", "with --shard: the directory to write the shard's part to, for ctxsim merge")
 			return func(e *env, args []string) error {
 				if len(args) == 0 {
 					return usagef("want at least one PATH (a log file or directory)")
@@ -53,13 +57,19 @@ Examples:
 				if *worst < 0 {
 					return usagef("--worst %d: want 0 or more", *worst)
 				}
-				return runFidelity(e, args, *from, *worst, &sf, &of)
+				if err := sh.parse(*out); err != nil {
+					return err
+				}
+				if *out != "" && !sh.sp.Sharded() {
+					return usagef("--out is where a --shard writes its part; fidelity prints its report")
+				}
+				return runFidelity(e, fs, args, *from, *worst, &sf, &of, &sh, *out)
 			}
 		},
 	})
 }
 
-func runFidelity(e *env, paths []string, from string, worst int, sf *simFlags, of *formatFlags) error {
+func runFidelity(e *env, fs *pflag.FlagSet, paths []string, from string, worst int, sf *simFlags, of *formatFlags, sh *shardFlags, out string) error {
 	format, err := of.parse()
 	if err != nil {
 		return err
@@ -68,7 +78,17 @@ func runFidelity(e *env, paths []string, from string, worst int, sf *simFlags, o
 	if err != nil {
 		return err
 	}
-	sessions, warn, err := loadTraces(e, paths, from)
+	var m shard.Manifest
+	if sh.sp.Sharded() {
+		in, err := inputs(paths, false, sf.prices)
+		if err != nil {
+			return err
+		}
+		if m, err = manifest(fs, "fidelity", sf.seed, in, fidelityRender{Worst: worst}); err != nil {
+			return err
+		}
+	}
+	sessions, stubs, warn, err := openTraces(e, paths, from, sh.sp)
 	if err != nil {
 		return err
 	}
@@ -80,52 +100,83 @@ func runFidelity(e *env, paths []string, from string, worst int, sf *simFlags, o
 	for _, s := range sessions {
 		s.Tenant = ""
 	}
-	st.Memo.Warm(sessions)
-	tenants := experiment.Tenants(sessions)
-	var recorded []experiment.Tenant
-	for _, t := range tenants {
-		if t.HasRecorded() {
-			recorded = append(recorded, t)
-		}
-	}
-	if len(recorded) == 0 {
-		return fmt.Errorf("no session under %s carries recorded usage", strings.Join(paths, ", "))
-	}
-	cells, err := st.Cells(recorded, []experiment.Spec{experiment.Recorded(), experiment.RecordedObserved()})
+	specs := []experiment.Spec{experiment.Recorded(), experiment.RecordedObserved()}
+	// A shard owns sessions (tenants); only the recorded ones replay.
+	cells, order, err := shardCells(e, st, stubs, experiment.Tenants(sessions), specs, sh.sp,
+		func(_ experiment.Spec, t experiment.Tenant) string { return t.Key })
 	if err != nil {
 		return err
 	}
+	var keep []*experiment.Cell
+	var keepOrder [][]int
+	for i, c := range cells {
+		if c.Tenant.HasRecorded() {
+			keep = append(keep, c)
+			if order != nil {
+				keepOrder = append(keepOrder, order[i])
+			}
+		}
+	}
+	cells = keep
+	if len(cells) == 0 && !sh.sp.Sharded() {
+		return fmt.Errorf("no session under %s carries recorded usage", strings.Join(paths, ", "))
+	}
+	st.Memo.Warm(sessions)
+	at := map[*experiment.Cell][]int{}
+	for i := range keepOrder {
+		at[cells[i]] = keepOrder[i]
+	}
 	var rec, obs []report.RunSummary
+	var addErr error
 	cellErr := runCells(e, st, cells, sf.jobs, nil, func(c *experiment.Cell) {
 		if c.Spec.Name == experiment.RecordedObserved().Name {
 			obs = append(obs, c.Result.Runs...)
 		} else {
 			rec = append(rec, c.Result.Runs...)
 		}
+		if addErr == nil {
+			addErr = sh.cell(at[c], c.Tenant.Key, c, st, 0)
+		}
 	})
 	var failed *cellsFailed
 	if cellErr != nil && !errors.As(cellErr, &failed) {
 		return cellErr
 	}
-	rep := report.NewFidelityReport(rec, obs)
+	if addErr != nil {
+		return addErr
+	}
+	var skipped []string
 	for _, c := range cells {
 		if c.Err != nil && c.Spec.Name == experiment.Recorded().Name {
-			rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s: %v", c.Tenant.Key, c.Err))
+			skipped = append(skipped, fmt.Sprintf("%s: %v", c.Tenant.Key, c.Err))
 		}
 	}
+	if err := fidelityPrint(e, format, rec, obs, skipped, worst); err != nil {
+		return err
+	}
+	if cellErr == nil {
+		return sh.write(out, m)
+	}
+	return cellErr
+}
+
+// fidelityRender is what merge needs to print a sharded fidelity report.
+type fidelityRender struct {
+	Worst int `json:"worst"`
+}
+
+// fidelityPrint prints the fidelity report of the recorded and observed
+// replays' runs, in cell order.
+func fidelityPrint(e *env, format report.Format, rec, obs []report.RunSummary, skipped []string, worst int) error {
+	rep := report.NewFidelityReport(rec, obs)
+	rep.Skipped = append(rep.Skipped, skipped...)
 	if format == report.JSON {
-		if err := writeJSON(e.stdout, rep); err != nil {
-			return err
-		}
-		return cellErr
+		return writeJSON(e.stdout, rep)
 	}
 	if err := fidelityTable(rep, worst).Write(e.stdout, format); err != nil {
 		return err
 	}
-	if err := fidelitySummary(rep).Write(e.stdout, format); err != nil {
-		return err
-	}
-	return cellErr
+	return fidelitySummary(rep).Write(e.stdout, format)
 }
 
 func fidelityTable(rep report.FidelityReport, worst int) *report.Table {

@@ -18,12 +18,12 @@ func init() {
 		summary: "join the output directories of a sharded run (--shard K/N) into the run's outputs",
 		usage:   "DIR... --out DIR [--format F]",
 		help: `Merge reads the output directories of the N shards of one run (compare,
-whatif, sweep or cost with --shard K/N --out DIR), in any order, and writes
+whatif, sweep, fidelity or cost with --shard K/N --out DIR), in any order, and writes
 to --out exactly what the run writes on one machine (summary.json,
 records.jsonl, report.html, runs.parquet, records.parquet; a sweep's
 summary.json and runs.parquet), and prints its table, byte for byte. Cost
-writes no files: merge prints its report (give it the shards' --prices
-file, if they had one).
+and fidelity write no files: merge prints their report (for cost, give it
+the shards' --prices file, if they had one).
 
 It refuses, naming the directory, a shard that is missing or given twice,
 a directory that is not a shard's output, and shards of different runs:
@@ -70,8 +70,27 @@ func runMerge(e *env, dirs []string, out string, format report.Format, prices st
 		return err
 	}
 	man := m.Manifest
-	if man.Command == "cost" {
+	switch man.Command {
+	case "cost":
 		return mergeCost(e, m, format, prices)
+	case "fidelity":
+		var r fidelityRender
+		if err := json.Unmarshal(man.Render, &r); err != nil {
+			return fmt.Errorf("%s: render: %v", filepath.Join(dirs[0], shard.ManifestFile), err)
+		}
+		if len(m.Cells) == 0 {
+			return fmt.Errorf("no session in the shards carries recorded usage")
+		}
+		// Cells are spec-major: the recorded replay's, then the observed.
+		var rec, obs []report.RunSummary
+		for _, c := range m.Cells {
+			if c.Order[0] == 0 {
+				rec = append(rec, c.Runs...)
+			} else {
+				obs = append(obs, c.Runs...)
+			}
+		}
+		return fidelityPrint(e, format, rec, obs, nil, r.Worst)
 	}
 	if out == "" {
 		return usagef("--out DIR: where to write the merged %s outputs", man.Command)
