@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -22,15 +23,18 @@ import (
 //
 // Small by default; the documented measurement (docs/scale.md) is
 //
-//	CTXSIM_FLEET=10000 CTXSIM_SHARDS=8 go test ./cmd/ctxsim -run '^$' -bench ShardRSS -benchtime 1x -timeout 2h
+//	CTXSIM_FLEET=500,2000 CTXSIM_SHARDS=8 go test ./cmd/ctxsim -run '^$' -bench ShardRSS -benchtime 1x -timeout 2h
 func BenchmarkShardRSS(b *testing.B) {
 	sizes := []int{40, 160}
 	if v := os.Getenv("CTXSIM_FLEET"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			b.Fatalf("CTXSIM_FLEET=%q: %v", v, err)
+		sizes = nil
+		for _, f := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(f)
+			if err != nil {
+				b.Fatalf("CTXSIM_FLEET=%q: want sizes, comma-separated: %v", v, err)
+			}
+			sizes = append(sizes, n)
 		}
-		sizes = []int{n}
 	}
 	shards := 4
 	if v := os.Getenv("CTXSIM_SHARDS"); v != "" {

@@ -257,28 +257,28 @@ func TestShardMergeCost(t *testing.T) {
 	}
 }
 
-// fidelity shards by session; merged, it prints the one-process report.
+// fidelity shards by session; merged, it prints the one-process report,
+// as a table and as JSON, from the same shards.
 func TestShardMergeFidelity(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays the recorded sessions twice")
 	}
-	src := "../../testdata/claude-code"
-	for _, format := range [][]string{nil, {"--json"}} {
-		args := append([]string{"fidelity", src, "--worst", "3"}, format...)
-		code, want, errs := runCmd(t, args...)
+	args := []string{"fidelity", "../../testdata/claude-code", "--worst", "3"}
+	var dirs []string
+	withCells := 0
+	for k := 1; k <= 3; k++ {
+		d := filepath.Join(t.TempDir(), "s")
+		code, _, errs := runCmd(t, append(args, "--shard", fmt.Sprintf("%d/3", k), "--out", d)...)
 		require.Equal(t, exitOK, code, errs)
-		var dirs []string
-		withCells := 0
-		for k := 1; k <= 3; k++ {
-			d := filepath.Join(t.TempDir(), "s")
-			code, _, errs := runCmd(t, append(args, "--shard", fmt.Sprintf("%d/3", k), "--out", d)...)
-			require.Equal(t, exitOK, code, errs)
-			if readFile(t, filepath.Join(d, shard.CellsFile)) != "" {
-				withCells++
-			}
-			dirs = append(dirs, d)
+		if readFile(t, filepath.Join(d, shard.CellsFile)) != "" {
+			withCells++
 		}
-		require.GreaterOrEqual(t, withCells, 2, "the sessions must fall in more than one shard")
+		dirs = append(dirs, d)
+	}
+	require.GreaterOrEqual(t, withCells, 2, "the sessions must fall in more than one shard")
+	for _, format := range [][]string{nil, {"--json"}} {
+		code, want, errs := runCmd(t, append(args, format...)...)
+		require.Equal(t, exitOK, code, errs)
 		code, got, errs := runCmd(t, append(append([]string{"merge"}, dirs...), format...)...)
 		require.Equal(t, exitOK, code, errs)
 		if got != want {
