@@ -480,7 +480,9 @@ func (r *run) step() {
 	case traces.ToolResult:
 		r.append(prompt.RoleTool, e, idx)
 	case traces.Assistant:
-		r.call(e, idx)
+		if e.Meta[traces.MetaCopied] != "true" {
+			r.call(e, idx)
+		}
 		r.append(prompt.RoleAssistant, e, idx)
 		// An importer that knows the call's duration gives it as LatencyMS,
 		// counted from the event the call answers.
