@@ -1,6 +1,8 @@
 package tiktoken
 
 import (
+	"encoding/json"
+	"flag"
 	"os"
 	"os/exec"
 	"strings"
@@ -10,9 +12,10 @@ import (
 	"github.com/ctxsim/ctxsim/traces/claudecode"
 )
 
-// benchText is real session text: the block texts of the shared Claude
-// Code sessions, or of the repo's test log when they are absent.
-var benchText = sync.OnceValues(func() (string, string) {
+// benchTexts is real session text, one string per distinct block (as a
+// Memo counts it): the shared Claude Code sessions, or the repo's test log
+// when they are absent.
+var benchTexts = sync.OnceValues(func() ([]string, string) {
 	for _, p := range []string{"../../../../shared/traces/claude-code", "../../../testdata/claude-code"} {
 		if _, err := os.Stat(p); err != nil {
 			continue
@@ -21,35 +24,61 @@ var benchText = sync.OnceValues(func() (string, string) {
 		if err != nil {
 			continue
 		}
-		return strings.Join(texts(ss, map[string]bool{}, nil), "\n"), p
+		return texts(ss, map[string]bool{}, nil), p
 	}
-	return "", ""
+	return nil, ""
 })
 
-// BenchmarkCount is throughput on real session text, this package against
-// the reference (pkoukk/tiktoken-go), side by side.
+var benchOut = flag.String("benchtext", "", "TestWriteBenchText writes the benchmark's texts here, as a JSON array, for testdata/bench.js")
+
+// TestWriteBenchText writes the texts BenchmarkCount counts, so that other
+// tokenizers can be measured on the same input (testdata/bench.js).
+func TestWriteBenchText(t *testing.T) {
+	if *benchOut == "" {
+		t.Skip("no -benchtext file given")
+	}
+	xs, _ := benchTexts()
+	b, err := json.Marshal(xs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(*benchOut, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// BenchmarkCount is throughput on real session text, block by block, this
+// package against the reference (pkoukk/tiktoken-go), side by side:
 //
-//	go test ./policies/estimate/tiktoken -run - -bench Count -benchtime 3x
+//	go test ./policies/estimate/tiktoken -run - -bench Count -benchtime 5x
 func BenchmarkCount(b *testing.B) {
-	text, src := benchText()
-	if text == "" {
+	xs, src := benchTexts()
+	if len(xs) == 0 {
 		b.Skip("no session text")
 	}
-	b.Logf("%d bytes of block text from %s", len(text), src)
+	size := 0
+	for _, x := range xs {
+		size += len(x)
+	}
+	b.Logf("%d blocks, %d bytes from %s", len(xs), size, src)
 	for _, name := range Names {
 		enc, _ := Get(name)
 		enc.Load()
 		b.Run(name, func(b *testing.B) {
-			b.SetBytes(int64(len(text)))
+			b.SetBytes(int64(size))
 			for b.Loop() {
-				enc.Count(text)
+				for _, x := range xs {
+					enc.Count(x)
+				}
 			}
 		})
 		r := refs()[name]
 		b.Run(name+"/pkoukk", func(b *testing.B) {
-			b.SetBytes(int64(len(text)))
+			b.SetBytes(int64(size))
 			for b.Loop() {
-				r.EncodeOrdinary(text)
+				for _, x := range xs {
+					r.EncodeOrdinary(x)
+				}
 			}
 		})
 	}
