@@ -99,7 +99,7 @@ func (st *Setup) newProvider(name, tenant string) (provider.Provider, error) {
 }
 
 func (st *Setup) options(pol *sim.Policy, summaryModel string) sim.Options {
-	o := sim.Options{Prices: st.Prices, Count: st.Memo.Count, SummarizerModel: summaryModel}
+	o := sim.Options{Prices: st.Prices, Count: st.Memo.CountHash, SummarizerModel: summaryModel}
 	o.Summarizer = func(s *traces.Session) compact.Summarizer {
 		model := summaryModel
 		if model == "" {

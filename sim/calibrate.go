@@ -194,18 +194,17 @@ func (c *Calibrator) Calibration() fit.Calibration { return c.cal }
 
 // Count sizes a block: opaque blocks keep their size, others are the
 // calibrated local count.
-func (c *Calibrator) Count(b *traces.Block) int {
+func (c *Calibrator) Count(b *traces.Block, h uint64) int {
 	if b.Opaque() {
 		return b.Tokens
 	}
 	if c.sizes == nil {
-		return c.cal.Size(fit.KindOf(b), c.memo.Count(b))
+		return c.cal.Size(fit.KindOf(b), c.memo.CountHash(b, h))
 	}
-	h := b.Hash()
 	if n, ok := c.sizes[h]; ok {
 		return n
 	}
-	n := c.cal.Size(fit.KindOf(b), c.memo.Count(b))
+	n := c.cal.Size(fit.KindOf(b), c.memo.CountHash(b, h))
 	if c.mode == Anchored {
 		c.sizes[h] = n
 	}
@@ -234,7 +233,7 @@ func (c *Calibrator) Extra(m *prompt.Message) int {
 		// leave a breakpoint with nothing to write).
 		size := 0
 		for i := range m.Blocks {
-			size += c.Count(&m.Blocks[i])
+			size += c.Count(&m.Blocks[i], m.BlockHash(i))
 		}
 		if n < -size {
 			c.carry, n = c.carry+n+size, -size

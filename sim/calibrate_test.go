@@ -39,7 +39,7 @@ func TestCalibratorModes(t *testing.T) {
 	s := recordedSession()
 	var anchored *Calibrator
 	prompts := func(cal func(*traces.Session) *Calibrator) []int {
-		opts := Options{Prices: testOpts().Prices, Count: memo.Count, Calibrate: cal}
+		opts := Options{Prices: testOpts().Prices, Count: memo.CountHash, Calibrate: cal}
 		res, err := Run(context.Background(), s, &Policy{Name: "rec", Recorded: true}, &flat{}, opts)
 		require.NoError(t, err)
 		var out []int
@@ -109,7 +109,7 @@ func TestNegativeCorrectionCarried(t *testing.T) {
 			traces.Event{Time: at(2 + 2*i), Kind: traces.User, Blocks: txt(strings.Repeat("x", 240))},
 			traces.Event{Time: at(3 + 2*i), Kind: traces.Assistant, Blocks: txt("y"), Usage: &traces.Usage{Input: 1, CacheRead: billed - 1, Output: 1}})
 	}
-	opts := Options{Prices: testOpts().Prices, Count: memo.Count, Calibrate: func(s *traces.Session) *Calibrator { return NewCalibrator(s, memo) }}
+	opts := Options{Prices: testOpts().Prices, Count: memo.CountHash, Calibrate: func(s *traces.Session) *Calibrator { return NewCalibrator(s, memo) }}
 	res, err := Run(context.Background(), s, &Policy{Name: "rec", Recorded: true}, &flat{}, opts)
 	require.NoError(t, err)
 	worst := 0
@@ -141,7 +141,7 @@ func TestRobustFitRejectsOutlier(t *testing.T) {
 			traces.Event{Time: at(3 + 2*i), Kind: traces.Assistant, Blocks: txt("y"), Usage: &traces.Usage{Input: 1, CacheRead: billed - 1, Output: 1}})
 	}
 	c := NewCalibrator(s, memo)
-	opts := Options{Prices: testOpts().Prices, Count: memo.Count, Calibrate: func(*traces.Session) *Calibrator { return c }}
+	opts := Options{Prices: testOpts().Prices, Count: memo.CountHash, Calibrate: func(*traces.Session) *Calibrator { return c }}
 	_, err := Run(context.Background(), s, &Policy{Name: "rec", Recorded: true}, &flat{}, opts)
 	require.NoError(t, err)
 	r := c.Calibration().Ratio[fit.SizeText]

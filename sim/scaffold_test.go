@@ -32,7 +32,7 @@ func TestScaffoldBoundariesCron(t *testing.T) {
 		pol, err := NewPolicy(cfg, memo)
 		require.NoError(t, err)
 		prov := provider.NewAnthropic(provider.AnthropicOptions{})
-		res, err := RunTenant(context.Background(), ss, pol, prov, Options{Prices: pricing.Default(), Count: memo.Count})
+		res, err := RunTenant(context.Background(), ss, pol, prov, Options{Prices: pricing.Default(), Count: memo.CountHash})
 		require.NoError(t, err)
 		for _, r := range res {
 			for _, rec := range r.Records {

@@ -101,7 +101,15 @@ func (m *Memo) Count(b *traces.Block) int {
 	if b.Opaque() {
 		return b.Tokens
 	}
-	h := b.Hash()
+	return m.CountHash(b, b.Hash())
+}
+
+// CountHash is Count for a caller that has b's hash h already (a
+// prompt.Counter): the block is not hashed again.
+func (m *Memo) CountHash(b *traces.Block, h uint64) int {
+	if b.Opaque() {
+		return b.Tokens
+	}
 	m.mu.RLock()
 	n, ok := m.counts[h]
 	m.mu.RUnlock()
@@ -185,8 +193,12 @@ func (m *Memo) Len() int {
 // Tokenization is the dominant cost of a replay; doing it up front in
 // parallel makes the replays that follow cheap and order-independent.
 func (m *Memo) Warm(sessions []*traces.Session) {
+	type hashed struct {
+		b *traces.Block
+		h uint64
+	}
 	seen := map[uint64]bool{}
-	var todo []*traces.Block
+	var todo []hashed
 	add := func(b *traces.Block) {
 		if b.Opaque() {
 			return
@@ -200,7 +212,7 @@ func (m *Memo) Warm(sessions []*traces.Session) {
 		_, ok := m.counts[h]
 		m.mu.RUnlock()
 		if !ok {
-			todo = append(todo, b)
+			todo = append(todo, hashed{b, h})
 		}
 	}
 	for _, s := range sessions {
@@ -215,13 +227,13 @@ func (m *Memo) Warm(sessions []*traces.Session) {
 	}
 	workers := runtime.GOMAXPROCS(0)
 	var wg sync.WaitGroup
-	ch := make(chan *traces.Block, 256)
+	ch := make(chan hashed, 256)
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for b := range ch {
-				m.Count(b)
+				m.CountHash(b.b, b.h)
 			}
 		}()
 	}
