@@ -3,6 +3,7 @@ package tiktoken
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/pkoukk/tiktoken-go-loader/assets"
@@ -15,9 +16,10 @@ type Encoding struct {
 	name string
 	next func(s string, i int) int // the pre-tokenizer
 
-	once  sync.Once
-	table *table
-	err   error
+	once   sync.Once
+	table  *table
+	err    error
+	loaded atomic.Bool
 }
 
 var (
@@ -55,6 +57,7 @@ func (e *Encoding) Load() error {
 		if e.err != nil {
 			e.err = fmt.Errorf("tiktoken: %s.tiktoken: %w", e.name, e.err)
 		}
+		e.loaded.Store(true)
 	})
 	return e.err
 }
@@ -125,3 +128,7 @@ func (e *Encoding) Count(text string) int {
 // followed by a rune that is neither white space nor '/', so counts of
 // text cut there add up (estimate.Memo.CountText relies on it).
 func (e *Encoding) LineAdditive() bool { return true }
+
+// Loaded reports whether the ranks have been loaded (by a count, Encode or
+// Load): a command that never counts leaves them unloaded.
+func (e *Encoding) Loaded() bool { return e.loaded.Load() }
