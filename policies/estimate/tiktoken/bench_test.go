@@ -134,3 +134,24 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(m.Run())
 }
+
+// BenchmarkLongPiece is the merge of pieces far longer than any token: a
+// 64 KiB run of one letter, of spaces, and of CJK (tiktoken's own merge is
+// quadratic there; this one is O(n log n)).
+func BenchmarkLongPiece(b *testing.B) {
+	enc, _ := Get("o200k_base")
+	enc.Load()
+	for _, c := range []struct{ name, s string }{
+		{"letters", strings.Repeat("A", 1<<16)},
+		{"spaces", strings.Repeat(" ", 1<<16)},
+		{"cjk", strings.Repeat("日本語", 1<<16/9)},
+	} {
+		s := c.s
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(s)))
+			for b.Loop() {
+				enc.Count(s)
+			}
+		})
+	}
+}

@@ -1,7 +1,5 @@
 package tiktoken
 
-import "container/heap"
-
 // The byte-pair merge of one piece that is not itself a token, as
 // tiktoken's _byte_pair_merge does it: start from single bytes and merge,
 // again and again, the adjacent pair whose concatenation has the lowest
@@ -71,21 +69,21 @@ func (t *table) mergeLong(piece string, dst []uint32) []uint32 {
 	for i := range n {
 		next[i], prev[i] = int32(i+1), int32(i-1)
 	}
-	h := &pairHeap{}
+	h := make(pairHeap, 0, n)
 	push := func(i int) {
 		j := int(next[i])
 		if j >= n {
 			return
 		}
 		if r, ok := t.rank(piece[i:int(next[j])]); ok {
-			heap.Push(h, cand{rank: r, start: int32(i), ver: ver[i]})
+			h.push(cand{rank: r, start: int32(i), ver: ver[i]})
 		}
 	}
 	for i := 0; i+1 < n; i++ {
 		push(i)
 	}
-	for h.Len() > 0 {
-		c := heap.Pop(h).(cand)
+	for len(h) > 0 {
+		c := h.pop()
 		i := int(c.start)
 		if c.ver != ver[i] || next[i] >= int32(n) {
 			continue
@@ -117,20 +115,47 @@ type cand struct {
 	ver   uint32
 }
 
+// pairHeap is a binary min-heap of candidates by (rank, start), typed so
+// that a push does not box its candidate.
 type pairHeap []cand
 
-func (h pairHeap) Len() int { return len(h) }
-func (h pairHeap) Less(i, j int) bool {
-	if h[i].rank != h[j].rank {
-		return h[i].rank < h[j].rank
-	}
-	return h[i].start < h[j].start
+func (c cand) less(d cand) bool {
+	return c.rank < d.rank || c.rank == d.rank && c.start < d.start
 }
-func (h pairHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *pairHeap) Push(x any)   { *h = append(*h, x.(cand)) }
-func (h *pairHeap) Pop() any {
-	old := *h
-	c := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return c
+
+func (h *pairHeap) push(c cand) {
+	*h = append(*h, c)
+	a := *h
+	for i := len(a) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !a[i].less(a[p]) {
+			break
+		}
+		a[i], a[p] = a[p], a[i]
+		i = p
+	}
+}
+
+func (h *pairHeap) pop() cand {
+	a := *h
+	top := a[0]
+	last := len(a) - 1
+	a[0] = a[last]
+	a = a[:last]
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < len(a) && a[l].less(a[m]) {
+			m = l
+		}
+		if r := l + 1; r < len(a) && a[r].less(a[m]) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		a[i], a[m] = a[m], a[i]
+		i = m
+	}
+	*h = a
+	return top
 }
