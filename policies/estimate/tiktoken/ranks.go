@@ -32,8 +32,8 @@ type table struct {
 type piece struct {
 	data        []byte
 	line, first int // line number (1-based) and rank of its first line
-	lines, size int // its lines and their tokens' decoded bytes
-	base        int // where its tokens start in the arena
+	lines       int
+	base, end   int // where its tokens start and end in the arena
 	err         error
 }
 
@@ -44,24 +44,6 @@ func cut(data []byte) (line, rest []byte) {
 		return data, nil
 	}
 	return data[:nl], data[nl+1:]
-}
-
-// measure counts p's lines and their decoded size, without decoding.
-func (p *piece) measure() {
-	for data := p.data; len(data) > 0; {
-		var l []byte
-		l, data = cut(data)
-		sp := bytes.IndexByte(l, ' ')
-		if sp < 0 {
-			if len(l) == 0 {
-				continue
-			}
-			p.err = fmt.Errorf("line %d: no rank in %q", p.line+p.lines, l)
-			break
-		}
-		p.lines++
-		p.size += decodedLen(l[:sp])
-	}
 }
 
 // decodedLen is the length of padded base64 b decoded.
@@ -113,6 +95,10 @@ func (p *piece) fill(t *table) {
 		}
 		r++
 	}
+	if r != p.first+p.lines {
+		p.err = fmt.Errorf("lines %d-%d: %d tokens on %d lines", p.line, p.line+p.lines-1, r-p.first, p.lines)
+	}
+	p.end = pos
 }
 
 func parseTable(data []byte) (*table, error) {
@@ -132,36 +118,45 @@ func parseTable(data []byte) (*table, error) {
 		ps = append(ps, piece{data: data[from:to]})
 		from = to
 	}
-	each := func(f func(p *piece)) error {
-		var wg sync.WaitGroup
-		for i := range ps {
-			wg.Go(func() { f(&ps[i]) })
-		}
-		wg.Wait()
-		for i := range ps {
-			if ps[i].err != nil {
-				return ps[i].err
-			}
-		}
-		return nil
-	}
-	if err := each((*piece).measure); err != nil {
-		return nil, err
-	}
-	n, size, line := 0, 0, 1
+	// Each piece decodes at a base its text's length bounds (base64 is 4
+	// bytes for 3), in parallel; the gaps are closed up after.
+	n, base := 0, 0
 	for i := range ps {
-		ps[i].line, ps[i].first, ps[i].base = line, n, size
-		line += bytes.Count(ps[i].data, []byte{'\n'})
-		n += ps[i].lines
-		size += ps[i].size
+		p := &ps[i]
+		p.lines = bytes.Count(p.data, []byte{'\n'})
+		if len(p.data) > 0 && p.data[len(p.data)-1] != '\n' {
+			p.lines++
+		}
+		p.line, p.first, p.base = n+1, n, base
+		n += p.lines
+		base += len(p.data) * 3 / 4
 	}
-	t.arena = make([]byte, size)
+	t.arena = make([]byte, base)
 	t.off = make([]uint32, n+1)
 	slots := uint64(1) << bits.Len64(uint64(n)*2)
 	t.slots, t.mask = make([]uint32, slots), slots-1
-	if err := each(func(p *piece) { p.fill(t) }); err != nil {
-		return nil, err
+	var wg sync.WaitGroup
+	for i := range ps {
+		wg.Go(func() { ps[i].fill(t) })
 	}
+	wg.Wait()
+	end := 0
+	for i := range ps {
+		p := &ps[i]
+		if p.err != nil {
+			return nil, p.err
+		}
+		// Move the piece down to where the last one ended; off[first] is
+		// the last piece's, already moved.
+		if d := p.base - end; d > 0 {
+			copy(t.arena[end:], t.arena[p.base:p.end])
+			for r := p.first + 1; r <= p.first+p.lines; r++ {
+				t.off[r] -= uint32(d)
+			}
+		}
+		end += p.end - p.base
+	}
+	t.arena = t.arena[:end]
 	for b, r := range t.byte1 {
 		if r == 0 {
 			return nil, fmt.Errorf("no token for byte %#x", b)
