@@ -36,7 +36,7 @@ func Example_harness() {
 	planner, _ := cacheplan.ByName(cfg.Layout)
 	ttl, _ := cacheplan.ChooseTTL(cfg.CacheTTL, traces.SourceCLI)
 	// Sizes from the harness's own tokenizer; 4 bytes a token here.
-	builder := prompt.NewBuilder(func(b *traces.Block) int { return (len(b.Text) + len(b.Input) + 3) / 4 }, prompt.Wire{})
+	builder := prompt.NewBuilder(func(b *traces.Block, _ uint64) int { return (len(b.Text) + len(b.Input) + 3) / 4 }, prompt.Wire{})
 
 	view := &prompt.View{System: []traces.Block{{Kind: traces.System, Text: "You are a coding agent."}}}
 	add := func(role prompt.Role, b traces.Block) {

@@ -5,7 +5,7 @@
 //
 //	pol, _ := sim.NewPolicy(cfg, memo)                 // a policies.Config → planner, TTL, compaction
 //	prov := provider.NewAnthropic(provider.AnthropicOptions{})
-//	res, err := sim.Run(ctx, session, pol, prov, sim.Options{Prices: pricing.Default(), Count: memo.Count})
+//	res, err := sim.Run(ctx, session, pol, prov, sim.Options{Prices: pricing.Default(), Count: memo.CountHash})
 //	// res.Records feed package report
 //
 // RunTenant replays several sessions that share one provider account in

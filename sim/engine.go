@@ -171,7 +171,7 @@ func newRun(s *traces.Session, pol *Policy, prov provider.Provider, opts Options
 	r.view.Tools, r.view.System = splitFloor(floor)
 	ft := 0
 	for i := range floor {
-		ft += opts.Count(&floor[i])
+		ft += opts.Count(&floor[i], floor[i].Hash())
 	}
 	if ft >= r.window {
 		return nil, fmt.Errorf("session %s: floor of %d tokens, window %d: %w", s.ID, ft, r.window, ErrFloorTooLarge)
@@ -249,7 +249,7 @@ func inferFloor(s *traces.Session, opts Options, b *prompt.Builder) []traces.Blo
 				seen += b.Extra(&m)
 			}
 			for j := range e.Blocks {
-				seen += b.Count(&e.Blocks[j])
+				seen += b.Count(&e.Blocks[j], m.BlockHash(j))
 			}
 		}
 	}
@@ -657,7 +657,7 @@ func (r *run) outputTokens(e *traces.Event) int {
 	}
 	n := 0
 	for j := range e.Blocks {
-		n += r.opts.Count(&e.Blocks[j])
+		n += r.opts.Count(&e.Blocks[j], e.Blocks[j].Hash())
 	}
 	return n
 }

@@ -34,7 +34,10 @@ func (f *flat) Send(now time.Time, req *prompt.Request) (provider.Response, erro
 	return provider.Response{Usage: traces.Usage{Input: int64(req.Total), Output: int64(req.Output)}, TTFT: f.latency}, nil
 }
 
-func lenCount(b *traces.Block) int {
+func lenCount(b *traces.Block, h uint64) int {
+	if h != b.Hash() {
+		panic("lenCount given a wrong hash")
+	}
 	if b.Opaque() {
 		return b.Tokens
 	}

@@ -12,6 +12,9 @@ import (
 
 	"github.com/ctxsim/ctxsim/experiment"
 	"github.com/ctxsim/ctxsim/policies"
+	"github.com/ctxsim/ctxsim/policies/estimate"
+	"github.com/ctxsim/ctxsim/policies/estimate/tiktoken"
+	"github.com/ctxsim/ctxsim/policies/estimate/tokcache"
 	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/sim"
@@ -92,6 +95,8 @@ type simFlags struct {
 	failRate float64
 	errRate  float64
 	clearTU  bool
+	cacheDir string
+	noCache  bool
 }
 
 func (f *simFlags) add(fs *pflag.FlagSet, defaultPolicies string) {
@@ -104,9 +109,16 @@ func (f *simFlags) add(fs *pflag.FlagSet, defaultPolicies string) {
 	fs.Float64Var(&f.failRate, "summarizer-fail-rate", 0, "probability that a summarizer call fails (seeded), to exercise fallbacks and the breaker")
 	fs.Float64Var(&f.errRate, "provider-error-rate", 0, "probability that a call is rejected as overloaded (seeded); the harness retries with backoff")
 	fs.BoolVar(&f.clearTU, "clear-tool-uses", false, "anthropic: server-side context editing (clear_tool_uses_20250919 with its defaults)")
+	f.addCache(fs)
 }
 
-func (f *simFlags) setup() (*experiment.Setup, error) {
+// addCache declares the token-count cache's flags.
+func (f *simFlags) addCache(fs *pflag.FlagSet) {
+	fs.StringVar(&f.cacheDir, "cache-dir", "", "directory of the persistent token-count cache (default $CTXSIM_CACHE_DIR, else ctxsim/ in the user cache directory)")
+	fs.BoolVar(&f.noCache, "no-cache", false, "neither read nor write the token-count cache: tokenize everything")
+}
+
+func (f *simFlags) setup(e *env) (*experiment.Setup, error) {
 	if f.failRate < 0 || f.failRate > 1 {
 		return nil, usagef("--summarizer-fail-rate %v: want 0..1", f.failRate)
 	}
@@ -125,7 +137,43 @@ func (f *simFlags) setup() (*experiment.Setup, error) {
 		return nil, err
 	}
 	st.SummarizerFailRate, st.ProviderErrorRate, st.ClearToolUses = f.failRate, f.errRate, f.clearTU
+	dir := f.cacheDirFor(e)
+	if dir == "" && e.tokenizer == nil {
+		return st, nil // the process-wide memo, no store
+	}
+	// A memo of its own: the process-wide one may already serve another
+	// store or tokenizer (tests run commands in one process).
+	var tok estimate.Tokenizer
+	if tok, err = tiktoken.Get("o200k_base"); err != nil {
+		return nil, err
+	}
+	if e.tokenizer != nil {
+		tok = e.tokenizer(tok)
+	}
+	st.Memo = estimate.NewMemo(tok)
+	if dir != "" {
+		c := tokcache.Open(dir, tok.Name(), tokcache.Options{})
+		st.Memo.SetStore(c)
+		e.atExit = append(e.atExit, func() {
+			c.Flush()
+			for _, w := range c.Warnings() {
+				fmt.Fprintf(e.stderr, "ctxsim: warning: %s\n", w)
+			}
+		})
+	}
 	return st, nil
+}
+
+// cacheDirFor is the token-count cache directory: --cache-dir, else the
+// environment's default; "" with --no-cache.
+func (f *simFlags) cacheDirFor(e *env) string {
+	switch {
+	case f.noCache:
+		return ""
+	case f.cacheDir != "":
+		return f.cacheDir
+	}
+	return e.cacheDir
 }
 
 // outFlags say where results go.
@@ -235,7 +283,7 @@ func runCompare(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots str
 	if err != nil {
 		return err
 	}
-	st, err := sf.setup()
+	st, err := sf.setup(e)
 	if err != nil {
 		return err
 	}
@@ -367,7 +415,7 @@ func firstPrice(st *experiment.Setup, recs []sim.Record) (pricing.Price, bool) {
 func suiteResults(e *env) (report.Results, error) {
 	wf := workloadFlags{sessions: 2}
 	sf := simFlags{provider: "auto", seed: 1}
-	st, err := sf.setup()
+	st, err := sf.setup(e)
 	if err != nil {
 		return report.Results{}, err
 	}

@@ -64,7 +64,7 @@ func runFidelity(e *env, paths []string, from string, worst int, sf *simFlags, o
 	if err != nil {
 		return err
 	}
-	st, err := sf.setup()
+	st, err := sf.setup(e)
 	if err != nil {
 		return err
 	}

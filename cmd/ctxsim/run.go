@@ -60,7 +60,7 @@ func runRun(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots string)
 	if err != nil {
 		return err
 	}
-	st, err := sf.setup()
+	st, err := sf.setup(e)
 	if err != nil {
 		return err
 	}

@@ -148,7 +148,7 @@ func runSweep(e *env, sw *sweepFlags) error {
 	if err != nil {
 		return usagef("--%v", err)
 	}
-	st, err := sw.sf.setup()
+	st, err := sw.sf.setup(e)
 	if err != nil {
 		return err
 	}

@@ -91,6 +91,7 @@ Examples:
 			fs.StringVar(&sf.prices, "prices", "", "LiteLLM price file to override or extend the rate card")
 			fs.Uint64Var(&sf.seed, "seed", 1, "seed of every random choice")
 			fs.IntVarP(&sf.jobs, "jobs", "j", 0, "parallel replays (0: all cores); output is identical for any value")
+			sf.addCache(fs)
 			of.add(fs)
 			return func(e *env, args []string) error {
 				if len(args) == 0 {
@@ -135,7 +136,7 @@ func runWhatif(e *env, paths []string, from string, names []string, sf *simFlags
 	if err != nil {
 		return err
 	}
-	st, err := sf.setup()
+	st, err := sf.setup(e)
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/ctxsim/ctxsim/traces"
 )
 
-func count(b *traces.Block) int { return len(b.Text) + len(b.Input) + b.Tokens }
+func count(b *traces.Block, _ uint64) int { return len(b.Text) + len(b.Input) + b.Tokens }
 
 func text(s string) traces.Block { return traces.Block{Kind: traces.Text, Text: s} }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/ctxsim/ctxsim/policies"
 	"github.com/ctxsim/ctxsim/policies/compact"
 	"github.com/ctxsim/ctxsim/policies/estimate"
+	"github.com/ctxsim/ctxsim/policies/estimate/tiktoken"
 	"github.com/ctxsim/ctxsim/policies/prompt"
 	"github.com/ctxsim/ctxsim/traces"
 )
@@ -31,7 +32,7 @@ func BenchmarkHooks(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			tok, err := estimate.Tiktoken("o200k_base")
+			tok, err := tiktoken.Get("o200k_base")
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -171,6 +171,7 @@ type Manager struct {
 	threshold int
 	dur       Durable
 	mem       memory
+	args      argsMemo // a cache of a pure function: neither durable nor volatile state
 }
 
 // New returns a manager for one session of model. sum may be nil when the
@@ -187,7 +188,7 @@ func New(cfg Config, model Model, sum Summarizer, exact *estimate.ExactEstimator
 		return nil, fmt.Errorf("compact: model %q has no context window", model.Name)
 	}
 	rough := estimate.NewRough()
-	m := &Manager{cfg: cfg, sum: sum, rough: rough, exact: exact, cal: estimate.NewCalibrated(rough)}
+	m := &Manager{cfg: cfg, sum: sum, rough: rough, exact: exact, cal: estimate.NewCalibrated(rough), args: argsMemo{}}
 	m.SetModel(model)
 	m.mem.cursor = -1
 	return m, nil

@@ -56,9 +56,9 @@ func NewMessage(role Role, blocks []traces.Block, event int, tag Tag) Message {
 	return m
 }
 
-// blockHash is Blocks[j].Hash(), from the message's cache when it was made
+// BlockHash is Blocks[j].Hash(), from the message's cache when it was made
 // by NewMessage.
-func (m *Message) blockHash(j int) uint64 {
+func (m *Message) BlockHash(j int) uint64 {
 	if j < len(m.blockHashes) && len(m.blockHashes) == len(m.Blocks) {
 		return m.blockHashes[j]
 	}
