@@ -74,11 +74,14 @@ type run struct {
 	model  string
 	window int
 	ttl    prompt.TTL
-	ctx    Context
-	cal    *Calibrator
-	b      *prompt.Builder
-	view   *prompt.View
-	msgs   []prompt.Message // backing array of view.Messages while the run made it
+	cm     Context
+	// ctx is the context of the Run or RunTenant call stepping this run:
+	// the hooks and summarizer calls of a step are cancelled with it.
+	ctx  context.Context
+	cal  *Calibrator
+	b    *prompt.Builder
+	view *prompt.View
+	msgs []prompt.Message // backing array of view.Messages while the run made it
 
 	// hidden is context the log does not show that Claude Code sent in
 	// the first user message (see revealSystem); it is prepended to that
@@ -186,7 +189,7 @@ func newRun(s *traces.Session, pol *Policy, prov provider.Provider, opts Options
 				sum = &forkSummarizer{r: r, inner: sum, b: fb}
 			}
 		}
-		if r.ctx, err = pol.Context(s, r.compactModel(), sum); err != nil {
+		if r.cm, err = pol.Context(s, r.compactModel(), sum); err != nil {
 			return nil, fmt.Errorf("session %s: policy %s: %w", s.ID, pol.Name, err)
 		}
 	}
@@ -312,6 +315,7 @@ func Run(ctx context.Context, s *traces.Session, pol *Policy, prov provider.Prov
 	if err != nil {
 		return nil, err
 	}
+	r.ctx = ctx
 	for r.i < len(s.Events) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -334,6 +338,7 @@ func RunTenant(ctx context.Context, sessions []*traces.Session, pol *Policy, pro
 		if err != nil {
 			return nil, err
 		}
+		r.ctx = ctx
 		runs[i] = r
 	}
 	// A heap of runs by the time of their next event; ties go to the run
@@ -456,10 +461,10 @@ func (r *run) step() {
 		if r.inTurn {
 			r.endTurn()
 		}
-		if r.ctx != nil && !r.lastAct.IsZero() {
+		if r.cm != nil && !r.lastAct.IsZero() {
 			idle := r.now.Sub(r.lastAct)
 			cold := r.ttl == prompt.NoCache || idle >= r.ttl.Duration()
-			v, passes := r.ctx.OnResume(r.now, idle, cold, r.view)
+			v, passes := r.cm.OnResume(r.ctx, r.now, idle, cold, r.view)
 			r.setView(v)
 			r.addPasses(idx, passes, cold)
 		}
@@ -496,8 +501,8 @@ func (r *run) step() {
 			r.prov = r.opts.Account(acct)
 		}
 	case traces.Restart:
-		if r.ctx != nil {
-			r.ctx.Restart()
+		if r.cm != nil {
+			r.cm.Restart()
 		}
 	case traces.FloorChange:
 		r.changeFloor(e, idx)
@@ -590,11 +595,11 @@ func (r *run) append(role prompt.Role, e *traces.Event, idx int) {
 
 func (r *run) endTurn() {
 	r.inTurn = false
-	if r.ctx == nil {
+	if r.cm == nil {
 		return
 	}
 	r.stall = 0
-	v, passes := r.ctx.EndOfTurn(r.now, r.view)
+	v, passes := r.cm.EndOfTurn(r.ctx, r.now, r.view)
 	r.setView(v)
 	r.addPasses(-1, passes, false)
 	// A micro pass delays the turn's close, not the next call.
@@ -682,8 +687,8 @@ func (r *run) switchModel(model string, idx int) {
 		return
 	}
 	r.model, r.price = model, p
-	if r.ctx != nil {
-		r.ctx.SetModel(r.compactModel())
+	if r.cm != nil {
+		r.cm.SetModel(r.compactModel())
 	}
 }
 
@@ -705,7 +710,7 @@ func (r *run) call(e *traces.Event, idx int) {
 		case errors.Is(err, provider.ErrTransient) && transient < MaxTransientRetries:
 			r.now = r.now.Add(RetryBackoff << transient)
 			transient++
-		case errors.Is(err, provider.ErrContextOverflow) && r.ctx != nil && !overflowed:
+		case errors.Is(err, provider.ErrContextOverflow) && r.cm != nil && !overflowed:
 			overflowed = true
 		default:
 			return
@@ -716,11 +721,11 @@ func (r *run) call(e *traces.Event, idx int) {
 // beforeCall lets the context manager act before a call; it reports false
 // when the run must stop.
 func (r *run) beforeCall(idx int) bool {
-	if r.ctx == nil {
+	if r.cm == nil {
 		return true
 	}
 	r.stall = 0
-	v, passes, err := r.ctx.BeforeCall(r.now, r.view)
+	v, passes, err := r.cm.BeforeCall(r.ctx, r.now, r.view)
 	if err != nil {
 		r.err = fmt.Errorf("session %s: event %d: %w", r.sess.ID, idx, err)
 		return false
@@ -741,9 +746,9 @@ func (r *run) attempt(e *traces.Event, idx int) (bool, error) {
 		StallMS: r.stall.Milliseconds(),
 		Detail:  []KV{{Key: "user_msgs", Value: float64(r.users)}, {Key: "user_msgs_verbatim", Value: float64(r.verbatim)}},
 	}
-	if r.ctx != nil {
-		rec.Threshold = r.ctx.Threshold()
-		rec.Estimates = r.ctx.Estimates(r.view)
+	if r.cm != nil {
+		rec.Threshold = r.cm.Threshold()
+		rec.Estimates = r.cm.Estimates(r.view)
 	}
 	req := r.b.Build(r.model, r.view, out)
 	req.Key = r.sess.ID
@@ -792,8 +797,8 @@ func (r *run) attempt(e *traces.Event, idx int) (bool, error) {
 	}
 	r.seq++
 	r.recs = append(r.recs, rec)
-	if r.ctx != nil {
-		r.addPasses(idx, r.ctx.AfterResponse(r.now, r.view, rec.Prompt, ok), false)
+	if r.cm != nil {
+		r.addPasses(idx, r.cm.AfterResponse(r.now, r.view, rec.Prompt, ok), false)
 	}
 	if ok {
 		r.now = r.now.Add(resp.Latency())

@@ -190,10 +190,10 @@ type shrinker struct {
 	before     int
 }
 
-func (c *shrinker) OnResume(_ time.Time, _ time.Duration, _ bool, v *prompt.View) (*prompt.View, []compact.Pass) {
+func (c *shrinker) OnResume(_ context.Context, _ time.Time, _ time.Duration, _ bool, v *prompt.View) (*prompt.View, []compact.Pass) {
 	return v, nil
 }
-func (c *shrinker) BeforeCall(_ time.Time, v *prompt.View) (*prompt.View, []compact.Pass, error) {
+func (c *shrinker) BeforeCall(_ context.Context, _ time.Time, v *prompt.View) (*prompt.View, []compact.Pass, error) {
 	c.before++
 	if !c.overflowed {
 		return v, nil, nil
@@ -207,7 +207,7 @@ func (c *shrinker) AfterResponse(_ time.Time, _ *prompt.View, _ int, ok bool) []
 	c.overflowed = !ok
 	return nil
 }
-func (c *shrinker) EndOfTurn(_ time.Time, v *prompt.View) (*prompt.View, []compact.Pass) {
+func (c *shrinker) EndOfTurn(_ context.Context, _ time.Time, v *prompt.View) (*prompt.View, []compact.Pass) {
 	return v, nil
 }
 func (c *shrinker) Restart()                                   {}
@@ -291,7 +291,7 @@ func (markLastPlanner) Plan(req *prompt.Request, ttl prompt.TTL) { req.Mark(len(
 // summarizer call of 1,000 input and 200 output tokens.
 type summarizing struct{ shrinker }
 
-func (c *summarizing) BeforeCall(_ time.Time, v *prompt.View) (*prompt.View, []compact.Pass, error) {
+func (c *summarizing) BeforeCall(_ context.Context, _ time.Time, v *prompt.View) (*prompt.View, []compact.Pass, error) {
 	return v, []compact.Pass{{Kind: compact.KindBatch, Outcome: compact.OutcomeCompacted,
 		Summary: &compact.SummaryOutput{Usage: traces.Usage{Input: 1000, Output: 200}, Latency: 3 * time.Second}}}, nil
 }
@@ -382,12 +382,12 @@ type summarizeOnce struct {
 	calls int
 }
 
-func (c *summarizeOnce) BeforeCall(now time.Time, v *prompt.View) (*prompt.View, []compact.Pass, error) {
+func (c *summarizeOnce) BeforeCall(ctx context.Context, now time.Time, v *prompt.View) (*prompt.View, []compact.Pass, error) {
 	c.calls++
 	if c.calls != 2 {
 		return v, nil, nil
 	}
-	out, err := c.sum.Summarize(now, compact.SummaryInput{Kind: compact.KindBatch, Transcript: strings.Repeat("x", 20000), TargetTokens: 500})
+	out, err := c.sum.Summarize(ctx, now, compact.SummaryInput{Kind: compact.KindBatch, Transcript: strings.Repeat("x", 20000), TargetTokens: 500})
 	if err != nil {
 		return v, nil, err
 	}
@@ -397,6 +397,6 @@ func (c *summarizeOnce) BeforeCall(now time.Time, v *prompt.View) (*prompt.View,
 // fixedSummary bills a fresh summary call: the transcript in, 500 out.
 type fixedSummary struct{}
 
-func (fixedSummary) Summarize(_ time.Time, in compact.SummaryInput) (compact.SummaryOutput, error) {
+func (fixedSummary) Summarize(_ context.Context, _ time.Time, in compact.SummaryInput) (compact.SummaryOutput, error) {
 	return compact.SummaryOutput{Text: "summary", Usage: traces.Usage{Input: int64(len(in.Transcript)), Output: 500}, Latency: time.Second}, nil
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"time"
 
 	"github.com/ctxsim/ctxsim/policies/compact"
@@ -27,8 +28,8 @@ type forkSummarizer struct {
 }
 
 // Summarize implements compact.Summarizer.
-func (f *forkSummarizer) Summarize(now time.Time, in compact.SummaryInput) (compact.SummaryOutput, error) {
-	out, err := f.inner.Summarize(now, in)
+func (f *forkSummarizer) Summarize(ctx context.Context, now time.Time, in compact.SummaryInput) (compact.SummaryOutput, error) {
+	out, err := f.inner.Summarize(ctx, now, in)
 	if err != nil {
 		return out, err
 	}

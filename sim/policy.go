@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"time"
 
 	"github.com/ctxsim/ctxsim/policies/compact"
@@ -51,10 +52,10 @@ type Policy struct {
 // use from now on (the same pointer when nothing changed) and the passes it
 // ran.
 type Context interface {
-	OnResume(now time.Time, idle time.Duration, prefixCold bool, v *prompt.View) (*prompt.View, []compact.Pass)
-	BeforeCall(now time.Time, v *prompt.View) (*prompt.View, []compact.Pass, error)
+	OnResume(ctx context.Context, now time.Time, idle time.Duration, prefixCold bool, v *prompt.View) (*prompt.View, []compact.Pass)
+	BeforeCall(ctx context.Context, now time.Time, v *prompt.View) (*prompt.View, []compact.Pass, error)
 	AfterResponse(now time.Time, v *prompt.View, billedPrompt int, ok bool) []compact.Pass
-	EndOfTurn(now time.Time, v *prompt.View) (*prompt.View, []compact.Pass)
+	EndOfTurn(ctx context.Context, now time.Time, v *prompt.View) (*prompt.View, []compact.Pass)
 	Restart()
 	SetModel(m compact.Model)
 	// Threshold is the compaction threshold in tokens (0: none).

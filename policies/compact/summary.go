@@ -1,6 +1,7 @@
 package compact
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -96,7 +97,7 @@ type SummaryOutput struct {
 // A Summarizer is the auxiliary model compaction calls. The engine's fake
 // bills and times it as a real call on the virtual clock.
 type Summarizer interface {
-	Summarize(now time.Time, in SummaryInput) (SummaryOutput, error)
+	Summarize(ctx context.Context, now time.Time, in SummaryInput) (SummaryOutput, error)
 }
 
 // ErrEmptySummary is an empty or truncated summary, which counts as a
