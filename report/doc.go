@@ -28,7 +28,7 @@
 // byte-deterministic.
 //
 // The HTML report is one file with inline CSS and SVG, no scripts and no
-// network: WriteHTML(w, ReportInput{Runs: res.Runs, Records: recs, Price: &p}).
+// network: WriteHTML(w, HTMLInput{Runs: res.Runs, Records: recs, Price: &p}).
 //
 // For CI, Check(baseline, current, tolerances) compares every cell metric by
 // metric, direction-aware; CheckReport.Failed says whether to fail the job

@@ -16,8 +16,8 @@ import (
 	"github.com/ctxsim/ctxsim/sim"
 )
 
-// ReportInput is what WriteHTML renders.
-type ReportInput struct {
+// HTMLInput is what WriteHTML renders.
+type HTMLInput struct {
 	// Title heads the page; empty means "ctxsim report".
 	Title string
 	// Subtitle is a line under the title (the command that made it, the
@@ -69,7 +69,7 @@ type htmlPage struct {
 // WriteHTML writes one self-contained HTML page: the compare table, the
 // figures as inline SVG, and a collapsible per-run drill-down with every
 // call. It loads nothing from the network and needs no JavaScript.
-func WriteHTML(w io.Writer, in ReportInput) error {
+func WriteHTML(w io.Writer, in HTMLInput) error {
 	page := htmlPage{Title: cmp.Or(in.Title, "ctxsim report"), Subtitle: in.Subtitle, Summary: RunsTable(in.Runs, RunsOptions{})}
 	figs, err := reportFigures(in)
 	if err != nil {
@@ -93,7 +93,7 @@ func WriteHTML(w io.Writer, in ReportInput) error {
 	return err
 }
 
-func reportFigures(in ReportInput) ([]Figure, error) {
+func reportFigures(in HTMLInput) ([]Figure, error) {
 	figs := RunFigures(in.Records)
 	if in.Price != nil {
 		be, err := BreakevenFigure(*in.Price, 6)

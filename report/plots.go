@@ -269,7 +269,7 @@ func FidelityFigure(recs []sim.Record) Figure {
 		billed = append(billed, plotter.XY{X: x, Y: float64(r.Recorded.Prompt()) / 1000})
 		anchored = append(anchored, plotter.XY{X: x, Y: float64(r.Prompt) / 1000})
 		for _, e := range r.Estimates {
-			if e.Name == EstimateOpenLoop {
+			if e.Name == sim.EstimateOpenLoop {
 				open = append(open, plotter.XY{X: x, Y: float64(e.Tokens) / 1000})
 			}
 		}

@@ -51,10 +51,6 @@ type Options struct {
 	Prewarm bool
 }
 
-// ErrFloorTooLarge reports a session whose floor alone does not fit its
-// window: no policy can run it, and compaction cannot help.
-var ErrFloorTooLarge = errors.New("sim: the floor (system prompt and tools) does not fit the context window")
-
 // Result is the outcome of one replay.
 type Result struct {
 	Records []Record
@@ -108,16 +104,10 @@ type run struct {
 // content block is taken to arrive at most; see nextTime.
 const MaxFirstBlock = time.Minute
 
-// OutputReserve caps the output reservation a harness subtracts from the
-// window before computing its threshold. Harnesses reserve what they ask for
-// (max_tokens), not the model's largest output: Claude Code reserves
-// min(max output, 20K), and a 128K reservation would halve a 200K window.
-const OutputReserve = 20_000
-
 func (r *run) compactModel() compact.Model {
 	reserve := r.price.MaxOutput
-	if reserve == 0 || reserve > OutputReserve {
-		reserve = OutputReserve
+	if reserve == 0 || reserve > compact.OutputReserve {
+		reserve = compact.OutputReserve
 	}
 	return compact.Model{Name: r.model, Window: r.window, MaxOutput: reserve}
 }
@@ -178,7 +168,8 @@ func newRun(s *traces.Session, pol *Policy, prov provider.Provider, opts Options
 		ft += opts.Count(&floor[i])
 	}
 	if ft >= r.window {
-		return nil, fmt.Errorf("session %s: floor of %d tokens, window %d: %w", s.ID, ft, r.window, ErrFloorTooLarge)
+		// No policy can run it, and compaction cannot help.
+		return nil, fmt.Errorf("session %s: floor of %d tokens, window %d: %w", s.ID, ft, r.window, compact.ErrDoesNotFit)
 	}
 	if pol.NewCompactor != nil {
 		var sum compact.Summarizer
@@ -678,11 +669,9 @@ func (r *run) addPasses(idx int, passes []compact.Pass, cold bool) (time.Duratio
 			Event: idx, Turn: r.turn, Trigger: p.Trigger, Outcome: p.Outcome,
 			TokensBefore: p.TokensBefore, TokensAfter: p.TokensAfter, Error: p.Err,
 		}
-		for _, kv := range p.Detail {
-			rec.Detail = append(rec.Detail, KV{Key: kv.Key, Value: kv.Value})
-		}
+		rec.Detail = append(rec.Detail, p.Detail...)
 		if cold {
-			rec.Detail = append(rec.Detail, KV{Key: "prefix_cold", Value: 1})
+			rec.SetDetail(DetailPrefixCold, 1)
 		}
 		if p.Summary != nil {
 			// No auxiliary model configured, or a fork: the main model
@@ -810,7 +799,7 @@ func (r *run) attempt(e *traces.Event, idx int, stall time.Duration) (apiErr, er
 		Trace: r.sess.ID, Policy: r.pol.Name, Seq: r.seq, Kind: KindCall, Time: r.now,
 		Event: idx, Turn: r.turn, Model: r.model, Window: r.window,
 		StallMS: stall.Milliseconds(),
-		Detail:  []KV{{Key: "user_msgs", Value: float64(r.users)}, {Key: "user_msgs_verbatim", Value: float64(r.verbatim)}},
+		Detail:  []compact.KV{{Key: string(DetailUserMsgs), Value: float64(r.users)}, {Key: string(DetailUserVerbatim), Value: float64(r.verbatim)}},
 	}
 	if g, ok := r.cm.(Gauge); ok {
 		rec.Threshold = g.Threshold()

@@ -118,8 +118,8 @@ func TestFloorTooLarge(t *testing.T) {
 	s := &traces.Session{ID: "big", Model: "claude-opus-4-6", Window: 100, Floor: []traces.Block{{Kind: traces.System, Name: "f", Tokens: 200}},
 		Events: []traces.Event{{Time: at(0), Kind: traces.User, Blocks: txt("hi")}}}
 	_, err := Run(context.Background(), s, &Policy{Name: "none"}, &flat{}, testOpts())
-	if err == nil || !errorsIs(err, ErrFloorTooLarge) {
-		t.Fatalf("err %v, want ErrFloorTooLarge", err)
+	if err == nil || !errorsIs(err, compact.ErrDoesNotFit) {
+		t.Fatalf("err %v, want compact.ErrDoesNotFit", err)
 	}
 }
 

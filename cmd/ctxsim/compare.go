@@ -331,7 +331,7 @@ func writeOutputs(out, plots string, runs []report.RunSummary, recs []sim.Record
 			return err
 		}
 		if err := report.WriteFileAtomic(filepath.Join(out, "report.html"), func(w io.Writer) error {
-			in := report.ReportInput{Title: title, Subtitle: fmt.Sprintf("seed %d", st.Seed), Runs: runs, Records: recs}
+			in := report.HTMLInput{Title: title, Subtitle: fmt.Sprintf("seed %d", st.Seed), Runs: runs, Records: recs}
 			if p, ok := firstPrice(st, recs); ok {
 				in.Price = &p
 			}

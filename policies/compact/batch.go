@@ -109,7 +109,7 @@ func (m *Manager) compress(ctx context.Context, now time.Time, v *prompt.View, k
 	var passes []Pass
 	in := SummaryInput{
 		Kind:         kind,
-		Transcript:   Serialize(rest),
+		Transcript:   SummaryTranscript(rest),
 		Previous:     strings.Join(previous, "\n\n"),
 		TargetTokens: SummaryBudget(m.rough.Messages(window), m.model.Window),
 		Focus:        focus(pruned),
@@ -131,7 +131,7 @@ func (m *Manager) compress(ctx context.Context, now time.Time, v *prompt.View, k
 			p.Outcome = OutcomeSummaryFailed
 			return v, append([]Pass{p}, passes...)
 		}
-		body, fallback = Fallback(rest), true
+		body, fallback = DigestSummary(rest), true
 	} else {
 		body = out.Text
 		m.dur.CooldownStep = 0

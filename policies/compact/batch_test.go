@@ -122,7 +122,7 @@ func TestFallbackBounded(t *testing.T) {
 	for i := 0; i < 500; i++ {
 		msgs = append(msgs, msg(prompt.RoleUser, i, txt(strings.Repeat("ask ", 100))))
 	}
-	f := Fallback(msgs)
+	f := DigestSummary(msgs)
 	if len(f) > FallbackMaxChars || len(f) < FallbackMaxChars-300 {
 		t.Errorf("len(Fallback) = %d, want ≤ %d and nearly full", len(f), FallbackMaxChars)
 	}
@@ -130,7 +130,7 @@ func TestFallbackBounded(t *testing.T) {
 
 func TestSerializeCaps(t *testing.T) {
 	big := strings.Repeat("x", 10_000)
-	s := Serialize([]prompt.Message{msg(prompt.RoleUser, 0, txt(big))})
+	s := SummaryTranscript([]prompt.Message{msg(prompt.RoleUser, 0, txt(big))})
 	if n := len(s); n > msgHeadChars+msgTailChars+100 {
 		t.Errorf("one 10000-char message serializes to %d chars, want ≤ %d", n, msgHeadChars+msgTailChars+100)
 	}
@@ -138,7 +138,7 @@ func TestSerializeCaps(t *testing.T) {
 	for i := 0; i < 100; i++ {
 		many = append(many, msg(prompt.RoleUser, i, txt(strings.Repeat("y", 5000))))
 	}
-	if n := len(Serialize(many)); n > SummaryInputChars+100 {
+	if n := len(SummaryTranscript(many)); n > SummaryInputChars+100 {
 		t.Errorf("500K chars serialize to %d, want ≤ %d", n, SummaryInputChars+100)
 	}
 }

@@ -27,10 +27,11 @@ const (
 	KindDefrag Kind = "defrag"
 )
 
-// A KV is one telemetry field of a pass.
+// A KV is one telemetry field of a pass (and, in the simulator, of a
+// record).
 type KV struct {
-	Key   string
-	Value float64
+	Key   string  `json:"k"`
+	Value float64 `json:"v"`
 }
 
 // A Pass is one context-management decision: a compaction, prune, micro or

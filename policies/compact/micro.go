@@ -141,7 +141,7 @@ func (m *Manager) micro(ctx context.Context, now time.Time, v *prompt.View) (*pr
 				}
 			}
 			key := msgs[s].Hash()
-			out, err = m.summarize(ctx, now, SummaryInput{Kind: KindMicro, Transcript: Serialize(absorbed), Previous: m.mem.rolling,
+			out, err = m.summarize(ctx, now, SummaryInput{Kind: KindMicro, Transcript: SummaryTranscript(absorbed), Previous: m.mem.rolling,
 				TargetTokens: min(MicroMaxTokens, MaxSummaryTokens(m.model.Window)), MaxTokens: min(MicroMaxTokens, MaxSummaryTokens(m.model.Window))})
 			if ctx.Err() != nil {
 				return v, Pass{}, false // cancelled: not a failure
