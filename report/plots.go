@@ -6,6 +6,8 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -554,4 +556,24 @@ func (f Figure) Render(w io.Writer, format string) error {
 	}
 	_, err = c.WriteTo(w)
 	return err
+}
+
+// WriteFigures saves each figure as NAME.svg, NAME.png and NAME.txt (its
+// data) in dir (created if missing), each atomically.
+func WriteFigures(dir string, figs []Figure) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, fig := range figs {
+		for _, ext := range []string{"svg", "png"} {
+			path := filepath.Join(dir, fig.Name+"."+ext)
+			if err := WriteFileAtomic(path, func(w io.Writer) error { return fig.Render(w, ext) }); err != nil {
+				return err
+			}
+		}
+		if err := WriteFileAtomic(filepath.Join(dir, fig.Name+".txt"), fig.WriteData); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -265,7 +265,7 @@ func runCompare(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots str
 		for i, sp := range specs {
 			names[i] = sp.Name
 		}
-		if err := workloadTable(runs, wl, names).Write(e.stdout, format); err != nil {
+		if err := report.WorkloadTable(runs, wl, names).Write(e.stdout, format); err != nil {
 			return err
 		}
 	} else if err := report.WriteRuns(e.stdout, format, runs, report.RunsOptions{}); err != nil {
@@ -344,7 +344,7 @@ func writeOutputs(out, plots string, runs []report.RunSummary, recs []sim.Record
 		if err := os.MkdirAll(plots, 0o755); err != nil {
 			return err
 		}
-		return writeFigures(plots, report.RunFigures(recs))
+		return report.WriteFigures(plots, report.RunFigures(recs))
 	}
 	return nil
 }

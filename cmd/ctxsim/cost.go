@@ -315,7 +315,7 @@ func (rep *costReport) write(e *env, f report.Format) error {
 	// indented under their parent); CSV is for programs (plain numbers, a
 	// parent column).
 	csv := f == report.CSV
-	num, cost, rate := thousands, dollars, percent
+	num, cost, rate := report.Thousands, dollars, report.FormatPercent
 	cols := []string{"session", "model", "requests", "input", "5m write", "1h write", "cache read", "output", "cost", "hit rate"}
 	if csv {
 		num = func(n int64) string { return strconv.FormatInt(n, 10) }
@@ -354,24 +354,6 @@ func (rep *costReport) write(e *env, f report.Format) error {
 	tt := rep.Totals
 	row("total", "", "", tt.Requests, tt.Tokens, tt.CostUSD, tt.HitRate)
 	return t.Write(e.stdout, f)
-}
-
-// thousands formats n with comma separators, as ccusage does.
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }
 
 func dollars(v float64) string { return "$" + strconv.FormatFloat(v, 'f', 2, 64) }

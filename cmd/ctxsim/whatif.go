@@ -200,7 +200,7 @@ func runWhatif(e *env, paths []string, from string, names []string, sf *simFlags
 
 // buildWhatif prices each session with a recorded replay under every
 // policy, against that replay, and names the best: the cheapest policy
-// whose calls all fit and were billed (the experiment.Pivot rule), the
+// whose calls all fit and were billed (the report.Pivot rule), the
 // replay of what happened included.
 func buildWhatif(runs []report.RunSummary, specs []experiment.Spec) whatifReport {
 	var kept []report.RunSummary
@@ -216,8 +216,8 @@ func buildWhatif(runs []report.RunSummary, specs []experiment.Spec) whatifReport
 		}
 	}
 	policy := func(r report.RunSummary) string { return r.Policy }
-	bySession := experiment.NewPivot(kept, policy, func(r report.RunSummary) string { return r.Trace })
-	total := experiment.NewPivot(kept, policy, func(report.RunSummary) string { return "total" })
+	bySession := report.NewPivot(kept, policy, func(r report.RunSummary) string { return r.Trace })
+	total := report.NewPivot(kept, policy, func(report.RunSummary) string { return "total" })
 	rows := make([]string, len(specs))
 	for i, sp := range specs {
 		rows[i] = sp.Name
@@ -235,7 +235,7 @@ func buildWhatif(runs []report.RunSummary, specs []experiment.Spec) whatifReport
 			haveRec = true
 		}
 	}
-	row := func(p *experiment.Pivot, col string, ws *whatifSession) {
+	row := func(p *report.Pivot, col string, ws *whatifSession) {
 		base := p.At(sim.RecordedObservedName, col)
 		ws.ReplayUSD = base.CostUSD
 		if ws.RecordedUSD != nil && *ws.RecordedUSD > 0 {
@@ -304,13 +304,13 @@ func whatifTable(rep whatifReport, specs []experiment.Spec) *report.Table {
 	row := func(ws whatifSession) {
 		rec := "n/a"
 		if ws.RecordedUSD != nil {
-			rec = usd2(*ws.RecordedUSD)
+			rec = report.FormatUSD(*ws.RecordedUSD, 2)
 		}
 		errCell := "n/a"
 		if ws.ReplayErrorPct != nil {
 			errCell = fmt.Sprintf("%+.1f%%", *ws.ReplayErrorPct)
 		}
-		cells := []string{ws.ID, rec, usd2(ws.ReplayUSD), errCell}
+		cells := []string{ws.ID, rec, report.FormatUSD(ws.ReplayUSD, 2), errCell}
 		byName := map[string]whatifPolicy{}
 		for _, p := range ws.Policies {
 			byName[p.Policy] = p
@@ -325,7 +325,7 @@ func whatifTable(rep whatifReport, specs []experiment.Spec) *report.Table {
 			if p.WithinError {
 				mark = "~"
 			}
-			cells = append(cells, fmt.Sprintf("%s (%s%s)", usd2(p.CostUSD), mark, change(-p.SavingsPct)))
+			cells = append(cells, fmt.Sprintf("%s (%s%s)", report.FormatUSD(p.CostUSD, 2), mark, change(-p.SavingsPct)))
 		}
 		t.AddRow(append(cells, ws.Best)...)
 	}
