@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -261,11 +260,11 @@ func priceSessions(ss []costSession, card *pricing.Card) (*costReport, error) {
 			r.Model = r.models[0]
 		}
 		r.Tokens = tokensOf(r.usage)
-		r.HitRate = round6(r.usage.HitRate())
+		r.HitRate = report.Round6(r.usage.HitRate())
 		total = total.Add(r.usage)
 		totalCost += r.CostUSD
 		requests += r.Requests
-		r.CostUSD = round6(r.CostUSD)
+		r.CostUSD = report.Round6(r.CostUSD)
 		rows[r.ID] = r
 		order = append(order, r)
 	}
@@ -300,12 +299,9 @@ func priceSessions(ss []costSession, card *pricing.Card) (*costReport, error) {
 		}
 		rep.Sessions = append(rep.Sessions, r)
 	}
-	rep.Totals = costTotals{Requests: requests, Tokens: tokensOf(total), CostUSD: round6(totalCost), HitRate: round6(total.HitRate())}
+	rep.Totals = costTotals{Requests: requests, Tokens: tokensOf(total), CostUSD: report.Round6(totalCost), HitRate: report.Round6(total.HitRate())}
 	return rep, nil
 }
-
-// round6 keeps JSON free of float noise (and golden files stable).
-func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }
 
 func (rep *costReport) write(e *env, f report.Format) error {
 	if f == report.JSON {
