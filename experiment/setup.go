@@ -49,7 +49,7 @@ func NewSetup(prices *pricing.Card, providerName string, seed uint64) (*Setup, e
 	if err != nil {
 		return nil, err
 	}
-	return &Setup{Prices: prices, Memo: estimate.Shared(tok), Provider: providerName, Seed: seed}, nil
+	return &Setup{Prices: prices, Memo: estimate.SharedMemo(tok), Provider: providerName, Seed: seed}, nil
 }
 
 // stream derives a run's random stream from the seed and the cell's names,

@@ -48,7 +48,8 @@ func fixture() []sim.Record {
 		TokensBefore: 14010, TokensAfter: 4010, LatencyMS: 3000}
 	c4 := call(4, 3, 123, traces.Usage{Input: 10, CacheWrite5m: 4000, Output: 100}, 800)
 	c4.StallMS = 3000
-	c4.Detail = []sim.KV{{Key: DetailUserMsgs, Value: 3}, {Key: DetailUserVerbatim, Value: 2}}
+	c4.SetDetail(sim.DetailUserMsgs, 3)
+	c4.SetDetail(sim.DetailUserVerbatim, 2)
 	c5 := call(5, 3, 130, traces.Usage{Input: 10, CacheWrite5m: 1000, CacheRead: 4000, Output: 100}, 900)
 	over := sim.Record{Trace: "t", Policy: "p", Seq: 6, Kind: sim.KindCall, Turn: 4, Time: t0.Add(200 * time.Second),
 		Model: "claude-opus-4-6", Error: "provider: 400: prompt is too long", LatencyMS: 50}

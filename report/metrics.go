@@ -13,27 +13,6 @@ import (
 	"github.com/ctxsim/ctxsim/traces"
 )
 
-// Detail keys the engine sets on records for metrics that records cannot
-// otherwise carry. See docs/metrics.md.
-const (
-	// DetailUserMsgs and DetailUserVerbatim, on a call record, are the number
-	// of user messages in the transcript so far and how many of them the
-	// request carried word for word.
-	DetailUserMsgs     = "user_msgs"
-	DetailUserVerbatim = "user_msgs_verbatim"
-	// DetailPrefixCold, on a pass record, is 1 when the provider's cache of
-	// the prefix had already expired when the pass ran (an idle resume past
-	// the TTL), so the next call would have rewritten the prompt anyway.
-	DetailPrefixCold = "prefix_cold"
-	// DetailFitPrefix, on a call record of the recorded policy, is 1 when
-	// the call was among those the open-loop calibration was fitted on.
-	DetailFitPrefix = "fit_prefix"
-	// EstimateOpenLoop names the open-loop prediction of a recorded call's
-	// prompt (sized from the transcript alone, after a fit on the first 20%
-	// of calls).
-	EstimateOpenLoop = "open_loop"
-)
-
 // Fidelity is how closely a replay of a recorded session reproduces what
 // was billed: present on the recorded policy's runs. See docs/metrics.md.
 type Fidelity struct {
@@ -286,8 +265,8 @@ func Summarize(trace, policy string, recs []sim.Record, opts Options) RunSummary
 		if d := occDenominator(r); d > 0 {
 			occ = append(occ, float64(r.Prompt)/float64(d))
 		}
-		if n, ok := detail(r, DetailUserMsgs); ok && n > 0 {
-			v, _ := detail(r, DetailUserVerbatim)
+		if n, ok := r.DetailValue(sim.DetailUserMsgs); ok && n > 0 {
+			v, _ := r.DetailValue(sim.DetailUserVerbatim)
 			f := v / n
 			verbatim = &f
 		}
@@ -317,11 +296,11 @@ func Summarize(trace, policy string, recs []sim.Record, opts Options) RunSummary
 				readMatch++
 			}
 			for _, e := range r.Estimates {
-				if e.Name != EstimateOpenLoop {
+				if e.Name != sim.EstimateOpenLoop {
 					continue
 				}
 				haveOpenLoop = true
-				if fp, _ := detail(r, DetailFitPrefix); fp == 0 && r.Recorded.Prompt() > 0 {
+				if fp, _ := r.DetailValue(sim.DetailFitPrefix); fp == 0 && r.Recorded.Prompt() > 0 {
 					apes = append(apes, 100*math.Abs(float64(int64(e.Tokens)-r.Recorded.Prompt()))/float64(r.Recorded.Prompt()))
 				}
 			}
@@ -448,15 +427,6 @@ func occDenominator(r sim.Record) int {
 	return r.Window
 }
 
-func detail(r sim.Record, key string) (float64, bool) {
-	for _, kv := range r.Detail {
-		if kv.Key == key {
-			return kv.Value, true
-		}
-	}
-	return 0, false
-}
-
 // pctErr is (sim − rec) ÷ rec in percent; 0 when both are 0, and ±100 per
 // unit when rec is 0 would be meaningless, so it is reported as 0 too (the
 // recorded figures sit beside it).
@@ -536,7 +506,7 @@ func damages(rs []sim.Record, opts Options, price func(string) (pricing.Price, b
 			}
 		}
 		expected := d.BaselineWrite * float64(len(window))
-		if v, _ := detail(p, DetailPrefixCold); v == 1 && len(window) > 0 {
+		if v, _ := p.DetailValue(sim.DetailPrefixCold); v == 1 && len(window) > 0 {
 			// The cache had expired: without the pass the first call would
 			// have rewritten the whole pre-pass prompt.
 			expected += float64(p.TokensBefore) - d.BaselineWrite

@@ -108,8 +108,8 @@ func TestCacheDamage(t *testing.T) {
 // have rewritten the whole pre-prune prompt.
 func TestCacheDamageColdPrefix(t *testing.T) {
 	recs := fixture()[:3]
-	prune := sim.Record{Trace: "t", Policy: "p", Seq: 3, Kind: sim.KindIdle, Turn: 3, TokensBefore: 14010, TokensAfter: 8010,
-		Detail: []sim.KV{{Key: DetailPrefixCold, Value: 1}}}
+	prune := sim.Record{Trace: "t", Policy: "p", Seq: 3, Kind: sim.KindIdle, Turn: 3, TokensBefore: 14010, TokensAfter: 8010}
+	prune.SetDetail(sim.DetailPrefixCold, 1)
 	after := call(4, 3, 4000, traces.Usage{Input: 10, CacheWrite5m: 8000, Output: 100}, 900)
 	recs = append(recs, prune, after)
 	d := Summarize("t", "p", recs, Options{}).CacheDamage[0]

@@ -6,6 +6,8 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -269,7 +271,7 @@ func FidelityFigure(recs []sim.Record) Figure {
 		billed = append(billed, plotter.XY{X: x, Y: float64(r.Recorded.Prompt()) / 1000})
 		anchored = append(anchored, plotter.XY{X: x, Y: float64(r.Prompt) / 1000})
 		for _, e := range r.Estimates {
-			if e.Name == EstimateOpenLoop {
+			if e.Name == sim.EstimateOpenLoop {
 				open = append(open, plotter.XY{X: x, Y: float64(e.Tokens) / 1000})
 			}
 		}
@@ -554,4 +556,24 @@ func (f Figure) Render(w io.Writer, format string) error {
 	}
 	_, err = c.WriteTo(w)
 	return err
+}
+
+// WriteFigures saves each figure as NAME.svg, NAME.png and NAME.txt (its
+// data) in dir (created if missing), each atomically.
+func WriteFigures(dir string, figs []Figure) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, fig := range figs {
+		for _, ext := range []string{"svg", "png"} {
+			path := filepath.Join(dir, fig.Name+"."+ext)
+			if err := WriteFileAtomic(path, func(w io.Writer) error { return fig.Render(w, ext) }); err != nil {
+				return err
+			}
+		}
+		if err := WriteFileAtomic(filepath.Join(dir, fig.Name+".txt"), fig.WriteData); err != nil {
+			return err
+		}
+	}
+	return nil
 }

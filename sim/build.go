@@ -36,7 +36,7 @@ func NewPolicy(cfg policies.Config, memo *estimate.Memo) (*Policy, error) {
 	p := &Policy{Name: cfg.Name, Planner: planner, TTL: ttl, Wire: WireFor(cfg.Layout)}
 	p.Wire.SplitScaffolds = cfg.ScaffoldBoundaries
 	p.ForkSummary = cfg.SummaryFork
-	p.Context = contextFunc(cfg, memo, p.Wire.PerMessage)
+	p.NewCompactor = compactorFunc(cfg, memo, p.Wire.PerMessage)
 	p.ObserveResends = true
 	return p, nil
 }
@@ -53,13 +53,13 @@ func ttlFunc(name, ttl string) (func(*traces.Session) prompt.TTL, error) {
 	}, nil
 }
 
-// contextFunc builds a session's compaction ladder from cfg, or is nil when
-// no rung is on.
-func contextFunc(cfg policies.Config, memo *estimate.Memo, perMessage int) func(*traces.Session, compact.Model, compact.Summarizer) (Context, error) {
+// compactorFunc builds a session's compaction ladder from cfg, or is nil
+// when no rung is on.
+func compactorFunc(cfg policies.Config, memo *estimate.Memo, perMessage int) func(*traces.Session, compact.Model, compact.Summarizer) (Compactor, error) {
 	if !compacts(cfg.Compact) {
 		return nil
 	}
-	return func(_ *traces.Session, model compact.Model, sum compact.Summarizer) (Context, error) {
+	return func(_ *traces.Session, model compact.Model, sum compact.Summarizer) (Compactor, error) {
 		return cfg.NewManager(model, sum, estimate.NewExact(memo, perMessage))
 	}
 }
@@ -134,7 +134,7 @@ func NewRecordedVariant(name string, cfg policies.Config, ttl string, memo *esti
 		}
 		p.TTL = f
 	}
-	p.Context = contextFunc(cfg, memo, p.Wire.PerMessage)
+	p.NewCompactor = compactorFunc(cfg, memo, p.Wire.PerMessage)
 	p.ObserveResends = true
 	return p, nil
 }

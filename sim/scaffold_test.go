@@ -23,7 +23,7 @@ func TestScaffoldBoundariesCron(t *testing.T) {
 	require.NoError(t, err)
 	tok, err := tiktoken.Get("o200k_base")
 	require.NoError(t, err)
-	memo := estimate.Shared(tok)
+	memo := estimate.SharedMemo(tok)
 	cost := func(scaffolds bool) (usd float64, read int64) {
 		cfg, err := policies.Preset("hermes-default")
 		require.NoError(t, err)

@@ -3,9 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"runtime"
 
 	"github.com/spf13/pflag"
@@ -15,7 +12,6 @@ import (
 	"github.com/ctxsim/ctxsim/policies/estimate"
 	"github.com/ctxsim/ctxsim/policies/estimate/tiktoken"
 	"github.com/ctxsim/ctxsim/policies/estimate/tokcache"
-	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/sim"
 	"github.com/ctxsim/ctxsim/traces"
@@ -42,20 +38,16 @@ func (w *workloadFlags) add(fs *pflag.FlagSet) {
 func (w *workloadFlags) load(e *env, seed uint64) ([]*traces.Session, error) {
 	var out []*traces.Session
 	warn := &traces.Warnings{}
-	profiles := w.profiles
+	if w.sessions < 1 {
+		return nil, usagef("--sessions %d: want at least 1", w.sessions)
+	}
 	if len(w.traces) == 0 && len(w.profiles) == 0 {
-		ss, ws, err := embeddedRecorded(e)
+		ss, ws, err := experiment.Suite(e.ctx, w.sessions, seed)
 		if err != nil {
 			return nil, err
 		}
-		for _, s := range ss {
-			s.Tenant = "recorded"
-		}
 		out = append(out, ss...)
 		warn.Merge(ws)
-		for _, p := range synth.Profiles() {
-			profiles = append(profiles, p.Name)
-		}
 	}
 	if len(w.traces) > 0 {
 		ss, ws, err := loadTraces(e, w.traces, w.from)
@@ -65,10 +57,7 @@ func (w *workloadFlags) load(e *env, seed uint64) ([]*traces.Session, error) {
 		out = append(out, ss...)
 		warn.Merge(ws)
 	}
-	if w.sessions < 1 {
-		return nil, usagef("--sessions %d: want at least 1", w.sessions)
-	}
-	for _, p := range profiles {
+	for _, p := range w.profiles {
 		ss, err := synth.Generate(p, w.sessions, seed, synth.Options{})
 		if err != nil {
 			return nil, usagef("--profile: %v", err)
@@ -313,7 +302,7 @@ func runCompare(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots str
 		for i, sp := range specs {
 			names[i] = sp.Name
 		}
-		if err := workloadTable(runs, wl, names).Write(e.stdout, format); err != nil {
+		if err := report.WorkloadTable(runs, wl, names).Write(e.stdout, format); err != nil {
 			return err
 		}
 	} else if err := report.WriteRuns(e.stdout, format, runs, report.RunsOptions{}); err != nil {
@@ -367,46 +356,15 @@ func sortRuns(runs []report.RunSummary, specs []experiment.Spec) {
 // and the figures to plots, each atomically.
 func writeOutputs(out, plots string, runs []report.RunSummary, recs []sim.Record, st *experiment.Setup, title string) error {
 	if out != "" {
-		if err := os.MkdirAll(out, 0o755); err != nil {
-			return err
-		}
-		if err := report.WriteFileAtomic(filepath.Join(out, "records.jsonl"), func(w io.Writer) error { return report.WriteRecords(w, recs) }); err != nil {
-			return err
-		}
-		if err := report.WriteFileAtomic(filepath.Join(out, "summary.json"), func(w io.Writer) error {
-			return report.WriteResults(w, report.Results{Runs: runs})
-		}); err != nil {
-			return err
-		}
-		if err := report.WriteFileAtomic(filepath.Join(out, "report.html"), func(w io.Writer) error {
-			in := report.ReportInput{Title: title, Subtitle: fmt.Sprintf("seed %d", st.Seed), Runs: runs, Records: recs}
-			if p, ok := firstPrice(st, recs); ok {
-				in.Price = &p
-			}
-			return report.WriteHTML(w, in)
-		}); err != nil {
+		in := report.HTMLInput{Title: title, Subtitle: fmt.Sprintf("seed %d", st.Seed), Runs: runs, Records: recs}
+		if err := report.WriteDir(out, in, st.Prices); err != nil {
 			return err
 		}
 	}
 	if plots != "" {
-		if err := os.MkdirAll(plots, 0o755); err != nil {
-			return err
-		}
-		return writeFigures(plots, report.RunFigures(recs))
+		return report.WriteFigures(plots, report.RunFigures(recs))
 	}
 	return nil
-}
-
-// firstPrice is the price of the first call's model, for the report's
-// break-even figures.
-func firstPrice(st *experiment.Setup, recs []sim.Record) (pricing.Price, bool) {
-	for _, r := range recs {
-		if r.Kind == sim.KindCall && r.Model != "" {
-			p, err := st.Prices.Lookup(r.Model)
-			return p, err == nil
-		}
-	}
-	return pricing.Price{}, false
 }
 
 // suiteResults runs the embedded suite under the preset policies, as

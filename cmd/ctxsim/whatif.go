@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -103,34 +102,6 @@ Examples:
 	})
 }
 
-type whatifPolicy struct {
-	Policy     string  `json:"policy"`
-	CostUSD    float64 `json:"cost_usd"`
-	SavingsUSD float64 `json:"savings_usd"`
-	SavingsPct float64 `json:"savings_pct"`
-	// WithinError is true when the replay's own error could explain the
-	// savings: |savings_pct| ≤ |replay_error_pct|.
-	WithinError bool `json:"within_error"`
-}
-
-type whatifSession struct {
-	ID string `json:"id"`
-	// RecordedUSD is what was billed; ReplayUSD the simulation of it, the
-	// base savings are measured from.
-	RecordedUSD *float64 `json:"recorded_usd"`
-	ReplayUSD   float64  `json:"replay_usd"`
-	// ReplayErrorPct is the replay's own error: (replay − recorded) in %
-	// of recorded; null without a recorded bill.
-	ReplayErrorPct *float64       `json:"replay_error_pct"`
-	Policies       []whatifPolicy `json:"policies"`
-	Best           string         `json:"best"`
-}
-
-type whatifReport struct {
-	Sessions []whatifSession `json:"sessions"`
-	Totals   whatifSession   `json:"totals"`
-}
-
 func runWhatif(e *env, paths []string, from string, names []string, sf *simFlags, of *outFlags) error {
 	format, err := of.parse()
 	if err != nil {
@@ -186,155 +157,19 @@ func runWhatif(e *env, paths []string, from string, names []string, sf *simFlags
 	if err := writeOutputs(of.out, "", runs, recs, st, "ctxsim whatif"); err != nil {
 		return err
 	}
-	rep := buildWhatif(runs, specs)
+	cols := make([]string, len(specs))
+	for i, sp := range specs {
+		cols[i] = sp.Name
+	}
+	rep := report.NewWhatif(runs, cols)
 	if format == report.JSON {
 		if err := writeJSON(e.stdout, rep); err != nil {
 			return err
 		}
 		return cellErr
 	}
-	if err := whatifTable(rep, specs[1:]).Write(e.stdout, format); err != nil {
+	if err := rep.Table().Write(e.stdout, format); err != nil {
 		return err
 	}
 	return cellErr
-}
-
-// buildWhatif prices each session with a recorded replay under every
-// policy, against that replay, and names the best: the cheapest policy
-// whose calls all fit and were billed (the experiment.Pivot rule), the
-// replay of what happened included.
-func buildWhatif(runs []report.RunSummary, specs []experiment.Spec) whatifReport {
-	var kept []report.RunSummary
-	hasBase := map[string]bool{}
-	for _, r := range runs {
-		if r.Policy == sim.RecordedObservedName {
-			hasBase[r.Trace] = true
-		}
-	}
-	for _, r := range runs {
-		if hasBase[r.Trace] {
-			kept = append(kept, r)
-		}
-	}
-	policy := func(r report.RunSummary) string { return r.Policy }
-	bySession := experiment.NewPivot(kept, policy, func(r report.RunSummary) string { return r.Trace })
-	total := experiment.NewPivot(kept, policy, func(report.RunSummary) string { return "total" })
-	rows := make([]string, len(specs))
-	for i, sp := range specs {
-		rows[i] = sp.Name
-	}
-	var rep whatifReport
-	tot := whatifSession{ID: "total"}
-	var totRec float64
-	haveRec := false
-	recorded := map[string]*float64{}
-	for _, r := range kept {
-		if r.Policy == sim.RecordedObservedName && r.Recorded != nil {
-			v := r.Recorded.CostUSD
-			recorded[r.Trace] = &v
-			totRec += v
-			haveRec = true
-		}
-	}
-	row := func(p *experiment.Pivot, col string, ws *whatifSession) {
-		base := p.At(sim.RecordedObservedName, col)
-		ws.ReplayUSD = base.CostUSD
-		if ws.RecordedUSD != nil && *ws.RecordedUSD > 0 {
-			e := 100 * (ws.ReplayUSD - *ws.RecordedUSD) / *ws.RecordedUSD
-			ws.ReplayErrorPct = &e
-		}
-		for _, sp := range specs[1:] {
-			var w whatifPolicy
-			if t := p.At(sp.Name, col); t != nil {
-				w = savings(sp.Name, t.CostUSD, base.CostUSD)
-			} else if col == "total" {
-				w = savings(sp.Name, 0, base.CostUSD)
-			} else {
-				continue
-			}
-			w.WithinError = ws.ReplayErrorPct != nil && math.Abs(w.SavingsPct) <= math.Abs(*ws.ReplayErrorPct)
-			ws.Policies = append(ws.Policies, w)
-		}
-		ws.Best = p.BestIn(col, rows)
-	}
-	for _, id := range bySession.Cols {
-		ws := whatifSession{ID: id, RecordedUSD: recorded[id]}
-		row(bySession, id, &ws)
-		rep.Sessions = append(rep.Sessions, ws)
-	}
-	if haveRec {
-		tot.RecordedUSD = &totRec
-	}
-	if len(kept) > 0 {
-		row(total, "total", &tot)
-	} else {
-		tot.Best = sim.RecordedObservedName
-	}
-	rep.Totals = tot
-	return rep
-}
-
-func savings(name string, cost, base float64) whatifPolicy {
-	p := whatifPolicy{Policy: name, CostUSD: round6(cost), SavingsUSD: round6(base - cost)}
-	if base > 0 {
-		p.SavingsPct = 100 * (base - cost) / base
-	}
-	return p
-}
-
-// change renders a percentage change, "0%" when it rounds to nothing.
-func change(pct float64) string {
-	if math.Abs(pct) < 0.5 {
-		return "0%"
-	}
-	return fmt.Sprintf("%+.0f%%", pct)
-}
-
-func whatifTable(rep whatifReport, specs []experiment.Spec) *report.Table {
-	t := &report.Table{
-		Title:   "What recorded sessions cost, and would have cost ($; savings vs the replay of what happened)",
-		Columns: []string{"session", "recorded", "replay", "error"},
-		Right:   []bool{false, true, true, true},
-	}
-	for _, sp := range specs {
-		t.Columns = append(t.Columns, sp.Name)
-		t.Right = append(t.Right, true)
-	}
-	t.Columns = append(t.Columns, "best")
-	t.Right = append(t.Right, false)
-	row := func(ws whatifSession) {
-		rec := "n/a"
-		if ws.RecordedUSD != nil {
-			rec = usd2(*ws.RecordedUSD)
-		}
-		errCell := "n/a"
-		if ws.ReplayErrorPct != nil {
-			errCell = fmt.Sprintf("%+.1f%%", *ws.ReplayErrorPct)
-		}
-		cells := []string{ws.ID, rec, usd2(ws.ReplayUSD), errCell}
-		byName := map[string]whatifPolicy{}
-		for _, p := range ws.Policies {
-			byName[p.Policy] = p
-		}
-		for _, sp := range specs {
-			p, ok := byName[sp.Name]
-			if !ok {
-				cells = append(cells, "")
-				continue
-			}
-			mark := ""
-			if p.WithinError {
-				mark = "~"
-			}
-			cells = append(cells, fmt.Sprintf("%s (%s%s)", usd2(p.CostUSD), mark, change(-p.SavingsPct)))
-		}
-		t.AddRow(append(cells, ws.Best)...)
-	}
-	for _, ws := range rep.Sessions {
-		row(ws)
-	}
-	row(rep.Totals)
-	t.Notes = append(t.Notes, "(+N%) is the change against the replay of what happened (recorded-observed: the re-sends the log shows included);",
-		"error is that replay's own error against the bill; (~N%) marks a change the error could explain.")
-	return t
 }

@@ -1,6 +1,7 @@
 package compact_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -54,7 +55,7 @@ func BenchmarkHooks(b *testing.B) {
 			b.ResetTimer()
 			for b.Loop() {
 				i++
-				nv, _, _ := m.BeforeCall(now, views[i%2])
+				nv, _, _ := m.BeforeCall(context.Background(), now, views[i%2])
 				_ = m.Estimates(nv)
 				m.AfterResponse(now, nv, 60_000, true)
 			}

@@ -1,6 +1,7 @@
 package compact
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -26,10 +27,11 @@ const (
 	KindDefrag Kind = "defrag"
 )
 
-// A KV is one telemetry field of a pass.
+// A KV is one telemetry field of a pass (and, in the simulator, of a
+// record).
 type KV struct {
-	Key   string
-	Value float64
+	Key   string  `json:"k"`
+	Value float64 `json:"v"`
 }
 
 // A Pass is one context-management decision: a compaction, prune, micro or
@@ -260,7 +262,7 @@ func (m *Manager) floorSize(v *prompt.View) int {
 // reports that the provider's cache of the prefix has expired anyway (the
 // engine computes it from the TTL in force), which is when the prune action
 // acts: a rewrite then breaks no cache that was still warm.
-func (m *Manager) OnResume(now time.Time, idle time.Duration, prefixCold bool, v *prompt.View) (*prompt.View, []Pass) {
+func (m *Manager) OnResume(ctx context.Context, now time.Time, idle time.Duration, prefixCold bool, v *prompt.View) (*prompt.View, []Pass) {
 	after := time.Duration(m.cfg.IdleCompactAfterSeconds) * time.Second
 	if after <= 0 || idle < after {
 		return v, nil
@@ -292,15 +294,17 @@ func (m *Manager) OnResume(now time.Time, idle time.Duration, prefixCold bool, v
 	if !ok {
 		return v, passes
 	}
-	nv, ps := m.compress(now, v, KindIdle, "resume")
+	nv, ps := m.compress(ctx, now, v, KindIdle, "resume")
 	return nv, append(passes, ps...)
 }
 
 // BeforeCall runs before every model call: the proactive prune at its
 // trigger, batched masking, then batch compaction when the trigger
 // estimator crosses the threshold and the breaker allows it. It returns
-// ErrDoesNotFit (wrapped) when the floor alone exceeds the effective window.
-func (m *Manager) BeforeCall(now time.Time, v *prompt.View) (*prompt.View, []Pass, error) {
+// ErrDoesNotFit (wrapped) when the floor alone exceeds the effective window,
+// and ctx's error when ctx was cancelled during a summary call (which then
+// counts as no pass: no strike, no fallback, the view unchanged).
+func (m *Manager) BeforeCall(ctx context.Context, now time.Time, v *prompt.View) (*prompt.View, []Pass, error) {
 	if f, eff := m.floorSize(v), m.model.Window-m.model.MaxOutput; f >= eff {
 		return v, nil, fmt.Errorf("%w: floor %d tokens, effective window %d", ErrDoesNotFit, f, eff)
 	}
@@ -351,8 +355,8 @@ func (m *Manager) BeforeCall(now time.Time, v *prompt.View) (*prompt.View, []Pas
 	if !ok {
 		return v, passes, nil
 	}
-	nv, ps := m.compress(now, v, KindBatch, trigger)
-	return nv, append(passes, ps...), nil
+	nv, ps := m.compress(ctx, now, v, KindBatch, trigger)
+	return nv, append(passes, ps...), ctx.Err()
 }
 
 // AfterResponse is told the billed prompt of the call just made with view v.
@@ -395,7 +399,7 @@ func (m *Manager) AfterResponse(now time.Time, v *prompt.View, billed int, ok bo
 
 // EndOfTurn runs after the last call of a turn: sliding masking, and a
 // micro-compaction pass on its cadence.
-func (m *Manager) EndOfTurn(now time.Time, v *prompt.View) (*prompt.View, []Pass) {
+func (m *Manager) EndOfTurn(ctx context.Context, now time.Time, v *prompt.View) (*prompt.View, []Pass) {
 	var passes []Pass
 	if m.cfg.Masking.Mode == MaskSliding {
 		if nv, p, ok := m.mask(v, "sliding", 1); ok {
@@ -410,7 +414,7 @@ func (m *Manager) EndOfTurn(now time.Time, v *prompt.View) (*prompt.View, []Pass
 	if m.mem.turns%m.cfg.microEvery() != 0 {
 		return v, passes
 	}
-	nv, p, ran := m.micro(now, v)
+	nv, p, ran := m.micro(ctx, now, v)
 	if ran {
 		passes = append(passes, p)
 	}

@@ -1,6 +1,7 @@
 package compact
 
 import (
+	"context"
 	"math"
 	"time"
 
@@ -68,7 +69,7 @@ func exchangeAt(msgs []prompt.Message, i, end int) (s, e int, ok bool) {
 
 // micro runs one micro-compaction pass (agent/micro_compaction.py). ran is
 // false when there was nothing to do (no telemetry, as in hermes).
-func (m *Manager) micro(now time.Time, v *prompt.View) (*prompt.View, Pass, bool) {
+func (m *Manager) micro(ctx context.Context, now time.Time, v *prompt.View) (*prompt.View, Pass, bool) {
 	msgs := v.Messages
 	if len(msgs) < 4 {
 		return v, Pass{}, false
@@ -95,8 +96,11 @@ func (m *Manager) micro(now time.Time, v *prompt.View) (*prompt.View, Pass, bool
 	if k := lastMicro(msgs); k >= 0 && estimate.Rough(m.mem.rolling) >= m.cfg.MicroCompactDefragThresholdTokens {
 		// Defrag: re-summarize the rolling summary and rewrite the newest
 		// marker in place; no splice, no cursor move.
-		out, err = m.summarize(now, SummaryInput{Kind: KindDefrag, Previous: m.mem.rolling,
+		out, err = m.summarize(ctx, now, SummaryInput{Kind: KindDefrag, Previous: m.mem.rolling,
 			TargetTokens: m.cfg.MicroCompactDefragThresholdTokens / 2, MaxTokens: min(MicroMaxTokens, MaxSummaryTokens(m.model.Window))})
+		if ctx.Err() != nil {
+			return v, Pass{}, false // cancelled: not a failure
+		}
 		if err != nil {
 			p.Outcome = OutcomeDefragFailed
 		} else {
@@ -137,8 +141,11 @@ func (m *Manager) micro(now time.Time, v *prompt.View) (*prompt.View, Pass, bool
 				}
 			}
 			key := msgs[s].Hash()
-			out, err = m.summarize(now, SummaryInput{Kind: KindMicro, Transcript: Serialize(absorbed), Previous: m.mem.rolling,
+			out, err = m.summarize(ctx, now, SummaryInput{Kind: KindMicro, Transcript: SummaryTranscript(absorbed), Previous: m.mem.rolling,
 				TargetTokens: min(MicroMaxTokens, MaxSummaryTokens(m.model.Window)), MaxTokens: min(MicroMaxTokens, MaxSummaryTokens(m.model.Window))})
+			if ctx.Err() != nil {
+				return v, Pass{}, false // cancelled: not a failure
+			}
 			if err != nil {
 				if m.mem.failAt != key {
 					m.mem.failAt, m.mem.failCount = key, 0

@@ -40,10 +40,14 @@ func Threshold(window, maxOutput int, pct float64, capTokens int) int {
 }
 
 // Claude Code's autocompact constants (reverse-engineered, see
-// ../shared/reference/peers.md).
+// ../shared/reference/peers.md). OutputReserve caps the output reservation
+// a harness subtracts from the window: harnesses reserve what they ask for
+// (max_tokens), not the model's largest output; Claude Code reserves
+// min(max output, 20K), and a 128K reservation would halve a 200K window.
+// The simulator caps every model's reservation with it.
 const (
-	ClaudeCodeOutputReserve = 20_000
-	ClaudeCodeBuffer        = 13_000
+	OutputReserve    = 20_000
+	ClaudeCodeBuffer = 13_000
 )
 
 // ClaudeCodeThreshold is Claude Code's autocompact trigger: the effective
@@ -51,9 +55,9 @@ const (
 // window; capped like Threshold.
 func ClaudeCodeThreshold(window, maxOutput, capTokens int) int {
 	if maxOutput <= 0 {
-		maxOutput = ClaudeCodeOutputReserve
+		maxOutput = OutputReserve
 	}
-	t := max(window-min(maxOutput, ClaudeCodeOutputReserve)-ClaudeCodeBuffer, 1)
+	t := max(window-min(maxOutput, OutputReserve)-ClaudeCodeBuffer, 1)
 	if capTokens > 0 {
 		t = min(t, min(capTokens, window))
 	}

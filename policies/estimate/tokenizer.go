@@ -83,8 +83,8 @@ var (
 	memos   = map[string]*Memo{}
 )
 
-// Shared returns the process-wide memo for tok's encoding.
-func Shared(tok Tokenizer) *Memo {
+// SharedMemo returns the process-wide memo for tok's encoding.
+func SharedMemo(tok Tokenizer) *Memo {
 	memosMu.Lock()
 	defer memosMu.Unlock()
 	m, ok := memos[tok.Name()]
