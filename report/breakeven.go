@@ -19,6 +19,9 @@ type BreakevenReport struct {
 	Sessions []SessionVerdict    `json:"sessions,omitempty"`
 	Totals   *VerdictTotals      `json:"totals,omitempty"`
 	Warnings []traces.Warning    `json:"warnings,omitempty"`
+	// Replayed is set when the session costs come from whatif's replays
+	// (SetReplayCosts), not the whole-prompt model.
+	Replayed bool `json:"replayed,omitempty"`
 }
 
 type GapMixThreshold struct {
@@ -169,7 +172,11 @@ func (rep *BreakevenReport) Write(w io.Writer, f Format) error {
 	}
 	t := rep.Totals
 	st.AddRow("total", "", strconv.Itoa(t.Calls), percent(t.Mix.Short), percent(t.Mix.Mid), percent(t.Mix.Long), "", usd4(t.Cost5m), usd4(t.Cost1h), t.Verdict)
-	st.Notes = append(st.Notes, "Prompt cost only (output is the same under both tiers). Each call caches its whole prompt; the next call reads it back if it comes within the TTL.")
+	if rep.Replayed {
+		st.Notes = append(st.Notes, "Each session replayed as whatif's ttl-5m and ttl-1h variants (with its subagents, output included): the verdict is whatif's.")
+	} else {
+		st.Notes = append(st.Notes, "Prompt cost only (output is the same under both tiers). Each call caches its whole prompt; the next call reads it back if it comes within the TTL.")
+	}
 	return st.Write(w, f)
 }
 
@@ -191,4 +198,37 @@ func BreakevenFigures(p pricing.Price, growth float64) ([]Figure, error) {
 		figs = append(figs, gap)
 	}
 	return figs, nil
+}
+
+// SetReplayCosts prices each root session's two tiers with the full
+// replay, the what-if variants ttl-5m and ttl-1h (its subagents and its
+// compaction agent on the same provider, the re-sends its log shows, output
+// included), so that the verdict is the one whatif's ttl-1h row gives.
+// Rows of sessions without a replay (subagents, which the replay prices
+// under their root) are dropped, and the totals are summed again.
+func (rep *BreakevenReport) SetReplayCosts(cost5m, cost1h map[string]float64) {
+	if rep.Totals == nil {
+		return
+	}
+	kept := rep.Sessions[:0]
+	tot := &VerdictTotals{Mix: rep.Totals.Mix}
+	for _, s := range rep.Sessions {
+		c5, ok5 := cost5m[s.ID]
+		c1, ok1 := cost1h[s.ID]
+		if !ok5 || !ok1 {
+			continue
+		}
+		s.Cost5m, s.Cost1h, s.Savings1h = c5, c1, c5-c1
+		s.Verdict = verdict(s.Savings1h)
+		kept = append(kept, s)
+		tot.Sessions++
+		tot.Calls += s.Calls
+		tot.Cost5m += c5
+		tot.Cost1h += c1
+	}
+	rep.Sessions = kept
+	rep.Replayed = true
+	tot.Savings1h = tot.Cost5m - tot.Cost1h
+	tot.Verdict = verdict(tot.Savings1h)
+	rep.Totals = tot
 }

@@ -3,7 +3,9 @@ package main
 import (
 	"github.com/spf13/pflag"
 
+	"github.com/ctxsim/ctxsim/experiment"
 	"github.com/ctxsim/ctxsim/report"
+	"github.com/ctxsim/ctxsim/traces"
 )
 
 func init() {
@@ -34,8 +36,12 @@ gaps in (5 min, 1 h] exceeds
 Given recorded sessions (PATH: Claude Code logs or native traces, a file or
 a directory), breakeven replays each one's call times and prompt sizes under
 an all-5m and an all-1h cache and says which would have been cheaper and by
-how much. The replay caches each whole prompt and reads it back on the next
-call within the TTL; see docs/metrics.md for what it leaves out. With
+how much. Sessions with recorded usage are replayed as whatif replays them
+(its ttl-5m and ttl-1h variants: subagents and the compaction agent on the
+same provider, output included), so the verdict is whatif's; the gap columns
+come from the recorded call times. Other sessions fall back to caching each
+whole prompt and reading it back on the next call within the TTL; see
+docs/metrics.md. With
 --format csv and sessions, only the sessions table is written.
 
 Examples:
@@ -85,6 +91,9 @@ Examples:
 					if err := rep.AddSessions(sessions, card, p); err != nil {
 						return err
 					}
+					if err := replayTiers(e, rep, sessions, *prices); err != nil {
+						return err
+					}
 				}
 				if *plotDir != "" {
 					figs, err := report.BreakevenFigures(p, *growth)
@@ -99,4 +108,48 @@ Examples:
 			}
 		},
 	})
+}
+
+// replayTiers prices each recorded root session under whatif's ttl-5m and
+// ttl-1h variants, as one account, and makes those the report's tier costs.
+func replayTiers(e *env, rep *report.BreakevenReport, sessions []*traces.Session, prices string) error {
+	var recorded []*traces.Session
+	for _, s := range sessions {
+		s.Tenant = "breakeven"
+		recorded = append(recorded, s)
+	}
+	tenants := experiment.Tenants(recorded)
+	if len(tenants) == 0 || !tenants[0].HasRecorded() {
+		return nil
+	}
+	sf := simFlags{prices: prices, provider: "auto", seed: 1}
+	st, err := sf.setup(e)
+	if err != nil {
+		return err
+	}
+	var specs []experiment.Spec
+	for _, n := range []string{"ttl-5m", "ttl-1h"} {
+		v, _ := experiment.LookupVariant(n)
+		specs = append(specs, v.Spec())
+	}
+	st.Memo.Warm(recorded)
+	cells, err := st.Cells(tenants, specs)
+	if err != nil {
+		return err
+	}
+	cost := map[string]map[string]float64{"ttl-5m": {}, "ttl-1h": {}}
+	err = st.Run(e.ctx, cells, 0, func(c *experiment.Cell) error {
+		if c.Err != nil {
+			return c.Err
+		}
+		for _, r := range c.Result.Runs {
+			cost[c.Spec.Name][r.Trace] = r.CostUSD
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	rep.SetReplayCosts(cost["ttl-5m"], cost["ttl-1h"])
+	return nil
 }
