@@ -99,16 +99,8 @@ func DefaultCalibrationSize(k fit.SizeKind, n int) int {
 // step, where dropping the overflow let the error grow every call.
 func TestNegativeCorrectionCarried(t *testing.T) {
 	memo := estimate.NewMemo(bytesTok{})
-	s := &traces.Session{ID: "shrink", Model: "claude-opus-4-6"}
-	billed := int64(5000)
-	s.Events = append(s.Events, traces.Event{Time: at(0), Kind: traces.User, Blocks: txt("start")},
-		traces.Event{Time: at(1), Kind: traces.Assistant, Blocks: txt("y"), Usage: &traces.Usage{Input: 1, CacheRead: billed - 1, Output: 1}})
-	for i := range 30 {
-		billed += 120 // 240 bytes of result and a reply, billed at half
-		s.Events = append(s.Events,
-			traces.Event{Time: at(2 + 2*i), Kind: traces.User, Blocks: txt(strings.Repeat("x", 240))},
-			traces.Event{Time: at(3 + 2*i), Kind: traces.Assistant, Blocks: txt("y"), Usage: &traces.Usage{Input: 1, CacheRead: billed - 1, Output: 1}})
-	}
+	// 240 bytes of result and a reply each round, billed at half.
+	s := growingSession("shrink", 30, 240, func(int) int64 { return 120 })
 	opts := Options{Prices: testOpts().Prices, Count: memo.CountHash, Calibrate: func(s *traces.Session) *Calibrator { return NewCalibrator(s, memo) }}
 	res, err := Run(context.Background(), s, &Policy{Name: "rec", Recorded: true}, &flat{}, opts)
 	require.NoError(t, err)
@@ -127,19 +119,14 @@ func TestNegativeCorrectionCarried(t *testing.T) {
 // and later blocks are sized as before.
 func TestRobustFitRejectsOutlier(t *testing.T) {
 	memo := estimate.NewMemo(bytesTok{})
-	s := &traces.Session{ID: "outlier", Model: "claude-opus-4-6"}
-	billed := int64(5000)
-	s.Events = append(s.Events, traces.Event{Time: at(0), Kind: traces.User, Blocks: txt("start")},
-		traces.Event{Time: at(1), Kind: traces.Assistant, Blocks: txt("y"), Usage: &traces.Usage{Input: 1, CacheRead: billed - 1, Output: 1}})
-	for i := range 12 {
-		billed += 1100 + 5 // 1,000 bytes at ratio 1.1, and a reply
+	// 1,000 bytes a round at ratio 1.1 and a reply; round 6 also carries
+	// 20K tokens the transcript does not show.
+	s := growingSession("outlier", 12, 1000, func(i int) int64 {
 		if i == 6 {
-			billed += 20000 // unseen: 20K tokens the transcript does not show
+			return 1105 + 20000
 		}
-		s.Events = append(s.Events,
-			traces.Event{Time: at(2 + 2*i), Kind: traces.User, Blocks: txt(strings.Repeat("x", 1000))},
-			traces.Event{Time: at(3 + 2*i), Kind: traces.Assistant, Blocks: txt("y"), Usage: &traces.Usage{Input: 1, CacheRead: billed - 1, Output: 1}})
-	}
+		return 1105
+	})
 	c := NewCalibrator(s, memo)
 	opts := Options{Prices: testOpts().Prices, Count: memo.CountHash, Calibrate: func(*traces.Session) *Calibrator { return c }}
 	_, err := Run(context.Background(), s, &Policy{Name: "rec", Recorded: true}, &flat{}, opts)
@@ -148,4 +135,21 @@ func TestRobustFitRejectsOutlier(t *testing.T) {
 	require.InDelta(t, 1.1, r, 0.05, "text ratio after an outlier pair")
 	cal, _ := FitPrefix(s, memo, 1)
 	require.InDelta(t, 1.1, cal.Ratio[fit.SizeText], 0.05, "open-loop fit ratio after an outlier pair")
+}
+
+// growingSession is a recorded session of rounds user messages of size
+// bytes, each answered by a call billed growth(round) tokens more than the
+// last.
+func growingSession(id string, rounds, size int, growth func(int) int64) *traces.Session {
+	s := &traces.Session{ID: id, Model: "claude-opus-4-6"}
+	billed := int64(5000)
+	call := func(t int) traces.Event {
+		return traces.Event{Time: at(t), Kind: traces.Assistant, Blocks: txt("y"), Usage: &traces.Usage{Input: 1, CacheRead: billed - 1, Output: 1}}
+	}
+	s.Events = append(s.Events, traces.Event{Time: at(0), Kind: traces.User, Blocks: txt("start")}, call(1))
+	for i := range rounds {
+		billed += growth(i)
+		s.Events = append(s.Events, traces.Event{Time: at(2 + 2*i), Kind: traces.User, Blocks: txt(strings.Repeat("x", size))}, call(3+2*i))
+	}
+	return s
 }
