@@ -115,6 +115,7 @@ type block struct {
 	Name      string          `json:"name"`
 	Input     json.RawMessage `json:"input"`
 	ToolUseID string          `json:"tool_use_id"`
+	ToolName  string          `json:"tool_name"`
 	Content   json.RawMessage `json:"content"`
 	IsError   bool            `json:"is_error"`
 	Source    *struct {
@@ -873,6 +874,11 @@ func (st *fileState) resultContent(raw json.RawMessage) (string, []traces.Block)
 		switch bs[i].Type {
 		case "text":
 			texts = append(texts, bs[i].Text)
+		case "tool_reference":
+			// ToolSearch's answer (2.1 logs): the tool's schema is loaded
+			// for the model, which the log shows only by name; the
+			// anchored replay absorbs the schema's size.
+			texts = append(texts, "tool_reference: "+bs[i].ToolName)
 		case "image":
 			imgs = append(imgs, imageBlock(&bs[i]))
 		default:
