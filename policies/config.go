@@ -164,6 +164,7 @@ const modelThresholdsKey = "compression.model_thresholds"
 var keys = []Key{
 	boolKey("compression.enabled", "batch compaction at the threshold", func(c *Config) *bool { return &c.Compact.Enabled }),
 	floatKey("compression.threshold", "trigger as a fraction of the effective window (≥0.75 below 512K); above 1 would be above the window", 0, 1, true, func(c *Config) *float64 { return &c.Compact.Threshold }),
+	intKey("model.max_tokens", "output cap sent, reserved from the window before the threshold; 0 = provider default, no reservation (hermes)", 0, math.MaxInt, func(c *Config) *int { return &c.Compact.MaxTokens }),
 	intKey("compression.threshold_tokens", "absolute cap on the threshold; 0 = none", 0, math.MaxInt, func(c *Config) *int { return &c.Compact.ThresholdTokens }),
 	enumKey("compression.threshold_rule", "threshold formula (ours)", []string{compact.RuleHermes, compact.RuleClaudeCode}, func(c *Config) *string { return &c.Compact.Rule }),
 	floatKey("compression.target_ratio", "legacy tail = threshold × ratio", 0.10, 0.80, false, func(c *Config) *float64 { return &c.Compact.TargetRatio }),
@@ -357,6 +358,10 @@ func Load(r io.Reader, file string) (Config, []string, error) {
 			c.Description = v.Value
 		case "compression", "prompt_caching", "auxiliary", "masking", "estimate":
 			l.walk(k.Value, v)
+		case "model":
+			// hermes' model: is a model name or a mapping (default,
+			// provider, base_url, ...); only max_tokens shapes the context.
+			l.model(v)
 		default:
 			l.warn(k.Line, fmt.Sprintf("ignored section %q: not a context-management setting", k.Value))
 		}
@@ -466,6 +471,18 @@ func (l *loader) scalar(k *Key, v *yaml.Node) {
 	}
 	if err := l.c.Set(k.Name, val); err != nil {
 		l.fail(v.Line, err)
+	}
+}
+
+func (l *loader) model(v *yaml.Node) {
+	if v.Kind != yaml.MappingNode {
+		return
+	}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		if k := v.Content[i]; k.Value == "max_tokens" {
+			kk, _ := lookup("model.max_tokens")
+			l.scalar(kk, v.Content[i+1])
+		}
 	}
 }
 

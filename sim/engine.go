@@ -104,18 +104,11 @@ type run struct {
 // content block is taken to arrive at most; see nextTime.
 const MaxFirstBlock = time.Minute
 
-// OutputReserve caps the output reservation a harness subtracts from the
-// window before computing its threshold. Harnesses reserve what they ask for
-// (max_tokens), not the model's largest output: Claude Code reserves
-// min(max output, 20K), and a 128K reservation would halve a 200K window.
-const OutputReserve = 20_000
-
+// compactModel is the main model as the compaction ladder sees it; the
+// ladder's rule decides how much of MaxOutput it reserves
+// (compact.Reserve).
 func (r *run) compactModel() compact.Model {
-	reserve := r.price.MaxOutput
-	if reserve == 0 || reserve > OutputReserve {
-		reserve = OutputReserve
-	}
-	return compact.Model{Name: r.model, Window: r.window, MaxOutput: reserve}
+	return compact.Model{Name: r.model, Window: r.window, MaxOutput: r.price.MaxOutput}
 }
 
 func newRun(s *traces.Session, pol *Policy, prov provider.Provider, opts Options) (*run, error) {
