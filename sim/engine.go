@@ -512,8 +512,14 @@ func (r *run) setView(v *prompt.View) {
 	r.verbatim = 0
 	for i := range v.Messages {
 		m := &v.Messages[i]
-		if m.Tag == prompt.Plain && m.Role == prompt.RoleUser && m.Event >= 0 && !r.sess.Events[m.Event].Summary {
+		if m.Role != prompt.RoleUser || m.Event < 0 || r.sess.Events[m.Event].Summary {
+			continue
+		}
+		switch m.Tag {
+		case prompt.Plain:
 			r.verbatim++
+		case prompt.Merged: // one verbatim text block per merged turn
+			r.verbatim += len(m.Blocks)
 		}
 	}
 }
