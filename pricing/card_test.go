@@ -83,11 +83,11 @@ func TestLookupAliasesAndErrors(t *testing.T) {
 			t.Errorf("Lookup(%q) = %q, %v; want %q", m, p.Model, err, want)
 		}
 	}
-	_, err := c.Lookup("gemini-2.5-pro")
+	_, err := c.Lookup("grok-4")
 	if err == nil {
-		t.Fatal("Lookup(gemini-2.5-pro) = nil error, want unknown model")
+		t.Fatal("Lookup(grok-4) = nil error, want unknown model")
 	}
-	for _, s := range []string{`"gemini-2.5-pro"`, "--prices FILE"} {
+	for _, s := range []string{`"grok-4"`, "--prices FILE"} {
 		if !strings.Contains(err.Error(), s) {
 			t.Errorf("unknown-model error %q does not mention %s", err, s)
 		}
