@@ -92,6 +92,12 @@ func (m *Manager) micro(now time.Time, v *prompt.View) (*prompt.View, Pass, bool
 	exchangeTokens := 0
 	nv := v
 
+	// hermes looks for the next exchange first (step 3): with none, or one
+	// that would end mid-turn, the pass does nothing, defrag included.
+	s, e, ok := exchangeAt(msgs, cursor, end)
+	if !ok {
+		return v, Pass{}, false
+	}
 	if k := lastMicro(msgs); k >= 0 && estimate.Rough(m.mem.rolling) >= m.cfg.MicroCompactDefragThresholdTokens {
 		// Defrag: re-summarize the rolling summary and rewrite the newest
 		// marker in place; no splice, no cursor move.
@@ -111,10 +117,6 @@ func (m *Manager) micro(now time.Time, v *prompt.View) (*prompt.View, Pass, bool
 			p.Outcome = OutcomeDefrag
 		}
 	} else {
-		s, e, ok := exchangeAt(msgs, cursor, end)
-		if !ok {
-			return v, Pass{}, false
-		}
 		exchangeTokens = m.rough.Messages(msgs[s:e])
 		// Our reclaim gate: absorb whole exchanges until they hold enough
 		// tokens, so the cache break pays for itself.
