@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ctxsim/ctxsim/policies"
 	"github.com/ctxsim/ctxsim/policies/compact"
 	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/sim"
@@ -144,8 +145,11 @@ type Latency struct {
 	Max int64 `json:"max"`
 }
 
-// Occupancy is billed prompt ÷ compaction threshold (or ÷ window when the
-// policy has no threshold) over the run's calls.
+// Occupancy is prompt ÷ compaction threshold over the run's calls, rejected
+// ones included (their prompt is what the policy sent). A policy that never
+// compacts is measured against the threshold hermes' defaults would use for
+// the model (HermesThreshold), so its overflows show above 100% and it
+// compares with the policies that compact on one scale.
 type Occupancy struct {
 	Mean  float64 `json:"mean"`
 	Max   float64 `json:"max"`
@@ -250,6 +254,9 @@ func Summarize(trace, policy string, recs []sim.Record, opts Options) RunSummary
 		}
 		turnMS[r.Turn] += r.LatencyMS + r.StallMS
 		s.StallMS += r.StallMS
+		if d := occDenominator(r); d > 0 && r.Prompt > 0 {
+			occ = append(occ, float64(r.Prompt)/float64(d))
+		}
 		if r.Error != "" {
 			if isOverflow(r.Error) {
 				s.OverflowErrors++
@@ -262,9 +269,6 @@ func Summarize(trace, policy string, recs []sim.Record, opts Options) RunSummary
 		s.Tokens = s.Tokens.Add(r.Usage)
 		s.CostUSD += r.CostUSD
 		reqHitSum += r.Usage.HitRate()
-		if d := occDenominator(r); d > 0 {
-			occ = append(occ, float64(r.Prompt)/float64(d))
-		}
 		if n, ok := r.DetailValue(sim.DetailUserMsgs); ok && n > 0 {
 			v, _ := r.DetailValue(sim.DetailUserVerbatim)
 			f := v / n
@@ -424,7 +428,19 @@ func occDenominator(r sim.Record) int {
 	if r.Threshold > 0 {
 		return r.Threshold
 	}
-	return r.Window
+	return HermesThreshold(r.Window)
+}
+
+// HermesThreshold is the compaction threshold hermes-agent's defaults give a
+// window (policies.Default: 50% raised to 75% below 512K, no output
+// reservation, capped at 256K): 150,000 on a 200K window. 0 for an unknown
+// window.
+func HermesThreshold(window int) int {
+	if window <= 0 {
+		return 0
+	}
+	c := policies.Default().Compact
+	return compact.Threshold(window, c.MaxTokens, c.Threshold, c.ThresholdTokens)
 }
 
 // pctErr is (sim − rec) ÷ rec in percent; 0 when both are 0, and ±100 per

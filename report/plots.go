@@ -214,9 +214,11 @@ func perCall(recs []sim.Record, y func(r sim.Record) (float64, bool)) []Series {
 	return out
 }
 
-// OccupancyFigure is billed prompt ÷ threshold (or window) per call, one
-// line per run: a sawtooth for a compacting policy, a rising line for one
-// that never compacts.
+// OccupancyFigure is billed prompt ÷ threshold per call (HermesThreshold
+// for a policy that never compacts), one line per run: a sawtooth for a
+// compacting policy, a rising line for one that never compacts. The x axis
+// counts billed calls, so rejected prompts are not plotted; the summary's
+// occupancy counts them.
 func OccupancyFigure(recs []sim.Record) Figure {
 	return Figure{
 		Name: "occupancy", LegendRight: true, Title: "Context occupancy per call",

@@ -29,7 +29,7 @@ func NewPolicy(cfg policies.Config, memo *estimate.Memo) (*Policy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("policy %s: prompt_caching.layout: %w", cfg.Name, err)
 	}
-	ttl, err := ttlFunc(cfg.Name, cfg.CacheTTL)
+	ttl, err := ttlFunc(cfg.Name, cfg.CacheTTL, cfg.SubagentCacheTTL)
 	if err != nil {
 		return nil, err
 	}
@@ -42,13 +42,16 @@ func NewPolicy(cfg policies.Config, memo *estimate.Memo) (*Policy, error) {
 }
 
 // ttlFunc is the TTL a policy named name picks per session for the
-// prompt_caching.cache_ttl setting ttl.
-func ttlFunc(name, ttl string) (func(*traces.Session) prompt.TTL, error) {
+// prompt_caching.cache_ttl setting ttl and subagent_cache_ttl subTTL.
+func ttlFunc(name, ttl, subTTL string) (func(*traces.Session) prompt.TTL, error) {
 	if _, err := cacheplan.ChooseTTL(ttl, traces.SourceCLI); err != nil {
 		return nil, fmt.Errorf("policy %s: prompt_caching.cache_ttl: %w", name, err)
 	}
+	if _, err := cacheplan.ChooseSessionTTL(ttl, subTTL, traces.SourceSubagent); err != nil {
+		return nil, fmt.Errorf("policy %s: prompt_caching.subagent_cache_ttl: %w", name, err)
+	}
 	return func(s *traces.Session) prompt.TTL {
-		t, _ := cacheplan.ChooseTTL(ttl, s.Source)
+		t, _ := cacheplan.ChooseSessionTTL(ttl, subTTL, s.Source)
 		return t
 	}, nil
 }
@@ -128,7 +131,7 @@ func NewRecordedVariant(name string, cfg policies.Config, ttl string, memo *esti
 	p := NewRecorded()
 	p.Name = name
 	if ttl != "" {
-		f, err := ttlFunc(name, ttl)
+		f, err := ttlFunc(name, ttl, "inherit")
 		if err != nil {
 			return nil, err
 		}

@@ -104,12 +104,11 @@ type run struct {
 // content block is taken to arrive at most; see nextTime.
 const MaxFirstBlock = time.Minute
 
+// compactModel is the main model as the compaction ladder sees it; the
+// ladder's rule decides how much of MaxOutput it reserves
+// (compact.Reserve).
 func (r *run) compactModel() compact.Model {
-	reserve := r.price.MaxOutput
-	if reserve == 0 || reserve > compact.OutputReserve {
-		reserve = compact.OutputReserve
-	}
-	return compact.Model{Name: r.model, Window: r.window, MaxOutput: reserve}
+	return compact.Model{Name: r.model, Window: r.window, MaxOutput: r.price.MaxOutput}
 }
 
 func newRun(s *traces.Session, pol *Policy, prov provider.Provider, opts Options) (*run, error) {
@@ -566,8 +565,14 @@ func (r *run) setView(v *prompt.View) {
 	r.verbatim = 0
 	for i := range v.Messages {
 		m := &v.Messages[i]
-		if m.Tag == prompt.Plain && m.Role == prompt.RoleUser && m.Event >= 0 && !r.sess.Events[m.Event].Summary {
+		if m.Role != prompt.RoleUser || m.Event < 0 || r.sess.Events[m.Event].Summary {
+			continue
+		}
+		switch m.Tag {
+		case prompt.Plain:
 			r.verbatim++
+		case prompt.Merged: // one verbatim text block per merged turn
+			r.verbatim += len(m.Blocks)
 		}
 	}
 }

@@ -91,7 +91,7 @@ type simFlags struct {
 func (f *simFlags) add(fs *pflag.FlagSet, defaultPolicies string) {
 	fs.StringArrayVar(&f.policies, "policy", nil, "policy: a preset (see ctxsim policies), \"recorded\", or a .yaml/.json config; repeatable (default "+defaultPolicies+")")
 	fs.StringArrayVar(&f.sets, "set", nil, "override a policy setting, key=value (hermes key names); repeatable")
-	fs.StringVar(&f.provider, "provider", "auto", "fake provider: anthropic, openai, deepseek, vllm, or auto (the provider of each trace's model)")
+	fs.StringVar(&f.provider, "provider", "auto", "fake provider: anthropic, openai, deepseek, gemini, vllm, or auto (the provider of each trace's model)")
 	fs.StringVar(&f.prices, "prices", "", "LiteLLM model_prices_and_context_window.json to override or extend the rate card")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of every random choice (synthetic traces, provider eviction, faults)")
 	fs.IntVarP(&f.jobs, "jobs", "j", runtime.GOMAXPROCS(0), "parallel replays; output is identical for any value")

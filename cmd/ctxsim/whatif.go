@@ -86,7 +86,7 @@ Examples:
 			from := fs.String("from", "", "force the log format (native, claude-code, codex, hermes, chatlog)")
 			names := fs.StringSlice("policies", whatifNames(), "policies to compare, comma-separated")
 			fs.StringArrayVar(&sf.sets, "set", nil, "override a setting of every policy, key=value; repeatable")
-			fs.StringVar(&sf.provider, "provider", "auto", "fake provider: anthropic, openai, deepseek, vllm, or auto (the provider of each trace's model)")
+			fs.StringVar(&sf.provider, "provider", "auto", "fake provider: anthropic, openai, deepseek, gemini, vllm, or auto (the provider of each trace's model)")
 			fs.StringVar(&sf.prices, "prices", "", "LiteLLM price file to override or extend the rate card")
 			fs.Uint64Var(&sf.seed, "seed", 1, "seed of every random choice")
 			fs.IntVarP(&sf.jobs, "jobs", "j", 0, "parallel replays (0: all cores); output is identical for any value")

@@ -99,8 +99,10 @@ const (
 // A Model is what the manager needs to know about the main model.
 type Model struct {
 	Name string
-	// Window is the context window; MaxOutput the output reservation
-	// subtracted from it (hermes #43547).
+	// Window is the context window; MaxOutput the model's largest output
+	// (the rate card's max_output_tokens; 0 unknown). The reservation the
+	// threshold subtracts is the rule's: Config.MaxTokens for hermes,
+	// min(MaxOutput, 20K) for Claude Code (see Manager.Reserve).
 	Window    int
 	MaxOutput int
 }
@@ -171,6 +173,7 @@ type Manager struct {
 	cal   *estimate.Calibrated
 
 	threshold int
+	reserve   int // output tokens reserved from the window
 	dur       Durable
 	mem       memory
 	args      argsMemo // a cache of a pure function: neither durable nor volatile state
@@ -200,13 +203,36 @@ func New(cfg Config, model Model, sum Summarizer, exact *estimate.ExactEstimator
 // and absolute cap) is recomputed, and the anchor no longer matches.
 func (m *Manager) SetModel(model Model) {
 	m.model = model
+	m.reserve = Reserve(&m.cfg, model)
 	if m.cfg.Rule == RuleClaudeCode {
-		m.threshold = ClaudeCodeThreshold(model.Window, model.MaxOutput, m.cfg.ThresholdTokens)
+		m.threshold = ClaudeCodeThreshold(model.Window, m.reserve, m.cfg.ThresholdTokens)
 		return
 	}
 	pct := ModelThreshold(m.cfg.ModelThresholds, model.Name, m.cfg.Threshold)
-	m.threshold = Threshold(model.Window, model.MaxOutput, pct, m.cfg.ThresholdTokens)
+	m.threshold = Threshold(model.Window, m.reserve, pct, m.cfg.ThresholdTokens)
 }
+
+// Reserve is the output reservation c subtracts from model's window: Claude
+// Code reserves min(max output, 20K) (20K when the model's is unknown);
+// hermes reserves its max_tokens setting, none by default. A reservation
+// that leaves no window is dropped, as hermes' effective_window <= 0 falls
+// back to the full window.
+func Reserve(c *Config, model Model) int {
+	r := c.MaxTokens
+	if c.Rule == RuleClaudeCode {
+		r = OutputReserve
+		if model.MaxOutput > 0 {
+			r = min(model.MaxOutput, OutputReserve)
+		}
+	}
+	if r < 0 || r >= model.Window {
+		return 0
+	}
+	return r
+}
+
+// Reserve is the output reservation in force.
+func (m *Manager) Reserve() int { return m.reserve }
 
 // Threshold is the compaction threshold in force.
 func (m *Manager) Threshold() int { return m.threshold }
@@ -305,7 +331,7 @@ func (m *Manager) OnResume(ctx context.Context, now time.Time, idle time.Duratio
 // and ctx's error when ctx was cancelled during a summary call (which then
 // counts as no pass: no strike, no fallback, the view unchanged).
 func (m *Manager) BeforeCall(ctx context.Context, now time.Time, v *prompt.View) (*prompt.View, []Pass, error) {
-	if f, eff := m.floorSize(v), m.model.Window-m.model.MaxOutput; f >= eff {
+	if f, eff := m.floorSize(v), m.model.Window-m.reserve; f >= eff {
 		return v, nil, fmt.Errorf("%w: floor %d tokens, effective window %d", ErrDoesNotFit, f, eff)
 	}
 	var passes []Pass
@@ -370,7 +396,7 @@ func (m *Manager) BeforeCall(ctx context.Context, now time.Time, v *prompt.View)
 // compaction is the breaker's verdict on it.
 func (m *Manager) AfterResponse(now time.Time, v *prompt.View, billed int, ok bool) []Pass {
 	if !ok {
-		if billed >= m.model.Window-m.model.MaxOutput {
+		if billed >= m.model.Window-m.reserve {
 			m.mem.overflow = true
 		}
 		return nil

@@ -397,7 +397,7 @@ func formatPass(p *compact.Pass) string {
 func (s *scenario) printView() {
 	for i := range s.v.Messages {
 		m := &s.v.Messages[i]
-		tag := [...]string{"", " batch-summary", " micro-summary", " edited"}[m.Tag]
+		tag := [...]string{"", " batch-summary", " micro-summary", " edited", " merged"}[m.Tag]
 		first := ""
 		for _, b := range m.Blocks {
 			t := b.Text
@@ -430,7 +430,26 @@ func (s *scenario) printUsers() {
 			n++
 		}
 	}
+	// The engine's user_messages_verbatim counts messages: a plain user
+	// message is one, a merged one one per turn it joined, an edited one
+	// none.
+	plain, merged, edited := 0, 0, 0
+	for i := range s.v.Messages {
+		m := &s.v.Messages[i]
+		if m.Role != prompt.RoleUser || m.Event < 0 {
+			continue
+		}
+		switch m.Tag {
+		case prompt.Plain:
+			plain++
+		case prompt.Merged:
+			merged += len(m.Blocks)
+		case prompt.Edited:
+			edited++
+		}
+	}
 	fmt.Fprintf(&s.out, "user messages sent %d, verbatim in view %d\n", len(s.users), n)
+	fmt.Fprintf(&s.out, "counted verbatim %d (plain %d, merged turns %d), edited %d\n", plain+merged, plain, merged, edited)
 }
 
 // filler is deterministic ASCII text of exactly n rough tokens, opening with

@@ -20,8 +20,12 @@ const (
 	// MicroSummary is micro-compaction's rolling summary marker.
 	MicroSummary
 	// Edited is a transcript message a policy rewrote in place (pruned tool
-	// output, a masked observation, a merged turn).
+	// output, a masked observation).
 	Edited
+	// Merged is user turns joined into one message, each turn's text kept
+	// verbatim as one block (hermes' micro-compaction merges the user turns
+	// a dropped marker leaves side by side). Event is the first turn's.
+	Merged
 )
 
 // A Message is one entry of the view. Messages are immutable: a policy that
