@@ -246,10 +246,10 @@ func (st *Setup) calibrate(ctx context.Context, t Tenant) (*Result, map[string]*
 			continue
 		}
 		if p, ok := pred[key{r.Trace, r.Event}]; ok {
-			r.Estimates = append(r.Estimates, estimate.Estimate{Name: report.EstimateOpenLoop, Tokens: p})
+			r.Estimates = append(r.Estimates, estimate.Estimate{Name: sim.EstimateOpenLoop, Tokens: p})
 		}
 		if nth[r.Trace] < prefix[r.Trace] {
-			r.Detail = append(r.Detail, sim.KV{Key: report.DetailFitPrefix, Value: 1})
+			r.SetDetail(sim.DetailFitPrefix, 1)
 		}
 		nth[r.Trace]++
 	}

@@ -30,7 +30,7 @@
 //
 // # Aggregation
 //
-// A Pivot sums runs into rows × columns and owns the one rule for "best":
+// report.Pivot sums runs into rows × columns and owns the one rule for "best":
 // the cheapest total none of whose calls overflowed the window or failed,
 // since rejected calls are unbilled and would flatter a policy that loses
 // them. The CLI's workload table, sweep matrix and what-if report all use

@@ -47,7 +47,7 @@ func Example() {
 		log.Fatal(err)
 	}
 
-	p := experiment.NewPivot(runs,
+	p := report.NewPivot(runs,
 		func(r report.RunSummary) string { return r.Policy },
 		func(r report.RunSummary) string { return "all sessions" })
 	for _, pol := range p.Rows {

@@ -5,20 +5,14 @@ import (
 	"strings"
 
 	"github.com/ctxsim/ctxsim/policies"
+	"github.com/ctxsim/ctxsim/report"
 )
-
-// An Axis is one swept setting: a config key and its values, in the order
-// given. Short is the key as cell names show it.
-type Axis struct {
-	Key, Short string
-	Values     []string
-}
 
 // ParseGrid reads axes written key=v1,v2,... and checks them against base:
 // the key exists, Config.Set accepts every value, no two values give the
 // same setting, and no key is swept twice.
-func ParseGrid(specs []string, base policies.Config) ([]Axis, error) {
-	var axes []Axis
+func ParseGrid(specs []string, base policies.Config) ([]report.Axis, error) {
+	var axes []report.Axis
 	seen := map[string]bool{}
 	for _, g := range specs {
 		key, list, ok := strings.Cut(g, "=")
@@ -30,7 +24,7 @@ func ParseGrid(specs []string, base policies.Config) ([]Axis, error) {
 			return nil, fmt.Errorf("grid %s: key given twice", key)
 		}
 		seen[key] = true
-		ax := Axis{Key: key}
+		ax := report.Axis{Key: key}
 		effective := map[string]string{}
 		for _, v := range strings.Split(list, ",") {
 			v = strings.TrimSpace(v)
@@ -85,7 +79,7 @@ func ShortNames(keys []string) []string {
 
 // GridPoints is the cross product of axes applied to base, the last axis
 // varying fastest, each named base[k1=v1,k2=v2]. base is not changed.
-func GridPoints(base policies.Config, axes []Axis) ([]Spec, error) {
+func GridPoints(base policies.Config, axes []report.Axis) ([]Spec, error) {
 	idx := make([]int, len(axes))
 	var out []Spec
 	for {

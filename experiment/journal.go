@@ -38,7 +38,7 @@ type MetaAxis struct {
 }
 
 // MetaGrid is axes as SweepMeta records them.
-func MetaGrid(axes []Axis) []MetaAxis {
+func MetaGrid(axes []report.Axis) []MetaAxis {
 	out := make([]MetaAxis, len(axes))
 	for i, ax := range axes {
 		out[i] = MetaAxis{ax.Key, ax.Values}

@@ -10,6 +10,7 @@ import (
 	"github.com/ctxsim/ctxsim/policies"
 	"github.com/ctxsim/ctxsim/policies/compact"
 	"github.com/ctxsim/ctxsim/policies/estimate"
+	"github.com/ctxsim/ctxsim/policies/estimate/tiktoken"
 	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/sim"
 	"github.com/ctxsim/ctxsim/sim/provider"
@@ -44,11 +45,11 @@ func NewSetup(prices *pricing.Card, providerName string, seed uint64) (*Setup, e
 	if prices == nil {
 		prices = pricing.Default()
 	}
-	tok, err := estimate.Tiktoken("o200k_base")
+	tok, err := tiktoken.Get("o200k_base")
 	if err != nil {
 		return nil, err
 	}
-	return &Setup{Prices: prices, Memo: estimate.Shared(tok), Provider: providerName, Seed: seed}, nil
+	return &Setup{Prices: prices, Memo: estimate.SharedMemo(tok), Provider: providerName, Seed: seed}, nil
 }
 
 // stream derives a run's random stream from the seed and the cell's names,
@@ -98,7 +99,7 @@ func (st *Setup) newProvider(name, tenant string) (provider.Provider, error) {
 }
 
 func (st *Setup) options(pol *sim.Policy, summaryModel string) sim.Options {
-	o := sim.Options{Prices: st.Prices, Count: st.Memo.Count, SummarizerModel: summaryModel}
+	o := sim.Options{Prices: st.Prices, Count: st.Memo.CountHash, SummarizerModel: summaryModel}
 	o.Summarizer = func(s *traces.Session) compact.Summarizer {
 		model := summaryModel
 		if model == "" {

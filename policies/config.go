@@ -30,6 +30,10 @@ type Config struct {
 	Compact     compact.Config
 	// CacheTTL is prompt_caching.cache_ttl: 5m, 1h, auto or off.
 	CacheTTL string
+	// SubagentCacheTTL is prompt_caching.subagent_cache_ttl (ours, after
+	// Claude Code's subagentPromptCacheTtl): the tier of subagent sessions,
+	// or "inherit" to use CacheTTL for them too.
+	SubagentCacheTTL string
 	// Layout is prompt_caching.layout (ours): the cache planner's name.
 	Layout string
 	// SummaryModel is auxiliary.compression.model; empty means the main
@@ -52,7 +56,7 @@ type Config struct {
 // Default is hermes-agent's defaults (Preset "hermes-default" without its
 // name).
 func Default() Config {
-	c := Config{Compact: compact.DefaultConfig(), CacheTTL: "5m", Layout: "hermes", ScaffoldBoundaries: true}
+	c := Config{Compact: compact.DefaultConfig(), CacheTTL: "5m", SubagentCacheTTL: "inherit", Layout: "hermes", ScaffoldBoundaries: true}
 	c.Compact.ThresholdTokens = 256_000
 	return c
 }
@@ -164,6 +168,7 @@ const modelThresholdsKey = "compression.model_thresholds"
 var keys = []Key{
 	boolKey("compression.enabled", "batch compaction at the threshold", func(c *Config) *bool { return &c.Compact.Enabled }),
 	floatKey("compression.threshold", "trigger as a fraction of the effective window (≥0.75 below 512K); above 1 would be above the window", 0, 1, true, func(c *Config) *float64 { return &c.Compact.Threshold }),
+	intKey("model.max_tokens", "output cap sent, reserved from the window before the threshold; 0 = provider default, no reservation (hermes)", 0, math.MaxInt, func(c *Config) *int { return &c.Compact.MaxTokens }),
 	intKey("compression.threshold_tokens", "absolute cap on the threshold; 0 = none", 0, math.MaxInt, func(c *Config) *int { return &c.Compact.ThresholdTokens }),
 	enumKey("compression.threshold_rule", "threshold formula (ours)", []string{compact.RuleHermes, compact.RuleClaudeCode}, func(c *Config) *string { return &c.Compact.Rule }),
 	floatKey("compression.target_ratio", "legacy tail = threshold × ratio", 0.10, 0.80, false, func(c *Config) *float64 { return &c.Compact.TargetRatio }),
@@ -182,6 +187,7 @@ var keys = []Key{
 	intKey("compression.idle_compact_after_seconds", "idle action after this idle gap; 0 = off", 0, math.MaxInt, func(c *Config) *int { return &c.Compact.IdleCompactAfterSeconds }),
 	enumKey("compression.idle_action", "what a resume after idle does (ours)", []string{compact.IdleSummarize, compact.IdlePrune, compact.IdleMask}, func(c *Config) *string { return &c.Compact.IdleAction }),
 	enumKey("prompt_caching.cache_ttl", "cache tier", []string{"5m", "1h", "auto", "off"}, func(c *Config) *string { return &c.CacheTTL }),
+	enumKey("prompt_caching.subagent_cache_ttl", "cache tier of subagent sessions (ours, Claude Code's subagentPromptCacheTtl); inherit = cache_ttl", []string{"inherit", "5m", "1h", "auto", "off"}, func(c *Config) *string { return &c.SubagentCacheTTL }),
 	enumKey("prompt_caching.layout", "cache planner (ours)", Layouts, func(c *Config) *string { return &c.Layout }),
 	boolKey("prompt_caching.scaffold_boundaries", "mark only the registered static scaffold of skill/webhook/cron messages (ours)", func(c *Config) *bool { return &c.ScaffoldBoundaries }),
 	stringKey("auxiliary.compression.model", "summarizer model; empty = the main model", func(c *Config) *string { return &c.SummaryModel }),
@@ -298,7 +304,7 @@ func (c *Config) Diff(base *Config) []Setting {
 // above the window is not an error: hermes applies it as min(cap, window),
 // and its own default (256K) is above every 200K model's window.
 func (c *Config) Validate(window int) error {
-	if c.Compact.Estimate == "" || c.CacheTTL == "" || c.Layout == "" || c.Compact.Rule == "" {
+	if c.Compact.Estimate == "" || c.CacheTTL == "" || c.SubagentCacheTTL == "" || c.Layout == "" || c.Compact.Rule == "" {
 		return errors.New("policies: config has empty required settings (start from Default or a preset)")
 	}
 	for _, k := range slices.Sorted(maps.Keys(c.Compact.ModelThresholds)) {
@@ -357,6 +363,10 @@ func Load(r io.Reader, file string) (Config, []string, error) {
 			c.Description = v.Value
 		case "compression", "prompt_caching", "auxiliary", "masking", "estimate":
 			l.walk(k.Value, v)
+		case "model":
+			// hermes' model: is a model name or a mapping (default,
+			// provider, base_url, ...); only max_tokens shapes the context.
+			l.model(v)
 		default:
 			l.warn(k.Line, fmt.Sprintf("ignored section %q: not a context-management setting", k.Value))
 		}
@@ -466,6 +476,18 @@ func (l *loader) scalar(k *Key, v *yaml.Node) {
 	}
 	if err := l.c.Set(k.Name, val); err != nil {
 		l.fail(v.Line, err)
+	}
+}
+
+func (l *loader) model(v *yaml.Node) {
+	if v.Kind != yaml.MappingNode {
+		return
+	}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		if k := v.Content[i]; k.Value == "max_tokens" {
+			kk, _ := lookup("model.max_tokens")
+			l.scalar(kk, v.Content[i+1])
+		}
 	}
 }
 

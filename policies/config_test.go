@@ -46,15 +46,14 @@ func TestLoadHermesConfig(t *testing.T) {
 	// Unknown sections are one warning each; hermes keys we do not model
 	// one per key; every warning names file:line.
 	want := []string{
-		`hermes-config.yaml:3: ignored section "model": not a context-management setting`,
 		`hermes-config.yaml:7: ignored section "toolsets": not a context-management setting`,
 		`hermes-config.yaml:9: ignored section "terminal": not a context-management setting`,
 		`hermes-config.yaml:13: ignored section "memory": not a context-management setting`,
 		`hermes-config.yaml:16: ignored section "display": not a context-management setting`,
 		`hermes-config.yaml:21: ignored compression.checkpoint_required: hermes setting the simulator does not model`,
 	}
-	if len(warnings) != 17 {
-		t.Errorf("got %d warnings, want 17:\n%s", len(warnings), strings.Join(warnings, "\n"))
+	if len(warnings) != 16 {
+		t.Errorf("got %d warnings, want 16:\n%s", len(warnings), strings.Join(warnings, "\n"))
 	}
 	for i, w := range want {
 		if i >= len(warnings) || warnings[i] != w {
@@ -76,6 +75,31 @@ func TestLoadHermesConfig(t *testing.T) {
 	if got := m.Threshold(); got != 256_000 {
 		t.Errorf("gpt-5.5 threshold = %d, want 256000 (80%% of 1M capped)", got)
 	}
+}
+
+// TestLoadMaxTokens: hermes takes its output cap from model.max_tokens
+// (HERMES_MAX_TOKENS first, then the provider's max_output_tokens; None by
+// default) and reserves it from the window before the threshold percent.
+func TestLoadMaxTokens(t *testing.T) {
+	for _, tt := range []struct {
+		yaml string
+		want int
+	}{
+		{"model: anthropic/claude-sonnet-4.5\n", 150_000},
+		{"model:\n  default: anthropic/claude-sonnet-4.5\n", 150_000},
+		{"model:\n  default: anthropic/claude-sonnet-4.5\n  max_tokens: 32000\n", 126_000},
+	} {
+		c, warnings, err := Load(strings.NewReader(tt.yaml), "c.yaml")
+		require.NoError(t, err)
+		require.Empty(t, warnings)
+		m, err := c.NewManager(compact.Model{Name: "claude-sonnet-4-5", Window: 200_000, MaxOutput: 64_000}, nil, nil)
+		require.NoError(t, err)
+		if got := m.Threshold(); got != tt.want {
+			t.Errorf("%q: threshold %d, want %d", tt.yaml, got, tt.want)
+		}
+	}
+	_, _, err := Load(strings.NewReader("model:\n  max_tokens: lots\n"), "c.yaml")
+	require.ErrorContains(t, err, "c.yaml:2: invalid value: model.max_tokens")
 }
 
 func at(s []string, i int) string {

@@ -1,6 +1,7 @@
 package policies_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -15,7 +16,7 @@ import (
 // shortSummarizer stands for the harness's auxiliary model call.
 type shortSummarizer struct{}
 
-func (shortSummarizer) Summarize(now time.Time, in compact.SummaryInput) (compact.SummaryOutput, error) {
+func (shortSummarizer) Summarize(_ context.Context, now time.Time, in compact.SummaryInput) (compact.SummaryOutput, error) {
 	return compact.SummaryOutput{Text: "the user asked for a refactor; it is half done"}, nil
 }
 
@@ -36,7 +37,7 @@ func Example_harness() {
 	planner, _ := cacheplan.ByName(cfg.Layout)
 	ttl, _ := cacheplan.ChooseTTL(cfg.CacheTTL, traces.SourceCLI)
 	// Sizes from the harness's own tokenizer; 4 bytes a token here.
-	builder := prompt.NewBuilder(func(b *traces.Block) int { return (len(b.Text) + len(b.Input) + 3) / 4 }, prompt.Wire{})
+	builder := prompt.NewBuilder(func(b *traces.Block, _ uint64) int { return (len(b.Text) + len(b.Input) + 3) / 4 }, prompt.Wire{})
 
 	view := &prompt.View{System: []traces.Block{{Kind: traces.System, Text: "You are a coding agent."}}}
 	add := func(role prompt.Role, b traces.Block) {
@@ -50,7 +51,7 @@ func Example_harness() {
 		add(prompt.RoleAssistant, traces.Block{Kind: traces.ToolUse, ID: fmt.Sprint("t", i), Name: "Read", Input: `{"path":"f.go"}`})
 		add(prompt.RoleTool, traces.Block{Kind: traces.ToolResultBlock, ID: fmt.Sprint("t", i), Text: strings.Repeat("func f() {}\n", 300)})
 
-		v, passes, err := mgr.BeforeCall(now, view)
+		v, passes, err := mgr.BeforeCall(context.Background(), now, view)
 		if err != nil {
 			panic(err)
 		}
@@ -66,7 +67,7 @@ func Example_harness() {
 		fmt.Printf("call %d: %d messages, %d tokens, %d breakpoints\n", i, len(view.Messages), req.Total, len(req.Breakpoints))
 		// ... send req to the API; then tell the manager what was billed:
 		mgr.AfterResponse(now, view, req.Total, true)
-		view, _ = mgr.EndOfTurn(now, view)
+		view, _ = mgr.EndOfTurn(context.Background(), now, view)
 		now = now.Add(time.Minute)
 	}
 	// The prune fires at 2000 tokens, then waits for another 2000 tokens of

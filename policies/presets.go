@@ -39,7 +39,7 @@ var presets = []preset{
 	{"masking-batched", "hermes defaults plus observation masking only when it reclaims ≥4096 tokens", func(c *Config) {
 		c.Compact.Masking.Mode = compact.MaskBatched
 	}},
-	{"claude-code", "Claude Code's autocompact (window − 20K − 13K), whole-history summary on the cached prefix, its cache layout", func(c *Config) {
+	{"claude-code", "Claude Code on a subscription: autocompact at window − 20K − 13K, whole-history summary on the cached prefix, its cache layout, 1h tier for the main conversation and 5m for subagents", func(c *Config) {
 		c.Compact.Rule = compact.RuleClaudeCode
 		c.Compact.ThresholdTokens = 0
 		c.Compact.ProtectFirstN = 0
@@ -47,6 +47,15 @@ var presets = []preset{
 		c.Compact.TargetRatio = 0.10
 		c.Layout = "claude-code"
 		c.SummaryFork = true
+		// Claude Code writes the main conversation to the 1h tier on a
+		// subscription within its plan and subagents to 5m; API-key and
+		// over-plan sessions use 5m (prompt_caching.cache_ttl=5m here).
+		// Its promptCacheTtl and subagentPromptCacheTtl settings choose
+		// (code.claude.com/docs/en/prompt-caching). Three of the four
+		// shared recorded sessions bill their main conversation 1h; every
+		// recorded subagent bills 5m.
+		c.CacheTTL = "1h"
+		c.SubagentCacheTTL = "5m"
 	}},
 }
 

@@ -22,6 +22,11 @@ type Price struct {
 	MaxOutput int `json:"max_output,omitempty"`
 	// MinCacheable is the shortest prefix the provider caches.
 	MinCacheable int `json:"min_cacheable"`
+	// StoragePerHour is the storage rate of an explicit cache, USD per
+	// million tokens per hour (Gemini's context caching); 0 when storage is
+	// free. Gemini rows fold it into their write rates: a write of tier T
+	// costs Input + CacheRead + StoragePerHour × T.
+	StoragePerHour float64 `json:"storage_per_mtok_hour,omitempty"`
 	// Source and Date say where the numbers come from.
 	Source string `json:"source"`
 	Date   string `json:"date"`

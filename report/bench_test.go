@@ -45,7 +45,7 @@ func BenchmarkWriteHTML(b *testing.B) {
 	var buf bytes.Buffer
 	for b.Loop() {
 		buf.Reset()
-		if err := WriteHTML(&buf, ReportInput{Runs: res.Runs, Records: recs, Price: &p}); err != nil {
+		if err := WriteHTML(&buf, HTMLInput{Runs: res.Runs, Records: recs, Price: &p}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -28,7 +28,15 @@
 // byte-deterministic.
 //
 // The HTML report is one file with inline CSS and SVG, no scripts and no
-// network: WriteHTML(w, ReportInput{Runs: res.Runs, Records: recs, Price: &p}).
+// network: WriteHTML(w, HTMLInput{Runs: res.Runs, Records: recs, Price: &p}).
+//
+// Comparing runs goes through one aggregation: NewPivot sums runs into
+// rows × columns (policies × workloads, a sweep's grid, policies ×
+// sessions), and its Best, BestIn and FirstComparable apply the one rule
+// for "cheapest": never a total with overflowed or failed calls, whose
+// rejected calls went unbilled. WorkloadTable, Matrix (a two-key sweep's
+// cost table and heatmaps) and NewWhatif are drawn from it. WriteDir
+// writes a comparison's records.jsonl, summary.json and report.html.
 //
 // For CI, Check(baseline, current, tolerances) compares every cell metric by
 // metric, direction-aware; CheckReport.Failed says whether to fail the job

@@ -36,7 +36,8 @@ func withRecorded(r sim.Record, u traces.Usage) sim.Record {
 
 // fixture is a small run: three calls, a batch compaction shedding 10,000
 // tokens, two calls after it (the first rewrites the new prompt, the second
-// is cache-stable), an overflow and a breaker trip. The numbers in
+// is cache-stable), an overflow of a 210,000-token prompt and a breaker
+// trip. The numbers in
 // TestSummarize are worked out by hand from it.
 func fixture() []sim.Record {
 	c0 := call(0, 1, 0, traces.Usage{Input: 10, CacheWrite5m: 10000, Output: 100}, 1000)
@@ -48,10 +49,12 @@ func fixture() []sim.Record {
 		TokensBefore: 14010, TokensAfter: 4010, LatencyMS: 3000}
 	c4 := call(4, 3, 123, traces.Usage{Input: 10, CacheWrite5m: 4000, Output: 100}, 800)
 	c4.StallMS = 3000
-	c4.Detail = []sim.KV{{Key: DetailUserMsgs, Value: 3}, {Key: DetailUserVerbatim, Value: 2}}
+	c4.SetDetail(sim.DetailUserMsgs, 3)
+	c4.SetDetail(sim.DetailUserVerbatim, 2)
 	c5 := call(5, 3, 130, traces.Usage{Input: 10, CacheWrite5m: 1000, CacheRead: 4000, Output: 100}, 900)
 	over := sim.Record{Trace: "t", Policy: "p", Seq: 6, Kind: sim.KindCall, Turn: 4, Time: t0.Add(200 * time.Second),
-		Model: "claude-opus-4-6", Error: "provider: 400: prompt is too long", LatencyMS: 50}
+		Model: "claude-opus-4-6", Error: "provider: 400: prompt is too long", LatencyMS: 50,
+		Prompt: 210_000, Threshold: 100000, Window: 200000}
 	brk := sim.Record{Trace: "t", Policy: "p", Seq: 7, Kind: sim.KindBreaker, Turn: 4, Time: t0.Add(200 * time.Second), Outcome: "tripped"}
 	return []sim.Record{
 		withRecorded(c0, c0.Usage),

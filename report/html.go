@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,8 +18,8 @@ import (
 	"github.com/ctxsim/ctxsim/sim"
 )
 
-// ReportInput is what WriteHTML renders.
-type ReportInput struct {
+// HTMLInput is what WriteHTML renders.
+type HTMLInput struct {
 	// Title heads the page; empty means "ctxsim report".
 	Title string
 	// Subtitle is a line under the title (the command that made it, the
@@ -69,7 +71,7 @@ type htmlPage struct {
 // WriteHTML writes one self-contained HTML page: the compare table, the
 // figures as inline SVG, and a collapsible per-run drill-down with every
 // call. It loads nothing from the network and needs no JavaScript.
-func WriteHTML(w io.Writer, in ReportInput) error {
+func WriteHTML(w io.Writer, in HTMLInput) error {
 	page := htmlPage{Title: cmp.Or(in.Title, "ctxsim report"), Subtitle: in.Subtitle, Summary: RunsTable(in.Runs, RunsOptions{})}
 	figs, err := reportFigures(in)
 	if err != nil {
@@ -93,7 +95,7 @@ func WriteHTML(w io.Writer, in ReportInput) error {
 	return err
 }
 
-func reportFigures(in ReportInput) ([]Figure, error) {
+func reportFigures(in HTMLInput) ([]Figure, error) {
 	figs := RunFigures(in.Records)
 	if in.Price != nil {
 		be, err := BreakevenFigure(*in.Price, 6)
@@ -228,4 +230,30 @@ func offset(d time.Duration) string {
 	}
 	s := int64(d / time.Second)
 	return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
+}
+
+// WriteDir writes a comparison's outputs to dir (created if missing), each
+// atomically: records.jsonl, summary.json and report.html. The report's
+// break-even figures use the price on prices of the first call's model.
+func WriteDir(dir string, in HTMLInput, prices *pricing.Card) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := WriteFileAtomic(filepath.Join(dir, "records.jsonl"), func(w io.Writer) error { return WriteRecords(w, in.Records) }); err != nil {
+		return err
+	}
+	if err := WriteFileAtomic(filepath.Join(dir, "summary.json"), func(w io.Writer) error {
+		return WriteResults(w, Results{Runs: in.Runs})
+	}); err != nil {
+		return err
+	}
+	for _, r := range in.Records {
+		if r.Kind == sim.KindCall && r.Model != "" {
+			if p, err := prices.Lookup(r.Model); err == nil {
+				in.Price = &p
+			}
+			break
+		}
+	}
+	return WriteFileAtomic(filepath.Join(dir, "report.html"), func(w io.Writer) error { return WriteHTML(w, in) })
 }

@@ -20,7 +20,7 @@ func htmlFixture(t *testing.T) []byte {
 	heat, err := HeatmapFigure("sweep", "Cost by threshold and micro-compaction period", sweepGrid())
 	require.NoError(t, err)
 	var b bytes.Buffer
-	require.NoError(t, WriteHTML(&b, ReportInput{
+	require.NoError(t, WriteHTML(&b, HTMLInput{
 		Title: "ctxsim report", Subtitle: "fixture <run>", Runs: res.Runs, Records: recs, Price: &p, Figures: []Figure{heat},
 	}))
 	return b.Bytes()

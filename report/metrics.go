@@ -7,31 +7,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ctxsim/ctxsim/policies"
 	"github.com/ctxsim/ctxsim/policies/compact"
 	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/sim"
 	"github.com/ctxsim/ctxsim/traces"
-)
-
-// Detail keys the engine sets on records for metrics that records cannot
-// otherwise carry. See docs/metrics.md.
-const (
-	// DetailUserMsgs and DetailUserVerbatim, on a call record, are the number
-	// of user messages in the transcript so far and how many of them the
-	// request carried word for word.
-	DetailUserMsgs     = "user_msgs"
-	DetailUserVerbatim = "user_msgs_verbatim"
-	// DetailPrefixCold, on a pass record, is 1 when the provider's cache of
-	// the prefix had already expired when the pass ran (an idle resume past
-	// the TTL), so the next call would have rewritten the prompt anyway.
-	DetailPrefixCold = "prefix_cold"
-	// DetailFitPrefix, on a call record of the recorded policy, is 1 when
-	// the call was among those the open-loop calibration was fitted on.
-	DetailFitPrefix = "fit_prefix"
-	// EstimateOpenLoop names the open-loop prediction of a recorded call's
-	// prompt (sized from the transcript alone, after a fit on the first 20%
-	// of calls).
-	EstimateOpenLoop = "open_loop"
 )
 
 // Fidelity is how closely a replay of a recorded session reproduces what
@@ -165,8 +145,11 @@ type Latency struct {
 	Max int64 `json:"max"`
 }
 
-// Occupancy is billed prompt ÷ compaction threshold (or ÷ window when the
-// policy has no threshold) over the run's calls.
+// Occupancy is prompt ÷ compaction threshold over the run's calls, rejected
+// ones included (their prompt is what the policy sent). A policy that never
+// compacts is measured against the threshold hermes' defaults would use for
+// the model (HermesThreshold), so its overflows show above 100% and it
+// compares with the policies that compact on one scale.
 type Occupancy struct {
 	Mean  float64 `json:"mean"`
 	Max   float64 `json:"max"`
@@ -271,6 +254,9 @@ func Summarize(trace, policy string, recs []sim.Record, opts Options) RunSummary
 		}
 		turnMS[r.Turn] += r.LatencyMS + r.StallMS
 		s.StallMS += r.StallMS
+		if d := occDenominator(r); d > 0 && r.Prompt > 0 {
+			occ = append(occ, float64(r.Prompt)/float64(d))
+		}
 		if r.Error != "" {
 			if isOverflow(r.Error) {
 				s.OverflowErrors++
@@ -283,11 +269,8 @@ func Summarize(trace, policy string, recs []sim.Record, opts Options) RunSummary
 		s.Tokens = s.Tokens.Add(r.Usage)
 		s.CostUSD += r.CostUSD
 		reqHitSum += r.Usage.HitRate()
-		if d := occDenominator(r); d > 0 {
-			occ = append(occ, float64(r.Prompt)/float64(d))
-		}
-		if n, ok := detail(r, DetailUserMsgs); ok && n > 0 {
-			v, _ := detail(r, DetailUserVerbatim)
+		if n, ok := r.DetailValue(sim.DetailUserMsgs); ok && n > 0 {
+			v, _ := r.DetailValue(sim.DetailUserVerbatim)
 			f := v / n
 			verbatim = &f
 		}
@@ -317,11 +300,11 @@ func Summarize(trace, policy string, recs []sim.Record, opts Options) RunSummary
 				readMatch++
 			}
 			for _, e := range r.Estimates {
-				if e.Name != EstimateOpenLoop {
+				if e.Name != sim.EstimateOpenLoop {
 					continue
 				}
 				haveOpenLoop = true
-				if fp, _ := detail(r, DetailFitPrefix); fp == 0 && r.Recorded.Prompt() > 0 {
+				if fp, _ := r.DetailValue(sim.DetailFitPrefix); fp == 0 && r.Recorded.Prompt() > 0 {
 					apes = append(apes, 100*math.Abs(float64(int64(e.Tokens)-r.Recorded.Prompt()))/float64(r.Recorded.Prompt()))
 				}
 			}
@@ -445,16 +428,19 @@ func occDenominator(r sim.Record) int {
 	if r.Threshold > 0 {
 		return r.Threshold
 	}
-	return r.Window
+	return HermesThreshold(r.Window)
 }
 
-func detail(r sim.Record, key string) (float64, bool) {
-	for _, kv := range r.Detail {
-		if kv.Key == key {
-			return kv.Value, true
-		}
+// HermesThreshold is the compaction threshold hermes-agent's defaults give a
+// window (policies.Default: 50% raised to 75% below 512K, no output
+// reservation, capped at 256K): 150,000 on a 200K window. 0 for an unknown
+// window.
+func HermesThreshold(window int) int {
+	if window <= 0 {
+		return 0
 	}
-	return 0, false
+	c := policies.Default().Compact
+	return compact.Threshold(window, c.MaxTokens, c.Threshold, c.ThresholdTokens)
 }
 
 // pctErr is (sim − rec) ÷ rec in percent; 0 when both are 0, and ±100 per
@@ -536,7 +522,7 @@ func damages(rs []sim.Record, opts Options, price func(string) (pricing.Price, b
 			}
 		}
 		expected := d.BaselineWrite * float64(len(window))
-		if v, _ := detail(p, DetailPrefixCold); v == 1 && len(window) > 0 {
+		if v, _ := p.DetailValue(sim.DetailPrefixCold); v == 1 && len(window) > 0 {
 			// The cache had expired: without the pass the first call would
 			// have rewritten the whole pre-pass prompt.
 			expected += float64(p.TokensBefore) - d.BaselineWrite

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -13,6 +14,26 @@ import (
 )
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9*math.Max(1, math.Abs(b)) }
+
+// A policy that never compacts is measured against the threshold hermes
+// would use for its model, not the window, and its rejected prompts count:
+// overflowing 23 times must not read lower than a policy that compacts.
+func TestOccupancyWithoutThreshold(t *testing.T) {
+	if got := HermesThreshold(200_000); got != 150_000 {
+		t.Errorf("HermesThreshold(200K) = %d, want 150000", got)
+	}
+	if got := HermesThreshold(1_000_000); got != 256_000 {
+		t.Errorf("HermesThreshold(1M) = %d, want 256000 (the cap)", got)
+	}
+	ok := call(0, 1, 0, traces.Usage{Input: 10, CacheWrite5m: 119_990, Output: 100}, 1000)
+	ok.Threshold = 0
+	over := sim.Record{Trace: "t", Policy: "p", Seq: 1, Kind: sim.KindCall, Turn: 2, Time: t0.Add(time.Minute),
+		Model: "claude-opus-4-6", Error: "provider: 400: prompt is too long", Prompt: 240_000, Window: 200_000}
+	s := Summarize("t", "p", []sim.Record{ok, over}, Options{})
+	if !near(s.Occupancy.Max, 1.6) || !near(s.Occupancy.Mean, (0.8+1.6)/2) {
+		t.Errorf("occupancy max %v mean %v, want 1.6 and 1.2 (÷ 150000)", s.Occupancy.Max, s.Occupancy.Mean)
+	}
+}
 
 func TestSummarize(t *testing.T) {
 	s := Summarize("t", "p", fixture(), Options{})
@@ -40,9 +61,10 @@ func TestSummarize(t *testing.T) {
 		{"RequestHitRate", s.RequestHitRate, (10000.0/12010 + 12000.0/14010 + 4000.0/5010) / 5},
 		// (50×5 + 19000×6.25) − 19050×0.5 µ$
 		{"MissCostUSD", s.MissCostUSD, (250 + 118750 - 9525) / 1e6},
-		{"Occupancy.Mean", s.Occupancy.Mean, (10010 + 12010 + 14010 + 4010 + 5010) / 5.0 / 100000},
-		{"Occupancy.Max", s.Occupancy.Max, 0.1401},
-		{"Occupancy.Final", s.Occupancy.Final, 0.0501},
+		// The rejected 210,000-token prompt counts: it is what was sent.
+		{"Occupancy.Mean", s.Occupancy.Mean, (10010 + 12010 + 14010 + 4010 + 5010 + 210000) / 6.0 / 100000},
+		{"Occupancy.Max", s.Occupancy.Max, 2.1},
+		{"Occupancy.Final", s.Occupancy.Final, 2.1},
 	} {
 		if !near(c.got, c.want) {
 			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
@@ -108,8 +130,8 @@ func TestCacheDamage(t *testing.T) {
 // have rewritten the whole pre-prune prompt.
 func TestCacheDamageColdPrefix(t *testing.T) {
 	recs := fixture()[:3]
-	prune := sim.Record{Trace: "t", Policy: "p", Seq: 3, Kind: sim.KindIdle, Turn: 3, TokensBefore: 14010, TokensAfter: 8010,
-		Detail: []sim.KV{{Key: DetailPrefixCold, Value: 1}}}
+	prune := sim.Record{Trace: "t", Policy: "p", Seq: 3, Kind: sim.KindIdle, Turn: 3, TokensBefore: 14010, TokensAfter: 8010}
+	prune.SetDetail(sim.DetailPrefixCold, 1)
 	after := call(4, 3, 4000, traces.Usage{Input: 10, CacheWrite5m: 8000, Output: 100}, 900)
 	recs = append(recs, prune, after)
 	d := Summarize("t", "p", recs, Options{}).CacheDamage[0]

@@ -6,6 +6,8 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -212,9 +214,11 @@ func perCall(recs []sim.Record, y func(r sim.Record) (float64, bool)) []Series {
 	return out
 }
 
-// OccupancyFigure is billed prompt ÷ threshold (or window) per call, one
-// line per run: a sawtooth for a compacting policy, a rising line for one
-// that never compacts.
+// OccupancyFigure is billed prompt ÷ threshold per call (HermesThreshold
+// for a policy that never compacts), one line per run: a sawtooth for a
+// compacting policy, a rising line for one that never compacts. The x axis
+// counts billed calls, so rejected prompts are not plotted; the summary's
+// occupancy counts them.
 func OccupancyFigure(recs []sim.Record) Figure {
 	return Figure{
 		Name: "occupancy", LegendRight: true, Title: "Context occupancy per call",
@@ -269,7 +273,7 @@ func FidelityFigure(recs []sim.Record) Figure {
 		billed = append(billed, plotter.XY{X: x, Y: float64(r.Recorded.Prompt()) / 1000})
 		anchored = append(anchored, plotter.XY{X: x, Y: float64(r.Prompt) / 1000})
 		for _, e := range r.Estimates {
-			if e.Name == EstimateOpenLoop {
+			if e.Name == sim.EstimateOpenLoop {
 				open = append(open, plotter.XY{X: x, Y: float64(e.Tokens) / 1000})
 			}
 		}
@@ -554,4 +558,24 @@ func (f Figure) Render(w io.Writer, format string) error {
 	}
 	_, err = c.WriteTo(w)
 	return err
+}
+
+// WriteFigures saves each figure as NAME.svg, NAME.png and NAME.txt (its
+// data) in dir (created if missing), each atomically.
+func WriteFigures(dir string, figs []Figure) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, fig := range figs {
+		for _, ext := range []string{"svg", "png"} {
+			path := filepath.Join(dir, fig.Name+"."+ext)
+			if err := WriteFileAtomic(path, func(w io.Writer) error { return fig.Render(w, ext) }); err != nil {
+				return err
+			}
+		}
+		if err := WriteFileAtomic(filepath.Join(dir, fig.Name+".txt"), fig.WriteData); err != nil {
+			return err
+		}
+	}
+	return nil
 }

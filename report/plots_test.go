@@ -59,7 +59,7 @@ func recordedFixture() []sim.Record {
 		r := sim.Record{Trace: "t", Policy: sim.RecordedName, Seq: i, Kind: sim.KindCall, Prompt: int(c.sim),
 			Recorded: &traces.Usage{Input: 1, CacheRead: c.billed - 1}}
 		if c.open > 0 {
-			r.Estimates = []estimate.Estimate{{Name: EstimateOpenLoop, Tokens: int(c.open)}}
+			r.Estimates = []estimate.Estimate{{Name: sim.EstimateOpenLoop, Tokens: int(c.open)}}
 		}
 		rs = append(rs, r)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxsim/ctxsim/policies/compact"
 	"github.com/ctxsim/ctxsim/policies/estimate"
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/sim"
@@ -22,8 +23,8 @@ func TestRecordJSONRoundTrip(t *testing.T) {
 			Model: "claude-opus-4-6", Usage: traces.Usage{Input: 1, CacheWrite5m: 10246, CacheRead: 17915, Output: 10},
 			CostUSD: 0.07325, Recorded: &traces.Usage{Input: 2, CacheWrite1h: 10245}, RecordedCostUSD: 0.1116675,
 			Prompt: 28162, Window: 200000, Breakpoints: 4, TTFTMS: 1547, LatencyMS: 1785,
-			Estimates: []estimate.Estimate{{Name: report.EstimateOpenLoop, Tokens: 28000}},
-			Detail:    []sim.KV{{Key: report.DetailUserMsgs, Value: 2}, {Key: "ratio", Value: 0.1 + 0.2}}},
+			Estimates: []estimate.Estimate{{Name: sim.EstimateOpenLoop, Tokens: 28000}},
+			Detail:    []compact.KV{{Key: string(sim.DetailUserMsgs), Value: 2}, {Key: "ratio", Value: 0.1 + 0.2}}},
 		{Trace: "b", Policy: "p", Seq: 7, Kind: sim.KindBatch, Time: time.Date(2025, 6, 1, 8, 0, 0, 0, plus2),
 			Trigger: "threshold", Outcome: "ok", TokensBefore: 9, TokensAfter: 3, Error: "x", MissReason: "expired"},
 		{},

@@ -10,6 +10,7 @@ import (
 	"github.com/ctxsim/ctxsim/experiment"
 	"github.com/ctxsim/ctxsim/policies"
 	"github.com/ctxsim/ctxsim/policies/estimate"
+	"github.com/ctxsim/ctxsim/policies/estimate/tiktoken"
 	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/sim"
 	"github.com/ctxsim/ctxsim/traces"
@@ -40,7 +41,7 @@ type bench struct {
 
 func newBench(tb testing.TB) *bench {
 	tb.Helper()
-	tok, err := estimate.Tiktoken("o200k_base")
+	tok, err := tiktoken.Get("o200k_base")
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -282,7 +283,7 @@ func sweepPolicies(b *testing.B) []experiment.Spec {
 // (b.Log) when both ran, and can be worked out from the two ns/op lines.
 func BenchmarkSweep16(b *testing.B) {
 	set := newSweepSet(b)
-	tok, err := estimate.Tiktoken("o200k_base")
+	tok, err := tiktoken.Get("o200k_base")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -316,7 +317,7 @@ func BenchmarkSweep16(b *testing.B) {
 // cores, into a fresh memo each time; MB/s is of the Claude Code log.
 func BenchmarkWarm(b *testing.B) {
 	ss, size := importBig(b)
-	tok, err := estimate.Tiktoken("o200k_base")
+	tok, err := tiktoken.Get("o200k_base")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -29,37 +29,40 @@ func NewPolicy(cfg policies.Config, memo *estimate.Memo) (*Policy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("policy %s: prompt_caching.layout: %w", cfg.Name, err)
 	}
-	ttl, err := ttlFunc(cfg.Name, cfg.CacheTTL)
+	ttl, err := ttlFunc(cfg.Name, cfg.CacheTTL, cfg.SubagentCacheTTL)
 	if err != nil {
 		return nil, err
 	}
 	p := &Policy{Name: cfg.Name, Planner: planner, TTL: ttl, Wire: WireFor(cfg.Layout)}
 	p.Wire.SplitScaffolds = cfg.ScaffoldBoundaries
 	p.ForkSummary = cfg.SummaryFork
-	p.Context = contextFunc(cfg, memo, p.Wire.PerMessage)
+	p.NewCompactor = compactorFunc(cfg, memo, p.Wire.PerMessage)
 	p.ObserveResends = true
 	return p, nil
 }
 
 // ttlFunc is the TTL a policy named name picks per session for the
-// prompt_caching.cache_ttl setting ttl.
-func ttlFunc(name, ttl string) (func(*traces.Session) prompt.TTL, error) {
+// prompt_caching.cache_ttl setting ttl and subagent_cache_ttl subTTL.
+func ttlFunc(name, ttl, subTTL string) (func(*traces.Session) prompt.TTL, error) {
 	if _, err := cacheplan.ChooseTTL(ttl, traces.SourceCLI); err != nil {
 		return nil, fmt.Errorf("policy %s: prompt_caching.cache_ttl: %w", name, err)
 	}
+	if _, err := cacheplan.ChooseSessionTTL(ttl, subTTL, traces.SourceSubagent); err != nil {
+		return nil, fmt.Errorf("policy %s: prompt_caching.subagent_cache_ttl: %w", name, err)
+	}
 	return func(s *traces.Session) prompt.TTL {
-		t, _ := cacheplan.ChooseTTL(ttl, s.Source)
+		t, _ := cacheplan.ChooseSessionTTL(ttl, subTTL, s.Source)
 		return t
 	}, nil
 }
 
-// contextFunc builds a session's compaction ladder from cfg, or is nil when
-// no rung is on.
-func contextFunc(cfg policies.Config, memo *estimate.Memo, perMessage int) func(*traces.Session, compact.Model, compact.Summarizer) (Context, error) {
+// compactorFunc builds a session's compaction ladder from cfg, or is nil
+// when no rung is on.
+func compactorFunc(cfg policies.Config, memo *estimate.Memo, perMessage int) func(*traces.Session, compact.Model, compact.Summarizer) (Compactor, error) {
 	if !compacts(cfg.Compact) {
 		return nil
 	}
-	return func(_ *traces.Session, model compact.Model, sum compact.Summarizer) (Context, error) {
+	return func(_ *traces.Session, model compact.Model, sum compact.Summarizer) (Compactor, error) {
 		return cfg.NewManager(model, sum, estimate.NewExact(memo, perMessage))
 	}
 }
@@ -128,13 +131,13 @@ func NewRecordedVariant(name string, cfg policies.Config, ttl string, memo *esti
 	p := NewRecorded()
 	p.Name = name
 	if ttl != "" {
-		f, err := ttlFunc(name, ttl)
+		f, err := ttlFunc(name, ttl, "inherit")
 		if err != nil {
 			return nil, err
 		}
 		p.TTL = f
 	}
-	p.Context = contextFunc(cfg, memo, p.Wire.PerMessage)
+	p.NewCompactor = compactorFunc(cfg, memo, p.Wire.PerMessage)
 	p.ObserveResends = true
 	return p, nil
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/ctxsim/ctxsim/policies/estimate"
+	"github.com/ctxsim/ctxsim/policies/estimate/fit"
 	"github.com/ctxsim/ctxsim/policies/prompt"
 	"github.com/ctxsim/ctxsim/traces"
 )
@@ -40,8 +41,8 @@ type Calibrator struct {
 	mode  CalMode
 	memo  *estimate.Memo
 	sess  *traces.Session
-	fit   *estimate.Fit
-	cal   estimate.Calibration
+	ridge *fit.Ridge
+	cal   fit.Calibration
 	extra map[int]int
 	// framing is what Extra charged each transcript message when an
 	// anchored run first built it, so a frozen replay charges the same.
@@ -83,13 +84,13 @@ const (
 
 // NewCalibrator returns an anchored calibrator for s.
 func NewCalibrator(s *traces.Session, memo *estimate.Memo) *Calibrator {
-	f := estimate.NewFit()
-	return &Calibrator{mode: Anchored, memo: memo, sess: s, fit: f, cal: f.Prior,
+	f := fit.NewRidge()
+	return &Calibrator{mode: Anchored, memo: memo, sess: s, ridge: f, cal: f.Prior,
 		extra: map[int]int{}, framing: map[int]int{}, sizes: map[uint64]int{}, lastCall: -1}
 }
 
 // NewOpenLoop returns a calibrator fixed at cal.
-func NewOpenLoop(s *traces.Session, memo *estimate.Memo, cal estimate.Calibration) *Calibrator {
+func NewOpenLoop(s *traces.Session, memo *estimate.Memo, cal fit.Calibration) *Calibrator {
 	return &Calibrator{mode: OpenLoop, memo: memo, sess: s, cal: cal, lastCall: -1}
 }
 
@@ -189,22 +190,21 @@ func (at resendAt) block(req *prompt.Request, v *prompt.View) int {
 }
 
 // Calibration is the current fit.
-func (c *Calibrator) Calibration() estimate.Calibration { return c.cal }
+func (c *Calibrator) Calibration() fit.Calibration { return c.cal }
 
 // Count sizes a block: opaque blocks keep their size, others are the
 // calibrated local count.
-func (c *Calibrator) Count(b *traces.Block) int {
+func (c *Calibrator) Count(b *traces.Block, h uint64) int {
 	if b.Opaque() {
 		return b.Tokens
 	}
 	if c.sizes == nil {
-		return c.cal.Size(estimate.KindOf(b), c.memo.Count(b))
+		return c.cal.Size(fit.KindOf(b), c.memo.CountHash(b, h))
 	}
-	h := b.Hash()
 	if n, ok := c.sizes[h]; ok {
 		return n
 	}
-	n := c.cal.Size(estimate.KindOf(b), c.memo.Count(b))
+	n := c.cal.Size(fit.KindOf(b), c.memo.CountHash(b, h))
 	if c.mode == Anchored {
 		c.sizes[h] = n
 	}
@@ -233,7 +233,7 @@ func (c *Calibrator) Extra(m *prompt.Message) int {
 		// leave a breakpoint with nothing to write).
 		size := 0
 		for i := range m.Blocks {
-			size += c.Count(&m.Blocks[i])
+			size += c.Count(&m.Blocks[i], m.BlockHash(i))
 		}
 		if n < -size {
 			c.carry, n = c.carry+n+size, -size
@@ -248,7 +248,7 @@ func (c *Calibrator) Extra(m *prompt.Message) int {
 
 // features are the local counts of the events [from, to) of the session,
 // and the exact (opaque) tokens among them, which need no calibration.
-func (c *Calibrator) features(from, to int) (f estimate.Features, exact float64, boundary bool) {
+func (c *Calibrator) features(from, to int) (f fit.Features, exact float64, boundary bool) {
 	for i := from; i < to; i++ {
 		e := &c.sess.Events[i]
 		// A pair of calls across a compaction, a floor change or a model
@@ -266,7 +266,7 @@ func (c *Calibrator) features(from, to int) (f estimate.Features, exact float64,
 				exact += float64(b.Tokens)
 				continue
 			}
-			f.AddBlock(estimate.KindOf(b), c.memo.Count(b))
+			f.AddBlock(fit.KindOf(b), c.memo.Count(b))
 		}
 	}
 	return f, exact, boundary
@@ -281,8 +281,8 @@ func (c *Calibrator) Observe(idx, predicted int, rec traces.Usage) {
 	p := rec.Prompt()
 	if c.lastCall >= 0 && c.sess.Events[c.lastCall].Model == c.sess.Events[idx].Model {
 		if f, exact, boundary := c.features(c.lastCall, idx); !boundary && c.robust.accept(&c.cal, &f, float64(p-c.lastP)-exact) {
-			c.fit.Add(f, float64(p-c.lastP)-exact)
-			c.cal = bounded(c.fit.Solve())
+			c.ridge.Add(f, float64(p-c.lastP)-exact)
+			c.cal = bounded(c.ridge.Solve())
 		}
 	}
 	c.extra[idx] = int(p) - predicted
@@ -296,7 +296,7 @@ func (c *Calibrator) Observe(idx, predicted int, rec traces.Usage) {
 // each sample is the growth of the billed prompt between two consecutive
 // calls against the content added in between (pairs across a compaction
 // are skipped). It returns the fit and the number of calls it used.
-func FitPrefix(s *traces.Session, memo *estimate.Memo, frac float64) (estimate.Calibration, int) {
+func FitPrefix(s *traces.Session, memo *estimate.Memo, frac float64) (fit.Calibration, int) {
 	var calls []int
 	for i := range s.Events {
 		if s.Events[i].Kind == traces.Assistant && s.Events[i].Usage != nil {
@@ -315,8 +315,8 @@ func FitPrefix(s *traces.Session, memo *estimate.Memo, frac float64) (estimate.C
 		}
 		dp := s.Events[calls[k]].Usage.Prompt() - s.Events[calls[k-1]].Usage.Prompt()
 		if c.robust.accept(&c.cal, &f, float64(dp)-exact) {
-			c.fit.Add(f, float64(dp)-exact)
-			c.cal = bounded(c.fit.Solve())
+			c.ridge.Add(f, float64(dp)-exact)
+			c.cal = bounded(c.ridge.Solve())
 		}
 	}
 	return c.cal, n
@@ -335,7 +335,7 @@ type robustFit struct {
 	resid []float64 // |residual| of accepted samples
 }
 
-func (r *robustFit) accept(cal *estimate.Calibration, f *estimate.Features, y float64) bool {
+func (r *robustFit) accept(cal *fit.Calibration, f *fit.Features, y float64) bool {
 	res := math.Abs(y - cal.Predict(f))
 	limit := 512.0
 	if n := len(r.resid); n >= 5 {
@@ -361,7 +361,7 @@ const (
 	maxRatio = 1.7
 )
 
-func bounded(c estimate.Calibration) estimate.Calibration {
+func bounded(c fit.Calibration) fit.Calibration {
 	for k := range c.Ratio {
 		c.Ratio[k] = min(max(c.Ratio[k], minRatio), maxRatio)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ctxsim/ctxsim/policies/estimate"
+	"github.com/ctxsim/ctxsim/policies/estimate/fit"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
@@ -38,7 +39,7 @@ func TestCalibratorModes(t *testing.T) {
 	s := recordedSession()
 	var anchored *Calibrator
 	prompts := func(cal func(*traces.Session) *Calibrator) []int {
-		opts := Options{Prices: testOpts().Prices, Count: memo.Count, Calibrate: cal}
+		opts := Options{Prices: testOpts().Prices, Count: memo.CountHash, Calibrate: cal}
 		res, err := Run(context.Background(), s, &Policy{Name: "rec", Recorded: true}, &flat{}, opts)
 		require.NoError(t, err)
 		var out []int
@@ -55,7 +56,7 @@ func TestCalibratorModes(t *testing.T) {
 	// 20-byte message with their framing (no sample fitted yet). Call 2:
 	// the billed 1050 plus what the one-sample fit makes of "cc" and 10
 	// bytes — never the simulation's own running total.
-	d := DefaultCalibrationSize(estimate.SizeText, 4) + DefaultCalibrationSize(estimate.SizeText, 20) + 2*4
+	d := DefaultCalibrationSize(fit.SizeText, 4) + DefaultCalibrationSize(fit.SizeText, 20) + 2*4
 	if a[1] != 1000+d {
 		t.Errorf("call 1 sized %d, want %d", a[1], 1000+d)
 	}
@@ -63,7 +64,7 @@ func TestCalibratorModes(t *testing.T) {
 	if a[2] <= 1050 || a[2] > 1050+40 {
 		t.Errorf("call 2 sized %d: want the billed 1050 plus the ~20 tokens added", a[2])
 	}
-	if cal.Ratio[estimate.SizeText] <= 0 {
+	if cal.Ratio[fit.SizeText] <= 0 {
 		t.Errorf("fit ratio %v", cal.Ratio)
 	}
 	f := prompts(func(*traces.Session) *Calibrator { return anchored.Freeze() })
@@ -72,7 +73,7 @@ func TestCalibratorModes(t *testing.T) {
 			t.Errorf("frozen call %d = %d, anchored %d", i, f[i], a[i])
 		}
 	}
-	ol := prompts(func(s *traces.Session) *Calibrator { return NewOpenLoop(s, memo, estimate.DefaultCalibration) })
+	ol := prompts(func(s *traces.Session) *Calibrator { return NewOpenLoop(s, memo, fit.DefaultCalibration) })
 	if ol[0] != 1000 {
 		t.Errorf("open loop first call %d, want 1000 (the floor is still inferred from it)", ol[0])
 	}
@@ -80,15 +81,15 @@ func TestCalibratorModes(t *testing.T) {
 	if ol[1] != 1000+d {
 		t.Errorf("open loop call 1 = %d, want %d", ol[1], 1000+d)
 	}
-	if want := ol[1] + DefaultCalibrationSize(estimate.SizeText, 2) + DefaultCalibrationSize(estimate.SizeText, 10) + 2*4; ol[2] != want {
+	if want := ol[1] + DefaultCalibrationSize(fit.SizeText, 2) + DefaultCalibrationSize(fit.SizeText, 10) + 2*4; ol[2] != want {
 		t.Errorf("open loop call 2 = %d, want its own running total %d (the bill of 1050 is not used)", ol[2], want)
 	}
 }
 
-// DefaultCalibrationSize is estimate.DefaultCalibration's size of n local
+// DefaultCalibrationSize is fit.DefaultCalibration's size of n local
 // tokens of kind k.
-func DefaultCalibrationSize(k estimate.SizeKind, n int) int {
-	c := estimate.DefaultCalibration
+func DefaultCalibrationSize(k fit.SizeKind, n int) int {
+	c := fit.DefaultCalibration
 	return c.Size(k, n)
 }
 
@@ -98,17 +99,9 @@ func DefaultCalibrationSize(k estimate.SizeKind, n int) int {
 // step, where dropping the overflow let the error grow every call.
 func TestNegativeCorrectionCarried(t *testing.T) {
 	memo := estimate.NewMemo(bytesTok{})
-	s := &traces.Session{ID: "shrink", Model: "claude-opus-4-6"}
-	billed := int64(5000)
-	s.Events = append(s.Events, traces.Event{Time: at(0), Kind: traces.User, Blocks: txt("start")},
-		traces.Event{Time: at(1), Kind: traces.Assistant, Blocks: txt("y"), Usage: &traces.Usage{Input: 1, CacheRead: billed - 1, Output: 1}})
-	for i := range 30 {
-		billed += 120 // 240 bytes of result and a reply, billed at half
-		s.Events = append(s.Events,
-			traces.Event{Time: at(2 + 2*i), Kind: traces.User, Blocks: txt(strings.Repeat("x", 240))},
-			traces.Event{Time: at(3 + 2*i), Kind: traces.Assistant, Blocks: txt("y"), Usage: &traces.Usage{Input: 1, CacheRead: billed - 1, Output: 1}})
-	}
-	opts := Options{Prices: testOpts().Prices, Count: memo.Count, Calibrate: func(s *traces.Session) *Calibrator { return NewCalibrator(s, memo) }}
+	// 240 bytes of result and a reply each round, billed at half.
+	s := growingSession("shrink", 30, 240, func(int) int64 { return 120 })
+	opts := Options{Prices: testOpts().Prices, Count: memo.CountHash, Calibrate: func(s *traces.Session) *Calibrator { return NewCalibrator(s, memo) }}
 	res, err := Run(context.Background(), s, &Policy{Name: "rec", Recorded: true}, &flat{}, opts)
 	require.NoError(t, err)
 	worst := 0
@@ -126,25 +119,37 @@ func TestNegativeCorrectionCarried(t *testing.T) {
 // and later blocks are sized as before.
 func TestRobustFitRejectsOutlier(t *testing.T) {
 	memo := estimate.NewMemo(bytesTok{})
-	s := &traces.Session{ID: "outlier", Model: "claude-opus-4-6"}
-	billed := int64(5000)
-	s.Events = append(s.Events, traces.Event{Time: at(0), Kind: traces.User, Blocks: txt("start")},
-		traces.Event{Time: at(1), Kind: traces.Assistant, Blocks: txt("y"), Usage: &traces.Usage{Input: 1, CacheRead: billed - 1, Output: 1}})
-	for i := range 12 {
-		billed += 1100 + 5 // 1,000 bytes at ratio 1.1, and a reply
+	// 1,000 bytes a round at ratio 1.1 and a reply; round 6 also carries
+	// 20K tokens the transcript does not show.
+	s := growingSession("outlier", 12, 1000, func(i int) int64 {
 		if i == 6 {
-			billed += 20000 // unseen: 20K tokens the transcript does not show
+			return 1105 + 20000
 		}
-		s.Events = append(s.Events,
-			traces.Event{Time: at(2 + 2*i), Kind: traces.User, Blocks: txt(strings.Repeat("x", 1000))},
-			traces.Event{Time: at(3 + 2*i), Kind: traces.Assistant, Blocks: txt("y"), Usage: &traces.Usage{Input: 1, CacheRead: billed - 1, Output: 1}})
-	}
+		return 1105
+	})
 	c := NewCalibrator(s, memo)
-	opts := Options{Prices: testOpts().Prices, Count: memo.Count, Calibrate: func(*traces.Session) *Calibrator { return c }}
+	opts := Options{Prices: testOpts().Prices, Count: memo.CountHash, Calibrate: func(*traces.Session) *Calibrator { return c }}
 	_, err := Run(context.Background(), s, &Policy{Name: "rec", Recorded: true}, &flat{}, opts)
 	require.NoError(t, err)
-	r := c.Calibration().Ratio[estimate.SizeText]
+	r := c.Calibration().Ratio[fit.SizeText]
 	require.InDelta(t, 1.1, r, 0.05, "text ratio after an outlier pair")
 	cal, _ := FitPrefix(s, memo, 1)
-	require.InDelta(t, 1.1, cal.Ratio[estimate.SizeText], 0.05, "open-loop fit ratio after an outlier pair")
+	require.InDelta(t, 1.1, cal.Ratio[fit.SizeText], 0.05, "open-loop fit ratio after an outlier pair")
+}
+
+// growingSession is a recorded session of rounds user messages of size
+// bytes, each answered by a call billed growth(round) tokens more than the
+// last.
+func growingSession(id string, rounds, size int, growth func(int) int64) *traces.Session {
+	s := &traces.Session{ID: id, Model: "claude-opus-4-6"}
+	billed := int64(5000)
+	call := func(t int) traces.Event {
+		return traces.Event{Time: at(t), Kind: traces.Assistant, Blocks: txt("y"), Usage: &traces.Usage{Input: 1, CacheRead: billed - 1, Output: 1}}
+	}
+	s.Events = append(s.Events, traces.Event{Time: at(0), Kind: traces.User, Blocks: txt("start")}, call(1))
+	for i := range rounds {
+		billed += growth(i)
+		s.Events = append(s.Events, traces.Event{Time: at(2 + 2*i), Kind: traces.User, Blocks: txt(strings.Repeat("x", size))}, call(3+2*i))
+	}
+	return s
 }

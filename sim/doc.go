@@ -5,7 +5,7 @@
 //
 //	pol, _ := sim.NewPolicy(cfg, memo)                 // a policies.Config → planner, TTL, compaction
 //	prov := provider.NewAnthropic(provider.AnthropicOptions{})
-//	res, err := sim.Run(ctx, session, pol, prov, sim.Options{Prices: pricing.Default(), Count: memo.Count})
+//	res, err := sim.Run(ctx, session, pol, prov, sim.Options{Prices: pricing.Default(), Count: memo.CountHash})
 //	// res.Records feed package report
 //
 // RunTenant replays several sessions that share one provider account in
@@ -18,23 +18,31 @@
 // For each assistant event of the transcript the engine:
 //
 //  1. advances the clock (below);
-//  2. on a user message after an idle gap, lets the policy's Context act on
+//  2. on a user message after an idle gap, lets the policy's Compactor act on
 //     resume (prune or compact), telling it whether the cache is cold;
-//  3. lets the Context act before the call (prune, masking, batch
+//  3. lets the Compactor act before the call (prune, masking, batch
 //     compaction at the threshold, the breaker) — a summarizer call stalls
 //     the turn by its latency;
 //  4. renders the view into a request (prompt.Builder), lets the planner
 //     mark breakpoints, freezes the request, sends it, and checks that
 //     nothing changed it after the planner ran;
 //  5. retries a transient provider error with exponential backoff (3
-//     times), and a context overflow once, after the Context had a chance
+//     times), and a context overflow once, after the Compactor had a chance
 //     to compact;
-//  6. tells the Context what was billed (its anchor and its breaker);
-//  7. at the end of a turn, lets the Context run micro-compaction or
+//  6. tells the Compactor what was billed (its anchor and its breaker);
+//  7. at the end of a turn, lets the Compactor run micro-compaction or
 //     sliding masking (a pass delays the turn's close, not the next call).
 //
-// The Context seam is the compaction ladder of package policies/compact;
-// the engine never knows what a rung does.
+// The Compactor seam is the compaction ladder of package policies/compact;
+// the engine never knows what a rung does. A compactor needs only
+// BeforeCall and AfterResponse; one that acts on resume, at the end of a
+// turn, on a restart or a model switch, or reports a threshold and
+// estimates, implements the small optional interface for it (Resumer,
+// TurnEnder, Restarter, ModelSetter, Gauge). Hook errors and summarizer
+// stalls are returned to the step that called them; the clock moves in
+// one place (run.advanceTo), never backwards. A forked summary (Claude
+// Code's compaction) is a request the engine itself builds, freezes, sends
+// and checks, like any call.
 //
 // # Time
 //

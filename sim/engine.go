@@ -51,10 +51,6 @@ type Options struct {
 	Prewarm bool
 }
 
-// ErrFloorTooLarge reports a session whose floor alone does not fit its
-// window: no policy can run it, and compaction cannot help.
-var ErrFloorTooLarge = errors.New("sim: the floor (system prompt and tools) does not fit the context window")
-
 // Result is the outcome of one replay.
 type Result struct {
 	Records []Record
@@ -74,11 +70,17 @@ type run struct {
 	model  string
 	window int
 	ttl    prompt.TTL
-	ctx    Context
-	cal    *Calibrator
-	b      *prompt.Builder
-	view   *prompt.View
-	msgs   []prompt.Message // backing array of view.Messages while the run made it
+	cm     Compactor
+	// fork, for a policy with ForkSummary, is the summarizer whose calls
+	// the engine sends through the session's provider (run.sendFork).
+	fork *forkSummarizer
+	// ctx is the context of the Run or RunTenant call stepping this run:
+	// the hooks and summarizer calls of a step are cancelled with it.
+	ctx  context.Context
+	cal  *Calibrator
+	b    *prompt.Builder
+	view *prompt.View
+	msgs []prompt.Message // backing array of view.Messages while the run made it
 
 	// hidden is context the log does not show that Claude Code sent in
 	// the first user message (see revealSystem); it is prepended to that
@@ -94,28 +96,19 @@ type run struct {
 	recEnd  time.Time // recorded completion of the last call
 	turn    int
 	seq     int
-	stall   time.Duration
 	inTurn  bool
 	recs    []Record
-	err     error
 }
 
 // MaxFirstBlock is how long after its request a recorded response's first
 // content block is taken to arrive at most; see nextTime.
 const MaxFirstBlock = time.Minute
 
-// OutputReserve caps the output reservation a harness subtracts from the
-// window before computing its threshold. Harnesses reserve what they ask for
-// (max_tokens), not the model's largest output: Claude Code reserves
-// min(max output, 20K), and a 128K reservation would halve a 200K window.
-const OutputReserve = 20_000
-
+// compactModel is the main model as the compaction ladder sees it; the
+// ladder's rule decides how much of MaxOutput it reserves
+// (compact.Reserve).
 func (r *run) compactModel() compact.Model {
-	reserve := r.price.MaxOutput
-	if reserve == 0 || reserve > OutputReserve {
-		reserve = OutputReserve
-	}
-	return compact.Model{Name: r.model, Window: r.window, MaxOutput: reserve}
+	return compact.Model{Name: r.model, Window: r.window, MaxOutput: r.price.MaxOutput}
 }
 
 func newRun(s *traces.Session, pol *Policy, prov provider.Provider, opts Options) (*run, error) {
@@ -171,22 +164,24 @@ func newRun(s *traces.Session, pol *Policy, prov provider.Provider, opts Options
 	r.view.Tools, r.view.System = splitFloor(floor)
 	ft := 0
 	for i := range floor {
-		ft += opts.Count(&floor[i])
+		ft += opts.Count(&floor[i], floor[i].Hash())
 	}
 	if ft >= r.window {
-		return nil, fmt.Errorf("session %s: floor of %d tokens, window %d: %w", s.ID, ft, r.window, ErrFloorTooLarge)
+		// No policy can run it, and compaction cannot help.
+		return nil, fmt.Errorf("session %s: floor of %d tokens, window %d: %w", s.ID, ft, r.window, compact.ErrDoesNotFit)
 	}
-	if pol.Context != nil {
+	if pol.NewCompactor != nil {
 		var sum compact.Summarizer
 		if opts.Summarizer != nil {
 			sum = opts.Summarizer(s)
 			if pol.ForkSummary {
 				fb := prompt.NewBuilder(r.b.Count, r.b.Wire)
 				fb.Extra = r.b.Extra
-				sum = &forkSummarizer{r: r, inner: sum, b: fb}
+				r.fork = &forkSummarizer{r: r, inner: sum, b: fb}
+				sum = r.fork
 			}
 		}
-		if r.ctx, err = pol.Context(s, r.compactModel(), sum); err != nil {
+		if r.cm, err = pol.NewCompactor(s, r.compactModel(), sum); err != nil {
 			return nil, fmt.Errorf("session %s: policy %s: %w", s.ID, pol.Name, err)
 		}
 	}
@@ -249,7 +244,7 @@ func inferFloor(s *traces.Session, opts Options, b *prompt.Builder) []traces.Blo
 				seen += b.Extra(&m)
 			}
 			for j := range e.Blocks {
-				seen += b.Count(&e.Blocks[j])
+				seen += b.Count(&e.Blocks[j], m.BlockHash(j))
 			}
 		}
 	}
@@ -312,13 +307,13 @@ func Run(ctx context.Context, s *traces.Session, pol *Policy, prov provider.Prov
 	if err != nil {
 		return nil, err
 	}
+	r.ctx = ctx
 	for r.i < len(s.Events) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		r.step()
-		if r.err != nil {
-			return nil, r.err
+		if err := r.step(); err != nil {
+			return nil, err
 		}
 	}
 	return r.result(), nil
@@ -334,6 +329,7 @@ func RunTenant(ctx context.Context, sessions []*traces.Session, pol *Policy, pro
 		if err != nil {
 			return nil, err
 		}
+		r.ctx = ctx
 		runs[i] = r
 	}
 	// A heap of runs by the time of their next event; ties go to the run
@@ -349,8 +345,7 @@ func RunTenant(ctx context.Context, sessions []*traces.Session, pol *Policy, pro
 			return nil, err
 		}
 		it := heap.Pop(h).(heapItem)
-		it.r.step()
-		if err := it.r.err; err != nil {
+		if err := it.r.step(); err != nil {
 			return nil, err
 		}
 		if it.r.i < len(it.r.sess.Events) {
@@ -440,9 +435,18 @@ func (r *run) nextTime() time.Time {
 	return r.now.Add(d)
 }
 
-func (r *run) step() {
+// advanceTo moves the virtual clock to t. It is the only place the clock
+// moves, and it never moves back.
+func (r *run) advanceTo(t time.Time) {
+	if t.After(r.now) {
+		r.now = t
+	}
+}
+
+// step replays the next event. An error stops the run.
+func (r *run) step() error {
 	e := &r.sess.Events[r.i]
-	r.now = r.nextTime()
+	r.advanceTo(r.nextTime())
 	if r.i == 0 && r.opts.Prewarm {
 		r.prewarm()
 	}
@@ -451,17 +455,28 @@ func (r *run) step() {
 	switch e.Kind {
 	case traces.User:
 		if e.Summary && !r.pol.Recorded {
-			return // another policy's compaction, not ours
+			return nil // another policy's compaction, not ours
 		}
 		if r.inTurn {
-			r.endTurn()
+			if err := r.endTurn(); err != nil {
+				return err
+			}
 		}
-		if r.ctx != nil && !r.lastAct.IsZero() {
+		if rs, ok := r.cm.(Resumer); ok && !r.lastAct.IsZero() {
 			idle := r.now.Sub(r.lastAct)
 			cold := r.ttl == prompt.NoCache || idle >= r.ttl.Duration()
-			v, passes := r.ctx.OnResume(r.now, idle, cold, r.view)
+			var v *prompt.View
+			var passes []compact.Pass
+			if err := r.hook(func(ctx context.Context) { v, passes = rs.OnResume(ctx, r.now, idle, cold, r.view) }); err != nil {
+				return err
+			}
 			r.setView(v)
-			r.addPasses(idx, passes, cold)
+			// Simplification: an idle pass's summarizer call is billed
+			// but does not delay the user's message (biases latency down
+			// for idle compaction).
+			if _, err := r.addPasses(idx, passes, cold); err != nil {
+				return err
+			}
 		}
 		if e.Summary {
 			// The recorded compaction: the continuation summary replaces
@@ -471,8 +486,10 @@ func (r *run) step() {
 			r.setView(&prompt.View{Tools: r.view.Tools, System: r.view.System})
 			after := r.b.Build(r.model, &prompt.View{Tools: r.view.Tools, System: r.view.System,
 				Messages: []prompt.Message{prompt.NewMessage(prompt.RoleUser, e.Blocks, idx, prompt.BatchSummary)}}, 0).Total
-			r.addPasses(idx, []compact.Pass{{Kind: compact.KindBatch, Trigger: "recorded", Outcome: compact.OutcomeCompacted,
-				TokensBefore: before, TokensAfter: after}}, false)
+			if _, err := r.addPasses(idx, []compact.Pass{{Kind: compact.KindBatch, Trigger: "recorded", Outcome: compact.OutcomeCompacted,
+				TokensBefore: before, TokensAfter: after}}, false); err != nil {
+				return err
+			}
 		}
 		r.turn++
 		r.inTurn = true
@@ -480,7 +497,11 @@ func (r *run) step() {
 	case traces.ToolResult:
 		r.append(prompt.RoleTool, e, idx)
 	case traces.Assistant:
-		r.call(e, idx)
+		if e.Meta[traces.MetaCopied] != "true" {
+			if err := r.call(e, idx); err != nil {
+				return err
+			}
+		}
 		r.append(prompt.RoleAssistant, e, idx)
 		// An importer that knows the call's duration gives it as LatencyMS,
 		// counted from the event the call answers.
@@ -491,13 +512,15 @@ func (r *run) step() {
 			}
 		}
 	case traces.ModelSwitch:
-		r.switchModel(e.Model, idx)
+		if err := r.switchModel(e.Model, idx); err != nil {
+			return err
+		}
 		if acct := e.Meta["account"]; acct != "" && r.opts.Account != nil {
 			r.prov = r.opts.Account(acct)
 		}
 	case traces.Restart:
-		if r.ctx != nil {
-			r.ctx.Restart()
+		if rs, ok := r.cm.(Restarter); ok {
+			rs.Restart()
 		}
 	case traces.FloorChange:
 		r.changeFloor(e, idx)
@@ -505,8 +528,31 @@ func (r *run) step() {
 		// A recorded compaction takes effect at its continuation summary.
 	}
 	if r.i == len(r.sess.Events) && r.inTurn {
-		r.endTurn()
+		return r.endTurn()
 	}
+	return nil
+}
+
+// hook runs a compactor hook under the run's context. A policy that forks
+// its summaries has the engine send each summary call (run.sendFork); a fork that
+// must stop the run cancels the hook's context with its error, which the
+// compactor treats as cancellation (no pass, no state change) and hook
+// returns.
+func (r *run) hook(f func(ctx context.Context)) error {
+	if r.fork == nil {
+		f(r.ctx)
+		return nil
+	}
+	ctx, cancel := context.WithCancelCause(r.ctx)
+	r.fork.abort = cancel
+	f(ctx)
+	r.fork.abort = nil
+	err := context.Cause(ctx)
+	cancel(nil)
+	if err != nil && r.ctx.Err() == nil {
+		return err
+	}
+	return nil
 }
 
 // setView adopts a view a policy returned, recounting the verbatim user
@@ -519,8 +565,14 @@ func (r *run) setView(v *prompt.View) {
 	r.verbatim = 0
 	for i := range v.Messages {
 		m := &v.Messages[i]
-		if m.Tag == prompt.Plain && m.Role == prompt.RoleUser && m.Event >= 0 && !r.sess.Events[m.Event].Summary {
+		if m.Role != prompt.RoleUser || m.Event < 0 || r.sess.Events[m.Event].Summary {
+			continue
+		}
+		switch m.Tag {
+		case prompt.Plain:
 			r.verbatim++
+		case prompt.Merged: // one verbatim text block per merged turn
+			r.verbatim += len(m.Blocks)
 		}
 	}
 }
@@ -588,21 +640,32 @@ func (r *run) append(role prompt.Role, e *traces.Event, idx int) {
 	}
 }
 
-func (r *run) endTurn() {
+// endTurn closes a turn: the compactor's end-of-turn pass, whose
+// summarizer call delays the turn's close (not the next call's record).
+func (r *run) endTurn() error {
 	r.inTurn = false
-	if r.ctx == nil {
-		return
+	te, ok := r.cm.(TurnEnder)
+	if !ok {
+		return nil
 	}
-	r.stall = 0
-	v, passes := r.ctx.EndOfTurn(r.now, r.view)
+	var v *prompt.View
+	var passes []compact.Pass
+	if err := r.hook(func(ctx context.Context) { v, passes = te.EndOfTurn(ctx, r.now, r.view) }); err != nil {
+		return err
+	}
 	r.setView(v)
-	r.addPasses(-1, passes, false)
-	// A micro pass delays the turn's close, not the next call.
-	r.now = r.now.Add(r.stall)
-	r.stall = 0
+	stall, err := r.addPasses(-1, passes, false)
+	if err != nil {
+		return err
+	}
+	r.advanceTo(r.now.Add(stall))
+	return nil
 }
 
-func (r *run) addPasses(idx int, passes []compact.Pass, cold bool) {
+// addPasses records passes and returns how long their summarizer calls
+// took: the stall they cause.
+func (r *run) addPasses(idx int, passes []compact.Pass, cold bool) (time.Duration, error) {
+	var stall time.Duration
 	for _, p := range passes {
 		kind := RecordKind(p.Kind)
 		if p.Kind == compact.KindDefrag {
@@ -613,11 +676,9 @@ func (r *run) addPasses(idx int, passes []compact.Pass, cold bool) {
 			Event: idx, Turn: r.turn, Trigger: p.Trigger, Outcome: p.Outcome,
 			TokensBefore: p.TokensBefore, TokensAfter: p.TokensAfter, Error: p.Err,
 		}
-		for _, kv := range p.Detail {
-			rec.Detail = append(rec.Detail, KV{Key: kv.Key, Value: kv.Value})
-		}
+		rec.Detail = append(rec.Detail, p.Detail...)
 		if cold {
-			rec.Detail = append(rec.Detail, KV{Key: "prefix_cold", Value: 1})
+			rec.SetDetail(DetailPrefixCold, 1)
 		}
 		if p.Summary != nil {
 			// No auxiliary model configured, or a fork: the main model
@@ -631,15 +692,15 @@ func (r *run) addPasses(idx int, passes []compact.Pass, cold bool) {
 			rec.LatencyMS = p.Summary.Latency.Milliseconds()
 			pr, err := r.opts.Prices.Lookup(rec.Model)
 			if err != nil {
-				r.err = fmt.Errorf("session %s: summarizer: %w", r.sess.ID, err)
-				return
+				return 0, fmt.Errorf("session %s: summarizer: %w", r.sess.ID, err)
 			}
 			rec.CostUSD = pr.Cost(p.Summary.Usage)
-			r.stall += p.Summary.Latency
+			stall += p.Summary.Latency
 		}
 		r.seq++
 		r.recs = append(r.recs, rec)
 	}
+	return stall, nil
 }
 
 // outputTokens is what the call produced: the recorded count, else what a
@@ -655,7 +716,7 @@ func (r *run) outputTokens(e *traces.Event) int {
 	}
 	n := 0
 	for j := range e.Blocks {
-		n += r.opts.Count(&e.Blocks[j])
+		n += r.opts.Count(&e.Blocks[j], e.Blocks[j].Hash())
 	}
 	return n
 }
@@ -672,78 +733,84 @@ const (
 // switchModel makes later calls go to model (the provider's cache for it
 // starts cold; the context manager re-derives its threshold). An unpriced
 // model stops the run.
-func (r *run) switchModel(model string, idx int) {
+func (r *run) switchModel(model string, idx int) error {
 	if model == "" || model == r.model {
-		return
+		return nil
 	}
 	p, err := r.opts.Prices.Lookup(model)
 	if err != nil {
-		r.err = fmt.Errorf("session %s: event %d: %w", r.sess.ID, idx, err)
-		return
+		return fmt.Errorf("session %s: event %d: %w", r.sess.ID, idx, err)
 	}
 	r.model, r.price = model, p
-	if r.ctx != nil {
-		r.ctx.SetModel(r.compactModel())
+	if ms, ok := r.cm.(ModelSetter); ok {
+		ms.SetModel(r.compactModel())
 	}
+	return nil
 }
 
-func (r *run) call(e *traces.Event, idx int) {
-	if r.switchModel(e.Model, idx); r.err != nil {
-		return
+// call makes the model call of event e: the compactor's pass before it,
+// the attempt, and the retries (transient errors with backoff, one retry
+// after an overflow).
+func (r *run) call(e *traces.Event, idx int) error {
+	if err := r.switchModel(e.Model, idx); err != nil {
+		return err
 	}
-	r.stall = 0
 	transient, overflowed := 0, false
 	for {
-		if !r.beforeCall(idx) {
-			return
+		stall, err := r.beforeCall(idx)
+		if err != nil {
+			return err
 		}
-		ok, err := r.attempt(e, idx)
-		if r.err != nil || ok {
-			return
+		r.advanceTo(r.now.Add(stall))
+		apiErr, err := r.attempt(e, idx, stall)
+		if err != nil || apiErr == nil {
+			return err
 		}
 		switch {
-		case errors.Is(err, provider.ErrTransient) && transient < MaxTransientRetries:
-			r.now = r.now.Add(RetryBackoff << transient)
+		case errors.Is(apiErr, provider.ErrTransient) && transient < MaxTransientRetries:
+			r.advanceTo(r.now.Add(RetryBackoff << transient))
 			transient++
-		case errors.Is(err, provider.ErrContextOverflow) && r.ctx != nil && !overflowed:
+		case errors.Is(apiErr, provider.ErrContextOverflow) && r.cm != nil && !overflowed:
 			overflowed = true
 		default:
-			return
+			return nil
 		}
 	}
 }
 
-// beforeCall lets the context manager act before a call; it reports false
-// when the run must stop.
-func (r *run) beforeCall(idx int) bool {
-	if r.ctx == nil {
-		return true
+// beforeCall lets the compactor act before a call and returns the stall its
+// summarizer calls cause.
+func (r *run) beforeCall(idx int) (time.Duration, error) {
+	if r.cm == nil {
+		return 0, nil
 	}
-	r.stall = 0
-	v, passes, err := r.ctx.BeforeCall(r.now, r.view)
+	var v *prompt.View
+	var passes []compact.Pass
+	var err error
+	if herr := r.hook(func(ctx context.Context) { v, passes, err = r.cm.BeforeCall(ctx, r.now, r.view) }); herr != nil {
+		return 0, fmt.Errorf("session %s: event %d: %w", r.sess.ID, idx, herr)
+	}
 	if err != nil {
-		r.err = fmt.Errorf("session %s: event %d: %w", r.sess.ID, idx, err)
-		return false
+		return 0, fmt.Errorf("session %s: event %d: %w", r.sess.ID, idx, err)
 	}
 	r.setView(v)
-	r.addPasses(idx, passes, false)
-	r.now = r.now.Add(r.stall)
-	return true
+	return r.addPasses(idx, passes, false)
 }
 
-// attempt sends the call once and records it. It returns whether the
-// provider accepted it and, if not, the provider's error.
-func (r *run) attempt(e *traces.Event, idx int) (bool, error) {
+// attempt sends the call once and records it, stall being the time the
+// call waited on context management. apiErr is the provider's answer when
+// it rejected the call; err stops the run.
+func (r *run) attempt(e *traces.Event, idx int, stall time.Duration) (apiErr, err error) {
 	out := r.outputTokens(e)
 	rec := Record{
 		Trace: r.sess.ID, Policy: r.pol.Name, Seq: r.seq, Kind: KindCall, Time: r.now,
 		Event: idx, Turn: r.turn, Model: r.model, Window: r.window,
-		StallMS: r.stall.Milliseconds(),
-		Detail:  []KV{{Key: "user_msgs", Value: float64(r.users)}, {Key: "user_msgs_verbatim", Value: float64(r.verbatim)}},
+		StallMS: stall.Milliseconds(),
+		Detail:  []compact.KV{{Key: string(DetailUserMsgs), Value: float64(r.users)}, {Key: string(DetailUserVerbatim), Value: float64(r.verbatim)}},
 	}
-	if r.ctx != nil {
-		rec.Threshold = r.ctx.Threshold()
-		rec.Estimates = r.ctx.Estimates(r.view)
+	if g, ok := r.cm.(Gauge); ok {
+		rec.Threshold = g.Threshold()
+		rec.Estimates = g.Estimates(r.view)
 	}
 	req := r.b.Build(r.model, r.view, out)
 	req.Key = r.sess.ID
@@ -756,17 +823,14 @@ func (r *run) attempt(e *traces.Event, idx int) (bool, error) {
 	}
 	req.Freeze()
 	rec.Breakpoints = len(req.Breakpoints)
-	resp, err := r.prov.Send(r.now, req)
+	resp, sendErr := r.prov.Send(r.now, req)
 	if ferr := req.CheckFrozen(); ferr != nil {
-		r.err = fmt.Errorf("session %s: event %d: %w", r.sess.ID, idx, ferr)
-		return false, nil
+		return nil, fmt.Errorf("session %s: event %d: %w", r.sess.ID, idx, ferr)
 	}
-	ok := err == nil
-	if err != nil {
+	if sendErr != nil {
 		var ae *provider.APIError
-		if !errors.As(err, &ae) {
-			r.err = fmt.Errorf("session %s: event %d: %w", r.sess.ID, idx, err)
-			return false, nil
+		if !errors.As(sendErr, &ae) {
+			return nil, fmt.Errorf("session %s: event %d: %w", r.sess.ID, idx, sendErr)
 		}
 		rec.Error = ae.Error()
 		rec.Prompt = req.Total
@@ -780,8 +844,7 @@ func (r *run) attempt(e *traces.Event, idx int) (bool, error) {
 			}
 		}
 		if u := resp.Usage; u.Input < 0 || u.CacheWrite5m < 0 || u.CacheWrite1h < 0 || u.CacheRead < 0 || u.Output < 0 {
-			r.err = fmt.Errorf("session %s: event %d: %s billed negative usage %+v (an engine bug)", r.sess.ID, idx, r.prov.Name(), u)
-			return false, nil
+			return nil, fmt.Errorf("session %s: event %d: %s billed negative usage %+v (an engine bug)", r.sess.ID, idx, r.prov.Name(), u)
 		}
 		rec.Usage = resp.Usage
 		rec.CostUSD = r.price.Cost(resp.Usage)
@@ -792,14 +855,17 @@ func (r *run) attempt(e *traces.Event, idx int) (bool, error) {
 	}
 	r.seq++
 	r.recs = append(r.recs, rec)
-	if r.ctx != nil {
-		r.addPasses(idx, r.ctx.AfterResponse(r.now, r.view, rec.Prompt, ok), false)
+	if r.cm != nil {
+		// A pass after the response has no summarizer call to wait for.
+		if _, err := r.addPasses(idx, r.cm.AfterResponse(r.now, r.view, rec.Prompt, sendErr == nil), false); err != nil {
+			return nil, err
+		}
 	}
-	if ok {
-		r.now = r.now.Add(resp.Latency())
+	if sendErr == nil {
+		r.advanceTo(r.now.Add(resp.Latency()))
 	}
 	r.lastAct = r.now
-	return ok, err
+	return sendErr, nil
 }
 
 func (r *run) result() *Result {

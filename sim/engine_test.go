@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ctxsim/ctxsim/policies/compact"
-	"github.com/ctxsim/ctxsim/policies/estimate"
 	"github.com/ctxsim/ctxsim/policies/prompt"
 	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/sim/provider"
@@ -34,7 +33,10 @@ func (f *flat) Send(now time.Time, req *prompt.Request) (provider.Response, erro
 	return provider.Response{Usage: traces.Usage{Input: int64(req.Total), Output: int64(req.Output)}, TTFT: f.latency}, nil
 }
 
-func lenCount(b *traces.Block) int {
+func lenCount(b *traces.Block, h uint64) int {
+	if h != b.Hash() {
+		panic("lenCount given a wrong hash")
+	}
 	if b.Opaque() {
 		return b.Tokens
 	}
@@ -119,8 +121,8 @@ func TestFloorTooLarge(t *testing.T) {
 	s := &traces.Session{ID: "big", Model: "claude-opus-4-6", Window: 100, Floor: []traces.Block{{Kind: traces.System, Name: "f", Tokens: 200}},
 		Events: []traces.Event{{Time: at(0), Kind: traces.User, Blocks: txt("hi")}}}
 	_, err := Run(context.Background(), s, &Policy{Name: "none"}, &flat{}, testOpts())
-	if err == nil || !errorsIs(err, ErrFloorTooLarge) {
-		t.Fatalf("err %v, want ErrFloorTooLarge", err)
+	if err == nil || !errorsIs(err, compact.ErrDoesNotFit) {
+		t.Fatalf("err %v, want compact.ErrDoesNotFit", err)
 	}
 }
 
@@ -190,10 +192,7 @@ type shrinker struct {
 	before     int
 }
 
-func (c *shrinker) OnResume(_ time.Time, _ time.Duration, _ bool, v *prompt.View) (*prompt.View, []compact.Pass) {
-	return v, nil
-}
-func (c *shrinker) BeforeCall(_ time.Time, v *prompt.View) (*prompt.View, []compact.Pass, error) {
+func (c *shrinker) BeforeCall(_ context.Context, _ time.Time, v *prompt.View) (*prompt.View, []compact.Pass, error) {
 	c.before++
 	if !c.overflowed {
 		return v, nil, nil
@@ -207,13 +206,6 @@ func (c *shrinker) AfterResponse(_ time.Time, _ *prompt.View, _ int, ok bool) []
 	c.overflowed = !ok
 	return nil
 }
-func (c *shrinker) EndOfTurn(_ time.Time, v *prompt.View) (*prompt.View, []compact.Pass) {
-	return v, nil
-}
-func (c *shrinker) Restart()                                   {}
-func (c *shrinker) SetModel(compact.Model)                     {}
-func (c *shrinker) Threshold() int                             { return 0 }
-func (c *shrinker) Estimates(*prompt.View) []estimate.Estimate { return nil }
 
 // A context overflow gives the context manager one chance to compact, then
 // the call is retried once.
@@ -224,7 +216,7 @@ func TestOverflowRetry(t *testing.T) {
 	}}
 	overflow := &provider.APIError{Status: 400, Kind: provider.ErrContextOverflow, Msg: "prompt is too long"}
 	ctx := &shrinker{}
-	pol := &Policy{Name: "shrink", Context: func(*traces.Session, compact.Model, compact.Summarizer) (Context, error) { return ctx, nil }}
+	pol := &Policy{Name: "shrink", NewCompactor: func(*traces.Session, compact.Model, compact.Summarizer) (Compactor, error) { return ctx, nil }}
 	p := &script{fail: map[int]error{0: overflow}}
 	res, err := Run(context.Background(), s, pol, p, testOpts())
 	if err != nil {
@@ -291,7 +283,7 @@ func (markLastPlanner) Plan(req *prompt.Request, ttl prompt.TTL) { req.Mark(len(
 // summarizer call of 1,000 input and 200 output tokens.
 type summarizing struct{ shrinker }
 
-func (c *summarizing) BeforeCall(_ time.Time, v *prompt.View) (*prompt.View, []compact.Pass, error) {
+func (c *summarizing) BeforeCall(_ context.Context, _ time.Time, v *prompt.View) (*prompt.View, []compact.Pass, error) {
 	return v, []compact.Pass{{Kind: compact.KindBatch, Outcome: compact.OutcomeCompacted,
 		Summary: &compact.SummaryOutput{Usage: traces.Usage{Input: 1000, Output: 200}, Latency: 3 * time.Second}}}, nil
 }
@@ -303,7 +295,9 @@ func TestSummarizerIsBilled(t *testing.T) {
 		{Time: at(0), Kind: traces.User, Blocks: txt("hello")},
 		{Time: at(1), Kind: traces.Assistant, Blocks: txt("hi")},
 	}}
-	pol := &Policy{Name: "sum", Context: func(*traces.Session, compact.Model, compact.Summarizer) (Context, error) { return &summarizing{}, nil }}
+	pol := &Policy{Name: "sum", NewCompactor: func(*traces.Session, compact.Model, compact.Summarizer) (Compactor, error) {
+		return &summarizing{}, nil
+	}}
 	for _, tc := range []struct {
 		aux  string
 		want float64 // $ for 1,000 in + 200 out
@@ -346,7 +340,7 @@ func TestForkedSummaryReadsTheCache(t *testing.T) {
 		ctx := &summarizeOnce{}
 		pol := &Policy{Name: "p", Planner: markLastPlanner{}, TTL: func(*traces.Session) prompt.TTL { return prompt.TTL5m }, ForkSummary: fork,
 			// The engine hands the context its summarizer, forked or not.
-			Context: func(_ *traces.Session, _ compact.Model, sum compact.Summarizer) (Context, error) {
+			NewCompactor: func(_ *traces.Session, _ compact.Model, sum compact.Summarizer) (Compactor, error) {
 				ctx.sum = sum
 				return ctx, nil
 			}}
@@ -382,12 +376,12 @@ type summarizeOnce struct {
 	calls int
 }
 
-func (c *summarizeOnce) BeforeCall(now time.Time, v *prompt.View) (*prompt.View, []compact.Pass, error) {
+func (c *summarizeOnce) BeforeCall(ctx context.Context, now time.Time, v *prompt.View) (*prompt.View, []compact.Pass, error) {
 	c.calls++
 	if c.calls != 2 {
 		return v, nil, nil
 	}
-	out, err := c.sum.Summarize(now, compact.SummaryInput{Kind: compact.KindBatch, Transcript: strings.Repeat("x", 20000), TargetTokens: 500})
+	out, err := c.sum.Summarize(ctx, now, compact.SummaryInput{Kind: compact.KindBatch, Transcript: strings.Repeat("x", 20000), TargetTokens: 500})
 	if err != nil {
 		return v, nil, err
 	}
@@ -397,6 +391,63 @@ func (c *summarizeOnce) BeforeCall(now time.Time, v *prompt.View) (*prompt.View,
 // fixedSummary bills a fresh summary call: the transcript in, 500 out.
 type fixedSummary struct{}
 
-func (fixedSummary) Summarize(_ time.Time, in compact.SummaryInput) (compact.SummaryOutput, error) {
+func (fixedSummary) Summarize(_ context.Context, _ time.Time, in compact.SummaryInput) (compact.SummaryOutput, error) {
 	return compact.SummaryOutput{Text: "summary", Usage: traces.Usage{Input: int64(len(in.Transcript)), Output: 500}, Latency: time.Second}, nil
+}
+
+// forkSpoiler misbehaves on forked summary requests only: it changes the
+// frozen request, or rejects it as too long.
+type forkSpoiler struct {
+	provider.Provider
+	mutate bool
+}
+
+func (f *forkSpoiler) Send(now time.Time, req *prompt.Request) (provider.Response, error) {
+	if strings.HasSuffix(req.Key, "/compaction") {
+		if f.mutate {
+			resp, err := f.Provider.Send(now, req)
+			req.Output++ // a provider must not touch a frozen request
+			return resp, err
+		}
+		return provider.Response{}, &provider.APIError{Status: 400, Kind: provider.ErrContextOverflow, Msg: "prompt is too long"}
+	}
+	return f.Provider.Send(now, req)
+}
+
+// The forked summary is a request the engine sends and checks like any
+// call: a request changed after freezing stops the run (it used to be
+// swallowed), and a rejected fork bills the summary as a fresh call.
+func TestForkedSummaryChecked(t *testing.T) {
+	s := &traces.Session{ID: "s", Model: "claude-opus-4-6", Floor: []traces.Block{{Kind: traces.System, Text: "sys"}}, Events: []traces.Event{
+		{Time: at(0), Kind: traces.User, Blocks: txt(strings.Repeat("x", 20000))},
+		{Time: at(1), Kind: traces.Assistant, Blocks: txt("read it")},
+		{Time: at(10), Kind: traces.User, Blocks: txt("now summarize")},
+		{Time: at(11), Kind: traces.Assistant, Blocks: txt("ok")},
+	}}
+	run := func(mutate bool) (*Result, error) {
+		c := &summarizeOnce{}
+		pol := &Policy{Name: "p", Planner: markLastPlanner{}, TTL: func(*traces.Session) prompt.TTL { return prompt.TTL5m }, ForkSummary: true,
+			NewCompactor: func(_ *traces.Session, _ compact.Model, sum compact.Summarizer) (Compactor, error) {
+				c.sum = sum
+				return c, nil
+			}}
+		opts := testOpts()
+		opts.Summarizer = func(*traces.Session) compact.Summarizer { return fixedSummary{} }
+		return Run(context.Background(), s, pol, &forkSpoiler{Provider: provider.NewAnthropic(provider.AnthropicOptions{}), mutate: mutate}, opts)
+	}
+	if _, err := run(true); !errors.Is(err, prompt.ErrChanged) || !strings.Contains(err.Error(), "session s: forked summary") {
+		t.Errorf("a fork request changed after freezing: err = %v, want prompt.ErrChanged naming the forked summary", err)
+	}
+	res, err := run(false)
+	require.NoError(t, err)
+	var pass *Record
+	for i := range res.Records {
+		if res.Records[i].Kind == KindBatch {
+			pass = &res.Records[i]
+		}
+	}
+	require.NotNil(t, pass)
+	if pass.Usage != (traces.Usage{Input: 20000, Output: 500}) || pass.LatencyMS != 1000 {
+		t.Errorf("rejected fork billed %+v in %d ms, want the inner summarizer's 20000 in, 500 out, 1000 ms", pass.Usage, pass.LatencyMS)
+	}
 }

@@ -1,10 +1,14 @@
 package sim
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/ctxsim/ctxsim/policies/compact"
 	"github.com/ctxsim/ctxsim/policies/prompt"
+	"github.com/ctxsim/ctxsim/sim/provider"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
@@ -19,23 +23,40 @@ var forkInstruction = traces.Block{Kind: traces.Text, Name: "compaction-instruct
 // one: the session's current request, plus the instruction, sent by the main
 // model through the session's own provider, so the conversation is read
 // from the prompt cache and only the instruction and the summary are new.
-// The summary's text and size come from the inner summarizer.
+// The summary's text and size come from the inner summarizer; the request
+// is the engine's (run.sendFork), checked like any call.
 type forkSummarizer struct {
 	r     *run
 	inner compact.Summarizer
 	b     *prompt.Builder
+	// abort stops the hook the summary is made in (see run.hook).
+	abort context.CancelCauseFunc
 }
 
 // Summarize implements compact.Summarizer.
-func (f *forkSummarizer) Summarize(now time.Time, in compact.SummaryInput) (compact.SummaryOutput, error) {
-	out, err := f.inner.Summarize(now, in)
+func (f *forkSummarizer) Summarize(ctx context.Context, now time.Time, in compact.SummaryInput) (compact.SummaryOutput, error) {
+	out, err := f.inner.Summarize(ctx, now, in)
 	if err != nil {
 		return out, err
 	}
-	r := f.r
+	out, err = f.r.sendFork(now, out)
+	if err != nil && f.abort != nil {
+		f.abort(err)
+	}
+	return out, err
+}
+
+// sendFork sends the forked summary request at now: the session's current view
+// plus the instruction, planned by the policy's planner, frozen and checked
+// like any call. It bills the summary (out's output) at what the provider
+// charged for the request. A provider's API error (an overflow: the
+// conversation is over the window) leaves out as the inner summarizer
+// billed it, as a fresh call; any other failure is an error that stops the
+// run.
+func (r *run) sendFork(now time.Time, out compact.SummaryOutput) (compact.SummaryOutput, error) {
 	v := *r.view
 	v.Messages = append(append([]prompt.Message(nil), r.view.Messages...), prompt.NewMessage(prompt.RoleUser, []traces.Block{forkInstruction}, -1, prompt.Plain))
-	req := f.b.Build(r.model, &v, int(out.Usage.Output))
+	req := r.fork.b.Build(r.model, &v, int(out.Usage.Output))
 	// Its own conversation key: the fork's extra turn must not count as
 	// the session's last call when its next call's misses are attributed.
 	req.Key = r.sess.ID + "/compaction"
@@ -44,10 +65,15 @@ func (f *forkSummarizer) Summarize(now time.Time, in compact.SummaryInput) (comp
 	}
 	req.Freeze()
 	resp, err := r.prov.Send(now, req)
+	if ferr := req.CheckFrozen(); ferr != nil {
+		return out, fmt.Errorf("session %s: forked summary: %w", r.sess.ID, ferr)
+	}
 	if err != nil {
-		// The fork did not go through (an overflow: the conversation is
-		// over the window); the summary is what a fresh call would cost.
-		return out, nil
+		var ae *provider.APIError
+		if errors.As(err, &ae) {
+			return out, nil
+		}
+		return out, fmt.Errorf("session %s: forked summary: %w", r.sess.ID, err)
 	}
 	out.Usage, out.Latency = resp.Usage, resp.Latency()
 	return out, nil

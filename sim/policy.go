@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"time"
 
 	"github.com/ctxsim/ctxsim/policies/compact"
@@ -26,9 +27,9 @@ type Policy struct {
 	// Wire is how requests are rendered (framing, thinking stripping,
 	// scaffold splitting).
 	Wire prompt.Wire
-	// Context makes the context manager of one session replay; nil means the
-	// policy never compacts.
-	Context func(s *traces.Session, model compact.Model, sum compact.Summarizer) (Context, error)
+	// NewCompactor makes the context manager of one session replay; nil
+	// means the policy never compacts.
+	NewCompactor func(s *traces.Session, model compact.Model, sum compact.Summarizer) (Compactor, error)
 	// ForkSummary sends each summarizer call through the session's own
 	// provider as the current request plus the summary instruction, by the
 	// main model, so it reads the cached conversation (Claude Code's
@@ -45,22 +46,50 @@ type Policy struct {
 	ObserveResends bool
 }
 
-// A Context is a policy's context manager for one session: the compaction
+// A Compactor is a policy's context manager for one session: the compaction
 // ladder. *compact.Manager is the implementation; the interface is the seam
 // the engine drives. Each hook gets the current view and returns the view to
 // use from now on (the same pointer when nothing changed) and the passes it
-// ran.
-type Context interface {
-	OnResume(now time.Time, idle time.Duration, prefixCold bool, v *prompt.View) (*prompt.View, []compact.Pass)
-	BeforeCall(now time.Time, v *prompt.View) (*prompt.View, []compact.Pass, error)
+// ran. A compactor that also acts at other moments implements the optional
+// interfaces below; the engine asks for each by type assertion.
+type Compactor interface {
+	// BeforeCall runs before every model call (and before each retry).
+	BeforeCall(ctx context.Context, now time.Time, v *prompt.View) (*prompt.View, []compact.Pass, error)
+	// AfterResponse is told the billed prompt of the call just made; ok
+	// is false when the provider rejected it.
 	AfterResponse(now time.Time, v *prompt.View, billedPrompt int, ok bool) []compact.Pass
-	EndOfTurn(now time.Time, v *prompt.View) (*prompt.View, []compact.Pass)
-	Restart()
-	SetModel(m compact.Model)
-	// Threshold is the compaction threshold in tokens (0: none).
+}
+
+// A Resumer acts when a user message arrives after idle; prefixCold says the
+// provider's cache of the prefix expired anyway.
+type Resumer interface {
+	OnResume(ctx context.Context, now time.Time, idle time.Duration, prefixCold bool, v *prompt.View) (*prompt.View, []compact.Pass)
+}
+
+// A TurnEnder acts after the last call of a turn.
+type TurnEnder interface {
+	EndOfTurn(ctx context.Context, now time.Time, v *prompt.View) (*prompt.View, []compact.Pass)
+}
+
+// A Restarter is told the agent process restarted: volatile state is lost.
+type Restarter interface{ Restart() }
+
+// A ModelSetter is told the session switched models (a new window and
+// threshold).
+type ModelSetter interface{ SetModel(m compact.Model) }
+
+// A Gauge reports a compactor's view of the prompt before a call, for the
+// call's record: its threshold in tokens (0: none) and its estimates.
+type Gauge interface {
 	Threshold() int
-	// Estimates are the policy's estimates of v's prompt size.
 	Estimates(v *prompt.View) []estimate.Estimate
 }
 
-var _ Context = (*compact.Manager)(nil)
+var (
+	_ Compactor   = (*compact.Manager)(nil)
+	_ Resumer     = (*compact.Manager)(nil)
+	_ TurnEnder   = (*compact.Manager)(nil)
+	_ Restarter   = (*compact.Manager)(nil)
+	_ ModelSetter = (*compact.Manager)(nil)
+	_ Gauge       = (*compact.Manager)(nil)
+)

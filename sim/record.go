@@ -3,6 +3,7 @@ package sim
 import (
 	"time"
 
+	"github.com/ctxsim/ctxsim/policies/compact"
 	"github.com/ctxsim/ctxsim/policies/estimate"
 	"github.com/ctxsim/ctxsim/traces"
 )
@@ -73,13 +74,48 @@ type Record struct {
 
 	// Error is the provider's answer when the call was rejected.
 	Error string `json:"error,omitempty"`
-	// Detail holds kind-specific telemetry (micro-compaction's fields, ...),
-	// as sorted key/value pairs.
-	Detail []KV `json:"detail,omitempty"`
+	// Detail holds kind-specific telemetry: the engine's own fields
+	// (DetailKey) and a pass's compactor telemetry (micro-compaction's
+	// fields, ...), in the order set.
+	Detail []compact.KV `json:"detail,omitempty"`
 }
 
-// A KV is one telemetry field.
-type KV struct {
-	Key   string  `json:"k"`
-	Value float64 `json:"v"`
+// A DetailKey names a Record.Detail field for metrics records cannot
+// otherwise carry; package report reads them (docs/metrics.md). A pass's
+// compactor adds its own fields, named by the compactor.
+type DetailKey string
+
+const (
+	// DetailUserMsgs and DetailUserVerbatim, on a call record, are the
+	// number of user messages in the transcript so far and how many of
+	// them the request carried word for word.
+	DetailUserMsgs     DetailKey = "user_msgs"
+	DetailUserVerbatim DetailKey = "user_msgs_verbatim"
+	// DetailPrefixCold, on a pass record, is 1 when the provider's cache of
+	// the prefix had already expired when the pass ran (an idle resume past
+	// the TTL), so the next call would have rewritten the prompt anyway.
+	DetailPrefixCold DetailKey = "prefix_cold"
+	// DetailFitPrefix, on a call record of the recorded policy, is 1 when
+	// the call was among those the open-loop calibration was fitted on.
+	DetailFitPrefix DetailKey = "fit_prefix"
+)
+
+// EstimateOpenLoop names the open-loop prediction of a recorded call's
+// prompt among Record.Estimates (sized from the transcript alone, after a
+// fit on the first 20% of calls).
+const EstimateOpenLoop = "open_loop"
+
+// SetDetail adds the field k to r's Detail.
+func (r *Record) SetDetail(k DetailKey, v float64) {
+	r.Detail = append(r.Detail, compact.KV{Key: string(k), Value: v})
+}
+
+// DetailValue is the value of field k of r's Detail, ok false when unset.
+func (r *Record) DetailValue(k DetailKey) (v float64, ok bool) {
+	for _, kv := range r.Detail {
+		if kv.Key == string(k) {
+			return kv.Value, true
+		}
+	}
+	return 0, false
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ctxsim/ctxsim/policies"
 	"github.com/ctxsim/ctxsim/policies/estimate"
+	"github.com/ctxsim/ctxsim/policies/estimate/tiktoken"
 	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/sim/provider"
 	"github.com/ctxsim/ctxsim/traces/synth"
@@ -20,9 +21,9 @@ import (
 func TestScaffoldBoundariesCron(t *testing.T) {
 	ss, err := synth.Generate("cron", 4, 1, synth.Options{})
 	require.NoError(t, err)
-	tok, err := estimate.Tiktoken("o200k_base")
+	tok, err := tiktoken.Get("o200k_base")
 	require.NoError(t, err)
-	memo := estimate.Shared(tok)
+	memo := estimate.SharedMemo(tok)
 	cost := func(scaffolds bool) (usd float64, read int64) {
 		cfg, err := policies.Preset("hermes-default")
 		require.NoError(t, err)
@@ -31,7 +32,7 @@ func TestScaffoldBoundariesCron(t *testing.T) {
 		pol, err := NewPolicy(cfg, memo)
 		require.NoError(t, err)
 		prov := provider.NewAnthropic(provider.AnthropicOptions{})
-		res, err := RunTenant(context.Background(), ss, pol, prov, Options{Prices: pricing.Default(), Count: memo.Count})
+		res, err := RunTenant(context.Background(), ss, pol, prov, Options{Prices: pricing.Default(), Count: memo.CountHash})
 		require.NoError(t, err)
 		for _, r := range res {
 			for _, rec := range r.Records {

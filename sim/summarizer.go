@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"errors"
 	"math/rand/v2"
 	"strings"
@@ -37,7 +38,10 @@ type Summarizer struct {
 var ErrSummarizerFailed = errors.New("sim: summarizer call failed (injected fault)")
 
 // Summarize implements compact.Summarizer.
-func (s *Summarizer) Summarize(now time.Time, in compact.SummaryInput) (compact.SummaryOutput, error) {
+func (s *Summarizer) Summarize(ctx context.Context, now time.Time, in compact.SummaryInput) (compact.SummaryOutput, error) {
+	if err := ctx.Err(); err != nil {
+		return compact.SummaryOutput{}, err
+	}
 	promptText := in.Transcript + in.Previous + in.Focus
 	inTok := s.Count(promptText) + 700 // the structured template around it
 	lat, _ := s.Latency.Time(inTok, 0, 0)

@@ -143,6 +143,12 @@ type Event struct {
 	Meta map[string]string `json:"meta,omitempty"`
 }
 
+// MetaCopied marks an assistant event a log copied from another session
+// (a resumed session's file repeats the calls of the one it continues):
+// it is history the conversation carries, not a call; replays append it
+// without calling the model, and its bill belongs to the other session.
+const MetaCopied = "copied"
+
 // BlockKind is the type of a content block.
 type BlockKind string
 

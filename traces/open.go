@@ -252,6 +252,7 @@ func Open(ctx context.Context, paths []string, opts OpenOptions) ([]*Session, *W
 		warn.Merge(w)
 		out = append(out, ss...)
 	}
+	MarkCopied(out)
 	return out, warn, nil
 }
 

@@ -91,3 +91,42 @@ func TestBreakevenUsage(t *testing.T) {
 		t.Errorf("missing path: exit %d, stderr %q", code, errs)
 	}
 }
+
+// breakeven's per-session 1h verdict is whatif's ttl-1h row: both replay
+// the session with its subagents as the same variants.
+func TestBreakevenAgreesWithWhatif(t *testing.T) {
+	code, out, errs := runCmd(t, "breakeven", "--json", "../../testdata/claude-code")
+	require.Equal(t, exitOK, code, errs)
+	var be struct {
+		Sessions []struct {
+			ID     string  `json:"id"`
+			Cost5m float64 `json:"cost_5m_usd"`
+			Cost1h float64 `json:"cost_1h_usd"`
+		} `json:"sessions"`
+		Replayed bool `json:"replayed"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &be))
+	require.True(t, be.Replayed)
+	code, out, errs = runCmd(t, "whatif", "--json", "--policies", "ttl-5m,ttl-1h", "../../testdata/claude-code")
+	require.Equal(t, exitOK, code, errs)
+	var wi struct {
+		Sessions []struct {
+			ID       string `json:"id"`
+			Policies []struct {
+				Policy  string  `json:"policy"`
+				CostUSD float64 `json:"cost_usd"`
+			} `json:"policies"`
+		} `json:"sessions"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &wi))
+	require.Len(t, be.Sessions, len(wi.Sessions), "one row per root session in both")
+	for i, s := range wi.Sessions {
+		require.Equal(t, s.ID, be.Sessions[i].ID)
+		cost := map[string]float64{}
+		for _, p := range s.Policies {
+			cost[p.Policy] = p.CostUSD
+		}
+		require.InDelta(t, cost["ttl-5m"], be.Sessions[i].Cost5m, 1e-6, s.ID)
+		require.InDelta(t, cost["ttl-1h"], be.Sessions[i].Cost1h, 1e-6, s.ID)
+	}
+}

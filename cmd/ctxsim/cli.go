@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/ctxsim/ctxsim/policies/estimate"
 	"github.com/ctxsim/ctxsim/report"
 )
 
@@ -50,6 +51,16 @@ type env struct {
 	// journal, when set, wraps the sweep journal's file: the seam tests
 	// inject write failures through (a kill -9 midway through a cell).
 	journal func(io.Writer) io.Writer
+	// cacheDir is the default token-count cache directory, resolved by
+	// main ($CTXSIM_CACHE_DIR, else the user cache dir); "" means no cache
+	// unless --cache-dir names one. Tests leave it empty.
+	cacheDir string
+	// tokenizer, when set, wraps the tokenizer a replay counts with: the
+	// seam tests count tokenizer calls through.
+	tokenizer func(estimate.Tokenizer) estimate.Tokenizer
+	// atExit runs after the command, whatever its outcome (the count
+	// cache's flush).
+	atExit []func()
 }
 
 // formatFlags are --format and its --json shorthand, which wins.
@@ -144,6 +155,10 @@ func runEnv(e *env, args []string) int {
 		return exitUsage
 	}
 	err := runFn(e, fs.Args())
+	for _, f := range e.atExit {
+		f()
+	}
+	e.atExit = nil
 	var ue *usageError
 	var re *regressionError
 	switch {

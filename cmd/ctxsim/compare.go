@@ -12,6 +12,9 @@ import (
 
 	"github.com/ctxsim/ctxsim/experiment"
 	"github.com/ctxsim/ctxsim/policies"
+	"github.com/ctxsim/ctxsim/policies/estimate"
+	"github.com/ctxsim/ctxsim/policies/estimate/tiktoken"
+	"github.com/ctxsim/ctxsim/policies/estimate/tokcache"
 	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/report/columnar"
@@ -45,20 +48,16 @@ func (w *workloadFlags) add(fs *pflag.FlagSet) {
 func (w *workloadFlags) load(e *env, seed uint64) ([]*traces.Session, error) {
 	var out []*traces.Session
 	warn := &traces.Warnings{}
-	profiles := w.profiles
+	if w.sessions < 1 {
+		return nil, usagef("--sessions %d: want at least 1", w.sessions)
+	}
 	if len(w.traces) == 0 && len(w.profiles) == 0 {
-		ss, ws, err := embeddedRecorded(e)
+		ss, ws, err := experiment.Suite(e.ctx, w.sessions, seed)
 		if err != nil {
 			return nil, err
 		}
-		for _, s := range ss {
-			s.Tenant = "recorded"
-		}
 		out = append(out, ss...)
 		warn.Merge(ws)
-		for _, p := range synth.Profiles() {
-			profiles = append(profiles, p.Name)
-		}
 	}
 	if len(w.traces) > 0 {
 		ss, stubs, ws, err := openTraces(e, w.traces, w.from, w.shard)
@@ -69,10 +68,7 @@ func (w *workloadFlags) load(e *env, seed uint64) ([]*traces.Session, error) {
 		out = append(out, ss...)
 		warn.Merge(ws)
 	}
-	if w.sessions < 1 {
-		return nil, usagef("--sessions %d: want at least 1", w.sessions)
-	}
-	for _, p := range profiles {
+	for _, p := range w.profiles {
 		ss, err := synth.Generate(p, w.sessions, seed, synth.Options{})
 		if err != nil {
 			return nil, usagef("--profile: %v", err)
@@ -99,21 +95,30 @@ type simFlags struct {
 	failRate float64
 	errRate  float64
 	clearTU  bool
+	cacheDir string
+	noCache  bool
 }
 
 func (f *simFlags) add(fs *pflag.FlagSet, defaultPolicies string) {
 	fs.StringArrayVar(&f.policies, "policy", nil, "policy: a preset (see ctxsim policies), \"recorded\", or a .yaml/.json config; repeatable (default "+defaultPolicies+")")
 	fs.StringArrayVar(&f.sets, "set", nil, "override a policy setting, key=value (hermes key names); repeatable")
-	fs.StringVar(&f.provider, "provider", "auto", "fake provider: anthropic, openai, deepseek, vllm, or auto (the provider of each trace's model)")
+	fs.StringVar(&f.provider, "provider", "auto", "fake provider: anthropic, openai, deepseek, gemini, vllm, or auto (the provider of each trace's model)")
 	fs.StringVar(&f.prices, "prices", "", "LiteLLM model_prices_and_context_window.json to override or extend the rate card")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of every random choice (synthetic traces, provider eviction, faults)")
 	fs.IntVarP(&f.jobs, "jobs", "j", runtime.GOMAXPROCS(0), "parallel replays; output is identical for any value")
 	fs.Float64Var(&f.failRate, "summarizer-fail-rate", 0, "probability that a summarizer call fails (seeded), to exercise fallbacks and the breaker")
 	fs.Float64Var(&f.errRate, "provider-error-rate", 0, "probability that a call is rejected as overloaded (seeded); the harness retries with backoff")
 	fs.BoolVar(&f.clearTU, "clear-tool-uses", false, "anthropic: server-side context editing (clear_tool_uses_20250919 with its defaults)")
+	f.addCache(fs)
 }
 
-func (f *simFlags) setup() (*experiment.Setup, error) {
+// addCache declares the token-count cache's flags.
+func (f *simFlags) addCache(fs *pflag.FlagSet) {
+	fs.StringVar(&f.cacheDir, "cache-dir", "", "directory of the persistent token-count cache (default $CTXSIM_CACHE_DIR, else ctxsim/ in the user cache directory)")
+	fs.BoolVar(&f.noCache, "no-cache", false, "neither read nor write the token-count cache: tokenize everything")
+}
+
+func (f *simFlags) setup(e *env) (*experiment.Setup, error) {
 	if f.failRate < 0 || f.failRate > 1 {
 		return nil, usagef("--summarizer-fail-rate %v: want 0..1", f.failRate)
 	}
@@ -132,7 +137,43 @@ func (f *simFlags) setup() (*experiment.Setup, error) {
 		return nil, err
 	}
 	st.SummarizerFailRate, st.ProviderErrorRate, st.ClearToolUses = f.failRate, f.errRate, f.clearTU
+	dir := f.cacheDirFor(e)
+	if dir == "" && e.tokenizer == nil {
+		return st, nil // the process-wide memo, no store
+	}
+	// A memo of its own: the process-wide one may already serve another
+	// store or tokenizer (tests run commands in one process).
+	var tok estimate.Tokenizer
+	if tok, err = tiktoken.Get("o200k_base"); err != nil {
+		return nil, err
+	}
+	if e.tokenizer != nil {
+		tok = e.tokenizer(tok)
+	}
+	st.Memo = estimate.NewMemo(tok)
+	if dir != "" {
+		c := tokcache.Open(dir, tok.Name(), tokcache.Options{})
+		st.Memo.SetStore(c)
+		e.atExit = append(e.atExit, func() {
+			c.Flush()
+			for _, w := range c.Warnings() {
+				fmt.Fprintf(e.stderr, "ctxsim: warning: %s\n", w)
+			}
+		})
+	}
 	return st, nil
+}
+
+// cacheDirFor is the token-count cache directory: --cache-dir, else the
+// environment's default; "" with --no-cache.
+func (f *simFlags) cacheDirFor(e *env) string {
+	switch {
+	case f.noCache:
+		return ""
+	case f.cacheDir != "":
+		return f.cacheDir
+	}
+	return e.cacheDir
 }
 
 // outFlags say where results go.
@@ -248,7 +289,7 @@ func runCompare(e *env, fs *pflag.FlagSet, wf *workloadFlags, sf *simFlags, of *
 	if err != nil {
 		return err
 	}
-	st, err := sf.setup()
+	st, err := sf.setup(e)
 	if err != nil {
 		return err
 	}
@@ -305,7 +346,7 @@ type compareRender struct {
 // suite, else one row per run.
 func compareTable(e *env, format report.Format, runs []report.RunSummary, wl map[string]string, policies []string, byWorkload bool) error {
 	if byWorkload && format != report.JSON {
-		return workloadTable(runs, wl, policies).Write(e.stdout, format)
+		return report.WorkloadTable(runs, wl, policies).Write(e.stdout, format)
 	}
 	return report.WriteRuns(e.stdout, format, runs, report.RunsOptions{})
 }
@@ -433,7 +474,7 @@ func (res *results) write(out, plots string) error {
 			return err
 		}
 		if err := report.WriteFileAtomic(filepath.Join(out, "report.html"), func(w io.Writer) error {
-			in := report.ReportInput{Title: res.title, Subtitle: fmt.Sprintf("seed %d", res.seed), Runs: res.runs, Records: res.recs, Price: res.price}
+			in := report.HTMLInput{Title: res.title, Subtitle: fmt.Sprintf("seed %d", res.seed), Runs: res.runs, Records: res.recs, Price: res.price}
 			return report.WriteHTML(w, in)
 		}); err != nil {
 			return err
@@ -446,7 +487,7 @@ func (res *results) write(out, plots string) error {
 		if err := os.MkdirAll(plots, 0o755); err != nil {
 			return err
 		}
-		return writeFigures(plots, report.RunFigures(res.recs))
+		return report.WriteFigures(plots, report.RunFigures(res.recs))
 	}
 	return nil
 }
@@ -490,7 +531,7 @@ func firstPrice(st *experiment.Setup, recs []sim.Record) *pricing.Price {
 func suiteResults(e *env) (report.Results, error) {
 	wf := workloadFlags{sessions: 2}
 	sf := simFlags{provider: "auto", seed: 1}
-	st, err := sf.setup()
+	st, err := sf.setup(e)
 	if err != nil {
 		return report.Results{}, err
 	}

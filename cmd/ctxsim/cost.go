@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -285,11 +284,11 @@ func priceSessions(ss []costSession, card *pricing.Card) (*costReport, error) {
 			r.Model = r.models[0]
 		}
 		r.Tokens = tokensOf(r.usage)
-		r.HitRate = round6(r.usage.HitRate())
+		r.HitRate = report.Round6(r.usage.HitRate())
 		total = total.Add(r.usage)
 		totalCost += r.CostUSD
 		requests += r.Requests
-		r.CostUSD = round6(r.CostUSD)
+		r.CostUSD = report.Round6(r.CostUSD)
 		rows[r.ID] = r
 		order = append(order, r)
 	}
@@ -324,12 +323,9 @@ func priceSessions(ss []costSession, card *pricing.Card) (*costReport, error) {
 		}
 		rep.Sessions = append(rep.Sessions, r)
 	}
-	rep.Totals = costTotals{Requests: requests, Tokens: tokensOf(total), CostUSD: round6(totalCost), HitRate: round6(total.HitRate())}
+	rep.Totals = costTotals{Requests: requests, Tokens: tokensOf(total), CostUSD: report.Round6(totalCost), HitRate: report.Round6(total.HitRate())}
 	return rep, nil
 }
-
-// round6 keeps JSON free of float noise (and golden files stable).
-func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }
 
 func (rep *costReport) write(e *env, f report.Format) error {
 	if f == report.JSON {
@@ -339,7 +335,7 @@ func (rep *costReport) write(e *env, f report.Format) error {
 	// indented under their parent); CSV is for programs (plain numbers, a
 	// parent column).
 	csv := f == report.CSV
-	num, cost, rate := thousands, dollars, percent
+	num, cost, rate := report.Thousands, dollars, report.FormatPercent
 	cols := []string{"session", "model", "requests", "input", "5m write", "1h write", "cache read", "output", "cost", "hit rate"}
 	if csv {
 		num = func(n int64) string { return strconv.FormatInt(n, 10) }
@@ -378,24 +374,6 @@ func (rep *costReport) write(e *env, f report.Format) error {
 	tt := rep.Totals
 	row("total", "", "", tt.Requests, tt.Tokens, tt.CostUSD, tt.HitRate)
 	return t.Write(e.stdout, f)
-}
-
-// thousands formats n with comma separators, as ccusage does.
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }
 
 func dollars(v float64) string { return "$" + strconv.FormatFloat(v, 'f', 2, 64) }

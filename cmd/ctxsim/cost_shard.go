@@ -100,7 +100,9 @@ func costShard(e *env, fs *pflag.FlagSet, paths []string, from, prices string, c
 					break
 				}
 			}
-			id := p + "\x00" + proj
+			// The identity is the project's path under p, not p itself:
+			// the same logs mounted elsewhere go to the same shards.
+			id := proj
 			u := byID[id]
 			if u == nil {
 				u = &unit{id: id, first: len(fileIndex)}

@@ -11,6 +11,11 @@
 // Every command has --help with examples, --json for machine output, and
 // exit codes 0 (ok), 1 (failure or regression), 2 (usage error).
 //
+// Commands that replay (run, compare, sweep, whatif, fidelity) keep token
+// counts between runs in ctxsim/ under the user's cache directory, so a
+// second run over the same logs tokenizes nothing; $CTXSIM_CACHE_DIR or
+// --cache-dir moves it, --no-cache bypasses it.
+//
 // # Examples
 //
 // What a recorded Claude Code session cost, as billed:

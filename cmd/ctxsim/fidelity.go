@@ -74,7 +74,7 @@ func runFidelity(e *env, fs *pflag.FlagSet, paths []string, from string, worst i
 	if err != nil {
 		return err
 	}
-	st, err := sf.setup()
+	st, err := sf.setup(e)
 	if err != nil {
 		return err
 	}
@@ -189,7 +189,7 @@ func fidelityTable(rep report.FidelityReport, worst int) *report.Table {
 		if worst > 0 && i == worst {
 			break
 		}
-		t.AddRow(s.Trace, fmt.Sprint(s.Calls), usd2(s.RecordedUSD), usd2(s.ReplayUSD), fmt.Sprintf("%+.2f%%", s.ErrorPct),
+		t.AddRow(s.Trace, fmt.Sprint(s.Calls), report.FormatUSD(s.RecordedUSD, 2), report.FormatUSD(s.ReplayUSD, 2), fmt.Sprintf("%+.2f%%", s.ErrorPct),
 			fmt.Sprintf("%+.2f%%", s.ObservedErrorPct), fmt.Sprintf("%.1f%%", s.ReadMatchPct), fmt.Sprintf("%.2f%%", s.OpenLoopMdAPE), s.Cause)
 	}
 	return t
@@ -202,7 +202,7 @@ func fidelitySummary(rep report.FidelityReport) *report.Table {
 		Right:   []bool{false, true, true, true, true, true, true, true, true},
 	}
 	row := func(name string, s report.FidelityStats) {
-		t.AddRow(name, usd2(s.RecordedUSD), usd2(s.ReplayUSD), fmt.Sprintf("%+.2f%%", s.TotalErrorPct), fmt.Sprintf("%.2f%%", s.MedianAbsPct),
+		t.AddRow(name, report.FormatUSD(s.RecordedUSD, 2), report.FormatUSD(s.ReplayUSD, 2), fmt.Sprintf("%+.2f%%", s.TotalErrorPct), fmt.Sprintf("%.2f%%", s.MedianAbsPct),
 			fmt.Sprintf("%.2f%%", s.P90AbsPct), fmt.Sprintf("%.2f%%", s.DollarWeightedPct), fmt.Sprintf("%.0f%%", 100*s.Within2Pct), fmt.Sprintf("%.0f%%", 100*s.Within5Pct))
 	}
 	row("recorded", rep.Recorded)

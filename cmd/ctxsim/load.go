@@ -4,7 +4,6 @@ import (
 	"errors"
 	"strings"
 
-	ctxsim "github.com/ctxsim/ctxsim"
 	"github.com/ctxsim/ctxsim/traces"
 	"github.com/ctxsim/ctxsim/traces/formats"
 )
@@ -37,10 +36,4 @@ func readNative(e *env, path string) (*traces.Session, error) {
 	}
 	defer f.Close()
 	return traces.ReadSession(f, in.Name)
-}
-
-// embeddedRecorded imports the recorded Claude Code sessions compiled into
-// the binary.
-func embeddedRecorded(e *env) ([]*traces.Session, *traces.Warnings, error) {
-	return formats.ClaudeCode.Import(e.ctx, traces.Input{FS: ctxsim.Recorded(), Root: ".", Name: "testdata/claude-code"})
 }

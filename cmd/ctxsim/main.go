@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 )
 
@@ -12,7 +13,19 @@ func main() {
 	// calls, a sweep keeps its journal of finished cells (resume it with
 	// --resume), and nothing is half-written.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := runEnv(&env{ctx: ctx, stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}, os.Args[1:])
+	code := runEnv(&env{ctx: ctx, stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, cacheDir: defaultCacheDir()}, os.Args[1:])
 	stop()
 	os.Exit(code)
+}
+
+// defaultCacheDir is where token counts persist between runs:
+// $CTXSIM_CACHE_DIR, else ctxsim/ in the user's cache directory, else none.
+func defaultCacheDir() string {
+	if d := os.Getenv("CTXSIM_CACHE_DIR"); d != "" {
+		return d
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "ctxsim")
+	}
+	return ""
 }

@@ -2,16 +2,12 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/ctxsim/ctxsim/experiment"
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/sim"
-	"github.com/ctxsim/ctxsim/traces"
 )
 
 func init() {
@@ -60,7 +56,7 @@ func runRun(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots string)
 	if err != nil {
 		return err
 	}
-	st, err := sf.setup()
+	st, err := sf.setup(e)
 	if err != nil {
 		return err
 	}
@@ -112,110 +108,12 @@ func runRun(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots string)
 		return report.WriteResults(e.stdout, report.Results{Runs: runs})
 	}
 	for _, r := range runs {
-		if err := runTable(r).Write(e.stdout, format); err != nil {
+		if err := report.RunBill(r).Write(e.stdout, format); err != nil {
 			return err
 		}
 		if format == report.Text || format == report.Markdown {
-			writeRunFacts(e.stdout, r)
+			report.WriteRunFacts(e.stdout, r)
 		}
 	}
 	return nil
-}
-
-// runTable is one run's bill by token class, simulated beside recorded.
-func runTable(r report.RunSummary) *report.Table {
-	t := &report.Table{
-		Title:   fmt.Sprintf("%s under %s: %d requests", r.Trace, r.Policy, r.Requests),
-		Columns: []string{"class", "tokens", "cost $"},
-		Right:   []bool{false, true, true},
-	}
-	if r.Recorded != nil {
-		t.Columns = append(t.Columns, "recorded tokens", "recorded $", "error %")
-		t.Right = append(t.Right, true, true, true)
-	}
-	c := r.CostByClass
-	type row struct {
-		name     string
-		sim, rec int64
-		cost     float64
-	}
-	var rec traces.Usage
-	if r.Recorded != nil {
-		rec = r.Recorded.Tokens
-	}
-	rows := []row{
-		{"input", r.Tokens.Input, rec.Input, c.Input},
-		{"cache write 5m", r.Tokens.CacheWrite5m, rec.CacheWrite5m, c.CacheWrite5m},
-		{"cache write 1h", r.Tokens.CacheWrite1h, rec.CacheWrite1h, c.CacheWrite1h},
-		{"cache read", r.Tokens.CacheRead, rec.CacheRead, c.CacheRead},
-		{"output", r.Tokens.Output, rec.Output, c.Output},
-	}
-	for _, x := range rows {
-		cells := []string{x.name, thousands(x.sim), usd4(x.cost)}
-		if r.Recorded != nil {
-			cells = append(cells, thousands(x.rec), "", errPct(float64(x.sim), float64(x.rec)))
-		}
-		t.AddRow(cells...)
-	}
-	if c.Summarizer > 0 {
-		cells := []string{"summarizer", thousands(r.SummarizerTokens.Prompt() + r.SummarizerTokens.Output), usd4(c.Summarizer)}
-		if r.Recorded != nil {
-			cells = append(cells, "", "", "")
-		}
-		t.AddRow(cells...)
-	}
-	total := []string{"total", thousands(r.Tokens.Prompt() + r.Tokens.Output), usd4(r.CostUSD + r.SummarizerCostUSD)}
-	if r.Recorded != nil {
-		total = append(total, thousands(rec.Prompt()+rec.Output), usd4(r.Recorded.CostUSD), signedPct(r.Error.CostPct))
-	}
-	t.AddRow(total...)
-	return t
-}
-
-func writeRunFacts(w io.Writer, r report.RunSummary) {
-	fmt.Fprintf(w, "\ncache hit rate   %s%% of prompt tokens, %s%% of requests", pct1(r.CacheHitRate), pct1(r.RequestHitRate))
-	if r.Recorded != nil {
-		fmt.Fprintf(w, " (recorded %s%%)", pct1(r.Recorded.CacheHitRate))
-	}
-	fmt.Fprintf(w, "\nlost to misses   $%s\n", usd4(r.MissCostUSD))
-	if len(r.Misses) > 0 {
-		var parts []string
-		for _, m := range r.Misses {
-			parts = append(parts, fmt.Sprintf("%s %d× (%s tokens, $%s)", m.Reason, m.Calls, thousands(m.Tokens), usd4(m.CostUSD)))
-		}
-		fmt.Fprintf(w, "cache broken by  %s\n", strings.Join(parts, "; "))
-	}
-	fmt.Fprintf(w, "occupancy        mean %s%%, max %s%%, final %s%% of the threshold\n", pct1(r.Occupancy.Mean), pct1(r.Occupancy.Max), pct1(r.Occupancy.Final))
-	cp := r.Compactions
-	fmt.Fprintf(w, "compactions      %d batch, %d micro, %d prune, %d idle, %d masking; %d breaker trips, %d overflow errors\n",
-		cp.Batch, cp.Micro, cp.Prune, cp.Idle, cp.Masking, r.BreakerTrips, r.OverflowErrors)
-	if r.UserMessagesVerbatim != nil {
-		fmt.Fprintf(w, "user messages    %s%% still verbatim at the end\n", pct1(*r.UserMessagesVerbatim))
-	}
-	fmt.Fprintf(w, "turn latency     p50 %s, p95 %s, max %s; stalled %s on compaction\n",
-		ms(r.LatencyMS.P50), ms(r.LatencyMS.P95), ms(r.LatencyMS.Max), ms(r.StallMS))
-	for _, wmsg := range r.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", wmsg)
-	}
-}
-
-func usd4(v float64) string { return strconv.FormatFloat(v, 'f', 4, 64) }
-
-func errPct(sim, rec float64) string {
-	if rec == 0 {
-		if sim == 0 {
-			return "0.0"
-		}
-		return "n/a"
-	}
-	return signedPct(100 * (sim - rec) / rec)
-}
-
-func signedPct(v float64) string { return fmt.Sprintf("%+.1f", v) }
-
-func ms(v int64) string {
-	if v >= 10_000 {
-		return strconv.FormatFloat(float64(v)/1000, 'f', 1, 64) + " s"
-	}
-	return strconv.FormatInt(v, 10) + " ms"
 }

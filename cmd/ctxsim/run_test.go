@@ -133,7 +133,7 @@ func TestRunUsage(t *testing.T) {
 func TestWhatifShared(t *testing.T) {
 	code, out, errs := runCmd(t, "whatif", "../../testdata/claude-code", "--json")
 	require.Equal(t, exitOK, code, errs)
-	var rep whatifReport
+	var rep report.WhatifReport
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 	require.Len(t, rep.Sessions, 4)
 	for _, s := range rep.Sessions {

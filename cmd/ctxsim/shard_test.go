@@ -200,16 +200,17 @@ func copyTree(t *testing.T, src, dst string) {
 	require.NoError(t, os.CopyFS(dst, os.DirFS(src)))
 }
 
-// cost shards by project directory; merged, it prints what one process
+// cost shards by project directory (the names are picked to fall in three
+// shards); merged, it prints what one process
 // prints, in text and JSON, on the recorded sessions laid out as three
 // projects (one with a session's subagents below it).
 func TestShardMergeCost(t *testing.T) {
 	src := "../../testdata/claude-code"
 	root := filepath.Join(t.TempDir(), "projects")
 	for proj, files := range map[string][]string{
-		"-home-a": {"short.jsonl", "tool_heavy.jsonl"},
-		"-home-b": {"subagent.jsonl"},
-		"-home-c": {"4d5611e5-241a-462a-8d15-5122611a9569.jsonl"},
+		"-home-ana-app": {"short.jsonl", "tool_heavy.jsonl"},
+		"-home-bo-api":  {"subagent.jsonl"},
+		"-home-dev-cli": {"4d5611e5-241a-462a-8d15-5122611a9569.jsonl"},
 	} {
 		require.NoError(t, os.MkdirAll(filepath.Join(root, proj), 0o755))
 		for _, f := range files {
@@ -218,7 +219,7 @@ func TestShardMergeCost(t *testing.T) {
 			require.NoError(t, os.WriteFile(filepath.Join(root, proj, f), b, 0o644))
 		}
 	}
-	copyTree(t, filepath.Join(src, "4d5611e5-241a-462a-8d15-5122611a9569"), filepath.Join(root, "-home-c", "4d5611e5-241a-462a-8d15-5122611a9569"))
+	copyTree(t, filepath.Join(src, "4d5611e5-241a-462a-8d15-5122611a9569"), filepath.Join(root, "-home-dev-cli", "4d5611e5-241a-462a-8d15-5122611a9569"))
 	for _, format := range [][]string{nil, {"--json"}, {"--ccusage", "--format", "csv"}} {
 		args := append([]string{"cost", root}, format...)
 		code, want, errs := runCmd(t, args...)

@@ -5,12 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/pflag"
 
@@ -102,7 +99,7 @@ type sweepFlags struct {
 
 // parseGrid reads the --grid flags against base; a key also fixed by --set
 // is refused (the grid would silently override it).
-func parseGrid(flags, sets []string, base policies.Config) ([]experiment.Axis, error) {
+func parseGrid(flags, sets []string, base policies.Config) ([]report.Axis, error) {
 	if len(flags) == 0 {
 		return nil, usagef("--grid: want at least one key=v1,v2,...")
 	}
@@ -154,7 +151,7 @@ func runSweep(e *env, sw *sweepFlags) error {
 	if err != nil {
 		return usagef("--%v", err)
 	}
-	st, err := sw.sf.setup()
+	st, err := sw.sf.setup(e)
 	if err != nil {
 		return err
 	}
@@ -231,9 +228,9 @@ func runSweep(e *env, sw *sweepFlags) error {
 
 // sweepRender is what merge needs to print a sharded sweep's table.
 type sweepRender struct {
-	Base   string            `json:"base"`
-	Axes   []experiment.Axis `json:"axes"`
-	Points []string          `json:"points"`
+	Base   string        `json:"base"`
+	Axes   []report.Axis `json:"axes"`
+	Points []string      `json:"points"`
 }
 
 // sweepOutput writes summary.json and runs.parquet to out (when set), the
@@ -264,12 +261,16 @@ func sweepOutput(e *env, format report.Format, out, plots string, runs []report.
 		}
 	}
 	axes := r.Axes
-	var m *sweepMatrix
+	var m *report.Matrix
 	if len(axes) == 2 {
-		m = newSweepMatrix(axes, r.Points, runs)
+		m = sweepMatrix(axes, r.Points, runs)
 	}
 	if plots != "" {
-		if err := m.writeHeatmaps(plots); err != nil {
+		figs, err := m.Heatmaps()
+		if err != nil {
+			return err
+		}
+		if err := report.WriteFigures(plots, figs); err != nil {
 			return err
 		}
 	}
@@ -286,14 +287,14 @@ func sweepOutput(e *env, format report.Format, out, plots string, runs []report.
 	}
 	if m != nil && (format == report.Text || format == report.Markdown) {
 		fmt.Fprintln(e.stdout)
-		if err := m.table().Write(e.stdout, format); err != nil {
+		if err := m.Table().Write(e.stdout, format); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func axisNames(axes []experiment.Axis) string {
+func axisNames(axes []report.Axis) string {
 	names := make([]string, len(axes))
 	for i, ax := range axes {
 		names[i] = ax.Key
@@ -401,163 +402,16 @@ func readJournal(e *env, path string) ([]experiment.JournalLine, error) {
 	})
 }
 
-// sweepMatrix is a two-key sweep's totals: rows the first key's values,
-// columns the second's.
-type sweepMatrix struct {
-	axes   [2]experiment.Axis
-	pivot  *experiment.Pivot
-	traces int
-}
-
-// countNoun is "1 trace", "2 traces".
-func countNoun(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return strconv.Itoa(n) + " " + what + "s"
-}
-
-func newSweepMatrix(axes []experiment.Axis, points []string, runs []report.RunSummary) *sweepMatrix {
-	m := &sweepMatrix{axes: [2]experiment.Axis{axes[0], axes[1]}}
-	nc := len(axes[1].Values)
+// sweepMatrix is a two-key sweep's cost matrix: rows the first key's
+// values, columns the second's.
+func sweepMatrix(axes []report.Axis, points []string, runs []report.RunSummary) *report.Matrix {
 	at := map[string]int{}
 	for i, p := range points {
-		at[p] = i // GridPoints varies the last key fastest
+		at[p] = i
 	}
-	m.pivot = experiment.NewPivot(runs,
-		func(r report.RunSummary) string { return axes[0].Values[at[r.Policy]/nc] },
-		func(r report.RunSummary) string { return axes[1].Values[at[r.Policy]%nc] })
-	seen := map[string]bool{}
-	for _, r := range runs {
-		seen[r.Trace] = true
-	}
-	m.traces = len(seen)
-	return m
-}
-
-// table is the cost matrix, the cheapest comparable cell marked: a cell
-// some of whose calls overflowed or failed is never the cheapest (its
-// rejected calls cost nothing), and is marked "!".
-func (m *sweepMatrix) table() *report.Table {
-	t := &report.Table{
-		Title:   fmt.Sprintf("Total cost $ over %s: rows %s, columns %s (* cheapest)", countNoun(m.traces, "trace"), m.axes[0].Key, m.axes[1].Key),
-		Columns: []string{m.axes[0].Short + " \\ " + m.axes[1].Short},
-		Right:   []bool{false},
-	}
-	br, bc, _ := m.pivot.Best(m.axes[0].Values, m.axes[1].Values)
-	for _, v := range m.axes[1].Values {
-		t.Columns = append(t.Columns, v)
-		t.Right = append(t.Right, true)
-	}
-	marked := false
-	for _, rv := range m.axes[0].Values {
-		row := []string{rv}
-		for _, cv := range m.axes[1].Values {
-			c := ""
-			if tot := m.pivot.At(rv, cv); tot != nil {
-				c = usd4(tot.CostUSD)
-				switch {
-				case rv == br && cv == bc:
-					c += " *"
-				case !tot.Comparable():
-					c += " !"
-					marked = true
-				}
-			}
-			row = append(row, c)
-		}
-		t.AddRow(row...)
-	}
-	if marked {
-		t.Notes = append(t.Notes, "! some calls overflowed the context window or failed (rejected, so unbilled): never the cheapest.")
-	}
-	return t
-}
-
-// grid is the matrix of one figure's values by row and column, 0 where no
-// run fell.
-func (m *sweepMatrix) grid(v func(*experiment.Total) float64) [][]float64 {
-	out := make([][]float64, len(m.axes[0].Values))
-	for i, rv := range m.axes[0].Values {
-		out[i] = make([]float64, len(m.axes[1].Values))
-		for j, cv := range m.axes[1].Values {
-			if t := m.pivot.At(rv, cv); t != nil {
-				out[i][j] = v(t)
-			}
-		}
-	}
-	return out
-}
-
-// axisCoords places an axis's values on a heatmap axis. A heatmap cell
-// spans the midpoints to its neighbours, so only evenly spaced values draw
-// even cells under their labels: evenly spaced increasing numbers are used
-// as they are, evenly spaced durations in minutes, and anything else sits at
-// 0, 1, 2... with the values named in the axis label.
-func axisCoords(ax experiment.Axis) ([]float64, string) {
-	parse := func(f func(string) (float64, bool)) []float64 {
-		out := make([]float64, len(ax.Values))
-		for i, v := range ax.Values {
-			x, ok := f(v)
-			if !ok || (i > 0 && x <= out[i-1]) {
-				return nil
-			}
-			if i > 1 && math.Abs((x-out[i-1])-(out[1]-out[0])) > 1e-9*math.Abs(x) {
-				return nil
-			}
-			out[i] = x
-		}
-		return out
-	}
-	if xs := parse(func(s string) (float64, bool) {
-		x, err := strconv.ParseFloat(s, 64)
-		return x, err == nil
-	}); xs != nil {
-		return xs, ax.Key
-	}
-	if xs := parse(func(s string) (float64, bool) {
-		d, err := time.ParseDuration(s)
-		return d.Minutes(), err == nil
-	}); xs != nil {
-		return xs, ax.Key + " (minutes)"
-	}
-	xs := make([]float64, len(ax.Values))
-	names := make([]string, len(ax.Values))
-	for i, v := range ax.Values {
-		xs[i] = float64(i)
-		names[i] = fmt.Sprintf("%d=%s", i, v)
-	}
-	return xs, ax.Key + " (" + strings.Join(names, ", ") + ")"
-}
-
-// writeHeatmaps writes sweep-cost and sweep-hit-rate to dir. A cell that
-// did not run shows 0.
-func (m *sweepMatrix) writeHeatmaps(dir string) error {
-	ys, yname := axisCoords(m.axes[0])
-	xs, xname := axisCoords(m.axes[1])
-	cost := m.grid(func(t *experiment.Total) float64 { return t.CostUSD })
-	hit := m.grid(func(t *experiment.Total) float64 {
-		if t.Prompt == 0 {
-			return 0
-		}
-		return 100 * float64(t.CacheRead) / float64(t.Prompt)
+	nc := len(axes[1].Values)
+	return report.NewMatrix(axes[0], axes[1], runs, func(r report.RunSummary) (string, string) {
+		i := at[r.Policy] // GridPoints varies the last key fastest
+		return axes[0].Values[i/nc], axes[1].Values[i%nc]
 	})
-	var figs []report.Figure
-	for _, f := range []struct {
-		name, title, z string
-		zs             [][]float64
-	}{
-		{"sweep-cost", fmt.Sprintf("Total cost over %s", countNoun(m.traces, "trace")), "cost $", cost},
-		{"sweep-hit-rate", fmt.Sprintf("Cache hit rate over %s (token-weighted)", countNoun(m.traces, "trace")), "hit %", hit},
-	} {
-		fig, err := report.HeatmapFigure(f.name, f.title, &report.Grid{XName: xname, YName: yname, ZName: f.z, Xs: xs, Ys: ys, Zs: f.zs})
-		if err != nil {
-			return err
-		}
-		figs = append(figs, fig)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	return writeFigures(dir, figs)
 }

@@ -356,31 +356,11 @@ func BenchmarkSweep(b *testing.B) {
 	}
 }
 
-func TestAxisCoords(t *testing.T) {
-	for _, c := range []struct {
-		values []string
-		xs     []float64
-		label  string
-	}{
-		{[]string{"0.25", "0.5", "0.75"}, []float64{0.25, 0.5, 0.75}, "k"},
-		{[]string{"5m", "1h"}, []float64{5, 60}, "k (minutes)"},
-		{[]string{"1", "2", "5", "10"}, []float64{0, 1, 2, 3}, "k (0=1, 1=2, 2=5, 3=10)"},
-		{[]string{"1h", "5m"}, []float64{0, 1}, "k (0=1h, 1=5m)"},
-		{[]string{"hermes", "none"}, []float64{0, 1}, "k (0=hermes, 1=none)"},
-		{[]string{"7"}, []float64{7}, "k"},
-	} {
-		xs, label := axisCoords(experiment.Axis{Key: "k", Values: c.values})
-		if !slices.Equal(xs, c.xs) || label != c.label {
-			t.Errorf("axisCoords(%q) = %v, %q; want %v, %q", c.values, xs, label, c.xs, c.label)
-		}
-	}
-}
-
 // The sweep matrix once starred a cell whose calls overflowed the window
 // (rejected, so unbilled, so cheapest) while the table above it excluded
 // it. The cheapest comparable cell gets the star; the overflowed one a "!".
 func TestSweepMatrixSkipsOverflow(t *testing.T) {
-	axes := []experiment.Axis{
+	axes := []report.Axis{
 		{Key: "compression.threshold", Short: "threshold", Values: []string{"0.3", "0.9"}},
 		{Key: "prompt_caching.cache_ttl", Short: "cache_ttl", Values: []string{"5m", "1h"}},
 	}
@@ -398,7 +378,7 @@ func TestSweepMatrixSkipsOverflow(t *testing.T) {
 		runs = append(runs, r)
 	}
 	var b bytes.Buffer
-	require.NoError(t, newSweepMatrix(axes, specNames(points), runs).table().Write(&b, report.Markdown))
+	require.NoError(t, sweepMatrix(axes, specNames(points), runs).Table().Write(&b, report.Markdown))
 	got := b.String()
 	for _, want := range []string{"| 0.3 | 0.5000 * | 0.6000 |", "| 0.9 | 0.0500 ! | 0.7000 |", "! some calls overflowed"} {
 		if !strings.Contains(got, want) {

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -88,10 +87,11 @@ Examples:
 			from := fs.String("from", "", "force the log format (native, claude-code, codex, hermes, chatlog)")
 			names := fs.StringSlice("policies", whatifNames(), "policies to compare, comma-separated")
 			fs.StringArrayVar(&sf.sets, "set", nil, "override a setting of every policy, key=value; repeatable")
-			fs.StringVar(&sf.provider, "provider", "auto", "fake provider: anthropic, openai, deepseek, vllm, or auto (the provider of each trace's model)")
+			fs.StringVar(&sf.provider, "provider", "auto", "fake provider: anthropic, openai, deepseek, gemini, vllm, or auto (the provider of each trace's model)")
 			fs.StringVar(&sf.prices, "prices", "", "LiteLLM price file to override or extend the rate card")
 			fs.Uint64Var(&sf.seed, "seed", 1, "seed of every random choice")
 			fs.IntVarP(&sf.jobs, "jobs", "j", 0, "parallel replays (0: all cores); output is identical for any value")
+			sf.addCache(fs)
 			of.add(fs)
 			var sh shardFlags
 			sh.flag(fs, "(policy, session group) cells")
@@ -108,40 +108,12 @@ Examples:
 	})
 }
 
-type whatifPolicy struct {
-	Policy     string  `json:"policy"`
-	CostUSD    float64 `json:"cost_usd"`
-	SavingsUSD float64 `json:"savings_usd"`
-	SavingsPct float64 `json:"savings_pct"`
-	// WithinError is true when the replay's own error could explain the
-	// savings: |savings_pct| ≤ |replay_error_pct|.
-	WithinError bool `json:"within_error"`
-}
-
-type whatifSession struct {
-	ID string `json:"id"`
-	// RecordedUSD is what was billed; ReplayUSD the simulation of it, the
-	// base savings are measured from.
-	RecordedUSD *float64 `json:"recorded_usd"`
-	ReplayUSD   float64  `json:"replay_usd"`
-	// ReplayErrorPct is the replay's own error: (replay − recorded) in %
-	// of recorded; null without a recorded bill.
-	ReplayErrorPct *float64       `json:"replay_error_pct"`
-	Policies       []whatifPolicy `json:"policies"`
-	Best           string         `json:"best"`
-}
-
-type whatifReport struct {
-	Sessions []whatifSession `json:"sessions"`
-	Totals   whatifSession   `json:"totals"`
-}
-
 func runWhatif(e *env, fs *pflag.FlagSet, paths []string, from string, names []string, sf *simFlags, of *outFlags, sh *shardFlags) error {
 	format, err := of.parse()
 	if err != nil {
 		return err
 	}
-	st, err := sf.setup()
+	st, err := sf.setup(e)
 	if err != nil {
 		return err
 	}
@@ -233,146 +205,9 @@ type whatifRender struct {
 // whatifPrint prints the whatif report of runs (in cell order) for the
 // policies, the recorded replay first.
 func whatifPrint(e *env, format report.Format, runs []report.RunSummary, policies []string) error {
-	rep := buildWhatif(runs, policies)
+	rep := report.NewWhatif(runs, policies)
 	if format == report.JSON {
 		return writeJSON(e.stdout, rep)
 	}
-	return whatifTable(rep, policies[1:]).Write(e.stdout, format)
-}
-
-// buildWhatif prices each session with a recorded replay under every
-// policy, against that replay, and names the best: the cheapest policy
-// whose calls all fit and were billed (the experiment.Pivot rule), the
-// replay of what happened included.
-func buildWhatif(runs []report.RunSummary, policies []string) whatifReport {
-	var kept []report.RunSummary
-	hasBase := map[string]bool{}
-	for _, r := range runs {
-		if r.Policy == sim.RecordedObservedName {
-			hasBase[r.Trace] = true
-		}
-	}
-	for _, r := range runs {
-		if hasBase[r.Trace] {
-			kept = append(kept, r)
-		}
-	}
-	policy := func(r report.RunSummary) string { return r.Policy }
-	bySession := experiment.NewPivot(kept, policy, func(r report.RunSummary) string { return r.Trace })
-	total := experiment.NewPivot(kept, policy, func(report.RunSummary) string { return "total" })
-	rows := policies
-	var rep whatifReport
-	tot := whatifSession{ID: "total"}
-	var totRec float64
-	haveRec := false
-	recorded := map[string]*float64{}
-	for _, r := range kept {
-		if r.Policy == sim.RecordedObservedName && r.Recorded != nil {
-			v := r.Recorded.CostUSD
-			recorded[r.Trace] = &v
-			totRec += v
-			haveRec = true
-		}
-	}
-	row := func(p *experiment.Pivot, col string, ws *whatifSession) {
-		base := p.At(sim.RecordedObservedName, col)
-		ws.ReplayUSD = base.CostUSD
-		if ws.RecordedUSD != nil && *ws.RecordedUSD > 0 {
-			e := 100 * (ws.ReplayUSD - *ws.RecordedUSD) / *ws.RecordedUSD
-			ws.ReplayErrorPct = &e
-		}
-		for _, name := range policies[1:] {
-			var w whatifPolicy
-			if t := p.At(name, col); t != nil {
-				w = savings(name, t.CostUSD, base.CostUSD)
-			} else if col == "total" {
-				w = savings(name, 0, base.CostUSD)
-			} else {
-				continue
-			}
-			w.WithinError = ws.ReplayErrorPct != nil && math.Abs(w.SavingsPct) <= math.Abs(*ws.ReplayErrorPct)
-			ws.Policies = append(ws.Policies, w)
-		}
-		ws.Best = p.BestIn(col, rows)
-	}
-	for _, id := range bySession.Cols {
-		ws := whatifSession{ID: id, RecordedUSD: recorded[id]}
-		row(bySession, id, &ws)
-		rep.Sessions = append(rep.Sessions, ws)
-	}
-	if haveRec {
-		tot.RecordedUSD = &totRec
-	}
-	if len(kept) > 0 {
-		row(total, "total", &tot)
-	} else {
-		tot.Best = sim.RecordedObservedName
-	}
-	rep.Totals = tot
-	return rep
-}
-
-func savings(name string, cost, base float64) whatifPolicy {
-	p := whatifPolicy{Policy: name, CostUSD: round6(cost), SavingsUSD: round6(base - cost)}
-	if base > 0 {
-		p.SavingsPct = 100 * (base - cost) / base
-	}
-	return p
-}
-
-// change renders a percentage change, "0%" when it rounds to nothing.
-func change(pct float64) string {
-	if math.Abs(pct) < 0.5 {
-		return "0%"
-	}
-	return fmt.Sprintf("%+.0f%%", pct)
-}
-
-func whatifTable(rep whatifReport, policies []string) *report.Table {
-	t := &report.Table{
-		Title:   "What recorded sessions cost, and would have cost ($; savings vs the replay of what happened)",
-		Columns: []string{"session", "recorded", "replay", "error"},
-		Right:   []bool{false, true, true, true},
-	}
-	for _, name := range policies {
-		t.Columns = append(t.Columns, name)
-		t.Right = append(t.Right, true)
-	}
-	t.Columns = append(t.Columns, "best")
-	t.Right = append(t.Right, false)
-	row := func(ws whatifSession) {
-		rec := "n/a"
-		if ws.RecordedUSD != nil {
-			rec = usd2(*ws.RecordedUSD)
-		}
-		errCell := "n/a"
-		if ws.ReplayErrorPct != nil {
-			errCell = fmt.Sprintf("%+.1f%%", *ws.ReplayErrorPct)
-		}
-		cells := []string{ws.ID, rec, usd2(ws.ReplayUSD), errCell}
-		byName := map[string]whatifPolicy{}
-		for _, p := range ws.Policies {
-			byName[p.Policy] = p
-		}
-		for _, name := range policies {
-			p, ok := byName[name]
-			if !ok {
-				cells = append(cells, "")
-				continue
-			}
-			mark := ""
-			if p.WithinError {
-				mark = "~"
-			}
-			cells = append(cells, fmt.Sprintf("%s (%s%s)", usd2(p.CostUSD), mark, change(-p.SavingsPct)))
-		}
-		t.AddRow(append(cells, ws.Best)...)
-	}
-	for _, ws := range rep.Sessions {
-		row(ws)
-	}
-	row(rep.Totals)
-	t.Notes = append(t.Notes, "(+N%) is the change against the replay of what happened (recorded-observed: the re-sends the log shows included);",
-		"error is that replay's own error against the bill; (~N%) marks a change the error could explain.")
-	return t
+	return rep.Table().Write(e.stdout, format)
 }

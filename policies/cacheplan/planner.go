@@ -69,6 +69,17 @@ func ChooseTTL(setting string, src traces.Source) (prompt.TTL, error) {
 	return prompt.NoCache, fmt.Errorf("cacheplan: cache_ttl %q: want 5m, 1h, auto or off", setting)
 }
 
+// ChooseSessionTTL is the tier of a session from src under the main setting
+// and the subagent setting (Claude Code's promptCacheTtl and
+// subagentPromptCacheTtl): a subagent session takes subagent unless it is
+// "inherit" or empty; every other session takes main.
+func ChooseSessionTTL(main, subagent string, src traces.Source) (prompt.TTL, error) {
+	if src == traces.SourceSubagent && subagent != "" && subagent != "inherit" {
+		return ChooseTTL(subagent, src)
+	}
+	return ChooseTTL(main, src)
+}
+
 // None marks nothing.
 type None struct{}
 

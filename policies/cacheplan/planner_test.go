@@ -9,7 +9,7 @@ import (
 	"github.com/ctxsim/ctxsim/traces"
 )
 
-func count(b *traces.Block) int { return len(b.Text) + len(b.Input) + b.Tokens }
+func count(b *traces.Block, _ uint64) int { return len(b.Text) + len(b.Input) + b.Tokens }
 
 func text(s string) traces.Block { return traces.Block{Kind: traces.Text, Text: s} }
 
@@ -162,6 +162,34 @@ func TestChooseTTL(t *testing.T) {
 		if (err != nil) != tt.err || got != tt.want {
 			t.Errorf("ChooseTTL(%q, %s) = %v, %v; want %v, err %v", tt.setting, tt.src, got, err, tt.want, tt.err)
 		}
+	}
+}
+
+// TestChooseSessionTTL: Claude Code's promptCacheTtl and
+// subagentPromptCacheTtl (code.claude.com/docs/en/prompt-caching): on a
+// subscription the main conversation writes 1h, subagents 5m.
+func TestChooseSessionTTL(t *testing.T) {
+	tests := []struct {
+		main, sub string
+		src       traces.Source
+		want      prompt.TTL
+	}{
+		{"1h", "5m", traces.SourceCLI, prompt.TTL1h},
+		{"1h", "5m", traces.SourceSubagent, prompt.TTL5m},
+		{"1h", "inherit", traces.SourceSubagent, prompt.TTL1h},
+		{"1h", "", traces.SourceSubagent, prompt.TTL1h},
+		{"5m", "1h", traces.SourceSubagent, prompt.TTL1h},
+		{"auto", "inherit", traces.SourceSubagent, prompt.TTL5m},
+		{"1h", "off", traces.SourceSubagent, prompt.NoCache},
+	}
+	for _, tt := range tests {
+		got, err := ChooseSessionTTL(tt.main, tt.sub, tt.src)
+		if err != nil || got != tt.want {
+			t.Errorf("ChooseSessionTTL(%q, %q, %s) = %v, %v; want %v", tt.main, tt.sub, tt.src, got, err, tt.want)
+		}
+	}
+	if _, err := ChooseSessionTTL("1h", "2h", traces.SourceSubagent); err == nil {
+		t.Error("subagent tier 2h accepted")
 	}
 }
 

@@ -1,6 +1,7 @@
 package compact
 
 import (
+	"context"
 	"strings"
 	"time"
 
@@ -61,7 +62,7 @@ func focus(msgs []prompt.Message) string {
 // compress is hermes' ContextCompressor.compress (§3.3): phase-1 prune,
 // boundaries, the summary call, assembly with the summary marker and the
 // once-only system note. No-op paths are ineffective strikes.
-func (m *Manager) compress(now time.Time, v *prompt.View, kind Kind, trigger string) (*prompt.View, []Pass) {
+func (m *Manager) compress(ctx context.Context, now time.Time, v *prompt.View, kind Kind, trigger string) (*prompt.View, []Pass) {
 	before := m.rough.Estimate(v)
 	p := Pass{Kind: kind, Trigger: trigger, TokensBefore: before, TokensAfter: before}
 	noop := func(outcome string) (*prompt.View, []Pass) {
@@ -78,7 +79,7 @@ func (m *Manager) compress(now time.Time, v *prompt.View, kind Kind, trigger str
 	// Phase 1: the deterministic prune, tail protected by the token budget
 	// with a count floor of min(protect_last_n, 8).
 	tail0 := min(m.tailCut(msgs, budget, head, true), len(msgs)-min(m.cfg.ProtectLastN, 8))
-	pruned := prunePasses(msgs, pruneOpts{head: head, tailStart: max(tail0, head), minChars: summaryMinChars, demoteTail: true, tailBudget: budget})
+	pruned := prunePasses(msgs, pruneOpts{args: m.args, head: head, tailStart: max(tail0, head), minChars: summaryMinChars, demoteTail: true, tailBudget: budget})
 
 	start := alignForward(pruned, head)
 	end := m.tailCut(pruned, budget, start, true)
@@ -108,13 +109,18 @@ func (m *Manager) compress(now time.Time, v *prompt.View, kind Kind, trigger str
 	var passes []Pass
 	in := SummaryInput{
 		Kind:         kind,
-		Transcript:   Serialize(rest),
+		Transcript:   SummaryTranscript(rest),
 		Previous:     strings.Join(previous, "\n\n"),
 		TargetTokens: SummaryBudget(m.rough.Messages(window), m.model.Window),
 		Focus:        focus(pruned),
 	}
 	body, fallback := "", false
-	out, err := m.summarize(now, in)
+	out, err := m.summarize(ctx, now, in)
+	if ctx.Err() != nil {
+		// Cancelled: not a failed summary (no strike, no fallback); the
+		// view stays as it was and the caller stops.
+		return v, nil
+	}
 	if out != nil {
 		p.Summary = out
 	}
@@ -125,7 +131,7 @@ func (m *Manager) compress(now time.Time, v *prompt.View, kind Kind, trigger str
 			p.Outcome = OutcomeSummaryFailed
 			return v, append([]Pass{p}, passes...)
 		}
-		body, fallback = Fallback(rest), true
+		body, fallback = DigestSummary(rest), true
 	} else {
 		body = out.Text
 		m.dur.CooldownStep = 0
@@ -189,11 +195,11 @@ func (m *Manager) compress(now time.Time, v *prompt.View, kind Kind, trigger str
 
 // summarize calls the summarizer; an empty or truncated answer is a failure
 // (with what it cost still reported).
-func (m *Manager) summarize(now time.Time, in SummaryInput) (*SummaryOutput, error) {
+func (m *Manager) summarize(ctx context.Context, now time.Time, in SummaryInput) (*SummaryOutput, error) {
 	if m.sum == nil {
 		return nil, ErrEmptySummary
 	}
-	out, err := m.sum.Summarize(now, in)
+	out, err := m.sum.Summarize(ctx, now, in)
 	if err != nil {
 		return &out, err
 	}

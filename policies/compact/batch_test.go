@@ -1,6 +1,7 @@
 package compact
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -21,7 +22,7 @@ func txt(s string) traces.Block { return traces.Block{Kind: traces.Text, Text: s
 
 type okSummarizer struct{ calls int }
 
-func (s *okSummarizer) Summarize(now time.Time, in SummaryInput) (SummaryOutput, error) {
+func (s *okSummarizer) Summarize(_ context.Context, now time.Time, in SummaryInput) (SummaryOutput, error) {
 	s.calls++
 	return SummaryOutput{Text: "the summary", Usage: traces.Usage{Input: int64(in.PromptTokens()), Output: 3}}, nil
 }
@@ -64,7 +65,7 @@ func TestSummaryRoleAndMerge(t *testing.T) {
 		m := newManager(t, &okSummarizer{}, nil)
 		m.dur.Compactions = 1
 		v := &prompt.View{System: []traces.Block{{Kind: traces.System, Text: "sys"}}, Messages: conversation(tt.n)}
-		nv, ps := m.compress(time.Unix(0, 0), v, KindBatch, "test")
+		nv, ps := m.compress(context.Background(), time.Unix(0, 0), v, KindBatch, "test")
 		require.Equal(t, OutcomeCompacted, ps[0].Outcome)
 		first := nv.Messages[0]
 		if first.Role != prompt.RoleUser || first.Tag != prompt.BatchSummary || len(first.Blocks) != tt.blocks {
@@ -91,7 +92,7 @@ func TestSummaryRoleAndMerge(t *testing.T) {
 		want prompt.Role
 	}{{2, prompt.RoleUser}, {3, prompt.RoleAssistant}} {
 		m := newManager(t, &okSummarizer{}, func(c *Config) { c.ProtectFirstN = tt.head })
-		nv, _ := m.compress(time.Unix(0, 0), v, KindBatch, "test")
+		nv, _ := m.compress(context.Background(), time.Unix(0, 0), v, KindBatch, "test")
 		s := nv.Messages[tt.head]
 		if s.Tag != prompt.BatchSummary || s.Role != tt.want {
 			t.Errorf("head %d: summary is %v %v, want %v BatchSummary", tt.head, s.Role, s.Tag, tt.want)
@@ -102,12 +103,12 @@ func TestSummaryRoleAndMerge(t *testing.T) {
 func TestSystemNoteOnce(t *testing.T) {
 	m := newManager(t, &okSummarizer{}, nil)
 	v := &prompt.View{System: []traces.Block{{Kind: traces.System, Text: "sys"}}, Messages: conversation(41)}
-	nv, _ := m.compress(time.Unix(0, 0), v, KindBatch, "test")
+	nv, _ := m.compress(context.Background(), time.Unix(0, 0), v, KindBatch, "test")
 	if len(nv.System) != 2 || nv.System[1].Text != SystemNote || len(v.System) != 1 {
 		t.Fatalf("after one compaction: %d system blocks (input %d), want 2 (input 1)", len(nv.System), len(v.System))
 	}
 	nv.Messages = append(nv.Messages, conversation(41)[1:]...)
-	nv2, ps := m.compress(time.Unix(0, 0), nv, KindBatch, "test")
+	nv2, ps := m.compress(context.Background(), time.Unix(0, 0), nv, KindBatch, "test")
 	if len(ps) != 1 || ps[0].Outcome != OutcomeCompacted {
 		t.Fatalf("second compaction: passes %+v, want one compacted", ps)
 	}
@@ -121,7 +122,7 @@ func TestFallbackBounded(t *testing.T) {
 	for i := 0; i < 500; i++ {
 		msgs = append(msgs, msg(prompt.RoleUser, i, txt(strings.Repeat("ask ", 100))))
 	}
-	f := Fallback(msgs)
+	f := DigestSummary(msgs)
 	if len(f) > FallbackMaxChars || len(f) < FallbackMaxChars-300 {
 		t.Errorf("len(Fallback) = %d, want ≤ %d and nearly full", len(f), FallbackMaxChars)
 	}
@@ -129,7 +130,7 @@ func TestFallbackBounded(t *testing.T) {
 
 func TestSerializeCaps(t *testing.T) {
 	big := strings.Repeat("x", 10_000)
-	s := Serialize([]prompt.Message{msg(prompt.RoleUser, 0, txt(big))})
+	s := SummaryTranscript([]prompt.Message{msg(prompt.RoleUser, 0, txt(big))})
 	if n := len(s); n > msgHeadChars+msgTailChars+100 {
 		t.Errorf("one 10000-char message serializes to %d chars, want ≤ %d", n, msgHeadChars+msgTailChars+100)
 	}
@@ -137,7 +138,7 @@ func TestSerializeCaps(t *testing.T) {
 	for i := 0; i < 100; i++ {
 		many = append(many, msg(prompt.RoleUser, i, txt(strings.Repeat("y", 5000))))
 	}
-	if n := len(Serialize(many)); n > SummaryInputChars+100 {
+	if n := len(SummaryTranscript(many)); n > SummaryInputChars+100 {
 		t.Errorf("500K chars serialize to %d, want ≤ %d", n, SummaryInputChars+100)
 	}
 }
@@ -207,4 +208,32 @@ func budgetSum(msgs []prompt.Message) int {
 		n += estimate.MsgBudget(&msgs[i])
 	}
 	return n
+}
+
+// cancelSummarizer cancels its context mid-call, as a user's Ctrl-C during
+// the auxiliary model's request would, and returns the context's error.
+type cancelSummarizer struct{ cancel context.CancelFunc }
+
+func (s *cancelSummarizer) Summarize(ctx context.Context, _ time.Time, _ SummaryInput) (SummaryOutput, error) {
+	s.cancel()
+	return SummaryOutput{}, ctx.Err()
+}
+
+// A summary call cancelled by its context is not a failed summary: no
+// pass, no fallback, no strike against the breaker, the view unchanged;
+// BeforeCall returns the context's error.
+func TestCompressCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	m := newManager(t, &cancelSummarizer{cancel: cancel}, nil)
+	v := &prompt.View{System: []traces.Block{{Kind: traces.System, Text: "sys"}}, Messages: conversation(121)} // 121K tokens, over the 96K threshold
+	before := m.Durable()
+	nv, ps, err := m.BeforeCall(ctx, time.Unix(0, 0), v)
+	require.ErrorIs(t, err, context.Canceled)
+	require.Same(t, v, nv, "the view must be unchanged")
+	for _, p := range ps {
+		if p.Kind == KindBatch && p.Outcome != "" {
+			t.Errorf("cancelled compaction left a pass: %+v", p)
+		}
+	}
+	require.Equal(t, before, m.Durable(), "a cancelled summary must not count against the breaker")
 }

@@ -1,6 +1,7 @@
 package compact_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/ctxsim/ctxsim/policies"
 	"github.com/ctxsim/ctxsim/policies/compact"
 	"github.com/ctxsim/ctxsim/policies/estimate"
+	"github.com/ctxsim/ctxsim/policies/estimate/tiktoken"
 	"github.com/ctxsim/ctxsim/policies/prompt"
 	"github.com/ctxsim/ctxsim/traces"
 )
@@ -31,7 +33,7 @@ func BenchmarkHooks(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			tok, err := estimate.Tiktoken("o200k_base")
+			tok, err := tiktoken.Get("o200k_base")
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -53,7 +55,7 @@ func BenchmarkHooks(b *testing.B) {
 			b.ResetTimer()
 			for b.Loop() {
 				i++
-				nv, _, _ := m.BeforeCall(now, views[i%2])
+				nv, _, _ := m.BeforeCall(context.Background(), now, views[i%2])
 				_ = m.Estimates(nv)
 				m.AfterResponse(now, nv, 60_000, true)
 			}

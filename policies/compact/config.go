@@ -13,6 +13,14 @@ type Config struct {
 	// "hermes" (Threshold) or "claude-code" (ClaudeCodeThreshold, which
 	// ignores Threshold and ModelThresholds).
 	Rule string
+	// MaxTokens is the output cap the harness sends (hermes: the agent's
+	// max_tokens, model.max_tokens in config.yaml), reserved from the window
+	// before the threshold percent applies. 0 is the provider default,
+	// which hermes "conservatively assumes no reservation (full window)":
+	// effective_window = context_length - (max_tokens or 0)
+	// (agent/context_compressor.py, _compute_threshold_tokens, #43547).
+	// The claude-code rule ignores it and reserves min(max output, 20K).
+	MaxTokens int
 	// ThresholdTokens is an absolute cap on the threshold; 0 means none
 	// (threshold_tokens; the newest hermes default is 256000).
 	ThresholdTokens int

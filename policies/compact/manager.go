@@ -1,6 +1,7 @@
 package compact
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -26,10 +27,11 @@ const (
 	KindDefrag Kind = "defrag"
 )
 
-// A KV is one telemetry field of a pass.
+// A KV is one telemetry field of a pass (and, in the simulator, of a
+// record).
 type KV struct {
-	Key   string
-	Value float64
+	Key   string  `json:"k"`
+	Value float64 `json:"v"`
 }
 
 // A Pass is one context-management decision: a compaction, prune, micro or
@@ -97,8 +99,10 @@ const (
 // A Model is what the manager needs to know about the main model.
 type Model struct {
 	Name string
-	// Window is the context window; MaxOutput the output reservation
-	// subtracted from it (hermes #43547).
+	// Window is the context window; MaxOutput the model's largest output
+	// (the rate card's max_output_tokens; 0 unknown). The reservation the
+	// threshold subtracts is the rule's: Config.MaxTokens for hermes,
+	// min(MaxOutput, 20K) for Claude Code (see Manager.Reserve).
 	Window    int
 	MaxOutput int
 }
@@ -169,8 +173,10 @@ type Manager struct {
 	cal   *estimate.Calibrated
 
 	threshold int
+	reserve   int // output tokens reserved from the window
 	dur       Durable
 	mem       memory
+	args      argsMemo // a cache of a pure function: neither durable nor volatile state
 }
 
 // New returns a manager for one session of model. sum may be nil when the
@@ -187,7 +193,7 @@ func New(cfg Config, model Model, sum Summarizer, exact *estimate.ExactEstimator
 		return nil, fmt.Errorf("compact: model %q has no context window", model.Name)
 	}
 	rough := estimate.NewRough()
-	m := &Manager{cfg: cfg, sum: sum, rough: rough, exact: exact, cal: estimate.NewCalibrated(rough)}
+	m := &Manager{cfg: cfg, sum: sum, rough: rough, exact: exact, cal: estimate.NewCalibrated(rough), args: argsMemo{}}
 	m.SetModel(model)
 	m.mem.cursor = -1
 	return m, nil
@@ -197,13 +203,36 @@ func New(cfg Config, model Model, sum Summarizer, exact *estimate.ExactEstimator
 // and absolute cap) is recomputed, and the anchor no longer matches.
 func (m *Manager) SetModel(model Model) {
 	m.model = model
+	m.reserve = Reserve(&m.cfg, model)
 	if m.cfg.Rule == RuleClaudeCode {
-		m.threshold = ClaudeCodeThreshold(model.Window, model.MaxOutput, m.cfg.ThresholdTokens)
+		m.threshold = ClaudeCodeThreshold(model.Window, m.reserve, m.cfg.ThresholdTokens)
 		return
 	}
 	pct := ModelThreshold(m.cfg.ModelThresholds, model.Name, m.cfg.Threshold)
-	m.threshold = Threshold(model.Window, model.MaxOutput, pct, m.cfg.ThresholdTokens)
+	m.threshold = Threshold(model.Window, m.reserve, pct, m.cfg.ThresholdTokens)
 }
+
+// Reserve is the output reservation c subtracts from model's window: Claude
+// Code reserves min(max output, 20K) (20K when the model's is unknown);
+// hermes reserves its max_tokens setting, none by default. A reservation
+// that leaves no window is dropped, as hermes' effective_window <= 0 falls
+// back to the full window.
+func Reserve(c *Config, model Model) int {
+	r := c.MaxTokens
+	if c.Rule == RuleClaudeCode {
+		r = OutputReserve
+		if model.MaxOutput > 0 {
+			r = min(model.MaxOutput, OutputReserve)
+		}
+	}
+	if r < 0 || r >= model.Window {
+		return 0
+	}
+	return r
+}
+
+// Reserve is the output reservation in force.
+func (m *Manager) Reserve() int { return m.reserve }
 
 // Threshold is the compaction threshold in force.
 func (m *Manager) Threshold() int { return m.threshold }
@@ -259,7 +288,7 @@ func (m *Manager) floorSize(v *prompt.View) int {
 // reports that the provider's cache of the prefix has expired anyway (the
 // engine computes it from the TTL in force), which is when the prune action
 // acts: a rewrite then breaks no cache that was still warm.
-func (m *Manager) OnResume(now time.Time, idle time.Duration, prefixCold bool, v *prompt.View) (*prompt.View, []Pass) {
+func (m *Manager) OnResume(ctx context.Context, now time.Time, idle time.Duration, prefixCold bool, v *prompt.View) (*prompt.View, []Pass) {
 	after := time.Duration(m.cfg.IdleCompactAfterSeconds) * time.Second
 	if after <= 0 || idle < after {
 		return v, nil
@@ -291,16 +320,18 @@ func (m *Manager) OnResume(now time.Time, idle time.Duration, prefixCold bool, v
 	if !ok {
 		return v, passes
 	}
-	nv, ps := m.compress(now, v, KindIdle, "resume")
+	nv, ps := m.compress(ctx, now, v, KindIdle, "resume")
 	return nv, append(passes, ps...)
 }
 
 // BeforeCall runs before every model call: the proactive prune at its
 // trigger, batched masking, then batch compaction when the trigger
 // estimator crosses the threshold and the breaker allows it. It returns
-// ErrDoesNotFit (wrapped) when the floor alone exceeds the effective window.
-func (m *Manager) BeforeCall(now time.Time, v *prompt.View) (*prompt.View, []Pass, error) {
-	if f, eff := m.floorSize(v), m.model.Window-m.model.MaxOutput; f >= eff {
+// ErrDoesNotFit (wrapped) when the floor alone exceeds the effective window,
+// and ctx's error when ctx was cancelled during a summary call (which then
+// counts as no pass: no strike, no fallback, the view unchanged).
+func (m *Manager) BeforeCall(ctx context.Context, now time.Time, v *prompt.View) (*prompt.View, []Pass, error) {
+	if f, eff := m.floorSize(v), m.model.Window-m.reserve; f >= eff {
 		return v, nil, fmt.Errorf("%w: floor %d tokens, effective window %d", ErrDoesNotFit, f, eff)
 	}
 	var passes []Pass
@@ -350,8 +381,8 @@ func (m *Manager) BeforeCall(now time.Time, v *prompt.View) (*prompt.View, []Pas
 	if !ok {
 		return v, passes, nil
 	}
-	nv, ps := m.compress(now, v, KindBatch, trigger)
-	return nv, append(passes, ps...), nil
+	nv, ps := m.compress(ctx, now, v, KindBatch, trigger)
+	return nv, append(passes, ps...), ctx.Err()
 }
 
 // AfterResponse is told the billed prompt of the call just made with view v.
@@ -365,7 +396,7 @@ func (m *Manager) BeforeCall(now time.Time, v *prompt.View) (*prompt.View, []Pas
 // compaction is the breaker's verdict on it.
 func (m *Manager) AfterResponse(now time.Time, v *prompt.View, billed int, ok bool) []Pass {
 	if !ok {
-		if billed >= m.model.Window-m.model.MaxOutput {
+		if billed >= m.model.Window-m.reserve {
 			m.mem.overflow = true
 		}
 		return nil
@@ -394,7 +425,7 @@ func (m *Manager) AfterResponse(now time.Time, v *prompt.View, billed int, ok bo
 
 // EndOfTurn runs after the last call of a turn: sliding masking, and a
 // micro-compaction pass on its cadence.
-func (m *Manager) EndOfTurn(now time.Time, v *prompt.View) (*prompt.View, []Pass) {
+func (m *Manager) EndOfTurn(ctx context.Context, now time.Time, v *prompt.View) (*prompt.View, []Pass) {
 	var passes []Pass
 	if m.cfg.Masking.Mode == MaskSliding {
 		if nv, p, ok := m.mask(v, "sliding", 1); ok {
@@ -409,7 +440,7 @@ func (m *Manager) EndOfTurn(now time.Time, v *prompt.View) (*prompt.View, []Pass
 	if m.mem.turns%m.cfg.microEvery() != 0 {
 		return v, passes
 	}
-	nv, p, ran := m.micro(now, v)
+	nv, p, ran := m.micro(ctx, now, v)
 	if ran {
 		passes = append(passes, p)
 	}

@@ -1,6 +1,7 @@
 package compact
 
 import (
+	"context"
 	"math"
 	"time"
 
@@ -68,7 +69,7 @@ func exchangeAt(msgs []prompt.Message, i, end int) (s, e int, ok bool) {
 
 // micro runs one micro-compaction pass (agent/micro_compaction.py). ran is
 // false when there was nothing to do (no telemetry, as in hermes).
-func (m *Manager) micro(now time.Time, v *prompt.View) (*prompt.View, Pass, bool) {
+func (m *Manager) micro(ctx context.Context, now time.Time, v *prompt.View) (*prompt.View, Pass, bool) {
 	msgs := v.Messages
 	if len(msgs) < 4 {
 		return v, Pass{}, false
@@ -92,11 +93,20 @@ func (m *Manager) micro(now time.Time, v *prompt.View) (*prompt.View, Pass, bool
 	exchangeTokens := 0
 	nv := v
 
+	// hermes looks for the next exchange first (step 3): with none, or one
+	// that would end mid-turn, the pass does nothing, defrag included.
+	s, e, ok := exchangeAt(msgs, cursor, end)
+	if !ok {
+		return v, Pass{}, false
+	}
 	if k := lastMicro(msgs); k >= 0 && estimate.Rough(m.mem.rolling) >= m.cfg.MicroCompactDefragThresholdTokens {
 		// Defrag: re-summarize the rolling summary and rewrite the newest
 		// marker in place; no splice, no cursor move.
-		out, err = m.summarize(now, SummaryInput{Kind: KindDefrag, Previous: m.mem.rolling,
+		out, err = m.summarize(ctx, now, SummaryInput{Kind: KindDefrag, Previous: m.mem.rolling,
 			TargetTokens: m.cfg.MicroCompactDefragThresholdTokens / 2, MaxTokens: min(MicroMaxTokens, MaxSummaryTokens(m.model.Window))})
+		if ctx.Err() != nil {
+			return v, Pass{}, false // cancelled: not a failure
+		}
 		if err != nil {
 			p.Outcome = OutcomeDefragFailed
 		} else {
@@ -111,10 +121,6 @@ func (m *Manager) micro(now time.Time, v *prompt.View) (*prompt.View, Pass, bool
 			p.Outcome = OutcomeDefrag
 		}
 	} else {
-		s, e, ok := exchangeAt(msgs, cursor, end)
-		if !ok {
-			return v, Pass{}, false
-		}
 		exchangeTokens = m.rough.Messages(msgs[s:e])
 		// Our reclaim gate: absorb whole exchanges until they hold enough
 		// tokens, so the cache break pays for itself.
@@ -137,8 +143,11 @@ func (m *Manager) micro(now time.Time, v *prompt.View) (*prompt.View, Pass, bool
 				}
 			}
 			key := msgs[s].Hash()
-			out, err = m.summarize(now, SummaryInput{Kind: KindMicro, Transcript: Serialize(absorbed), Previous: m.mem.rolling,
+			out, err = m.summarize(ctx, now, SummaryInput{Kind: KindMicro, Transcript: SummaryTranscript(absorbed), Previous: m.mem.rolling,
 				TargetTokens: min(MicroMaxTokens, MaxSummaryTokens(m.model.Window)), MaxTokens: min(MicroMaxTokens, MaxSummaryTokens(m.model.Window))})
+			if ctx.Err() != nil {
+				return v, Pass{}, false // cancelled: not a failure
+			}
 			if err != nil {
 				if m.mem.failAt != key {
 					m.mem.failAt, m.mem.failCount = key, 0
@@ -193,28 +202,34 @@ func (m *Manager) micro(now time.Time, v *prompt.View) (*prompt.View, Pass, bool
 // splice replaces the assistant and tool rows of msgs[s:e] with one micro
 // marker carrying the rolling summary, placed after the last of them; user
 // messages in the span stay. Older micro markers are dropped (the summary
-// is cumulative); batch markers stay. Adjacent user messages left by a
-// dropped marker are merged (blocks concatenated, so their text stays
-// verbatim).
+// is cumulative); batch markers stay. Where dropping a stale marker (or the
+// rows of several exchanges, under our reclaim gate) leaves two user turns
+// side by side, they are merged, as hermes does after superseding a marker,
+// and only when both are plain text (hermes merges string content only,
+// agent/micro_compaction.py). Nothing else is merged: user turns that were
+// adjacent in the transcript stay as they were.
 func (m *Manager) splice(v *prompt.View, s, e int, rolling string) *prompt.View {
 	msgs := v.Messages
 	mk := prompt.NewMessage(prompt.RoleAssistant, []traces.Block{textBlock(marker("", rolling))}, -1, prompt.MicroSummary)
 	out := make([]prompt.Message, 0, len(msgs))
+	dropped := false // rows were removed right before the next row
 	push := func(msg prompt.Message) {
-		if n := len(out); n > 0 && realUser(&out[n-1]) && realUser(&msg) {
-			prev := out[n-1]
-			blocks := append(append([]traces.Block(nil), prev.Blocks...), msg.Blocks...)
-			out[n-1] = prompt.NewMessage(prompt.RoleUser, blocks, prev.Event, prompt.Edited)
+		if n := len(out); dropped && n > 0 && mergeable(&out[n-1]) && mergeable(&msg) {
+			out[n-1] = merge(&out[n-1], &msg)
+			dropped = false
 			return
 		}
+		dropped = false
 		out = append(out, msg)
 	}
 	cursor := 0
 	for i := range msgs {
 		switch {
 		case msgs[i].Tag == prompt.MicroSummary:
+			dropped = true
 			continue
 		case i >= s && i < e && !realUser(&msgs[i]):
+			dropped = true
 			if i == e-1 {
 				push(mk)
 				cursor = len(out)
@@ -231,4 +246,27 @@ func (m *Manager) splice(v *prompt.View, s, e int, rolling string) *prompt.View 
 	}
 	m.mem.cursor, m.mem.cursorMark = cursor, mk.Hash()
 	return &prompt.View{Tools: v.Tools, System: v.System, Messages: out}
+}
+
+// mergeable reports whether msg is a user turn with string content: a
+// transcript message of one text block, or turns merged before.
+func mergeable(msg *prompt.Message) bool {
+	if !realUser(msg) || (msg.Tag != prompt.Plain && msg.Tag != prompt.Merged) {
+		return false
+	}
+	for i := range msg.Blocks {
+		if msg.Blocks[i].Kind != traces.Text {
+			return false
+		}
+	}
+	return len(msg.Blocks) == 1 || msg.Tag == prompt.Merged
+}
+
+// merge joins two user turns. Each turn's text stays its own block, so every
+// merged turn is still carried verbatim and counted as such (prompt.Merged);
+// hermes joins them with "\n\n" into one string, which costs the same text
+// tokens less one framing per joined turn.
+func merge(a, b *prompt.Message) prompt.Message {
+	blocks := append(append(make([]traces.Block, 0, len(a.Blocks)+len(b.Blocks)), a.Blocks...), b.Blocks...)
+	return prompt.NewMessage(prompt.RoleUser, blocks, a.Event, prompt.Merged)
 }

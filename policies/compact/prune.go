@@ -89,8 +89,31 @@ func truncateArgs(input string) (string, bool) {
 	return string(out), true
 }
 
+// argsMemo keeps truncateArgs' result per tool-call input, so that a
+// session's prune passes decode and re-encode each call's JSON once, not
+// once per compaction.
+type argsMemo map[string]argsCut
+
+type argsCut struct {
+	out string
+	ok  bool
+}
+
+func (a argsMemo) truncate(input string) (string, bool) {
+	if len(input) <= argsMaxChars {
+		return input, false
+	}
+	if c, ok := a[input]; ok {
+		return c.out, c.ok
+	}
+	out, ok := truncateArgs(input)
+	a[input] = argsCut{out, ok}
+	return out, ok
+}
+
 // pruneOpts selects the prune passes and their limits.
 type pruneOpts struct {
+	args            argsMemo // nil: no memo
 	head, tailStart int
 	minChars        int // pass 2 floor
 	// demoteTail enables pass 4 (batch compaction only): when the tail's
@@ -98,6 +121,13 @@ type pruneOpts struct {
 	// except the last tailVerbatim messages.
 	demoteTail bool
 	tailBudget int
+}
+
+func (o *pruneOpts) truncate(input string) (string, bool) {
+	if o.args == nil {
+		return truncateArgs(input)
+	}
+	return o.args.truncate(input)
 }
 
 // prunePasses runs hermes' deterministic passes over msgs and returns the
@@ -145,7 +175,7 @@ func prunePasses(msgs []prompt.Message, o pruneOpts) []prompt.Message {
 		if msgs[i].Role == prompt.RoleAssistant {
 			for j := range msgs[i].Blocks {
 				if b := &msgs[i].Blocks[j]; b.Kind == traces.ToolUse {
-					if s, ok := truncateArgs(b.Input); ok {
+					if s, ok := o.truncate(b.Input); ok {
 						mut(i)[j].Input = s
 					}
 				}
@@ -200,7 +230,7 @@ func (m *Manager) prune(v *prompt.View, kind Kind, trigger string, gate int) (*p
 		p.Outcome = OutcomeTooFew
 		return v, p
 	}
-	pruned := prunePasses(msgs, pruneOpts{head: head, tailStart: len(msgs) - m.cfg.ProtectLastN, minChars: m.cfg.pruneMinChars()})
+	pruned := prunePasses(msgs, pruneOpts{args: m.args, head: head, tailStart: len(msgs) - m.cfg.ProtectLastN, minChars: m.cfg.pruneMinChars()})
 	reclaim := reclaimed(msgs, pruned)
 	p.Detail = []KV{{"gate_tokens", float64(gate)}, {"reclaim_tokens", float64(reclaim)}}
 	if reclaim < gate || reclaim <= 0 {

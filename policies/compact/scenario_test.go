@@ -1,6 +1,7 @@
 package compact_test
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -121,7 +122,7 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 		s.now = s.now.Add(idle)
 		_, cold := a["cold"]
 		defer s.unchanged(t, s.v)()
-		nv, ps := s.m.OnResume(s.now, idle, cold, s.v)
+		nv, ps := s.m.OnResume(context.Background(), s.now, idle, cold, s.v)
 		s.apply(nv, ps)
 	case "advance":
 		s.now = s.now.Add(durArg(t, a, "d"))
@@ -248,7 +249,7 @@ func (s *scenario) call(t testing.TB, a map[string]string) {
 	s.now = s.now.Add(2 * time.Second)
 	s.calls++
 	check := s.unchanged(t, s.v)
-	nv, ps, err := s.m.BeforeCall(s.now, s.v)
+	nv, ps, err := s.m.BeforeCall(context.Background(), s.now, s.v)
 	check()
 	if err != nil {
 		fmt.Fprintf(&s.out, "error: %v\n", err)
@@ -276,7 +277,7 @@ func (s *scenario) call(t testing.TB, a map[string]string) {
 
 func (s *scenario) endTurn(t testing.TB) {
 	defer s.unchanged(t, s.v)()
-	nv, ps := s.m.EndOfTurn(s.now, s.v)
+	nv, ps := s.m.EndOfTurn(context.Background(), s.now, s.v)
 	s.apply(nv, ps)
 }
 
@@ -396,7 +397,7 @@ func formatPass(p *compact.Pass) string {
 func (s *scenario) printView() {
 	for i := range s.v.Messages {
 		m := &s.v.Messages[i]
-		tag := [...]string{"", " batch-summary", " micro-summary", " edited"}[m.Tag]
+		tag := [...]string{"", " batch-summary", " micro-summary", " edited", " merged"}[m.Tag]
 		first := ""
 		for _, b := range m.Blocks {
 			t := b.Text
@@ -429,7 +430,26 @@ func (s *scenario) printUsers() {
 			n++
 		}
 	}
+	// The engine's user_messages_verbatim counts messages: a plain user
+	// message is one, a merged one one per turn it joined, an edited one
+	// none.
+	plain, merged, edited := 0, 0, 0
+	for i := range s.v.Messages {
+		m := &s.v.Messages[i]
+		if m.Role != prompt.RoleUser || m.Event < 0 {
+			continue
+		}
+		switch m.Tag {
+		case prompt.Plain:
+			plain++
+		case prompt.Merged:
+			merged += len(m.Blocks)
+		case prompt.Edited:
+			edited++
+		}
+	}
 	fmt.Fprintf(&s.out, "user messages sent %d, verbatim in view %d\n", len(s.users), n)
+	fmt.Fprintf(&s.out, "counted verbatim %d (plain %d, merged turns %d), edited %d\n", plain+merged, plain, merged, edited)
 }
 
 // filler is deterministic ASCII text of exactly n rough tokens, opening with
@@ -505,7 +525,7 @@ type fakeSummarizer struct {
 	calls int
 }
 
-func (f *fakeSummarizer) Summarize(now time.Time, in compact.SummaryInput) (compact.SummaryOutput, error) {
+func (f *fakeSummarizer) Summarize(_ context.Context, now time.Time, in compact.SummaryInput) (compact.SummaryOutput, error) {
 	f.calls++
 	usage := traces.Usage{Input: int64(in.PromptTokens())}
 	if f.fail > 0 {

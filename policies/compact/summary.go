@@ -1,6 +1,7 @@
 package compact
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -96,7 +97,7 @@ type SummaryOutput struct {
 // A Summarizer is the auxiliary model compaction calls. The engine's fake
 // bills and times it as a real call on the virtual clock.
 type Summarizer interface {
-	Summarize(now time.Time, in SummaryInput) (SummaryOutput, error)
+	Summarize(ctx context.Context, now time.Time, in SummaryInput) (SummaryOutput, error)
 }
 
 // ErrEmptySummary is an empty or truncated summary, which counts as a
@@ -156,11 +157,11 @@ func safeCut(s string, i int) int {
 	return i
 }
 
-// Serialize renders messages for the summarizer with hermes' caps: 6000
+// SummaryTranscript renders messages for the summarizer with hermes' caps: 6000
 // chars per message (4000 head + 1500 tail), tool arguments 1500 (1200
 // head), thinking dropped, the whole capped at SummaryInputChars keeping 45%
 // from the head.
-func Serialize(msgs []prompt.Message) string {
+func SummaryTranscript(msgs []prompt.Message) string {
 	var b strings.Builder
 	for i := range msgs {
 		m := &msgs[i]
@@ -196,9 +197,9 @@ func Serialize(msgs []prompt.Message) string {
 	return s
 }
 
-// Fallback is the deterministic summary inserted when the summarizer fails:
+// DigestSummary is the deterministic summary inserted when the summarizer fails:
 // one line per user ask and tool call, at most FallbackMaxChars.
-func Fallback(msgs []prompt.Message) string {
+func DigestSummary(msgs []prompt.Message) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Summary generation failed; deterministic digest of %d compacted messages:\n", len(msgs))
 	for i := range msgs {

@@ -16,8 +16,8 @@ const (
 )
 
 // Threshold is hermes' compaction trigger in tokens for a window, the
-// model's output reservation, a threshold percent and an absolute cap (0 for
-// none):
+// output reservation (hermes' max_tokens, 0 when none is sent), a threshold
+// percent and an absolute cap (0 for none):
 //
 //	pct = max(pct, 0.75) if window < 512K
 //	eff = window − maxOutput
@@ -40,20 +40,20 @@ func Threshold(window, maxOutput int, pct float64, capTokens int) int {
 }
 
 // Claude Code's autocompact constants (reverse-engineered, see
-// ../shared/reference/peers.md).
+// ../shared/reference/peers.md). OutputReserve is Claude Code's output
+// reservation cap: it reserves min(max output, 20K) before its threshold,
+// not the model's largest output (a 128K reservation would halve a 200K
+// window). hermes reserves its max_tokens setting instead (see Reserve).
 const (
-	ClaudeCodeOutputReserve = 20_000
-	ClaudeCodeBuffer        = 13_000
+	OutputReserve    = 20_000
+	ClaudeCodeBuffer = 13_000
 )
 
 // ClaudeCodeThreshold is Claude Code's autocompact trigger: the effective
-// window (window − min(maxOutput, 20K)) less a 13K buffer, ~83.5% of a 200K
-// window; capped like Threshold.
-func ClaudeCodeThreshold(window, maxOutput, capTokens int) int {
-	if maxOutput <= 0 {
-		maxOutput = ClaudeCodeOutputReserve
-	}
-	t := max(window-min(maxOutput, ClaudeCodeOutputReserve)-ClaudeCodeBuffer, 1)
+// window (window − reserve, where Reserve gives min(max output, 20K)) less a
+// 13K buffer, ~83.5% of a 200K window; capped like Threshold.
+func ClaudeCodeThreshold(window, reserve, capTokens int) int {
+	t := max(window-reserve-ClaudeCodeBuffer, 1)
 	if capTokens > 0 {
 		t = min(t, min(capTokens, window))
 	}

@@ -32,11 +32,46 @@ func TestThreshold(t *testing.T) {
 
 func TestClaudeCodeThreshold(t *testing.T) {
 	// 200000 − min(32000, 20000) − 13000 = 167000, 83.5% of the window.
-	if got := ClaudeCodeThreshold(200_000, 32_000, 0); got != 167_000 {
-		t.Errorf("ClaudeCodeThreshold(200K, 32K) = %d, want 167000", got)
+	if got := ClaudeCodeThreshold(200_000, 20_000, 0); got != 167_000 {
+		t.Errorf("ClaudeCodeThreshold(200K, 20K) = %d, want 167000", got)
 	}
 	if got := ClaudeCodeThreshold(200_000, 8_000, 0); got != 179_000 {
 		t.Errorf("ClaudeCodeThreshold(200K, 8K) = %d, want 179000", got)
+	}
+}
+
+// TestReserve: hermes reserves its max_tokens, none by default
+// (effective_window = context_length - (max_tokens or 0)); Claude Code
+// reserves min(max output, 20K). So a 200K window with no max_tokens
+// compacts at 150,000 under hermes, whatever the model's max output.
+func TestReserve(t *testing.T) {
+	hermes := DefaultConfig()
+	sent := DefaultConfig()
+	sent.MaxTokens = 32_000
+	cc := DefaultConfig()
+	cc.Rule = RuleClaudeCode
+	tests := []struct {
+		name                string
+		c                   *Config
+		window, out         int
+		reserve, wantThresh int
+	}{
+		{"hermes, no max_tokens, 64K max output", &hermes, 200_000, 64_000, 0, 150_000},
+		{"hermes, no max_tokens, unknown max output", &hermes, 200_000, 0, 0, 150_000},
+		{"hermes, max_tokens 32K", &sent, 200_000, 64_000, 32_000, 126_000},
+		{"hermes, max_tokens above the window: full window", &sent, 30_000, 0, 0, 25_500},
+		{"claude-code, 64K max output", &cc, 200_000, 64_000, 20_000, 167_000},
+		{"claude-code, 8K max output", &cc, 200_000, 8_000, 8_000, 179_000},
+		{"claude-code, unknown max output", &cc, 200_000, 0, 20_000, 167_000},
+	}
+	for _, tt := range tests {
+		m, err := New(*tt.c, Model{Name: "claude-sonnet-4-5", Window: tt.window, MaxOutput: tt.out}, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Reserve() != tt.reserve || m.Threshold() != tt.wantThresh {
+			t.Errorf("%s: reserve %d threshold %d, want %d and %d", tt.name, m.Reserve(), m.Threshold(), tt.reserve, tt.wantThresh)
+		}
 	}
 }
 

@@ -1,6 +1,5 @@
 // Package estimate owns token counting and prompt-size estimation: the
-// Tokenizer interface, the offline tiktoken encodings (o200k_base,
-// cl100k_base), a Memo that counts each distinct block once per process, and
+// Tokenizer interface, a Memo that counts each distinct block once per process, and
 // the estimators a harness uses to decide when to compact.
 //
 // Estimators (all implement Estimator over a *prompt.View):
@@ -29,24 +28,15 @@
 // Each estimator's reading is an Estimate{Name, Tokens}; the engine records
 // them next to the billed prompt so their errors can be reported.
 //
-// # Fitting a provider's tokenizer
+// # Subpackages
 //
-// A provider whose tokenizer is not public (Claude) still bills every
-// prompt's size. Fit learns a Calibration from those bills: per block kind
-// (text, thinking, tool use, tool result) a ratio to the local count and a
-// fixed cost per block, and a cost per message, by ridge regression toward
-// DefaultCalibration, so a few samples stay near the prior and many follow
-// the data. A sample is the growth of the billed prompt between two calls
-// against the local counts of what was added in between:
+// The heavy parts live below, so that the policy packages a Go agent
+// imports stay light (no tokenizer tables, no gonum):
 //
-//	fit := estimate.NewFit()
-//	var f estimate.Features
-//	f.AddMessage()
-//	f.AddBlock(estimate.KindOf(&b), memo.Count(&b)) // each block added
-//	fit.Add(f, float64(billedNow-billedBefore))
-//	cal := fit.Solve()
-//	size := cal.Size(estimate.KindOf(&b), memo.Count(&b))
-//
-// On the shared Claude Code sessions this sizes an unseen transcript within
-// 0.2–2.8% (median) from a fit on its first 20% of calls (README).
+//   - estimate/tiktoken: the exact o200k_base and cl100k_base encodings, a
+//     Tokenizer.
+//   - estimate/fit: the ridge fit of a provider's billed sizes against local
+//     counts (Calibration).
+//   - estimate/tokcache: a persistent count cache for a Memo, so a second
+//     run over the same logs tokenizes nothing.
 package estimate

@@ -219,14 +219,12 @@ func (e *ExactEstimator) countFloor(v *prompt.View) int {
 func (e *ExactEstimator) size(m *prompt.Message) int {
 	s := e.PerMessage
 	for j := range m.Blocks {
-		s += e.count(&m.Blocks[j])
+		b := &m.Blocks[j]
+		if b.Kind == traces.Image && !b.Opaque() {
+			s += ImageTokens
+			continue
+		}
+		s += e.Memo.CountHash(b, m.BlockHash(j))
 	}
 	return s
-}
-
-func (e *ExactEstimator) count(b *traces.Block) int {
-	if b.Kind == traces.Image && !b.Opaque() {
-		return ImageTokens
-	}
-	return e.Memo.Count(b)
 }

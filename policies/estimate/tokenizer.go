@@ -1,57 +1,39 @@
 package estimate
 
 import (
-	"fmt"
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/pkoukk/tiktoken-go"
-	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
 
 	"github.com/ctxsim/ctxsim/traces"
 )
 
 // A Tokenizer counts the tokens of a text. Implementations are deterministic
-// and safe for concurrent use.
+// and safe for concurrent use. estimate/tiktoken has the exact OpenAI
+// encodings; a Go agent may supply its own.
 type Tokenizer interface {
 	// Name is the encoding's name ("o200k_base"); counts are memoized under it.
 	Name() string
 	Count(text string) int
 }
 
-var loadOnce sync.Once
-
-// Tiktoken returns the tiktoken encoding name (o200k_base or cl100k_base).
-// BPE tables come from the embedded offline loader: nothing is downloaded.
-func Tiktoken(name string) (Tokenizer, error) {
-	switch name {
-	case "o200k_base", "cl100k_base":
-	default:
-		return nil, fmt.Errorf("estimate: unknown encoding %q (have o200k_base, cl100k_base)", name)
-	}
-	loadOnce.Do(func() { tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader()) })
-	enc, err := tiktoken.GetEncoding(name)
-	if err != nil {
-		return nil, fmt.Errorf("estimate: load %s: %w", name, err)
-	}
-	return &tiktok{name: name, enc: enc}, nil
+// A LineAdditive tokenizer's count of a text is the sum of its counts of
+// the lines CountText cuts it into (see CountText): true of the tiktoken
+// encodings, whose pre-tokenizer pieces never span such a cut.
+type LineAdditive interface {
+	LineAdditive() bool
 }
 
-type tiktok struct {
-	name string
-	enc  *tiktoken.Tiktoken
-}
-
-func (t *tiktok) Name() string { return t.name }
-
-func (t *tiktok) Count(text string) int {
-	if text == "" {
-		return 0
-	}
-	return len(t.enc.EncodeOrdinary(text))
+// A Store keeps counts beyond one process (estimate/tokcache's Cache is
+// one): a Memo asks it before tokenizing a text it has not seen, and tells
+// it every count it makes. Implementations key on the text's content and
+// are safe for concurrent use.
+type Store interface {
+	Lookup(text string) (int, bool)
+	Save(text string, n int)
 }
 
 // A Memo counts blocks with a tokenizer, once per distinct block content: the
@@ -59,6 +41,9 @@ func (t *tiktok) Count(text string) int {
 // a process that uses the same tokenizer; it is safe for concurrent use.
 type Memo struct {
 	tok    Tokenizer
+	store  Store
+	lineOK bool
+	calls  atomic.Int64 // tokenizer calls
 	mu     sync.RWMutex
 	counts map[uint64]int
 	lines  map[uint64]int // CountText's, by the line's hash
@@ -66,7 +51,31 @@ type Memo struct {
 
 // NewMemo returns a memo over tok.
 func NewMemo(tok Tokenizer) *Memo {
-	return &Memo{tok: tok, counts: map[uint64]int{}, lines: map[uint64]int{}}
+	la, ok := tok.(LineAdditive)
+	return &Memo{tok: tok, lineOK: ok && la.LineAdditive(), counts: map[uint64]int{}, lines: map[uint64]int{}}
+}
+
+// SetStore makes m ask s for counts before tokenizing, and tell s every
+// count it makes. Set it before the first count.
+func (m *Memo) SetStore(s Store) { m.store = s }
+
+// Tokenized is the number of texts m has handed to its tokenizer: what a
+// Store saved is not among them.
+func (m *Memo) Tokenized() int64 { return m.calls.Load() }
+
+// count is the count of text, from the store when it has it.
+func (m *Memo) count(text string) int {
+	if m.store != nil {
+		if n, ok := m.store.Lookup(text); ok {
+			return n
+		}
+	}
+	m.calls.Add(1)
+	n := m.tok.Count(text)
+	if m.store != nil {
+		m.store.Save(text, n)
+	}
+	return n
 }
 
 var (
@@ -74,8 +83,8 @@ var (
 	memos   = map[string]*Memo{}
 )
 
-// Shared returns the process-wide memo for tok's encoding.
-func Shared(tok Tokenizer) *Memo {
+// SharedMemo returns the process-wide memo for tok's encoding.
+func SharedMemo(tok Tokenizer) *Memo {
 	memosMu.Lock()
 	defer memosMu.Unlock()
 	m, ok := memos[tok.Name()]
@@ -92,14 +101,22 @@ func (m *Memo) Count(b *traces.Block) int {
 	if b.Opaque() {
 		return b.Tokens
 	}
-	h := b.Hash()
+	return m.CountHash(b, b.Hash())
+}
+
+// CountHash is Count for a caller that has b's hash h already (a
+// prompt.Counter): the block is not hashed again.
+func (m *Memo) CountHash(b *traces.Block, h uint64) int {
+	if b.Opaque() {
+		return b.Tokens
+	}
 	m.mu.RLock()
 	n, ok := m.counts[h]
 	m.mu.RUnlock()
 	if ok {
 		return n
 	}
-	n = m.tok.Count(b.TokenText())
+	n = m.count(b.TokenText())
 	m.mu.Lock()
 	m.counts[h] = n
 	m.mu.Unlock()
@@ -110,16 +127,16 @@ func (m *Memo) Count(b *traces.Block) int {
 // made of lines seen before (a summarizer's prompt is the transcript it
 // summarizes, and a sweep summarizes the same transcript under many
 // policies) costs a hash and a map lookup per line instead of a BPE pass,
-// which runs at about 2 MB/s.
+// which is the one part of a count that costs.
 //
 // The sum is exact for the tiktoken encodings: s is cut only after a
 // newline followed by a character that is neither white space nor '/', and
 // no pre-tokenizer piece of o200k_base or cl100k_base spans such a point
 // (o200k's punctuation piece may run on through newlines and '/', hence
-// the '/'). Other tokenizers count s whole.
+// the '/'). Tokenizers that are not LineAdditive count s whole.
 func (m *Memo) CountText(s string) int {
-	if _, ok := m.tok.(*tiktok); !ok {
-		return m.tok.Count(s)
+	if !m.lineOK {
+		return m.count(s)
 	}
 	n := 0
 	for s != "" {
@@ -130,7 +147,7 @@ func (m *Memo) CountText(s string) int {
 		c, ok := m.lines[h]
 		m.mu.RUnlock()
 		if !ok {
-			c = m.tok.Count(line)
+			c = m.count(line)
 			m.mu.Lock()
 			m.lines[h] = c
 			m.mu.Unlock()
@@ -176,8 +193,12 @@ func (m *Memo) Len() int {
 // Tokenization is the dominant cost of a replay; doing it up front in
 // parallel makes the replays that follow cheap and order-independent.
 func (m *Memo) Warm(sessions []*traces.Session) {
+	type hashed struct {
+		b *traces.Block
+		h uint64
+	}
 	seen := map[uint64]bool{}
-	var todo []*traces.Block
+	var todo []hashed
 	add := func(b *traces.Block) {
 		if b.Opaque() {
 			return
@@ -191,7 +212,7 @@ func (m *Memo) Warm(sessions []*traces.Session) {
 		_, ok := m.counts[h]
 		m.mu.RUnlock()
 		if !ok {
-			todo = append(todo, b)
+			todo = append(todo, hashed{b, h})
 		}
 	}
 	for _, s := range sessions {
@@ -206,13 +227,13 @@ func (m *Memo) Warm(sessions []*traces.Session) {
 	}
 	workers := runtime.GOMAXPROCS(0)
 	var wg sync.WaitGroup
-	ch := make(chan *traces.Block, 256)
+	ch := make(chan hashed, 256)
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for b := range ch {
-				m.Count(b)
+				m.CountHash(b.b, b.h)
 			}
 		}()
 	}

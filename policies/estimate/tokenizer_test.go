@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxsim/ctxsim/policies/estimate/tiktoken"
 	"github.com/ctxsim/ctxsim/traces"
 	"github.com/ctxsim/ctxsim/traces/claudecode"
 	"github.com/ctxsim/ctxsim/traces/synth"
@@ -52,7 +53,7 @@ func TestCountTextExact(t *testing.T) {
 	}
 	texts = append(texts, all.String())
 	for _, enc := range []string{"o200k_base", "cl100k_base"} {
-		tok, err := Tiktoken(enc)
+		tok, err := tiktoken.Get(enc)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,7 +104,7 @@ func TestCountTextOtherTokenizer(t *testing.T) {
 // BenchmarkCountText is a summarizer prompt seen before (all lines
 // memoized) against counting it whole.
 func BenchmarkCountText(b *testing.B) {
-	tok, err := Tiktoken("o200k_base")
+	tok, err := tiktoken.Get("o200k_base")
 	if err != nil {
 		b.Fatal(err)
 	}

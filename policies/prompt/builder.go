@@ -25,8 +25,10 @@ type Wire struct {
 }
 
 // A Counter sizes a block in tokens. It must be deterministic and should be
-// memoized: it is called once per distinct block a Builder sees.
-type Counter func(b *traces.Block) int
+// memoized: it is called once per distinct block a Builder sees. h is
+// b.Hash(), which the caller has already computed: hashing a block's text
+// is most of what a call costs, so it is done once, where the block enters.
+type Counter func(b *traces.Block, h uint64) int
 
 type msgKey struct {
 	hash  uint64
@@ -55,7 +57,7 @@ type Builder struct {
 	keys          []msgKey // per message of the last build
 	starts        []int    // first block index of each message, len(keys)+1
 	blocks        []Block
-	split         map[uint64]*[2]traces.Block
+	split         map[uint64]*splitPair
 	req           Request
 }
 
@@ -88,7 +90,7 @@ func (b *Builder) push(src *traces.Block, h uint64, sec Section, role Role, msg 
 	if n := len(b.blocks); n > 0 {
 		prev, end = b.blocks[n-1].Chain, b.blocks[n-1].End
 	}
-	tok := b.Count(src)
+	tok := b.Count(src, h)
 	if first && sec == Messages {
 		tok += b.Wire.PerMessage
 	}
@@ -110,18 +112,25 @@ func (b *Builder) push(src *traces.Block, h uint64, sec Section, role Role, msg 
 	})
 }
 
-func (b *Builder) splitBlock(src *traces.Block) *[2]traces.Block {
-	h := src.Hash()
+// splitPair is a block cut at its scaffold's end, with the halves' hashes.
+type splitPair struct {
+	blocks [2]traces.Block
+	hashes [2]uint64
+}
+
+// splitBlock is src, whose hash is h, cut at its scaffold's end; the halves
+// are made and hashed once per distinct block.
+func (b *Builder) splitBlock(src *traces.Block, h uint64) *splitPair {
 	if p, ok := b.split[h]; ok {
 		return p
 	}
 	if b.split == nil {
-		b.split = map[uint64]*[2]traces.Block{}
+		b.split = map[uint64]*splitPair{}
 	}
 	head, tail := *src, *src
 	head.Text, head.ScaffoldEnd = src.Text[:src.ScaffoldEnd], 0
 	tail.Text, tail.ScaffoldEnd = src.Text[src.ScaffoldEnd:], 0
-	p := &[2]traces.Block{head, tail}
+	p := &splitPair{blocks: [2]traces.Block{head, tail}, hashes: [2]uint64{head.Hash(), tail.Hash()}}
 	b.split[h] = p
 	return p
 }
@@ -183,13 +192,13 @@ func (b *Builder) Build(model string, v *View, output int) *Request {
 				continue
 			}
 			if b.Wire.SplitScaffolds && src.ScaffoldEnd > 0 && src.ScaffoldEnd < len(src.Text) {
-				p := b.splitBlock(src)
-				b.push(&p[0], p[0].Hash(), Messages, m.Role, i, first, true, &extra)
-				b.push(&p[1], p[1].Hash(), Messages, m.Role, i, false, false, &extra)
+				p := b.splitBlock(src, m.BlockHash(j))
+				b.push(&p.blocks[0], p.hashes[0], Messages, m.Role, i, first, true, &extra)
+				b.push(&p.blocks[1], p.hashes[1], Messages, m.Role, i, false, false, &extra)
 				first = false
 				continue
 			}
-			b.push(src, m.blockHash(j), Messages, m.Role, i, first, false, &extra)
+			b.push(src, m.BlockHash(j), Messages, m.Role, i, first, false, &extra)
 			first = false
 		}
 		b.starts = append(b.starts, len(b.blocks))

@@ -11,7 +11,13 @@ import (
 
 // size is the test counter: one token per 4 bytes of text and input, plus
 // an opaque block's size, so every number below can be worked out by hand.
-func size(b *traces.Block) int { return (len(b.Text)+len(b.Input)+3)/4 + b.Tokens }
+// size is the tests' counter; it checks the hash the builder hands it.
+func size(b *traces.Block, h uint64) int {
+	if h != b.Hash() {
+		panic(fmt.Sprintf("counter given hash %x for a block whose hash is %x", h, b.Hash()))
+	}
+	return (len(b.Text)+len(b.Input)+3)/4 + b.Tokens
+}
 
 func txt(s string) traces.Block { return traces.Block{Kind: traces.Text, Text: s} }
 
@@ -153,7 +159,13 @@ func TestBuilderIncrementalEqualsFresh(t *testing.T) {
 // re-counted, which is what makes a replay linear in its calls.
 func TestBuilderCountsOnlyWhatChanged(t *testing.T) {
 	calls := 0
-	counting := func(b *traces.Block) int { calls++; return size(b) }
+	counting := func(b *traces.Block, h uint64) int {
+		if h != b.Hash() {
+			t.Fatalf("counter given hash %x for a block whose hash is %x", h, b.Hash())
+		}
+		calls++
+		return size(b, h)
+	}
 	b := NewBuilder(counting, Wire{PerMessage: 3})
 	v := &View{System: []traces.Block{txt("sys")}}
 	for i := range 50 {
@@ -380,7 +392,7 @@ func TestExtraChargedOncePerMessage(t *testing.T) {
 func TestBuilderReset(t *testing.T) {
 	v := &View{System: []traces.Block{txt("sys")}, Messages: []Message{msg(RoleUser, txt("a")), msg(RoleAssistant, txt("b"))}}
 	calls := 0
-	b := NewBuilder(func(bl *traces.Block) int { calls++; return size(bl) }, Wire{PerMessage: 3})
+	b := NewBuilder(func(bl *traces.Block, h uint64) int { calls++; return size(bl, h) }, Wire{PerMessage: 3})
 	want := b.Build("m", v, 0).Total
 	b.Reset()
 	calls = 0
@@ -448,7 +460,7 @@ func TestBuilderFloorChangedInPlace(t *testing.T) {
 // A correction larger than its message leaves the block at zero tokens:
 // block ends never decrease, so a cached prefix never ends past the prompt.
 func TestNegativeExtraKeepsEndsMonotonic(t *testing.T) {
-	b := NewBuilder(func(bl *traces.Block) int { return len(bl.Text) }, Wire{PerMessage: 2})
+	b := NewBuilder(func(bl *traces.Block, _ uint64) int { return len(bl.Text) }, Wire{PerMessage: 2})
 	b.Extra = func(m *Message) int {
 		if m.Event == 1 {
 			return -100

@@ -20,8 +20,12 @@ const (
 	// MicroSummary is micro-compaction's rolling summary marker.
 	MicroSummary
 	// Edited is a transcript message a policy rewrote in place (pruned tool
-	// output, a masked observation, a merged turn).
+	// output, a masked observation).
 	Edited
+	// Merged is user turns joined into one message, each turn's text kept
+	// verbatim as one block (hermes' micro-compaction merges the user turns
+	// a dropped marker leaves side by side). Event is the first turn's.
+	Merged
 )
 
 // A Message is one entry of the view. Messages are immutable: a policy that
@@ -56,9 +60,9 @@ func NewMessage(role Role, blocks []traces.Block, event int, tag Tag) Message {
 	return m
 }
 
-// blockHash is Blocks[j].Hash(), from the message's cache when it was made
+// BlockHash is Blocks[j].Hash(), from the message's cache when it was made
 // by NewMessage.
-func (m *Message) blockHash(j int) uint64 {
+func (m *Message) BlockHash(j int) uint64 {
 	if j < len(m.blockHashes) && len(m.blockHashes) == len(m.Blocks) {
 		return m.blockHashes[j]
 	}

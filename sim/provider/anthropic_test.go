@@ -208,6 +208,29 @@ func TestAnthropicEntryReadableAfterTTFT(t *testing.T) {
 	}
 }
 
+// A written entry's TTL runs from when it becomes readable (the response
+// start), not from the request's start as the docs are quoted: with a 10s
+// TTFT, a 5m entry written at t0 still serves at 5m05s. The recorded logs
+// side with this rule (see the Anthropic doc comment and DESIGN.md).
+func TestAnthropicTTLFromResponseStart(t *testing.T) {
+	lat := Latency{Floor: 10 * time.Second}
+	p := NewAnthropic(AnthropicOptions{Common: Common{Prices: testCard(1024, 200000), Latency: &lat}})
+	c := newConvo(t, 2000).add(prompt.RoleUser, 10)
+	if _, err := p.Send(t0, c.req(prompt.TTL5m, -1)); err != nil {
+		t.Fatal(err)
+	}
+	if u := send(t, p, t0.Add(5*time.Minute+5*time.Second), c.req(prompt.TTL5m, -1)); u.CacheRead != 2010 {
+		t.Errorf("5m05s: read %d, want 2010 (alive until 5m10s)", u.CacheRead)
+	}
+	q := NewAnthropic(AnthropicOptions{Common: Common{Prices: testCard(1024, 200000), Latency: &lat}})
+	if _, err := q.Send(t0, c.req(prompt.TTL5m, -1)); err != nil {
+		t.Fatal(err)
+	}
+	if u := send(t, q, t0.Add(5*time.Minute+11*time.Second), c.req(prompt.TTL5m, -1)); u.CacheRead != 0 {
+		t.Errorf("5m11s: read %d, want 0", u.CacheRead)
+	}
+}
+
 func TestAnthropicLatency(t *testing.T) {
 	lat := Latency{Floor: time.Second, PrefillRate: 1000, CachedRate: 10000, DecodeRate: 7}
 	p := NewAnthropic(AnthropicOptions{Common: Common{Prices: testCard(1024, 200000), Latency: &lat}})

@@ -12,7 +12,7 @@ import (
 
 // Test requests are sized exactly: a block's tokens are its Tokens field
 // (opaque blocks), so the numbers in the tables are the prompt positions.
-func count(b *traces.Block) int { return len(b.Text) + len(b.Input) + b.Tokens }
+func count(b *traces.Block, _ uint64) int { return len(b.Text) + len(b.Input) + b.Tokens }
 
 var t0 = time.Date(2026, 2, 10, 12, 0, 0, 0, time.UTC)
 

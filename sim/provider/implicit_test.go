@@ -259,7 +259,7 @@ func TestByName(t *testing.T) {
 			t.Errorf("%s: billed a %d-token prompt as %+v", n, r.Total, u)
 		}
 	}
-	if _, err := ByName("gemini", o); err == nil {
+	if _, err := ByName("bedrock", o); err == nil {
 		t.Error("an unknown provider was accepted")
 	}
 }

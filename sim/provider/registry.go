@@ -14,6 +14,7 @@ type Options struct {
 	Anthropic AnthropicOptions
 	OpenAI    OpenAIOptions
 	DeepSeek  DeepSeekOptions
+	Gemini    GeminiOptions
 	VLLM      VLLMOptions
 }
 
@@ -42,6 +43,11 @@ var constructors = map[string]func(o Options) (Provider, error){
 		a := o.DeepSeek
 		a.Common = o.common(a.Common)
 		return NewDeepSeek(a), nil
+	},
+	"gemini": func(o Options) (Provider, error) {
+		a := o.Gemini
+		a.Common = o.common(a.Common)
+		return NewGemini(a)
 	},
 	"vllm": func(o Options) (Provider, error) {
 		a := o.VLLM

@@ -115,6 +115,7 @@ type block struct {
 	Name      string          `json:"name"`
 	Input     json.RawMessage `json:"input"`
 	ToolUseID string          `json:"tool_use_id"`
+	ToolName  string          `json:"tool_name"`
 	Content   json.RawMessage `json:"content"`
 	IsError   bool            `json:"is_error"`
 	Source    *struct {
@@ -233,6 +234,7 @@ func link(ss []*traces.Session, w *traces.Warnings, display string) {
 		sort.Strings(s.Children)
 	}
 	sort.Slice(ss, func(i, j int) bool { return ss[i].ID < ss[j].ID })
+	traces.MarkCopied(ss)
 }
 
 // fileState is the importer's state while reading one session's lines.
@@ -269,6 +271,11 @@ type fileState struct {
 	files    [][2]string
 	// pending are attachments waiting for the next user-role message.
 	pending []traces.Block
+	// lastSID is the sessionId of the last user or assistant line: a
+	// resumed session's file opens with lines copied from the session it
+	// continues, under that session's id (corpus conneroisu/templar
+	// 91c1aab5, kesslerio 9fa9888f); the file is the last id's.
+	lastSID string
 }
 
 // taskUse is a Task tool_use of the main chain: its id and prompt.
@@ -363,6 +370,10 @@ func (st *fileState) session() (*traces.Session, error) {
 	}
 	if st.s.ID == "" {
 		st.s.ID = strings.TrimSuffix(path.Base(filepath.ToSlash(st.name)), ".jsonl")
+	}
+	if st.s.Parent == "" && st.lastSID != "" && st.lastSID != st.s.ID {
+		st.s.Notes = append(st.s.Notes, "resumes session "+st.s.ID)
+		st.s.ID = st.lastSID
 	}
 	return st.s, nil
 }
@@ -489,6 +500,9 @@ func (st *fileState) apply(l *line) {
 // identify takes the session's identity from the first line that has one.
 func (st *fileState) identify(l *line) {
 	s := st.s
+	if l.SessionID != "" && l.AgentID == "" && (l.Type == "user" || l.Type == "assistant") {
+		st.lastSID = l.SessionID
+	}
 	if s.ID != "" || l.SessionID == "" {
 		return
 	}
@@ -716,6 +730,13 @@ func (st *fileState) user(l *line, t time.Time) {
 		}
 	}
 	ev := traces.Event{Time: t, Kind: kind, Blocks: blocks}
+	clear := kind == traces.User && isClear(blocks) && st.calledModel()
+	if clear {
+		// /clear empties the conversation: what follows starts afresh on
+		// the same system prompt. Recorded as a compaction whose
+		// "summary" is the command itself.
+		st.add(traces.Event{Time: t, Kind: traces.Compaction, Meta: map[string]string{"trigger": "clear"}})
+	}
 	if kind == traces.User && mcpReconnect(blocks) {
 		// The command's output line stays in the transcript (the model sees
 		// it); the reconnect rewrites the tools and their instructions in
@@ -723,11 +744,11 @@ func (st *fileState) user(l *line, t time.Time) {
 		defer st.add(traces.Event{Time: t, Kind: traces.FloorChange, Meta: map[string]string{"cause": "mcp reconnect"}})
 	}
 	if kind == traces.User {
-		ev.Summary = l.IsCompactSummary || strings.HasPrefix(blocks[0].Text, summaryPrefix)
+		ev.Summary = l.IsCompactSummary || strings.HasPrefix(blocks[0].Text, summaryPrefix) || clear
 		if l.IsMeta {
 			ev.Meta = map[string]string{"meta": "true"}
 		}
-		if ev.Summary && st.compacted() {
+		if ev.Summary && !clear && st.compacted() {
 			if restored := st.restore(); len(restored) > 0 {
 				ev.Blocks = append(append([]traces.Block(nil), blocks...), restored...)
 				ev.Meta = map[string]string{"restored_files": strconv.Itoa(len(restored))}
@@ -751,6 +772,22 @@ func (st *fileState) user(l *line, t time.Time) {
 		return
 	}
 	st.add(ev)
+}
+
+// isClear reports the /clear command's line.
+func isClear(blocks []traces.Block) bool {
+	return len(blocks) > 0 && strings.Contains(blocks[0].Text, "<command-name>/clear</command-name>")
+}
+
+// calledModel reports whether the session has had a model call yet (a
+// /clear before any is the file's own start, as Claude Code writes it).
+func (st *fileState) calledModel() bool {
+	for i := range st.s.Events {
+		if st.s.Events[i].Kind == traces.Assistant {
+			return true
+		}
+	}
+	return false
 }
 
 // mcpReconnect reports the output of /mcp reconnecting a server: Claude
@@ -837,6 +874,11 @@ func (st *fileState) resultContent(raw json.RawMessage) (string, []traces.Block)
 		switch bs[i].Type {
 		case "text":
 			texts = append(texts, bs[i].Text)
+		case "tool_reference":
+			// ToolSearch's answer (2.1 logs): the tool's schema is loaded
+			// for the model, which the log shows only by name; the
+			// anchored replay absorbs the schema's size.
+			texts = append(texts, "tool_reference: "+bs[i].ToolName)
 		case "image":
 			imgs = append(imgs, imageBlock(&bs[i]))
 		default:

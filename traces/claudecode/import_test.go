@@ -346,3 +346,39 @@ func TestAttachments(t *testing.T) {
 	require.Equal(t, 1, w.Total(), w.String())
 	require.Contains(t, w.String(), warnAttachment)
 }
+
+// /clear in the middle of a session empties the conversation: a
+// compaction whose "summary" is the command, with nothing restored. At a
+// file's start (where Claude Code writes it) it is just a message.
+func TestClear(t *testing.T) {
+	clear := `{"type":"user","sessionId":"s1","timestamp":"2026-02-10T21:00:05.000Z","message":{"role":"user","content":"<command-name>/clear</command-name>\n<command-message>clear</command-message>"}}`
+	call2 := strings.NewReplacer(`"r1"`, `"r2"`, `"m1"`, `"m2"`, "21:00:02", "21:00:07").Replace(goodCall)
+	fsys := fstest.MapFS{"s1.jsonl": {Data: []byte(clear + "\n" + goodUser + "\n" + goodCall + "\n" + clear + "\n" + call2 + "\n")}}
+	ss, _, err := ImportFS(fsys, "s1.jsonl", "")
+	require.NoError(t, err)
+	require.Len(t, ss, 1)
+	var kinds []traces.Kind
+	var summaries int
+	for _, e := range ss[0].Events {
+		kinds = append(kinds, e.Kind)
+		if e.Summary {
+			summaries++
+			require.Equal(t, 1, len(e.Blocks), "nothing restored after /clear")
+		}
+	}
+	require.Equal(t, []traces.Kind{traces.User, traces.User, traces.Assistant, traces.Compaction, traces.User, traces.Assistant}, kinds)
+	require.Equal(t, 1, summaries)
+	require.Equal(t, "clear", ss[0].Events[3].Meta["trigger"])
+}
+
+// A resumed session's file opens with lines under the id of the session it
+// continues; the file is the session its own calls are logged under.
+func TestResumedSessionID(t *testing.T) {
+	old := strings.Replace(goodUser, `"s1"`, `"s0"`, 1)
+	fsys := fstest.MapFS{"s1.jsonl": {Data: []byte(old + "\n" + goodCall + "\n")}}
+	ss, _, err := ImportFS(fsys, "s1.jsonl", "")
+	require.NoError(t, err)
+	require.Len(t, ss, 1)
+	require.Equal(t, "s1", ss[0].ID)
+	require.Equal(t, []string{"resumes session s0"}, ss[0].Notes)
+}

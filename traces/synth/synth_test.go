@@ -14,11 +14,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ctxsim/ctxsim/policies/estimate"
+	"github.com/ctxsim/ctxsim/policies/estimate/tiktoken"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
 var o200k = sync.OnceValue(func() estimate.Tokenizer {
-	tok, err := estimate.Tiktoken("o200k_base")
+	tok, err := tiktoken.Get("o200k_base")
 	if err != nil {
 		panic(err)
 	}

@@ -1,4 +1,4 @@
-package estimate
+package fit
 
 import (
 	"math"
@@ -26,7 +26,7 @@ func TestFitRecoversCalibration(t *testing.T) {
 		}
 		return f, truth.Predict(&f) + r.NormFloat64()*3 // a few tokens of noise
 	}
-	fit := NewFit()
+	fit := NewRidge()
 	for range 400 {
 		f, y := sample()
 		fit.Add(f, y)
@@ -44,7 +44,7 @@ func TestFitRecoversCalibration(t *testing.T) {
 		t.Errorf("N = %d", fit.N())
 	}
 
-	few := NewFit()
+	few := NewRidge()
 	for range 2 {
 		f, y := sample()
 		few.Add(f, y)
@@ -57,7 +57,7 @@ func TestFitRecoversCalibration(t *testing.T) {
 			t.Errorf("two samples: ratio[%d] = %.3f, want near the prior", k, c.Ratio[k])
 		}
 	}
-	if got := NewFit().Solve(); got != DefaultCalibration {
+	if got := NewRidge().Solve(); got != DefaultCalibration {
 		t.Errorf("no samples: %+v, want the prior", got)
 	}
 }

@@ -1,32 +1,31 @@
-package experiment
+package report
 
 import (
 	"testing"
 
-	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
-func run(trace, policy string, cost float64, overflows, failed int) report.RunSummary {
-	return report.RunSummary{Trace: trace, Policy: policy, CostUSD: cost, OverflowErrors: overflows, FailedRequests: failed,
+func pivotRun(trace, policy string, cost float64, overflows, failed int) RunSummary {
+	return RunSummary{Trace: trace, Policy: policy, CostUSD: cost, OverflowErrors: overflows, FailedRequests: failed,
 		Tokens: traces.Usage{Input: 100, CacheRead: 300}}
 }
 
 // The case the sweep matrix got wrong: the cheapest cell overflowed the
 // window (its rejected calls went unbilled) and was starred anyway.
 func TestPivotBestSkipsOverflowAndFailures(t *testing.T) {
-	runs := []report.RunSummary{
-		run("a", "p[x=1]", 1.00, 0, 0),
-		run("b", "p[x=1]", 1.00, 0, 0),
-		run("a", "p[x=2]", 0.10, 3, 0), // cheapest, but overflowed
-		run("b", "p[x=2]", 0.10, 0, 0),
-		run("a", "p[x=3]", 0.20, 0, 1), // cheaper than x=4, but a call failed
-		run("b", "p[x=3]", 0.20, 0, 0),
-		run("a", "p[x=4]", 0.70, 0, 0),
-		run("b", "p[x=4]", 0.70, 0, 0),
+	runs := []RunSummary{
+		pivotRun("a", "p[x=1]", 1.00, 0, 0),
+		pivotRun("b", "p[x=1]", 1.00, 0, 0),
+		pivotRun("a", "p[x=2]", 0.10, 3, 0), // cheapest, but overflowed
+		pivotRun("b", "p[x=2]", 0.10, 0, 0),
+		pivotRun("a", "p[x=3]", 0.20, 0, 1), // cheaper than x=4, but a call failed
+		pivotRun("b", "p[x=3]", 0.20, 0, 0),
+		pivotRun("a", "p[x=4]", 0.70, 0, 0),
+		pivotRun("b", "p[x=4]", 0.70, 0, 0),
 	}
-	policy := func(r report.RunSummary) string { return r.Policy }
-	total := NewPivot(runs, policy, func(report.RunSummary) string { return "total" })
+	policy := func(r RunSummary) string { return r.Policy }
+	total := NewPivot(runs, policy, func(RunSummary) string { return "total" })
 	rows := []string{"p[x=1]", "p[x=2]", "p[x=3]", "p[x=4]"}
 	if got := total.BestIn("total", rows); got != "p[x=4]" {
 		t.Errorf("BestIn = %q, want p[x=4]: x=2 overflowed and x=3 failed a call", got)
@@ -43,7 +42,7 @@ func TestPivotBestSkipsOverflowAndFailures(t *testing.T) {
 	}
 
 	// A 2×2 matrix, as sweep draws it: x rows, trace columns.
-	m := NewPivot(runs, policy, func(r report.RunSummary) string { return r.Trace })
+	m := NewPivot(runs, policy, func(r RunSummary) string { return r.Trace })
 	r, c, ok := m.Best(rows, []string{"a", "b"})
 	if !ok || r != "p[x=2]" || c != "b" {
 		t.Errorf("Best = %q %q %v, want p[x=2] b (its a cell overflowed; b did not)", r, c, ok)

@@ -1,4 +1,4 @@
-package estimate
+package fit
 
 import (
 	"math"
@@ -84,11 +84,11 @@ func (c *Calibration) Predict(f *Features) float64 {
 	return s
 }
 
-// A Fit estimates a Calibration from (features, billed size) samples by ridge
+// A Ridge estimates a Calibration from (features, billed size) samples by ridge
 // regression toward a prior: with few samples it stays near the prior, with
 // many it follows the data. It accumulates the normal equations, so adding a
 // sample and solving cost O(1) in the number of samples.
-type Fit struct {
+type Ridge struct {
 	Prior Calibration
 	// Strength is the weight of the prior per coefficient, in the units of
 	// the squared features: large for ratios (a few thousand tokens of
@@ -99,9 +99,9 @@ type Fit struct {
 	n        int
 }
 
-// NewFit returns a fit with the default prior and strengths.
-func NewFit() *Fit {
-	f := &Fit{Prior: DefaultCalibration}
+// NewRidge returns a fit with the default prior and strengths.
+func NewRidge() *Ridge {
+	f := &Ridge{Prior: DefaultCalibration}
 	for k := range numSizeKinds {
 		f.Strength[k] = 2e4
 		f.Strength[int(numSizeKinds)+int(k)] = 4
@@ -111,7 +111,7 @@ func NewFit() *Fit {
 }
 
 // Add records that content with features x was billed y tokens.
-func (f *Fit) Add(x Features, y float64) {
+func (f *Ridge) Add(x Features, y float64) {
 	for i := range x {
 		f.xty[i] += x[i] * y
 		for j := range x {
@@ -122,7 +122,7 @@ func (f *Fit) Add(x Features, y float64) {
 }
 
 // N is the number of samples added.
-func (f *Fit) N() int { return f.n }
+func (f *Ridge) N() int { return f.n }
 
 func (c *Calibration) vector() Features {
 	var v Features
@@ -136,7 +136,7 @@ func (c *Calibration) vector() Features {
 
 // Solve returns the calibration that best explains the samples given the
 // prior. Negative ratios are clamped to the prior (a degenerate fit).
-func (f *Fit) Solve() Calibration {
+func (f *Ridge) Solve() Calibration {
 	n := len(Features{})
 	a := mat.NewDense(n, n, nil)
 	b := mat.NewVecDense(n, nil)

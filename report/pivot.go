@@ -1,6 +1,4 @@
-package experiment
-
-import "github.com/ctxsim/ctxsim/report"
+package report
 
 // A Pivot sums runs into rows × columns (policies × workloads, grid rows ×
 // grid columns, policies × sessions...): the one aggregation every
@@ -37,7 +35,7 @@ func (t *Total) HitRate() float64 {
 }
 
 // NewPivot sums runs into the cells named by row and col.
-func NewPivot(runs []report.RunSummary, row, col func(report.RunSummary) string) *Pivot {
+func NewPivot(runs []RunSummary, row, col func(RunSummary) string) *Pivot {
 	p := &Pivot{cells: map[[2]string]*Total{}}
 	seenR, seenC := map[string]bool{}, map[string]bool{}
 	for _, r := range runs {

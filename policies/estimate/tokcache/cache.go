@@ -1,0 +1,260 @@
+package tokcache
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// The file: a header (magic, version, entry count), entries oldest first,
+// and the xxhash of everything before it.
+const (
+	magic      = "ctxsimtc"
+	version    = 1
+	headerSize = 16
+	entrySize  = 16 // text hash, text length, count
+	sumSize    = 8
+)
+
+// DefaultMaxEntries bounds a file at 16 MiB.
+const DefaultMaxEntries = 1 << 20
+
+// Options tune a Cache.
+type Options struct {
+	// MaxEntries is the most counts a file keeps (DefaultMaxEntries if 0);
+	// the least recently used go first.
+	MaxEntries int
+}
+
+type key struct {
+	hash uint64
+	len  uint32
+}
+
+func keyOf(text string) key {
+	return key{hash: xxhash.Sum64String(text), len: uint32(len(text))}
+}
+
+// A Cache is the persistent counts of one encoding. It is safe for
+// concurrent use.
+type Cache struct {
+	path string
+	max  int
+
+	mu       sync.Mutex
+	counts   map[key]uint32
+	old      []key        // entries read at Open, in file order
+	used     []key        // entries looked up or saved since Open, first use first
+	usedSet  map[key]bool // of used
+	dirty    bool         // a count was saved
+	hits     int
+	warnings []string
+}
+
+// Open reads the cache of encoding enc in dir. It never fails: a missing
+// file is an empty cache, an unreadable or corrupt one an empty cache and a
+// warning.
+func Open(dir, enc string, o Options) *Cache {
+	c := &Cache{
+		path:    filepath.Join(dir, enc+".counts"),
+		max:     o.MaxEntries,
+		counts:  map[key]uint32{},
+		usedSet: map[key]bool{},
+	}
+	if c.max <= 0 {
+		c.max = DefaultMaxEntries
+	}
+	keys, counts, err := read(c.path)
+	if err != nil {
+		c.warnings = append(c.warnings, err.Error())
+	}
+	c.old = keys
+	for i, k := range keys {
+		c.counts[k] = counts[i]
+	}
+	return c
+}
+
+// read parses the file at path. A missing file is not an error.
+func read(path string) ([]key, []uint32, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: token-count cache ignored: %v", path, err)
+	}
+	bad := func(reason string) ([]key, []uint32, error) {
+		return nil, nil, fmt.Errorf("%s: token-count cache ignored: %s", path, reason)
+	}
+	if len(b) < headerSize+sumSize || !bytes.Equal(b[:8], []byte(magic)) {
+		return bad("not a ctxsim count cache")
+	}
+	if v := binary.LittleEndian.Uint32(b[8:]); v != version {
+		return bad(fmt.Sprintf("version %d, want %d", v, version))
+	}
+	n := int(binary.LittleEndian.Uint32(b[12:]))
+	if len(b) != headerSize+n*entrySize+sumSize {
+		return bad(fmt.Sprintf("%d bytes for %d entries", len(b), n))
+	}
+	body := b[:len(b)-sumSize]
+	if xxhash.Sum64(body) != binary.LittleEndian.Uint64(b[len(body):]) {
+		return bad("checksum mismatch")
+	}
+	keys := make([]key, n)
+	counts := make([]uint32, n)
+	for i := range n {
+		e := body[headerSize+i*entrySize:]
+		keys[i] = key{hash: binary.LittleEndian.Uint64(e), len: binary.LittleEndian.Uint32(e[8:])}
+		counts[i] = binary.LittleEndian.Uint32(e[12:])
+	}
+	return keys, counts, nil
+}
+
+func (c *Cache) touch(k key) {
+	if !c.usedSet[k] {
+		c.usedSet[k] = true
+		c.used = append(c.used, k)
+	}
+}
+
+// Lookup is the saved count of text, if any.
+func (c *Cache) Lookup(text string) (int, bool) {
+	k := keyOf(text)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n, ok := c.counts[k]
+	if ok {
+		c.hits++
+		c.touch(k)
+	}
+	return int(n), ok
+}
+
+// Save records text's count.
+func (c *Cache) Save(text string, n int) {
+	if n < 0 || int64(n) > int64(^uint32(0)) {
+		return
+	}
+	k := keyOf(text)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.counts[k]; ok && old == uint32(n) {
+		c.touch(k)
+		return
+	}
+	c.counts[k] = uint32(n)
+	c.touch(k)
+	c.dirty = true
+}
+
+// Hits is the number of lookups the cache answered.
+func (c *Cache) Hits() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.hits
+}
+
+// Len is the number of counts held.
+func (c *Cache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.counts)
+}
+
+// Warnings are the problems met reading or writing the file, one line each
+// ("path: reason"). None of them stops a run: the cache just counts again.
+func (c *Cache) Warnings() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.warnings...)
+}
+
+// Flush writes the counts to the file if any was saved since Open: what is
+// on disk now (another process may have flushed) merged with this
+// process's counts, the most recently used last, at most MaxEntries.
+func (c *Cache) Flush() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.dirty {
+		return nil
+	}
+	// Oldest first: what is on disk now and what was read at Open, unless
+	// used since; then what this process used, in first-use order.
+	diskKeys, diskCounts, err := read(c.path)
+	if err != nil {
+		c.warnings = append(c.warnings, err.Error())
+	}
+	var order []key
+	seen := map[key]bool{}
+	for i, k := range diskKeys {
+		if _, ok := c.counts[k]; !ok {
+			c.counts[k] = diskCounts[i]
+		}
+		if !c.usedSet[k] && !seen[k] {
+			seen[k] = true
+			order = append(order, k)
+		}
+	}
+	for _, k := range c.old {
+		if !c.usedSet[k] && !seen[k] {
+			seen[k] = true
+			order = append(order, k)
+		}
+	}
+	order = append(order, c.used...)
+	if len(order) > c.max {
+		order = order[len(order)-c.max:]
+	}
+	buf := make([]byte, headerSize, headerSize+len(order)*entrySize+sumSize)
+	copy(buf, magic)
+	binary.LittleEndian.PutUint32(buf[8:], version)
+	binary.LittleEndian.PutUint32(buf[12:], uint32(len(order)))
+	for _, k := range order {
+		buf = binary.LittleEndian.AppendUint64(buf, k.hash)
+		buf = binary.LittleEndian.AppendUint32(buf, k.len)
+		buf = binary.LittleEndian.AppendUint32(buf, c.counts[k])
+	}
+	buf = binary.LittleEndian.AppendUint64(buf, xxhash.Sum64(buf))
+	if err := writeAtomic(c.path, buf); err != nil {
+		err = fmt.Errorf("%s: token-count cache not saved: %w", c.path, err)
+		c.warnings = append(c.warnings, err.Error())
+		return err
+	}
+	c.dirty = false
+	return nil
+}
+
+// writeAtomic writes b to a temporary file beside path and renames it over
+// path, so a reader sees the old file or the new one, never part of one.
+func writeAtomic(path string, b []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}

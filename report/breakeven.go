@@ -1,0 +1,234 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/ctxsim/ctxsim/pricing"
+	"github.com/ctxsim/ctxsim/traces"
+)
+
+type BreakevenReport struct {
+	Model    string              `json:"model"`
+	Price    pricing.Price       `json:"price"`
+	Tiers    []pricing.Breakeven `json:"tiers"`
+	GapMix   *GapMixThreshold    `json:"gap_mix,omitempty"`
+	Sessions []SessionVerdict    `json:"sessions,omitempty"`
+	Totals   *VerdictTotals      `json:"totals,omitempty"`
+	Warnings []traces.Warning    `json:"warnings,omitempty"`
+	// Replayed is set when the session costs come from whatif's replays
+	// (SetReplayCosts), not the whole-prompt model.
+	Replayed bool `json:"replayed,omitempty"`
+}
+
+type GapMixThreshold struct {
+	Growth float64 `json:"growth"`
+	Long   float64 `json:"long"`
+	// MidBreakeven is the share of gaps in (5 min, 1 h] above which 1h is
+	// cheaper.
+	MidBreakeven float64 `json:"mid_breakeven"`
+}
+
+type SessionVerdict struct {
+	ID    string `json:"id"`
+	Model string `json:"model"`
+	pricing.TTLVerdict
+	Verdict string `json:"verdict"`
+}
+
+type VerdictTotals struct {
+	Sessions  int            `json:"sessions"`
+	Calls     int            `json:"calls"`
+	Mix       pricing.GapMix `json:"gaps"`
+	Cost5m    float64        `json:"cost_5m_usd"`
+	Cost1h    float64        `json:"cost_1h_usd"`
+	Savings1h float64        `json:"savings_1h_usd"`
+	Verdict   string         `json:"verdict"`
+}
+
+func NewBreakevenReport(p pricing.Price, growth, long float64) (*BreakevenReport, error) {
+	tiers, err := pricing.Breakevens(p)
+	if err != nil {
+		return nil, err
+	}
+	rep := &BreakevenReport{Model: p.Model, Price: p, Tiers: tiers}
+	if mid, ok := pricing.MidBreakeven(p, long, growth); ok {
+		rep.GapMix = &GapMixThreshold{Growth: growth, Long: long, MidBreakeven: mid}
+	}
+	return rep, nil
+}
+
+// AddSessions replays every session with recorded calls at its own model's
+// price (def when the session names none).
+func (rep *BreakevenReport) AddSessions(ss []*traces.Session, card *pricing.Card, def pricing.Price) error {
+	tot := &VerdictTotals{}
+	var gaps []time.Duration
+	for _, s := range ss {
+		var calls []pricing.CallPoint
+		model := s.Model
+		for _, ev := range s.Events {
+			if ev.Kind != traces.Assistant || ev.Usage == nil {
+				continue
+			}
+			if model == "" {
+				model = ev.Model
+			}
+			calls = append(calls, pricing.CallPoint{Time: ev.Time, Prompt: ev.Usage.Prompt()})
+		}
+		if len(calls) == 0 {
+			continue
+		}
+		p := def
+		if model != "" {
+			var err error
+			if p, err = card.Lookup(model); err != nil {
+				return fmt.Errorf("session %s: %w", s.ID, err)
+			}
+		}
+		v, err := pricing.ReplayTTL(p, calls)
+		if err != nil {
+			return fmt.Errorf("session %s: %w", s.ID, err)
+		}
+		rep.Sessions = append(rep.Sessions, SessionVerdict{ID: s.ID, Model: p.Model, TTLVerdict: v, Verdict: verdict(v.Savings1h)})
+		for i := 1; i < len(calls); i++ {
+			gaps = append(gaps, calls[i].Time.Sub(calls[i-1].Time))
+		}
+		tot.Sessions++
+		tot.Calls += v.Calls
+		tot.Cost5m += v.Cost5m
+		tot.Cost1h += v.Cost1h
+	}
+	if tot.Sessions == 0 {
+		return nil
+	}
+	tot.Mix = pricing.MixOf(gaps)
+	tot.Savings1h = tot.Cost5m - tot.Cost1h
+	tot.Verdict = verdict(tot.Savings1h)
+	rep.Totals = tot
+	return nil
+}
+
+func verdict(savings1h float64) string {
+	switch {
+	case savings1h > 0.005:
+		return fmt.Sprintf("1h would have saved $%.2f", savings1h)
+	case savings1h < -0.005:
+		return fmt.Sprintf("5m was cheaper by $%.2f", -savings1h)
+	}
+	return "no difference"
+}
+
+// Write renders the report: JSON, or the tiers table and, with sessions,
+// the sessions table (CSV holds one table: the sessions when there are any).
+func (rep *BreakevenReport) Write(w io.Writer, f Format) error {
+	if f == JSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	tiers := &Table{
+		Title:   fmt.Sprintf("Cache break-even, %s (input $%s/MTok)", rep.Model, strconv.FormatFloat(rep.Price.Input, 'f', -1, 64)),
+		Columns: []string{"tier", "write ×", "read ×", "break-even sends", "reuses", "cheaper from"},
+		Right:   []bool{false, true, true, true, true, true},
+	}
+	for _, b := range rep.Tiers {
+		if !b.Pays {
+			tiers.AddRow(b.TTL, fx(b.WriteMultiple), fx(b.ReadMultiple), "never", "never", "never")
+			continue
+		}
+		tiers.AddRow(b.TTL, fx(b.WriteMultiple), fx(b.ReadMultiple), fx(b.Uses), fx(b.Reuses), strconv.Itoa(b.MinUses)+" sends")
+	}
+	tiers.Notes = append(tiers.Notes, "A send is one request carrying the prefix; the first one writes it.")
+	if g := rep.GapMix; g != nil {
+		tiers.Notes = append(tiers.Notes, fmt.Sprintf("5m vs 1h: with %s new tokens per call and %s of gaps over an hour, 1h is cheaper when more than %s of gaps fall in (5 min, 1 h].",
+			percent(g.Growth), percent(g.Long), percent(g.MidBreakeven)))
+	}
+	// CSV holds one table: the sessions when there are any.
+	if f != CSV || len(rep.Sessions) == 0 {
+		if err := tiers.Write(w, f); err != nil {
+			return err
+		}
+	}
+	if len(rep.Sessions) == 0 {
+		return nil
+	}
+	if f != CSV {
+		fmt.Fprintln(w)
+	}
+	st := &Table{
+		Title:   "Sessions replayed under an all-5m and an all-1h cache",
+		Columns: []string{"session", "model", "calls", "gaps ≤5m", "5m–1h", ">1h", "1h pays above", "5m $", "1h $", "verdict"},
+		Right:   []bool{false, false, true, true, true, true, true, true, true, false},
+	}
+	for _, s := range rep.Sessions {
+		short, mid, long, above := percent(s.Mix.Short), percent(s.Mix.Mid), percent(s.Mix.Long), percent(s.MidBreakeven)
+		if s.Mix.Gaps == 0 {
+			short, mid, long, above = "-", "-", "-", "-"
+		}
+		st.AddRow(s.ID, s.Model, strconv.Itoa(s.Calls), short, mid, long, above, usd4(s.Cost5m), usd4(s.Cost1h), s.Verdict)
+	}
+	t := rep.Totals
+	st.AddRow("total", "", strconv.Itoa(t.Calls), percent(t.Mix.Short), percent(t.Mix.Mid), percent(t.Mix.Long), "", usd4(t.Cost5m), usd4(t.Cost1h), t.Verdict)
+	if rep.Replayed {
+		st.Notes = append(st.Notes, "Each session replayed as whatif's ttl-5m and ttl-1h variants (with its subagents, output included): the verdict is whatif's.")
+	} else {
+		st.Notes = append(st.Notes, "Prompt cost only (output is the same under both tiers). Each call caches its whole prompt; the next call reads it back if it comes within the TTL.")
+	}
+	return st.Write(w, f)
+}
+
+func fx(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+
+// BreakevenFigures are the break-even figure of p and, when it has a 1h
+// tier, the idle-gap cost figure for growth.
+func BreakevenFigures(p pricing.Price, growth float64) ([]Figure, error) {
+	be, err := BreakevenFigure(p, 6)
+	if err != nil {
+		return nil, err
+	}
+	figs := []Figure{be}
+	if p.CacheWrite1h > 0 {
+		gap, err := GapCostFigure(p, growth, 90*time.Minute)
+		if err != nil {
+			return nil, err
+		}
+		figs = append(figs, gap)
+	}
+	return figs, nil
+}
+
+// SetReplayCosts prices each root session's two tiers with the full
+// replay, the what-if variants ttl-5m and ttl-1h (its subagents and its
+// compaction agent on the same provider, the re-sends its log shows, output
+// included), so that the verdict is the one whatif's ttl-1h row gives.
+// Rows of sessions without a replay (subagents, which the replay prices
+// under their root) are dropped, and the totals are summed again.
+func (rep *BreakevenReport) SetReplayCosts(cost5m, cost1h map[string]float64) {
+	if rep.Totals == nil {
+		return
+	}
+	kept := rep.Sessions[:0]
+	tot := &VerdictTotals{Mix: rep.Totals.Mix}
+	for _, s := range rep.Sessions {
+		c5, ok5 := cost5m[s.ID]
+		c1, ok1 := cost1h[s.ID]
+		if !ok5 || !ok1 {
+			continue
+		}
+		s.Cost5m, s.Cost1h, s.Savings1h = c5, c1, c5-c1
+		s.Verdict = verdict(s.Savings1h)
+		kept = append(kept, s)
+		tot.Sessions++
+		tot.Calls += s.Calls
+		tot.Cost5m += c5
+		tot.Cost1h += c1
+	}
+	rep.Sessions = kept
+	rep.Replayed = true
+	tot.Savings1h = tot.Cost5m - tot.Cost1h
+	tot.Verdict = verdict(tot.Savings1h)
+	rep.Totals = tot
+}
