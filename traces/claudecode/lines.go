@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -25,7 +27,6 @@ const (
 	warnBackwards     = "kept timestamp going backwards (clamped to the previous event)"
 	warnBadTime       = "kept line with a missing or bad timestamp (took the previous event's time)"
 	warnNoUsage       = "kept assistant call without usage block (not billed)"
-	warnNoSplit       = "kept usage without cache_creation split (counted as 5m writes)"
 	warnOrphanResult  = "kept tool_result with no matching tool_use"
 	warnSynthetic     = "skipped synthetic assistant message (not a model call)"
 	warnNoMessage     = "skipped user or assistant line without message"
@@ -96,28 +97,56 @@ func (lr *lineReader) next() (b []byte, ok bool, err error) {
 	}
 }
 
-// rawUsage is Anthropic's usage block as Claude Code logs it.
+// rawUsage is Anthropic's usage block as Claude Code logs it. Counts are
+// decoded leniently (count) and checked by traces.CheckAnthropic, the
+// check the fast scan runs too.
 type rawUsage struct {
-	Input         int64 `json:"input_tokens"`
-	CacheCreation int64 `json:"cache_creation_input_tokens"`
-	CacheRead     int64 `json:"cache_read_input_tokens"`
-	Output        int64 `json:"output_tokens"`
+	Input         count `json:"input_tokens"`
+	CacheCreation count `json:"cache_creation_input_tokens"`
+	CacheRead     count `json:"cache_read_input_tokens"`
+	Output        count `json:"output_tokens"`
 	Split         *struct {
-		W5m int64 `json:"ephemeral_5m_input_tokens"`
-		W1h int64 `json:"ephemeral_1h_input_tokens"`
+		W5m count `json:"ephemeral_5m_input_tokens"`
+		W1h count `json:"ephemeral_1h_input_tokens"`
 	} `json:"cache_creation"`
 }
 
-// usage converts u; split is false when the 5m/1h split was missing and all
-// writes were counted as 5m.
-func (u *rawUsage) usage() (traces.Usage, bool) {
-	out := traces.Usage{Input: u.Input, CacheRead: u.CacheRead, Output: u.Output}
-	if u.Split == nil || (u.Split.W5m+u.Split.W1h == 0 && u.CacheCreation > 0) {
-		out.CacheWrite5m = u.CacheCreation
-		return out, u.CacheCreation == 0
+// count is a token count as logged: any JSON value; one that is not a
+// number is NaN (reported by traces.CheckCount), null or absent is 0.
+type count float64
+
+func (c *count) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		return nil
 	}
-	out.CacheWrite5m, out.CacheWrite1h = u.Split.W5m, u.Split.W1h
-	return out, true
+	f, err := strconv.ParseFloat(string(b), 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		f = math.NaN()
+	}
+	*c = count(f)
+	return nil
+}
+
+// usage checks u, warning about what it resolves.
+func (u *rawUsage) usage(warn func(string)) traces.Usage {
+	r := traces.RawAnthropic{Input: float64(u.Input), CacheCreation: float64(u.CacheCreation),
+		CacheRead: float64(u.CacheRead), Output: float64(u.Output)}
+	if u.Split != nil {
+		r.HasSplit, r.W5m, r.W1h = true, float64(u.Split.W5m), float64(u.Split.W1h)
+	}
+	return traces.CheckAnthropic(r, warn)
+}
+
+// mergeUsage folds another line's usage of one call into *have, keeping the
+// most complete (traces.MoreComplete) and warning when the two disagree on
+// the prompt side.
+func mergeUsage(have *traces.Usage, u traces.Usage, warn func(string)) {
+	if traces.Conflicting(*have, u) {
+		warn(traces.WarnUsageConflict)
+	}
+	if traces.MoreComplete(*have, u) {
+		*have = u
+	}
 }
 
 // parseTime parses Claude Code's ISO-8601 timestamps.
