@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -13,8 +12,6 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
-
-	"github.com/valyala/fastjson"
 
 	"github.com/ctxsim/ctxsim/traces"
 )
@@ -60,16 +57,16 @@ func (s *SessionUsage) Total() traces.Usage {
 
 // ScanUsage is the fast path of `ctxsim cost`: it reads only the billed
 // usage of the Claude Code logs under paths (files, or directories searched
-// for .jsonl), without building transcripts. Each line is parsed once, by
-// fastjson (no reflection, no copies; only the few fields a bill needs are
-// ever unescaped), and files are read on all cores with one line buffer
-// each, so memory is bounded by the longest line, not the tree. Results
+// for .jsonl), without building transcripts. Each line is read in one pass
+// (parseBillLine: the grammar is checked, only the few fields a bill needs
+// are decoded), and files are read whole on all cores, so memory is
+// bounded by the largest file, not the tree. Results
 // are sorted by session id, whatever the read order.
 //
 // Every line is accounted for: it is a call, a record that bills nothing
-// (any JSON object with a "type"), or a counted warning. Strings of lines
-// that bill nothing are not checked for bad escapes (the full importer
-// reports those).
+// (any JSON object with a "type"), or a counted warning. Inside strings
+// the scan looks only for the closing quote: bad escapes or invalid UTF-8
+// in text that bills nothing are left to the full importer to report.
 //
 // A response spread over several lines is counted once, with its most
 // complete usage (traces.MoreComplete: the largest output, whatever the
@@ -119,75 +116,78 @@ const warnNotRecord = "skipped line that is not a log record (a JSON object with
 
 // scanFile reads the calls of one file, sorted by their first time (then
 // first line), so that a file's bill does not depend on its line order.
+// The file is read whole (memory is bounded by the largest file, one per
+// core) and split in place: no line is copied.
 func scanFile(r io.Reader, name string, w *traces.Warnings) (*SessionUsage, error) {
+	buf := bufPool.Get().(*[]byte)
+	defer bufPool.Put(buf)
+	data, err := readAll(r, buf)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	s := &SessionUsage{File: name}
 	idx := map[string]int{}
 	first := map[int]time.Time{} // call index → earliest time
 	var idTime time.Time         // time of the line s.ID was taken from
-	var p fastjson.Parser
-	lr := newLineReader(r)
-	for {
-		b, ok, err := lr.next()
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", name, lr.line+1, err)
+	var l billLine
+	lineNo := 0
+	for len(data) > 0 {
+		b, eof := data, true
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			b, data, eof = data[:i], data[i+1:], false
+		} else {
+			data = nil
 		}
-		if !ok {
-			break
-		}
+		lineNo++
 		s.lines++
-		warn := func(reason string) { w.Add(name, lr.line, reason) }
-		if lr.long {
+		warn := func(reason string) { w.Add(name, lineNo, reason) }
+		if len(b) > traces.MaxLine {
 			warn(warnTooLong)
 			continue
 		}
-		if len(bytes.TrimSpace(b)) == 0 {
-			s.used++
-			continue
-		}
-		if !utf8.Valid(b) {
-			warn(warnInvalidUTF8)
-			b = bytes.ToValidUTF8(b, []byte("\uFFFD"))
-		}
-		v, err := p.ParseBytes(b)
-		if err != nil {
-			if lr.eof {
+		if err := parseBillLine(b, &l); err != nil {
+			switch {
+			case len(bytes.TrimSpace(b)) == 0:
+				s.used++
+			case eof:
 				warn(warnTruncated)
-			} else {
+			default:
 				warn(warnInvalidJSON)
 			}
 			continue
 		}
-		typ := v.GetStringBytes("type")
-		if v.Type() != fastjson.TypeObject || typ == nil {
+		if l.typ == nil {
 			warn(warnNotRecord)
 			continue
 		}
 		s.used++
-		if string(typ) != "assistant" {
+		if string(l.typ) != "assistant" {
 			continue
 		}
-		m := v.Get("message")
-		if m == nil || m.Type() != fastjson.TypeObject {
+		if !l.messageObject {
 			warn(warnNoMessage)
 			continue
 		}
-		model := string(m.GetStringBytes("model"))
+		if !utf8.Valid(b) {
+			warn(warnInvalidUTF8)
+		}
+		model := text(l.model)
 		if model == syntheticModel {
 			warn(warnSynthetic)
 			continue
 		}
-		t, _ := parseTime(string(v.GetStringBytes("timestamp")))
-		if sid := v.GetStringBytes("sessionId"); len(sid) > 0 && (s.ID == "" || before(t, idTime)) {
-			s.ID, s.Parent, s.Compaction = identity(string(sid), string(v.GetStringBytes("agentId")))
+		t, _ := parseTime(text(l.timestamp))
+		if len(l.sessionID) > 0 && (s.ID == "" || before(t, idTime)) {
+			s.ID, s.Parent, s.Compaction = identity(text(l.sessionID), text(l.agentID))
 			idTime = t
 		}
-		raw := m.Get("usage")
-		if raw == nil || raw.Type() != fastjson.TypeObject {
+		raw, ok := usageOf(l.usage)
+		if !ok {
 			warn(warnNoUsage)
 			continue
 		}
-		u := traces.CheckAnthropic(fastUsage(raw), warn)
-		msgID, reqID := string(m.GetStringBytes("id")), string(v.GetStringBytes("requestId"))
+		u := traces.CheckAnthropic(raw, warn)
+		msgID, reqID := text(l.msgID), text(l.requestID)
 		key := callKey(msgID, reqID)
 		if i, ok := idx[key]; ok && key != "" {
 			c := &s.Calls[i]
@@ -201,7 +201,7 @@ func scanFile(r io.Reader, name string, w *traces.Warnings) (*SessionUsage, erro
 			idx[key] = len(s.Calls)
 		}
 		first[len(s.Calls)] = t
-		s.Calls = append(s.Calls, Call{Model: model, MessageID: msgID, RequestID: reqID, Usage: u, line: lr.line})
+		s.Calls = append(s.Calls, Call{Model: model, MessageID: msgID, RequestID: reqID, Usage: u, line: lineNo})
 	}
 	order := make([]int, len(s.Calls))
 	for i := range order {
@@ -229,6 +229,35 @@ func scanFile(r io.Reader, name string, w *traces.Warnings) (*SessionUsage, erro
 	return s, nil
 }
 
+// bufPool holds the file buffers of the scan, one per worker at a time, so
+// a tree of many files is read with a few allocations.
+var bufPool = sync.Pool{New: func() any { return new([]byte) }}
+
+// readAll reads r into *buf, growing it to the file's size once rather
+// than by doubling (which clears and copies every step).
+func readAll(r io.Reader, buf *[]byte) ([]byte, error) {
+	if f, ok := r.(interface{ Stat() (os.FileInfo, error) }); ok {
+		if fi, err := f.Stat(); err == nil && int64(cap(*buf)) < fi.Size()+1 {
+			*buf = make([]byte, 0, fi.Size()+512)
+		}
+	}
+	b := (*buf)[:0]
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			*buf = b
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
 // before orders times with the zero time (no valid timestamp) last.
 func before(a, b time.Time) bool {
 	switch {
@@ -238,29 +267,6 @@ func before(a, b time.Time) bool {
 		return true
 	}
 	return a.Before(b)
-}
-
-// fastUsage reads a usage object's counts; a count that is not a number is
-// NaN, which traces.CheckCount reports.
-func fastUsage(v *fastjson.Value) traces.RawAnthropic {
-	num := func(o *fastjson.Value, key string) float64 {
-		x := o.Get(key)
-		if x == nil || x.Type() == fastjson.TypeNull {
-			return 0
-		}
-		f, err := x.Float64()
-		if err != nil {
-			return math.NaN()
-		}
-		return f
-	}
-	u := traces.RawAnthropic{Input: num(v, "input_tokens"), CacheCreation: num(v, "cache_creation_input_tokens"),
-		CacheRead: num(v, "cache_read_input_tokens"), Output: num(v, "output_tokens")}
-	if sp := v.Get("cache_creation"); sp != nil && sp.Type() == fastjson.TypeObject {
-		u.HasSplit = true
-		u.W5m, u.W1h = num(sp, "ephemeral_5m_input_tokens"), num(sp, "ephemeral_1h_input_tokens")
-	}
-	return u
 }
 
 // readFiles opens and reads files 0..n-1 on at most GOMAXPROCS goroutines.
