@@ -1,6 +1,8 @@
 package claudecode
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -10,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
@@ -252,4 +255,43 @@ func TestWalkHostileTree(t *testing.T) {
 	if _, _, err := ScanUsage(filepath.Join(tree, "p", "fifo.jsonl")); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("named FIFO: %v", err)
 	}
+}
+
+// FuzzBillLine checks the scan's one-pass reader against encoding/json:
+// it accepts every valid line, reads the same fields, and rejects what
+// encoding/json rejects except inside strings and number spelling (which
+// it does not inspect; see billLine).
+func FuzzBillLine(f *testing.F) {
+	f.Add([]byte(goodCall))
+	f.Add([]byte(goodCall[:70]))
+	f.Add([]byte(`{"type":"a\"b","message":{"usage":[1,{"x":null}]}}`))
+	f.Add([]byte(`{"a":[true,false,null,-1.5e3,{}], "type" : "x" } `))
+	f.Add([]byte(strings.Repeat("[", 20000)))
+	f.Add([]byte("\x00\x01"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var l billLine
+		err := parseBillLine(b, &l)
+		if !json.Valid(b) {
+			return
+		}
+		if err != nil {
+			if errors.Is(err, errDepth) {
+				return
+			}
+			t.Fatalf("rejected valid JSON %q: %v", b, err)
+		}
+		// Keys match exactly (encoding/json's struct fields would match
+		// case-insensitively); the last of a repeated key wins in both.
+		var m map[string]json.RawMessage
+		if json.Unmarshal(b, &m) != nil {
+			return
+		}
+		var want string
+		if raw, ok := m["type"]; !ok || json.Unmarshal(raw, &want) != nil {
+			return
+		}
+		if got := text(l.typ); l.typ == nil || (got != want && utf8.ValidString(want)) {
+			t.Errorf("type %q, want %q", got, want)
+		}
+	})
 }
