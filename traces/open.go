@@ -253,6 +253,7 @@ func Open(ctx context.Context, paths []string, opts OpenOptions) ([]*Session, *W
 		out = append(out, ss...)
 	}
 	MarkCopied(out)
+	BreakParentCycles(out, warn)
 	return out, warn, nil
 }
 
