@@ -31,13 +31,23 @@ type Warnings struct {
 
 // Add records one occurrence of reason at file:line.
 func (w *Warnings) Add(file string, line int, reason string) {
+	if w.counts[reason] > 0 {
+		w.counts[reason]++ // the first place is kept: no need to format this one
+		return
+	}
+	w.AddPlace(fmt.Sprintf("%s:%d", file, line), reason)
+}
+
+// AddPlace records one occurrence of reason at a place that is not a line
+// (a database row, a session).
+func (w *Warnings) AddPlace(place, reason string) {
 	if w.counts == nil {
 		w.counts = map[string]int{}
 		w.first = map[string]string{}
 	}
 	if w.counts[reason] == 0 {
 		w.order = append(w.order, reason)
-		w.first[reason] = fmt.Sprintf("%s:%d", file, line)
+		w.first[reason] = place
 	}
 	w.counts[reason]++
 }

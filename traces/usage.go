@@ -1,7 +1,9 @@
 package traces
 
 import (
+	"errors"
 	"math"
+	"strconv"
 )
 
 // MaxCallTokens bounds one token count of one call. The largest context
@@ -15,7 +17,7 @@ const MaxCallTokens = 1_000_000_000
 const (
 	WarnNegativeTokens   = "kept usage with a negative token count (counted as 0)"
 	WarnFractionTokens   = "kept usage with a non-integer token count (rounded down)"
-	WarnHugeTokens       = "kept usage with a token count over 10^9 for one call (counted as 0)"
+	WarnHugeTokens       = "kept usage with a token count that is not a number or over 10^9 for one call (counted as 0)"
 	WarnNoSplit          = "kept usage without cache_creation split (counted as 5m writes)"
 	WarnSplitMismatch    = "kept cache_creation split that does not add up to its total (the total counts; the rest is 5m)"
 	WarnCachedOverPrompt = "kept usage with more cached tokens than prompt tokens (cached capped at the prompt)"
@@ -26,9 +28,13 @@ const (
 // as float64 so that fractions and values past int64 are seen rather than
 // failing the whole line; every value that passes is below 2^53 and exact.
 // It returns the count to use and a Warn* reason, "" when the count is fine.
-func CheckCount(v float64) (int64, string) {
+func CheckCount(v float64) (int64, string) { return CheckCountUpTo(v, MaxCallTokens) }
+
+// CheckCountUpTo is CheckCount with another bound, for counts that sum
+// many calls (a session's totals).
+func CheckCountUpTo(v float64, limit int64) (int64, string) {
 	switch {
-	case math.IsNaN(v), math.IsInf(v, 0), v > MaxCallTokens:
+	case math.IsNaN(v), math.IsInf(v, 0), v > float64(limit):
 		return 0, WarnHugeTokens
 	case v < 0:
 		return 0, WarnNegativeTokens
@@ -36,6 +42,25 @@ func CheckCount(v float64) (int64, string) {
 		return int64(v), WarnFractionTokens
 	}
 	return int64(v), ""
+}
+
+// Count is a token count as a log states it: any JSON value. A number is
+// kept as is (fractions and values past int64 included, for CheckCount to
+// judge); anything else is NaN, which CheckCount reports; null is 0.
+// Decoding never fails, so one bad count cannot cost a whole line.
+type Count float64
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (c *Count) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		return nil
+	}
+	f, err := strconv.ParseFloat(string(b), 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		f = math.NaN()
+	}
+	*c = Count(f)
+	return nil
 }
 
 // RawAnthropic is an Anthropic usage block before checking:

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"math"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -98,33 +96,17 @@ func (lr *lineReader) next() (b []byte, ok bool, err error) {
 }
 
 // rawUsage is Anthropic's usage block as Claude Code logs it. Counts are
-// decoded leniently (count) and checked by traces.CheckAnthropic, the
+// decoded leniently (traces.Count) and checked by traces.CheckAnthropic, the
 // check the fast scan runs too.
 type rawUsage struct {
-	Input         count `json:"input_tokens"`
-	CacheCreation count `json:"cache_creation_input_tokens"`
-	CacheRead     count `json:"cache_read_input_tokens"`
-	Output        count `json:"output_tokens"`
+	Input         traces.Count `json:"input_tokens"`
+	CacheCreation traces.Count `json:"cache_creation_input_tokens"`
+	CacheRead     traces.Count `json:"cache_read_input_tokens"`
+	Output        traces.Count `json:"output_tokens"`
 	Split         *struct {
-		W5m count `json:"ephemeral_5m_input_tokens"`
-		W1h count `json:"ephemeral_1h_input_tokens"`
+		W5m traces.Count `json:"ephemeral_5m_input_tokens"`
+		W1h traces.Count `json:"ephemeral_1h_input_tokens"`
 	} `json:"cache_creation"`
-}
-
-// count is a token count as logged: any JSON value; one that is not a
-// number is NaN (reported by traces.CheckCount), null or absent is 0.
-type count float64
-
-func (c *count) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
-		return nil
-	}
-	f, err := strconv.ParseFloat(string(b), 64)
-	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		f = math.NaN()
-	}
-	*c = count(f)
-	return nil
 }
 
 // usage checks u, warning about what it resolves.
