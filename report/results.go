@@ -72,10 +72,25 @@ func ReadResults(r io.Reader, name string) (Results, error) {
 	if err := dec.Decode(&res); err != nil {
 		return Results{}, fmt.Errorf("%s: %v", name, jsonErr(err))
 	}
+	// A gate must not pass on a file it did not fully read: anything after
+	// the value is an error, not ignored.
+	if tok, err := dec.Token(); err != io.EOF {
+		if err != nil {
+			return Results{}, fmt.Errorf("%s: after the results: %v", name, jsonErr(err))
+		}
+		return Results{}, fmt.Errorf("%s: after the results: unexpected %v at byte %d", name, tok, dec.InputOffset())
+	}
+	seen := map[[2]string]int{}
 	for i, run := range res.Runs {
 		if run.Trace == "" || run.Policy == "" {
 			return Results{}, fmt.Errorf("%s: runs[%d]: missing trace or policy", name, i)
 		}
+		k := [2]string{run.Trace, run.Policy}
+		if j, ok := seen[k]; ok {
+			// Find would compare only the first copy and hide the other.
+			return Results{}, fmt.Errorf("%s: runs[%d] and runs[%d] are both %s · %s: a cell must appear once", name, j, i, run.Trace, run.Policy)
+		}
+		seen[k] = i
 	}
 	return res, nil
 }
@@ -102,7 +117,17 @@ func WriteRecords(w io.Writer, recs []sim.Record) error {
 // WriteFileAtomic writes path through a temporary file in the same
 // directory and renames it into place, so a reader never sees a half-written
 // file and a failed write leaves the old file alone.
+//
+// A symlink is written through (its target is replaced, the link stays),
+// and an existing file keeps its permission bits.
 func WriteFileAtomic(path string, write func(io.Writer) error) error {
+	mode := os.FileMode(0o644)
+	if target, err := filepath.EvalSymlinks(path); err == nil {
+		path = target
+		if fi, err := os.Stat(target); err == nil {
+			mode = fi.Mode().Perm()
+		}
+	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return err
@@ -120,7 +145,7 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Chmod(tmp, 0o644)
+		err = os.Chmod(tmp, mode)
 	}
 	if err == nil {
 		err = os.Rename(tmp, path)

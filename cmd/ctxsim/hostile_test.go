@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 // nativeWith writes testdata/breakeven-gaps.jsonl as session id with
@@ -63,5 +65,66 @@ func TestParentCycleEnds(t *testing.T) {
 				t.Errorf("%v: stderr does not report the cycle %s:\n%s", args, c, errs)
 			}
 		}
+	}
+}
+
+// TestCheckFailsClosed pins issue 10's open gate: an empty baseline
+// passed ("0 cells compared"), a duplicated cell hid a regression behind
+// its first copy, and trailing garbage was ignored.
+func TestCheckFailsClosed(t *testing.T) {
+	good, err := os.ReadFile(checkResultsFile)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	write := func(name, data string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(data), 0o644))
+		return p
+	}
+	// A second copy of a cell, first: Find compared only this one.
+	dup := strings.Replace(string(good), `"runs": [`, `"runs": [`+"\n"+`{"trace": "coding-burst-1", "policy": "claude-code", "cache_hit_rate": 0.99},`, 1)
+	cases := []struct {
+		name, base, results, want string
+	}{
+		{"empty baseline", write("empty.json", "{}"), checkResultsFile, "the baseline holds no cells"},
+		{"empty results", checkResultsFile, write("empty-runs.json", `{"runs":[]}`), "the results holds no cells"},
+		{"duplicated cell", checkResultsFile, write("dup.json", dup), "are both coding-burst-1 · claude-code"},
+		{"duplicated in baseline", write("dupbase.json", dup), checkResultsFile, "a cell must appear once"},
+		{"trailing garbage", checkResultsFile, write("trail.json", string(good)+"\n{\"runs\":[]}"), "after the results"},
+		{"trailing junk", write("trail2.json", string(good)+"xyz"), checkResultsFile, "after the results"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, errs := runCmd(t, "check", "--baseline", tc.base, "--results", tc.results)
+			if code != exitFailure || !strings.Contains(errs, tc.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, errs, exitFailure, tc.want)
+			}
+		})
+	}
+}
+
+// TestCheckUpdateThroughSymlink: --update replaced a symlinked baseline
+// with a file and widened its mode.
+func TestCheckUpdateThroughSymlink(t *testing.T) {
+	dir := t.TempDir()
+	good, err := os.ReadFile(checkResultsFile)
+	require.NoError(t, err)
+	target := filepath.Join(dir, "real-baseline.json")
+	require.NoError(t, os.WriteFile(target, []byte("{}"), 0o600))
+	link := filepath.Join(dir, "baseline.json")
+	require.NoError(t, os.Symlink("real-baseline.json", link))
+	code, _, errs := runCmd(t, "check", "--baseline", link, "--results", checkResultsFile, "--update")
+	require.Equal(t, exitOK, code, errs)
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the baseline is no longer a symlink: %v %v", fi.Mode(), err)
+	}
+	fi, err := os.Stat(target)
+	require.NoError(t, err)
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want 0600 kept", fi.Mode().Perm())
+	}
+	got, err := os.ReadFile(target)
+	require.NoError(t, err)
+	if !strings.Contains(string(got), "coding-burst-1") || len(got) < len(good)/4 {
+		t.Errorf("target not updated: %q", got)
 	}
 }
