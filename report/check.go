@@ -165,7 +165,9 @@ type CheckReport struct {
 
 // Failed reports whether the check should fail: a regression, a missing
 // cell, or a side with no cells.
-func (r *CheckReport) Failed() bool { return r.Regressions > 0 || r.MissingCells > 0 || len(r.Empty) > 0 }
+func (r *CheckReport) Failed() bool {
+	return r.Regressions > 0 || r.MissingCells > 0 || len(r.Empty) > 0
+}
 
 // Check compares every (trace, policy) cell of cur with base. tol holds the
 // tolerances by metric; metrics it lacks use DefaultTolerances. Rows follow

@@ -57,6 +57,9 @@ func (w *workloadFlags) load(e *env, seed uint64) ([]*traces.Session, error) {
 		out = append(out, ss...)
 		warn.Merge(ws)
 	}
+	if w.sessions < 1 || w.sessions > maxSessions {
+		return nil, usagef("--sessions %d: want 1 to %d", w.sessions, maxSessions)
+	}
 	for _, p := range w.profiles {
 		ss, err := synth.Generate(p, w.sessions, seed, synth.Options{})
 		if err != nil {
@@ -108,6 +111,9 @@ func (f *simFlags) addCache(fs *pflag.FlagSet) {
 }
 
 func (f *simFlags) setup(e *env) (*experiment.Setup, error) {
+	if f.jobs < 1 {
+		return nil, usagef("--jobs %d: want at least 1", f.jobs)
+	}
 	if f.failRate < 0 || f.failRate > 1 {
 		return nil, usagef("--summarizer-fail-rate %v: want 0..1", f.failRate)
 	}

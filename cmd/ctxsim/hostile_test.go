@@ -128,3 +128,21 @@ func TestCheckUpdateThroughSymlink(t *testing.T) {
 		t.Errorf("target not updated: %q", got)
 	}
 }
+
+// TestBoundedFlags pins "-j -5 is accepted" and "unbounded --sessions runs
+// out of memory": both are usage errors before any work.
+func TestBoundedFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"compare", "-j", "-5", "--profile", "coding-burst"},
+		{"compare", "-j", "0", "--profile", "coding-burst"},
+		{"whatif", "-j", "-1", "testdata/breakeven-gaps.jsonl"},
+		sweepArgs("-j", "-5", "-o", t.TempDir()),
+		{"gen", "--profile", "coding-burst", "--sessions", "1000000000", "-o", t.TempDir()},
+		{"compare", "--profile", "coding-burst", "--sessions", "1000000000"},
+	} {
+		code, _, errs := runCmd(t, args...)
+		if code != exitUsage || !strings.Contains(errs, "want") {
+			t.Errorf("%v: exit %d, stderr %q; want a usage error", args, code, errs)
+		}
+	}
+}
