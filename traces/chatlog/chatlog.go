@@ -53,7 +53,7 @@ func Import(path string, opt Options) ([]*traces.Session, *traces.Warnings, erro
 	w := &traces.Warnings{}
 	files, err := jsonl.Files(path, func(name string) bool {
 		return strings.HasSuffix(name, ".jsonl") || strings.HasSuffix(name, ".json")
-	})
+	}, w)
 	if err != nil {
 		return nil, w, err
 	}

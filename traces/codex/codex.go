@@ -36,7 +36,7 @@ func Import(path string) ([]*traces.Session, *traces.Warnings, error) {
 	w := &traces.Warnings{}
 	files, err := jsonl.Files(path, func(name string) bool {
 		return strings.HasPrefix(name, "rollout-") && strings.HasSuffix(name, ".jsonl")
-	})
+	}, w)
 	if err != nil {
 		return nil, w, err
 	}
