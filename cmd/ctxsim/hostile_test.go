@@ -4,10 +4,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/ctxsim/ctxsim/traces"
 )
 
 // nativeWith writes testdata/breakeven-gaps.jsonl as session id with
@@ -143,6 +146,37 @@ func TestBoundedFlags(t *testing.T) {
 		code, _, errs := runCmd(t, args...)
 		if code != exitUsage || !strings.Contains(errs, "want") {
 			t.Errorf("%v: exit %d, stderr %q; want a usage error", args, code, errs)
+		}
+	}
+}
+
+// TestHostileTreeEnds pins issue 10's blocked walk: a FIFO or a symlink
+// to /dev/zero inside a log tree. Both are skipped with a warning naming
+// them; a symlink out of the tree is skipped too.
+func TestHostileTreeEnds(t *testing.T) {
+	dir := t.TempDir()
+	tree := filepath.Join(dir, "tree")
+	require.NoError(t, os.Mkdir(tree, 0o755))
+	nativeWith(t, tree, "a", "")
+	outside := nativeWith(t, dir, "b", "")
+	require.NoError(t, syscall.Mkfifo(filepath.Join(tree, "fifo.jsonl"), 0o644))
+	require.NoError(t, os.Symlink("/dev/zero", filepath.Join(tree, "zero.jsonl")))
+	require.NoError(t, os.Symlink(outside, filepath.Join(tree, "out.jsonl")))
+	for _, args := range [][]string{
+		{"compare", "--trace", tree},
+		{"cost", tree},
+		{"whatif", tree},
+	} {
+		var code int
+		var errs string
+		withDeadline(t, time.Minute, func() { code, _, errs = runCmd(t, args...) })
+		if code != exitOK {
+			t.Errorf("%v: exit %d: %s", args, code, errs)
+		}
+		for _, want := range []string{traces.WarnSpecialFile, traces.WarnSymlinkOut} {
+			if !strings.Contains(errs, want) {
+				t.Errorf("%v: stderr lacks %q:\n%s", args, want, errs)
+			}
 		}
 	}
 }

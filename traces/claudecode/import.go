@@ -157,13 +157,19 @@ func ImportFS(fsys fs.FS, root, display string) ([]*traces.Session, *traces.Warn
 	if err != nil {
 		return nil, nil, err
 	}
-	ss, ws, err := importFiles(files, func(i int) (io.ReadCloser, error) { return fsys.Open(files[i]) },
-		func(i int) string { return displayName(display, files[i]) }, display)
+	ss, ws, err := ImportFiles(fsys, files, display)
 	if err != nil {
 		return nil, nil, err
 	}
 	w.Merge(ws)
 	return ss, w, nil
+}
+
+// ImportFiles is ImportFS of a list of files in fsys (traces.Input.Files
+// lists them, skipping what must not be opened).
+func ImportFiles(fsys fs.FS, files []string, display string) ([]*traces.Session, *traces.Warnings, error) {
+	return importFiles(files, func(i int) (io.ReadCloser, error) { return fsys.Open(files[i]) },
+		func(i int) string { return displayName(display, files[i]) }, display)
 }
 
 func importFiles(files []string, open func(i int) (io.ReadCloser, error), name func(i int) string, display string) ([]*traces.Session, *traces.Warnings, error) {

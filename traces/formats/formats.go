@@ -75,10 +75,16 @@ var ClaudeCode traces.Importer = &importer{
 				display = ""
 			}
 		}
-		ss, w, err := claudecode.ImportFS(in.FS, in.Root, display)
+		w := &traces.Warnings{}
+		files, err := in.Files(ctx, func(n string) bool { return strings.HasSuffix(n, ".jsonl") }, w)
+		if err != nil {
+			return nil, nil, err
+		}
+		ss, iw, err := claudecode.ImportFiles(in.FS, files, display)
 		if err == nil {
 			err = ctx.Err()
 		}
+		w.Merge(iw)
 		return ss, w, err
 	},
 }
@@ -95,7 +101,7 @@ var Codex traces.Importer = &importer{
 		w := &traces.Warnings{}
 		ss, err := in.ReadFiles(ctx, func(n string) bool {
 			return strings.HasPrefix(n, "rollout-") && strings.HasSuffix(n, ".jsonl")
-		}, func(r io.Reader, name string) ([]*traces.Session, error) {
+		}, w, func(r io.Reader, name string) ([]*traces.Session, error) {
 			s, err := codex.Read(r, name, w)
 			if err != nil {
 				return nil, err
@@ -116,7 +122,7 @@ var Chatlog traces.Importer = &importer{
 		w := &traces.Warnings{}
 		ss, err := in.ReadFiles(ctx, func(n string) bool {
 			return strings.HasSuffix(n, ".jsonl") || strings.HasSuffix(n, ".json")
-		}, func(r io.Reader, name string) ([]*traces.Session, error) {
+		}, w, func(r io.Reader, name string) ([]*traces.Session, error) {
 			return chatlog.Read(r, name, chatlog.Options{}, w)
 		})
 		return ss, w, err
@@ -144,7 +150,7 @@ var Hermes traces.Importer = &importer{
 			if !ok {
 				return nil, &traces.Warnings{}, fmt.Errorf("%s: a hermes state.db must be a file on disk", in.Name)
 			}
-			return hermes.ReadDB(p)
+			return hermes.ReadDBWithin(ctx, p, hermes.DefaultDBLimits)
 		}
 		w := &traces.Warnings{}
 		ss, err := hermes.ReadExport(io.MultiReader(bytes.NewReader(head[:n]), f), in.Name, w)
