@@ -287,9 +287,29 @@ func Open(ctx context.Context, paths []string, opts OpenOptions) ([]*Session, *W
 		warn.Merge(w)
 		out = append(out, ss...)
 	}
+	out = dedupe(out, warn)
 	MarkCopied(out)
 	BreakParentCycles(out, warn)
 	return out, warn, nil
+}
+
+// WarnDupSession is the warning for a session reached twice.
+const WarnDupSession = "skipped session already loaded (same id reached twice: a path given twice, a file inside a directory given, or two files with one id)"
+
+// dedupe keeps the first session of each id: one session counted twice
+// doubles every figure of a comparison.
+func dedupe(ss []*Session, w *Warnings) []*Session {
+	seen := make(map[string]bool, len(ss))
+	out := ss[:0]
+	for _, s := range ss {
+		if seen[s.ID] {
+			w.AddPlace(s.ID, WarnDupSession)
+			continue
+		}
+		seen[s.ID] = true
+		out = append(out, s)
+	}
+	return out
 }
 
 // Lookup is the importer of formats named name.

@@ -180,3 +180,24 @@ func TestHostileTreeEnds(t *testing.T) {
 		}
 	}
 }
+
+// TestSameSessionOnce pins "the same session counted twice": a trace
+// given twice, or a directory and a file in it, is replayed once.
+func TestSameSessionOnce(t *testing.T) {
+	dir := t.TempDir()
+	a := nativeWith(t, dir, "a", "")
+	_, once, errs := runCmd(t, "compare", "--json", "--trace", a)
+	require.NotEmpty(t, once, errs)
+	for _, args := range [][]string{
+		{"compare", "--json", "--trace", a, "--trace", a},
+		{"compare", "--json", "--trace", dir, "--trace", a},
+	} {
+		code, out, errs := runCmd(t, args...)
+		if code != exitOK || !strings.Contains(errs, traces.WarnDupSession) {
+			t.Errorf("%v: exit %d, stderr lacks the duplicate warning:\n%s", args, code, errs)
+		}
+		if out != once {
+			t.Errorf("%v: output differs from the session given once", args)
+		}
+	}
+}
