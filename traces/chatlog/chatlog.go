@@ -394,7 +394,7 @@ func (im *importer) request(line int, rec *record) {
 	if rec.ID != "" {
 		ev.RequestID = rec.ID
 	}
-	if u, ok := rec.Usage.Usage(); ok {
+	if u, ok := rec.Usage.Usage(func(r string) { im.w.Add(im.file, line, r) }); ok {
 		ev.Usage = &u
 	} else {
 		im.w.Add(im.file, line, WarnNoUsage)

@@ -159,6 +159,11 @@ func FuzzCodex(f *testing.F) {
 	f.Add(b)
 	f.Add([]byte(`{"type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{}}}}`))
 	f.Add([]byte(`{"type":"session_meta","payload":{"source":{"subagent":{}}}}` + "\n" + `{"type":"turn_aborted"}`))
+	// Issue 10: wrapped, negative, fractional and cached-over-prompt counts.
+	for _, u := range []string{`"input_tokens":100,"cached_input_tokens":999999999999999999`, `"input_tokens":-100`, `"input_tokens":1.5`, `"input_tokens":10,"cached_input_tokens":50`} {
+		f.Add([]byte(`{"timestamp":"2025-08-01T10:00:01Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"x"}]}}` + "\n" +
+			`{"timestamp":"2025-08-01T10:00:02Z","type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{` + u + `}}}}`))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := Read(bytes.NewReader(data), "fuzz", &traces.Warnings{})
 		if err != nil {
@@ -167,6 +172,7 @@ func FuzzCodex(f *testing.F) {
 		if err := traces.WriteSession(&bytes.Buffer{}, s); err != nil {
 			t.Fatalf("write: %v", err)
 		}
+		tracetest.Bounded(t, s)
 	})
 }
 
