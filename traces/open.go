@@ -209,6 +209,14 @@ func (native) Import(ctx context.Context, src Input) ([]*Session, *Warnings, err
 			if err != nil {
 				return nil, err
 			}
+			// Validate before replay: a replay of a trace with events out
+			// of order, a result before its call or negative usage
+			// printed a confident result. The session is dropped, the
+			// rest go on, and the command exits 1.
+			if ps := Validate(s); len(ps) > 0 {
+				w.Fail(fmt.Sprintf("%s:%d", name, ps[0].Line()), fmt.Sprintf("skipped session that fails validation (%s; see ctxsim validate)", ps[0].Msg))
+				return nil, nil
+			}
 			return []*Session{s}, nil
 		})
 	return ss, w, err

@@ -61,6 +61,9 @@ type env struct {
 	// atExit runs after the command, whatever its outcome (the count
 	// cache's flush).
 	atExit []func()
+	// failed counts the sessions the command could not load (see
+	// loadTraces): it goes on with the rest and exits 1.
+	failed int
 }
 
 // formatFlags are --format and its --json shorthand, which wins.
@@ -162,6 +165,9 @@ func runEnv(e *env, args []string) int {
 	var ue *usageError
 	var re *regressionError
 	switch {
+	case err == nil && e.failed > 0:
+		fmt.Fprintf(stderr, "ctxsim %s: %d session(s) could not be loaded (see the warnings above); the rest were run\n", c.name, e.failed)
+		return exitFailure
 	case err == nil:
 		return exitOK
 	case errors.As(err, &ue):

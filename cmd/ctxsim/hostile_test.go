@@ -47,7 +47,9 @@ func withDeadline(t *testing.T, d time.Duration, f func()) {
 }
 
 // TestParentCycleEnds pins issue 10's hang: sessions that name each other
-// (or themselves) as parent looped forever in run, compare and whatif.
+// (or themselves) as parent looped forever in run, compare and whatif. A
+// ring is reported and replayed as roots; a native trace naming itself
+// fails validation and is skipped (exit 1), the rest replayed.
 func TestParentCycleEnds(t *testing.T) {
 	dir := t.TempDir()
 	nativeWith(t, dir, "a", "b")
@@ -58,17 +60,64 @@ func TestParentCycleEnds(t *testing.T) {
 		{"compare", "--trace", dir},
 	} {
 		var code int
-		var errs string
-		withDeadline(t, time.Minute, func() { code, _, errs = runCmd(t, args...) })
-		if code != exitOK {
-			t.Errorf("%v: exit %d: %s", args, code, errs)
+		var out, errs string
+		withDeadline(t, time.Minute, func() { code, out, errs = runCmd(t, args...) })
+		if code != exitFailure || out == "" {
+			t.Errorf("%v: exit %d, stdout %d bytes: %s", args, code, len(out), errs)
 		}
-		for _, c := range []string{"(a → b → a)", "(c → c)"} {
+		for _, c := range []string{"(a → b → a)", "session c is its own parent"} {
 			if !strings.Contains(errs, c) {
-				t.Errorf("%v: stderr does not report the cycle %s:\n%s", args, c, errs)
+				t.Errorf("%v: stderr does not report %s:\n%s", args, c, errs)
 			}
 		}
 	}
+}
+
+// TestValidateBeforeReplay pins "replays skip validation": a native trace
+// with events out of order, a tool result before its call, or negative
+// usage is not replayed; the command names file:line, replays the rest
+// and exits 1. A session with no model call is skipped with a warning.
+func TestValidateBeforeReplay(t *testing.T) {
+	b, err := os.ReadFile("testdata/breakeven-gaps.jsonl")
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	cases := []struct{ name, edit, want string }{
+		{"out of order", strings.Replace(lines[3], "09:01:00", "08:00:00", 1), ":4|time 2026-03-02T08:00:00.000Z is before"},
+		{"negative usage", strings.Replace(lines[2], `"output":400`, `"output":-400`, 1), ":3|usage has a negative token count"},
+		{"result before call", `{"t":"2026-03-02T09:01:00Z","kind":"tool_result","blocks":[{"type":"tool_result","id":"toolu_x","text":"ok"}]}`, ":4|tool_result for toolu_x has no earlier tool_use"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			nativeWith(t, dir, "good", "")
+			bad := append([]string{}, lines...)
+			bad[0] = strings.Replace(bad[0], `"id":"gappy"`, `"id":"bad"`, 1)
+			if tc.name == "out of order" {
+				bad[3] = tc.edit
+			} else if tc.name == "negative usage" {
+				bad[2] = tc.edit
+			} else {
+				bad[3] = tc.edit
+			}
+			p := filepath.Join(dir, "bad.jsonl")
+			require.NoError(t, os.WriteFile(p, []byte(strings.Join(bad, "\n")+"\n"), 0o644))
+			code, out, errs := runCmd(t, "compare", "--trace", dir)
+			at, msg, _ := strings.Cut(tc.want, "|")
+			if code != exitFailure || !strings.Contains(errs, "(first at "+p+at+")") || !strings.Contains(errs, msg) ||
+				!strings.Contains(out, "good") || strings.Contains(out, "bad") {
+				t.Errorf("exit %d, stderr %q, stdout:\n%s\nwant exit 1, %s%s and %q, good replayed and bad not", code, errs, out, p, at, msg)
+			}
+		})
+	}
+	t.Run("no model call", func(t *testing.T) {
+		dir := t.TempDir()
+		nativeWith(t, dir, "good", "")
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "quiet.jsonl"), []byte(strings.Replace(lines[0], `"id":"gappy"`, `"id":"quiet"`, 1)+"\n"+lines[1]+"\n"), 0o644))
+		code, out, errs := runCmd(t, "compare", "--trace", dir)
+		if code != exitOK || !strings.Contains(errs, "skipped session with no model call") || !strings.Contains(out, "good") {
+			t.Errorf("exit %d, stderr %q", code, errs)
+		}
+	})
 }
 
 // TestCheckFailsClosed pins issue 10's open gate: an empty baseline
