@@ -16,6 +16,7 @@ import (
 
 	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/sim"
+	"github.com/ctxsim/ctxsim/traces"
 )
 
 // HTMLInput is what WriteHTML renders.
@@ -32,6 +33,8 @@ type HTMLInput struct {
 	Price *pricing.Price
 	// Figures are extra figures (a sweep heatmap), drawn after the others.
 	Figures []Figure
+	// Warnings are the input's warnings, for summary.json.
+	Warnings []traces.Warning
 }
 
 //go:embed report.html.tmpl
@@ -243,7 +246,7 @@ func WriteDir(dir string, in HTMLInput, prices *pricing.Card) error {
 		return err
 	}
 	if err := WriteFileAtomic(filepath.Join(dir, "summary.json"), func(w io.Writer) error {
-		return WriteResults(w, Results{Runs: in.Runs})
+		return WriteResults(w, Results{Runs: in.Runs, Warnings: in.Warnings})
 	}); err != nil {
 		return err
 	}

@@ -12,11 +12,15 @@ import (
 
 	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/sim"
+	"github.com/ctxsim/ctxsim/traces"
 )
 
 // Results is the summary.json document: one RunSummary per (trace, policy).
 type Results struct {
 	Runs []RunSummary `json:"runs"`
+	// Warnings are what reading the inputs skipped or repaired (the
+	// warnings the command printed on stderr).
+	Warnings []traces.Warning `json:"warnings,omitempty"`
 }
 
 // SummarizeAll summarizes every (trace, policy) run in recs, sorted by trace

@@ -84,9 +84,7 @@ Examples:
 					if err != nil {
 						return err
 					}
-					if f != report.JSON {
-						printWarnings(e, ws)
-					}
+					printWarnings(e, ws) // stderr always: JSON on stdout stays clean
 					rep.Warnings = ws.List()
 					if err := rep.AddSessions(sessions, card, p); err != nil {
 						return err

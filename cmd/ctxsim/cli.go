@@ -13,6 +13,7 @@ import (
 
 	"github.com/ctxsim/ctxsim/policies/estimate"
 	"github.com/ctxsim/ctxsim/report"
+	"github.com/ctxsim/ctxsim/traces"
 )
 
 // A command is one subcommand. Each lives in its own file and registers
@@ -64,6 +65,9 @@ type env struct {
 	// failed counts the sessions the command could not load (see
 	// loadTraces): it goes on with the rest and exits 1.
 	failed int
+	// warn gathers every warning of the command's input (loadTraces),
+	// for --json and summary.json; stderr gets them as they come.
+	warn traces.Warnings
 }
 
 // formatFlags are --format and its --json shorthand, which wins.

@@ -48,6 +48,7 @@ func (w *workloadFlags) load(e *env, seed uint64) ([]*traces.Session, error) {
 		}
 		out = append(out, ss...)
 		warn.Merge(ws)
+		e.warn.Merge(ws)
 	}
 	if len(w.traces) > 0 {
 		ss, ws, err := loadTraces(e, w.traces, w.from)
@@ -295,7 +296,7 @@ func runCompare(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots str
 	if err != nil {
 		return err
 	}
-	if err := writeOutputs(of.out, plots, runs, recs, st, "ctxsim compare"); err != nil {
+	if err := writeOutputs(of.out, plots, runs, recs, st, "ctxsim compare", e.warn.List()); err != nil {
 		return err
 	}
 	suite := len(wf.traces) == 0 && len(wf.profiles) == 0
@@ -311,7 +312,7 @@ func runCompare(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots str
 		if err := report.WorkloadTable(runs, wl, names).Write(e.stdout, format); err != nil {
 			return err
 		}
-	} else if err := report.WriteRuns(e.stdout, format, runs, report.RunsOptions{}); err != nil {
+	} else if err := report.WriteRuns(e.stdout, format, runs, report.RunsOptions{Warnings: e.warn.List()}); err != nil {
 		return err
 	}
 	return cellErr
@@ -360,9 +361,9 @@ func sortRuns(runs []report.RunSummary, specs []experiment.Spec) {
 
 // writeOutputs writes records.jsonl, summary.json and report.html to out,
 // and the figures to plots, each atomically.
-func writeOutputs(out, plots string, runs []report.RunSummary, recs []sim.Record, st *experiment.Setup, title string) error {
+func writeOutputs(out, plots string, runs []report.RunSummary, recs []sim.Record, st *experiment.Setup, title string, warnings []traces.Warning) error {
 	if out != "" {
-		in := report.HTMLInput{Title: title, Subtitle: fmt.Sprintf("seed %d", st.Seed), Runs: runs, Records: recs}
+		in := report.HTMLInput{Title: title, Subtitle: fmt.Sprintf("seed %d", st.Seed), Runs: runs, Records: recs, Warnings: warnings}
 		if err := report.WriteDir(out, in, st.Prices); err != nil {
 			return err
 		}

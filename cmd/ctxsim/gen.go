@@ -118,6 +118,7 @@ func writeSessions(e *env, ss []*traces.Session, dir string, asJSON bool, from s
 	if err != nil {
 		return err
 	}
+	printWarnings(e, ws) // stderr always: JSON on stdout stays clean
 	if asJSON {
 		return writeJSON(e.stdout, struct {
 			Written  []written        `json:"written"`
@@ -132,6 +133,5 @@ func writeSessions(e *env, ss []*traces.Session, dir string, asJSON bool, from s
 	} else {
 		fmt.Fprintf(e.stdout, "%d sessions\n", len(out))
 	}
-	printWarnings(e, ws)
 	return nil
 }

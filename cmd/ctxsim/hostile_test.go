@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
@@ -245,8 +248,49 @@ func TestSameSessionOnce(t *testing.T) {
 		if code != exitOK || !strings.Contains(errs, traces.WarnDupSession) {
 			t.Errorf("%v: exit %d, stderr lacks the duplicate warning:\n%s", args, code, errs)
 		}
-		if out != once {
-			t.Errorf("%v: output differs from the session given once", args)
+		var a, b report.Results
+		require.NoError(t, json.Unmarshal([]byte(out), &a))
+		require.NoError(t, json.Unmarshal([]byte(once), &b))
+		if !reflect.DeepEqual(a.Runs, b.Runs) || len(a.Warnings) != 1 || a.Warnings[0].Reason != traces.WarnDupSession {
+			t.Errorf("%v: runs differ from the session given once, or warnings %+v lack the one duplicate", args, a.Warnings)
 		}
+	}
+}
+
+// TestWarningsEverywhere pins "warnings reach half the places promised":
+// run, compare and whatif put them in --json and summary.json, and cost
+// prints them on stderr with --json too.
+func TestWarningsEverywhere(t *testing.T) {
+	dir := t.TempDir()
+	a := nativeWith(t, dir, "a", "")
+	b, err := os.ReadFile(a)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "copy.jsonl"), b, 0o644)) // two files, one id
+	out := filepath.Join(t.TempDir(), "out")
+	for _, args := range [][]string{
+		{"run", "--json", "--trace", dir},
+		{"compare", "--json", "--trace", a, "--trace", a, "-o", out},
+		{"whatif", "--json", a, a},
+		{"cost", "--json", a, a},
+	} {
+		code, stdout, errs := runCmd(t, args...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		if !strings.Contains(errs, traces.WarnDupSession) {
+			t.Errorf("%v: stderr lacks the warning: %q", args, errs)
+		}
+		var got struct {
+			Warnings []traces.Warning `json:"warnings"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(stdout), &got))
+		if len(got.Warnings) != 1 || got.Warnings[0].Reason != traces.WarnDupSession {
+			t.Errorf("%v: --json warnings %+v", args, got.Warnings)
+		}
+	}
+	b, err = os.ReadFile(filepath.Join(out, "summary.json"))
+	require.NoError(t, err)
+	if !strings.Contains(string(b), traces.WarnDupSession) {
+		t.Errorf("summary.json lacks the warning")
 	}
 }

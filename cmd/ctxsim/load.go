@@ -28,6 +28,7 @@ func loadTraces(e *env, paths []string, from string) ([]*traces.Session, *traces
 		kept = append(kept, s)
 	}
 	e.failed += w.Failed()
+	e.warn.Merge(w)
 	return kept, w, nil
 }
 

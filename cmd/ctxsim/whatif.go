@@ -155,7 +155,7 @@ func runWhatif(e *env, paths []string, from string, names []string, sf *simFlags
 	if cellErr != nil && !errors.As(cellErr, &failed) {
 		return cellErr
 	}
-	if err := writeOutputs(of.out, "", runs, recs, st, "ctxsim whatif"); err != nil {
+	if err := writeOutputs(of.out, "", runs, recs, st, "ctxsim whatif", e.warn.List()); err != nil {
 		return err
 	}
 	cols := make([]string, len(specs))
@@ -164,6 +164,7 @@ func runWhatif(e *env, paths []string, from string, names []string, sf *simFlags
 	}
 	rep := report.NewWhatif(runs, cols)
 	if format == report.JSON {
+		rep.Warnings = e.warn.List()
 		if err := writeJSON(e.stdout, rep); err != nil {
 			return err
 		}
