@@ -294,3 +294,37 @@ func TestWarningsEverywhere(t *testing.T) {
 		t.Errorf("summary.json lacks the warning")
 	}
 }
+
+// TestImportAllOrNothing pins "an id collision in import leaves a partial
+// directory": two sessions whose ids map to one file name write nothing.
+func TestImportAllOrNothing(t *testing.T) {
+	src := t.TempDir()
+	log := func(id string) {
+		data := `{"type":"user","sessionId":"` + id + `","timestamp":"2026-02-10T21:00:00.000Z","message":{"role":"user","content":"hi"}}
+{"type":"assistant","sessionId":"` + id + `","requestId":"r` + id + `","timestamp":"2026-02-10T21:00:02.000Z","message":{"id":"m` + id + `","model":"claude-opus-4-6","content":[{"type":"text","text":"hello"}],"usage":{"input_tokens":3,"cache_creation_input_tokens":0,"cache_read_input_tokens":100,"output_tokens":5}}}
+`
+		require.NoError(t, os.WriteFile(filepath.Join(src, strings.ReplaceAll(id, " ", "-")+".jsonl"), []byte(data), 0o644))
+	}
+	log("a")
+	log("x y")
+	log("x_y")
+	dst := filepath.Join(t.TempDir(), "out")
+	code, _, errs := runCmd(t, "import", "claude-code", "-o", dst, src)
+	if code != exitFailure || !strings.Contains(errs, "map to the same file") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+	if _, err := os.Stat(dst); !os.IsNotExist(err) {
+		t.Errorf("import left %s behind (%v)", dst, err)
+	}
+	left, _ := filepath.Glob(filepath.Join(filepath.Dir(dst), "*"))
+	if len(left) != 0 {
+		t.Errorf("import left %v behind", left)
+	}
+	// Without the collision the set lands whole.
+	require.NoError(t, os.Remove(filepath.Join(src, "x-y.jsonl")))
+	code, _, errs = runCmd(t, "import", "claude-code", "-o", dst, src)
+	files, _ := filepath.Glob(filepath.Join(dst, "*.jsonl"))
+	if code != exitOK || len(files) != 2 {
+		t.Errorf("exit %d, %d files: %s", code, len(files), errs)
+	}
+}

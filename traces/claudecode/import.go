@@ -130,6 +130,10 @@ type block struct {
 // ImportFS does; the tree is walked by traces.WalkFiles, so devices, FIFOs
 // and symlinks out of the tree are skipped with a warning, never opened.
 func Import(p string) ([]*traces.Session, *traces.Warnings, error) {
+	if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+		// A session file brings its subagents (see listFiles).
+		return ImportFS(os.DirFS(filepath.Dir(p)), filepath.Base(p), filepath.Dir(p))
+	}
 	w := &traces.Warnings{}
 	files, err := traces.WalkFiles(p, isLog, w)
 	if err != nil {

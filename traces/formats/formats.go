@@ -68,19 +68,29 @@ var ClaudeCode traces.Importer = &importer{
 		// ImportFS names files display/path-in-FS: display is where FS
 		// is rooted. It reads files in parallel and does not take ctx;
 		// one session log takes milliseconds.
-		display := in.Name
+		display, file := in.Name, false
 		if st, err := fs.Stat(in.FS, in.Root); err == nil && !st.IsDir() {
-			display = filepath.Dir(in.Name)
+			display, file = filepath.Dir(in.Name), true
 			if in.Dir == "" {
 				display = ""
 			}
 		}
 		w := &traces.Warnings{}
-		files, err := in.Files(ctx, func(n string) bool { return strings.HasSuffix(n, ".jsonl") }, w)
-		if err != nil {
-			return nil, nil, err
+		var ss []*traces.Session
+		var iw *traces.Warnings
+		var err error
+		if file || in.Dir == "" {
+			// A session file (it brings its subagents/ directory).
+			ss, iw, err = claudecode.ImportFS(in.FS, in.Root, display)
+		} else {
+			// A tree: walked by Input.Files, which skips what must not
+			// be opened.
+			var files []string
+			if files, err = in.Files(ctx, func(n string) bool { return strings.HasSuffix(n, ".jsonl") }, w); err != nil {
+				return nil, nil, err
+			}
+			ss, iw, err = claudecode.ImportFiles(in.FS, files, display)
 		}
-		ss, iw, err := claudecode.ImportFiles(in.FS, files, display)
 		if err == nil {
 			err = ctx.Err()
 		}
