@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -157,6 +158,50 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 	if err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// A SetFile is one file of an output set: its name in the directory and
+// what to write to it.
+type SetFile struct {
+	Name  string
+	Write func(io.Writer) error
+}
+
+// WriteSetAtomic writes files into dir as a set: all of them are written
+// into a temporary directory beside dir first, and only when every one is
+// written are they renamed into dir. A failed write (a report that cannot
+// render) leaves dir as it was: never new records beside an old report.
+func WriteSetAtomic(dir string, files []SetFile) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(dir)), "."+filepath.Base(dir)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	for _, f := range files {
+		if err := WriteFileAtomic(filepath.Join(tmp, f.Name), f.Write); err != nil {
+			return fmt.Errorf("write %s: %w", filepath.Join(dir, f.Name), errors.Unwrap(err))
+		}
+	}
+	for _, f := range files {
+		dst := filepath.Join(dir, f.Name)
+		mode := os.FileMode(0o644)
+		if target, err := filepath.EvalSymlinks(dst); err == nil {
+			dst = target
+			if fi, err := os.Stat(target); err == nil {
+				mode = fi.Mode().Perm()
+			}
+		}
+		if err := os.Chmod(filepath.Join(tmp, f.Name), mode); err != nil {
+			return err
+		}
+		if err := os.Rename(filepath.Join(tmp, f.Name), dst); err != nil {
+			return err
+		}
 	}
 	return nil
 }
