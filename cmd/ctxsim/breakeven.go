@@ -120,7 +120,7 @@ func replayTiers(e *env, rep *report.BreakevenReport, sessions []*traces.Session
 	if len(tenants) == 0 || !tenants[0].HasRecorded() {
 		return nil
 	}
-	sf := simFlags{prices: prices, provider: "auto", seed: 1}
+	sf := simFlags{prices: prices, provider: "auto", seed: 1, jobs: 1}
 	st, err := sf.setup(e)
 	if err != nil {
 		return err

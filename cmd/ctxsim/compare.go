@@ -38,8 +38,8 @@ func (w *workloadFlags) add(fs *pflag.FlagSet) {
 func (w *workloadFlags) load(e *env, seed uint64) ([]*traces.Session, error) {
 	var out []*traces.Session
 	warn := &traces.Warnings{}
-	if w.sessions < 1 {
-		return nil, usagef("--sessions %d: want at least 1", w.sessions)
+	if w.sessions < 1 || w.sessions > maxSessions {
+		return nil, usagef("--sessions %d: want 1 to %d", w.sessions, maxSessions)
 	}
 	if len(w.traces) == 0 && len(w.profiles) == 0 {
 		ss, ws, err := experiment.Suite(e.ctx, w.sessions, seed)
@@ -57,9 +57,6 @@ func (w *workloadFlags) load(e *env, seed uint64) ([]*traces.Session, error) {
 		}
 		out = append(out, ss...)
 		warn.Merge(ws)
-	}
-	if w.sessions < 1 || w.sessions > maxSessions {
-		return nil, usagef("--sessions %d: want 1 to %d", w.sessions, maxSessions)
 	}
 	for _, p := range w.profiles {
 		ss, err := synth.Generate(p, w.sessions, seed, synth.Options{})
@@ -379,7 +376,7 @@ func writeOutputs(out, plots string, runs []report.RunSummary, recs []sim.Record
 // its baseline when given no --results.
 func suiteResults(e *env) (report.Results, error) {
 	wf := workloadFlags{sessions: 2}
-	sf := simFlags{provider: "auto", seed: 1}
+	sf := simFlags{provider: "auto", seed: 1, jobs: runtime.GOMAXPROCS(0)}
 	st, err := sf.setup(e)
 	if err != nil {
 		return report.Results{}, err
@@ -388,7 +385,7 @@ func suiteResults(e *env) (report.Results, error) {
 	if err != nil {
 		return report.Results{}, err
 	}
-	_, runs, _, cellErr, err := replayAll(e, &wf, st, sf.seed, 0, specs, false)
+	_, runs, _, cellErr, err := replayAll(e, &wf, st, sf.seed, sf.jobs, specs, false)
 	if err != nil {
 		return report.Results{}, err
 	}
