@@ -149,6 +149,10 @@ func TestLoadLiteLLMErrors(t *testing.T) {
 		{"negative", `{"m2": {"input_cost_per_token": -1, "output_cost_per_token": 1e-5}}`, `p.json: model "m2": input_cost_per_token: -1 is not a price`},
 		{"half", `{"m3": {"input_cost_per_token": 1e-6}}`, `p.json: model "m3": output_cost_per_token: missing`},
 		{"entry not object", `{"m4": 3}`, `p.json: model "m4": entry: want a JSON object`},
+		// Issue 10: a price of 1e303 printed $NaN with exit 0.
+		{"implausible price", `{"m5": {"input_cost_per_token": 1e-6, "output_cost_per_token": 1e303}}`, `p.json: model "m5": output_cost_per_token: 1e+303 USD per token is not a plausible price`},
+		{"implausible size", `{"m6": {"input_cost_per_token": 1e-6, "output_cost_per_token": 1e-5, "max_input_tokens": 1e300}}`, `p.json: model "m6": max_input_tokens: 1e+300 is not a plausible size`},
+		{"overflowing number", `{"m7": {"input_cost_per_token": 1e999, "output_cost_per_token": 1e-5}}`, `p.json: model "m7": input_cost_per_token: want a float64, got number 1e999`},
 	}
 	for _, tc := range cases {
 		c := Default()

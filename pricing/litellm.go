@@ -24,6 +24,16 @@ type liteLLMEntry struct {
 	Provider     string   `json:"litellm_provider"`
 }
 
+// maxPerToken bounds a per-token price: $1 a token is $10^6 per million,
+// over a thousand times the dearest model listed (o1-pro's output, $600/M,
+// 2025). A larger one is a typo or an attack, and priced through it would
+// overflow dollars to Inf and NaN.
+const maxPerToken = 1.0
+
+// maxTokens bounds max_input_tokens and max_output_tokens (10^9, as
+// traces.MaxCallTokens).
+const maxTokens = 1_000_000_000
+
 // maxLiteLLMErrors bounds the error list of a badly damaged file.
 const maxLiteLLMErrors = 10
 
@@ -110,9 +120,18 @@ func parseLiteLLM(key string, raw json.RawMessage, base *Card) (Price, bool, err
 		{"max_input_tokens", e.MaxInput},
 		{"max_output_tokens", e.MaxOutput},
 	}
-	for _, f := range fields {
-		if f.v != nil && (*f.v < 0 || math.IsNaN(*f.v) || math.IsInf(*f.v, 0)) {
+	for i, f := range fields {
+		if f.v == nil {
+			continue
+		}
+		if *f.v < 0 || math.IsNaN(*f.v) || math.IsInf(*f.v, 0) {
 			return Price{}, false, fmt.Errorf("%s: %v is not a price or size (want ≥ 0)", f.name, *f.v)
+		}
+		if i < 5 && *f.v > maxPerToken {
+			return Price{}, false, fmt.Errorf("%s: %v USD per token is not a plausible price (want at most %v)", f.name, *f.v, maxPerToken)
+		}
+		if i >= 5 && *f.v > maxTokens {
+			return Price{}, false, fmt.Errorf("%s: %v is not a plausible size (want at most %v tokens)", f.name, *f.v, float64(maxTokens))
 		}
 	}
 	if e.Input == nil {

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +14,7 @@ import (
 
 	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/sim"
+	"github.com/ctxsim/ctxsim/traces"
 )
 
 // HTMLInput is what WriteHTML renders.
@@ -32,6 +31,8 @@ type HTMLInput struct {
 	Price *pricing.Price
 	// Figures are extra figures (a sweep heatmap), drawn after the others.
 	Figures []Figure
+	// Warnings are the input's warnings, for summary.json.
+	Warnings []traces.Warning
 }
 
 //go:embed report.html.tmpl
@@ -232,21 +233,10 @@ func offset(d time.Duration) string {
 	return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
 }
 
-// WriteDir writes a comparison's outputs to dir (created if missing), each
-// atomically: records.jsonl, summary.json and report.html. The report's
+// WriteDir writes a comparison's outputs to dir (created if missing), as
+// one set (WriteSetAtomic): records.jsonl, summary.json and report.html. The report's
 // break-even figures use the price on prices of the first call's model.
 func WriteDir(dir string, in HTMLInput, prices *pricing.Card) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	if err := WriteFileAtomic(filepath.Join(dir, "records.jsonl"), func(w io.Writer) error { return WriteRecords(w, in.Records) }); err != nil {
-		return err
-	}
-	if err := WriteFileAtomic(filepath.Join(dir, "summary.json"), func(w io.Writer) error {
-		return WriteResults(w, Results{Runs: in.Runs})
-	}); err != nil {
-		return err
-	}
 	for _, r := range in.Records {
 		if r.Kind == sim.KindCall && r.Model != "" {
 			if p, err := prices.Lookup(r.Model); err == nil {
@@ -255,5 +245,13 @@ func WriteDir(dir string, in HTMLInput, prices *pricing.Card) error {
 			break
 		}
 	}
-	return WriteFileAtomic(filepath.Join(dir, "report.html"), func(w io.Writer) error { return WriteHTML(w, in) })
+	// One set: a report that fails to render must not leave new records
+	// beside an old report.
+	return WriteSetAtomic(dir, []SetFile{
+		{Name: "records.jsonl", Write: func(w io.Writer) error { return WriteRecords(w, in.Records) }},
+		{Name: "summary.json", Write: func(w io.Writer) error {
+			return WriteResults(w, Results{Runs: in.Runs, Warnings: in.Warnings})
+		}},
+		{Name: "report.html", Write: func(w io.Writer) error { return WriteHTML(w, in) }},
+	})
 }

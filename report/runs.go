@@ -4,12 +4,16 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/ctxsim/ctxsim/traces"
 )
 
 // RunsOptions tune WriteRuns.
 type RunsOptions struct {
 	// Title heads the text and Markdown tables.
 	Title string
+	// Warnings go into the JSON form (text forms leave them to stderr).
+	Warnings []traces.Warning
 }
 
 // RunsTable is the compare table: one row per run with cost, hit rate,
@@ -87,7 +91,7 @@ func bestByTrace(runs []RunSummary) []bool {
 // WriteRuns prints runs in format f; JSON is the summary.json document.
 func WriteRuns(w io.Writer, f Format, runs []RunSummary, opts RunsOptions) error {
 	if f == JSON {
-		return WriteResults(w, Results{Runs: runs})
+		return WriteResults(w, Results{Runs: runs, Warnings: opts.Warnings})
 	}
 	return RunsTable(runs, opts).Write(w, f)
 }

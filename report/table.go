@@ -161,10 +161,30 @@ func (t *Table) writeCSV(w io.Writer) error {
 		return err
 	}
 	for _, r := range t.Rows {
-		if err := cw.Write(r); err != nil {
+		safe := make([]string, len(r))
+		for i, c := range r {
+			safe[i] = CSVSafe(c)
+		}
+		if err := cw.Write(safe); err != nil {
 			return err
 		}
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// CSVSafe neutralizes a cell a spreadsheet would run as a formula (one
+// starting with =, +, -, @, tab or CR: a session id or model name from a
+// log is attacker-controlled) by prefixing a single quote, as OWASP
+// recommends. A cell of digits, signs and units only ("-0.5", "+1.88pp",
+// "-") is left alone: it can reach no function or link, and programs
+// reading the CSV need it as written.
+func CSVSafe(c string) string {
+	if c == "" || !strings.ContainsRune("=+-@\t\r", rune(c[0])) {
+		return c
+	}
+	if c[0] != '=' && c[0] != '@' && strings.Trim(c, "0123456789.,%pe+-∞$ ") == "" {
+		return c
+	}
+	return "'" + c
 }

@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"math"
+
+	"github.com/ctxsim/ctxsim/traces"
 )
 
 // A WhatifPolicy is one policy's cost against the replay of what happened.
@@ -36,6 +38,8 @@ type WhatifReport struct {
 	policies []string        // the compared policies, in column order
 	Sessions []WhatifSession `json:"sessions"`
 	Totals   WhatifSession   `json:"totals"`
+	// Warnings are the input's warnings (the command fills them).
+	Warnings []traces.Warning `json:"warnings"`
 }
 
 // NewWhatif prices each session with a replay of what happened (policies[0],

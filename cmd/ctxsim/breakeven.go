@@ -84,9 +84,7 @@ Examples:
 					if err != nil {
 						return err
 					}
-					if f != report.JSON {
-						printWarnings(e, ws)
-					}
+					printWarnings(e, ws) // stderr always: JSON on stdout stays clean
 					rep.Warnings = ws.List()
 					if err := rep.AddSessions(sessions, card, p); err != nil {
 						return err
@@ -122,7 +120,7 @@ func replayTiers(e *env, rep *report.BreakevenReport, sessions []*traces.Session
 	if len(tenants) == 0 || !tenants[0].HasRecorded() {
 		return nil
 	}
-	sf := simFlags{prices: prices, provider: "auto", seed: 1}
+	sf := simFlags{prices: prices, provider: "auto", seed: 1, jobs: 1}
 	st, err := sf.setup(e)
 	if err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ctxsim/ctxsim/policies/estimate"
 	"github.com/ctxsim/ctxsim/report"
+	"github.com/ctxsim/ctxsim/traces"
 )
 
 // A command is one subcommand. Each lives in its own file and registers
@@ -61,6 +62,12 @@ type env struct {
 	// atExit runs after the command, whatever its outcome (the count
 	// cache's flush).
 	atExit []func()
+	// failed counts the sessions the command could not load (see
+	// loadTraces): it goes on with the rest and exits 1.
+	failed int
+	// warn gathers every warning of the command's input (loadTraces),
+	// for --json and summary.json; stderr gets them as they come.
+	warn traces.Warnings
 }
 
 // formatFlags are --format and its --json shorthand, which wins.
@@ -162,6 +169,9 @@ func runEnv(e *env, args []string) int {
 	var ue *usageError
 	var re *regressionError
 	switch {
+	case err == nil && e.failed > 0:
+		fmt.Fprintf(stderr, "ctxsim %s: %d session(s) could not be loaded (see the warnings above); the rest were run\n", c.name, e.failed)
+		return exitFailure
 	case err == nil:
 		return exitOK
 	case errors.As(err, &ue):

@@ -38,8 +38,8 @@ func (w *workloadFlags) add(fs *pflag.FlagSet) {
 func (w *workloadFlags) load(e *env, seed uint64) ([]*traces.Session, error) {
 	var out []*traces.Session
 	warn := &traces.Warnings{}
-	if w.sessions < 1 {
-		return nil, usagef("--sessions %d: want at least 1", w.sessions)
+	if w.sessions < 1 || w.sessions > maxSessions {
+		return nil, usagef("--sessions %d: want 1 to %d", w.sessions, maxSessions)
 	}
 	if len(w.traces) == 0 && len(w.profiles) == 0 {
 		ss, ws, err := experiment.Suite(e.ctx, w.sessions, seed)
@@ -48,6 +48,7 @@ func (w *workloadFlags) load(e *env, seed uint64) ([]*traces.Session, error) {
 		}
 		out = append(out, ss...)
 		warn.Merge(ws)
+		e.warn.Merge(ws)
 	}
 	if len(w.traces) > 0 {
 		ss, ws, err := loadTraces(e, w.traces, w.from)
@@ -108,6 +109,9 @@ func (f *simFlags) addCache(fs *pflag.FlagSet) {
 }
 
 func (f *simFlags) setup(e *env) (*experiment.Setup, error) {
+	if f.jobs < 1 {
+		return nil, usagef("--jobs %d: want at least 1", f.jobs)
+	}
 	if f.failRate < 0 || f.failRate > 1 {
 		return nil, usagef("--summarizer-fail-rate %v: want 0..1", f.failRate)
 	}
@@ -289,7 +293,7 @@ func runCompare(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots str
 	if err != nil {
 		return err
 	}
-	if err := writeOutputs(of.out, plots, runs, recs, st, "ctxsim compare"); err != nil {
+	if err := writeOutputs(of.out, plots, runs, recs, st, "ctxsim compare", e.warn.List()); err != nil {
 		return err
 	}
 	suite := len(wf.traces) == 0 && len(wf.profiles) == 0
@@ -305,7 +309,7 @@ func runCompare(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots str
 		if err := report.WorkloadTable(runs, wl, names).Write(e.stdout, format); err != nil {
 			return err
 		}
-	} else if err := report.WriteRuns(e.stdout, format, runs, report.RunsOptions{}); err != nil {
+	} else if err := report.WriteRuns(e.stdout, format, runs, report.RunsOptions{Warnings: e.warn.List()}); err != nil {
 		return err
 	}
 	return cellErr
@@ -354,9 +358,9 @@ func sortRuns(runs []report.RunSummary, specs []experiment.Spec) {
 
 // writeOutputs writes records.jsonl, summary.json and report.html to out,
 // and the figures to plots, each atomically.
-func writeOutputs(out, plots string, runs []report.RunSummary, recs []sim.Record, st *experiment.Setup, title string) error {
+func writeOutputs(out, plots string, runs []report.RunSummary, recs []sim.Record, st *experiment.Setup, title string, warnings []traces.Warning) error {
 	if out != "" {
-		in := report.HTMLInput{Title: title, Subtitle: fmt.Sprintf("seed %d", st.Seed), Runs: runs, Records: recs}
+		in := report.HTMLInput{Title: title, Subtitle: fmt.Sprintf("seed %d", st.Seed), Runs: runs, Records: recs, Warnings: warnings}
 		if err := report.WriteDir(out, in, st.Prices); err != nil {
 			return err
 		}
@@ -372,7 +376,7 @@ func writeOutputs(out, plots string, runs []report.RunSummary, recs []sim.Record
 // its baseline when given no --results.
 func suiteResults(e *env) (report.Results, error) {
 	wf := workloadFlags{sessions: 2}
-	sf := simFlags{provider: "auto", seed: 1}
+	sf := simFlags{provider: "auto", seed: 1, jobs: runtime.GOMAXPROCS(0)}
 	st, err := sf.setup(e)
 	if err != nil {
 		return report.Results{}, err
@@ -381,7 +385,7 @@ func suiteResults(e *env) (report.Results, error) {
 	if err != nil {
 		return report.Results{}, err
 	}
-	_, runs, _, cellErr, err := replayAll(e, &wf, st, sf.seed, 0, specs, false)
+	_, runs, _, cellErr, err := replayAll(e, &wf, st, sf.seed, sf.jobs, specs, false)
 	if err != nil {
 		return report.Results{}, err
 	}

@@ -96,9 +96,7 @@ Examples:
 					return err
 				}
 				rep.Warnings = ws.List()
-				if f != report.JSON {
-					printWarnings(e, ws)
-				}
+				printWarnings(e, ws) // stderr always: JSON on stdout stays clean
 				return rep.write(e, f)
 			}
 		},
@@ -125,8 +123,10 @@ type costCall struct {
 // everything else (standard input included) through the importers.
 func costSessions(e *env, paths []string, from string) ([]costSession, *traces.Warnings, error) {
 	ws := &traces.Warnings{}
+	defer func() { e.failed += ws.Failed() }()
 	var ccPaths []string
 	var out []costSession
+	seen := map[string]bool{}
 	for _, p := range paths {
 		in, err := traces.PathInput(p, e.stdin)
 		if err != nil {
@@ -149,6 +149,11 @@ func costSessions(e *env, paths []string, from string) ([]costSession, *traces.W
 		}
 		ws.Merge(w)
 		for _, s := range ss {
+			if seen[s.ID] {
+				ws.AddPlace(s.ID, traces.WarnDupSession) // counted once
+				continue
+			}
+			seen[s.ID] = true
 			cs := costSession{id: s.ID, parent: s.Parent, start: s.Start()}
 			for i := range s.Events {
 				ev := &s.Events[i]

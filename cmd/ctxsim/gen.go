@@ -10,6 +10,11 @@ import (
 	"github.com/ctxsim/ctxsim/traces/synth"
 )
 
+// maxSessions bounds --sessions: every session is generated in memory
+// before any is written (~1.5 MB each for coding-burst), so 1,000 is about
+// 1.5 GB; an unbounded count ran out of memory.
+const maxSessions = 1000
+
 func init() {
 	register(&command{
 		name:    "gen",
@@ -60,8 +65,8 @@ Examples:
 				if *out == "" {
 					return usagef("-o DIR is required")
 				}
-				if *n < 1 {
-					return usagef("--sessions %d: want at least 1", *n)
+				if *n < 1 || *n > maxSessions {
+					return usagef("--sessions %d: want 1 to %d", *n, maxSessions)
 				}
 				if *length <= 0 || *length > 100 {
 					return usagef("--length %g: want a multiplier in (0, 100]", *length)
@@ -113,6 +118,7 @@ func writeSessions(e *env, ss []*traces.Session, dir string, asJSON bool, from s
 	if err != nil {
 		return err
 	}
+	printWarnings(e, ws) // stderr always: JSON on stdout stays clean
 	if asJSON {
 		return writeJSON(e.stdout, struct {
 			Written  []written        `json:"written"`
@@ -127,6 +133,5 @@ func writeSessions(e *env, ss []*traces.Session, dir string, asJSON bool, from s
 	} else {
 		fmt.Fprintf(e.stdout, "%d sessions\n", len(out))
 	}
-	printWarnings(e, ws)
 	return nil
 }

@@ -100,11 +100,11 @@ func runRun(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots string)
 	}); err != nil {
 		return err
 	}
-	if err := writeOutputs(of.out, plots, runs, recs, st, "ctxsim run"); err != nil {
+	if err := writeOutputs(of.out, plots, runs, recs, st, "ctxsim run", e.warn.List()); err != nil {
 		return err
 	}
 	if format == report.JSON {
-		return report.WriteResults(e.stdout, report.Results{Runs: runs})
+		return report.WriteResults(e.stdout, report.Results{Runs: runs, Warnings: e.warn.List()})
 	}
 	for _, r := range runs {
 		if err := report.RunBill(r).Write(e.stdout, format); err != nil {

@@ -200,7 +200,7 @@ func runSweep(e *env, sw *sweepFlags) error {
 	})
 	if jr != nil {
 		if err := report.WriteFileAtomic(filepath.Join(sw.of.out, "summary.json"), func(w io.Writer) error {
-			return report.WriteResults(w, report.Results{Runs: runs})
+			return report.WriteResults(w, report.Results{Runs: runs, Warnings: e.warn.List()})
 		}); err != nil {
 			return err
 		}
@@ -229,7 +229,7 @@ func runSweep(e *env, sw *sweepFlags) error {
 	byTrace := append([]report.RunSummary(nil), runs...)
 	sortRuns(byTrace, points)
 	title := fmt.Sprintf("Sweep of %s over %s (%d cells)", base.Name, axisNames(axes), len(points))
-	if err := report.WriteRuns(e.stdout, format, byTrace, report.RunsOptions{Title: title}); err != nil {
+	if err := report.WriteRuns(e.stdout, format, byTrace, report.RunsOptions{Title: title, Warnings: e.warn.List()}); err != nil {
 		return err
 	}
 	if m != nil && (format == report.Text || format == report.Markdown) {

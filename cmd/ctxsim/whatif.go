@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -89,7 +90,7 @@ Examples:
 			fs.StringVar(&sf.provider, "provider", "auto", "fake provider: anthropic, openai, deepseek, gemini, vllm, or auto (the provider of each trace's model)")
 			fs.StringVar(&sf.prices, "prices", "", "LiteLLM price file to override or extend the rate card")
 			fs.Uint64Var(&sf.seed, "seed", 1, "seed of every random choice")
-			fs.IntVarP(&sf.jobs, "jobs", "j", 0, "parallel replays (0: all cores); output is identical for any value")
+			fs.IntVarP(&sf.jobs, "jobs", "j", runtime.GOMAXPROCS(0), "parallel replays; output is identical for any value")
 			sf.addCache(fs)
 			of.add(fs)
 			return func(e *env, args []string) error {
@@ -154,7 +155,7 @@ func runWhatif(e *env, paths []string, from string, names []string, sf *simFlags
 	if cellErr != nil && !errors.As(cellErr, &failed) {
 		return cellErr
 	}
-	if err := writeOutputs(of.out, "", runs, recs, st, "ctxsim whatif"); err != nil {
+	if err := writeOutputs(of.out, "", runs, recs, st, "ctxsim whatif", e.warn.List()); err != nil {
 		return err
 	}
 	cols := make([]string, len(specs))
@@ -163,6 +164,7 @@ func runWhatif(e *env, paths []string, from string, names []string, sf *simFlags
 	}
 	rep := report.NewWhatif(runs, cols)
 	if format == report.JSON {
+		rep.Warnings = e.warn.List()
 		if err := writeJSON(e.stdout, rep); err != nil {
 			return err
 		}

@@ -200,7 +200,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown type", goodUser + "\n{\"type\":\"hologram\"}\n" + goodCall + "\n", 1, warnUnknownType},
 		{"backwards time", strings.Replace(goodUser, "21:00:00", "21:00:09", 1) + "\n" + goodCall + "\n", 1, warnBackwards},
 		{"missing usage", goodUser + "\n" + strings.Replace(goodCall, `"usage"`, `"usagex"`, 1) + "\n", 1, warnNoUsage},
-		{"missing split", goodUser + "\n" + strings.Replace(goodCall, `"cache_creation":{"ephemeral_5m_input_tokens":10,"ephemeral_1h_input_tokens":0},`, "", 1) + "\n", 1, warnNoSplit},
+		{"missing split", goodUser + "\n" + strings.Replace(goodCall, `"cache_creation":{"ephemeral_5m_input_tokens":10,"ephemeral_1h_input_tokens":0},`, "", 1) + "\n", 1, traces.WarnNoSplit},
 		{"orphan tool_result", goodUser + "\n" + `{"type":"user","sessionId":"s1","timestamp":"2026-02-10T21:00:01.000Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_x","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}]}}` + "\n" + goodCall + "\n", 1, warnOrphanResult},
 		{"bad time", strings.Replace(goodUser, "2026-02-10T21:00:00.000Z", "yesterday", 1) + "\n" + goodCall + "\n", 1, warnBadTime},
 		{"synthetic", goodUser + "\n" + strings.Replace(goodCall, "claude-opus-4-6", "<synthetic>", 1) + "\n", 0, warnSynthetic},
