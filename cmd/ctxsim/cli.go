@@ -120,6 +120,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // runEnv runs the command line args in e and returns the exit code.
 func runEnv(e *env, args []string) int {
 	stdout, stderr := e.stdout, e.stderr
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
+		args = append([]string{"version"}, args[1:]...)
+	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		if len(args) > 1 {
 			if c, ok := commands[args[1]]; ok {

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"testing"
@@ -102,5 +103,22 @@ func TestInterrupted(t *testing.T) {
 		if code != exitFailure || out.Len() != 0 || errb.String() != "ctxsim "+args[0]+": interrupted\n" {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 1 and only \"interrupted\"", args[0], code, out.String(), errb.String())
 		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		var out, errb strings.Builder
+		if code := run(args, strings.NewReader(""), &out, &errb); code != exitOK {
+			t.Fatalf("%v: exit %d, stderr %s", args, code, errb.String())
+		}
+		if !strings.HasPrefix(out.String(), "ctxsim ") || !strings.Contains(out.String(), "go1.") {
+			t.Errorf("%v: %q, want \"ctxsim VERSION … goVERSION\"", args, out.String())
+		}
+	}
+	bi := &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "v0.3.1"}, Settings: []debug.BuildSetting{
+		{Key: "vcs.revision", Value: "0123456789abcdef0123"}, {Key: "vcs.time", Value: "2026-12-01T10:00:00Z"}, {Key: "vcs.modified", Value: "true"}}}
+	if got, want := versionLine(bi, true), "ctxsim v0.3.1 (0123456789ab, 2026-12-01T10:00:00Z, modified) go1.26.0"; got != want {
+		t.Errorf("versionLine = %q, want %q", got, want)
 	}
 }
