@@ -35,7 +35,7 @@ func FuzzImport(f *testing.F) {
 			return
 		}
 		var w2 traces.Warnings
-		su, err := scanFile(bytes.NewReader(data), "f.jsonl", &w2)
+		fu, err := scanFile(bytes.NewReader(data), "f.jsonl", &w2)
 		if err != nil {
 			t.Fatalf("scanFile: %v", err)
 		}
@@ -44,8 +44,8 @@ func FuzzImport(f *testing.F) {
 			u, _ := billed(s)
 			iu = iu.Add(u)
 		}
-		if su != nil {
-			su0 = su.Total()
+		if fu.main != nil {
+			su0 = fu.main.Total()
 		}
 		if iu != su0 && w.Total() == 0 {
 			t.Errorf("import billed %+v, scan %+v", iu, su0)

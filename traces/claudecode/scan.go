@@ -26,6 +26,10 @@ type SessionUsage struct {
 	Compaction bool
 	// File is the file the calls were read from (as displayed).
 	File string
+	// FromProgress marks a subagent known only from the progress lines of
+	// its parent's log (Claude Code 2.1 echoes each subagent response there;
+	// its own agent-*.jsonl may be missing).
+	FromProgress bool
 	// Model is the first call's model.
 	Model string
 	Start time.Time
@@ -34,6 +38,8 @@ type SessionUsage struct {
 
 // Call is one billed API response.
 type Call struct {
+	// Time is the line's timestamp (zero when it has none).
+	Time  time.Time
 	Model string
 	// MessageID and RequestID identify the response (the dedupe key).
 	MessageID, RequestID string
@@ -51,16 +57,29 @@ func (s *SessionUsage) Total() traces.Usage {
 
 // usageLine is the little of a line the cost path decodes.
 type usageLine struct {
-	Type      string `json:"type"`
-	SessionID string `json:"sessionId"`
-	AgentID   string `json:"agentId"`
-	Timestamp string `json:"timestamp"`
-	RequestID string `json:"requestId"`
-	Message   *struct {
-		ID    string    `json:"id"`
-		Model string    `json:"model"`
-		Usage *rawUsage `json:"usage"`
-	} `json:"message"`
+	Type      string        `json:"type"`
+	SessionID string        `json:"sessionId"`
+	AgentID   string        `json:"agentId"`
+	Timestamp string        `json:"timestamp"`
+	RequestID string        `json:"requestId"`
+	Message   *usageMessage `json:"message"`
+	// Data is a progress line's payload: a subagent's response, echoed in
+	// its parent's log.
+	Data *struct {
+		AgentID string `json:"agentId"`
+		Message *struct {
+			Type      string        `json:"type"`
+			Timestamp string        `json:"timestamp"`
+			RequestID string        `json:"requestId"`
+			Message   *usageMessage `json:"message"`
+		} `json:"message"`
+	} `json:"data"`
+}
+
+type usageMessage struct {
+	ID    string    `json:"id"`
+	Model string    `json:"model"`
+	Usage *rawUsage `json:"usage"`
 }
 
 // ScanUsage is the fast path of `ctxsim cost`: it reads only the billed
@@ -74,6 +93,12 @@ type usageLine struct {
 // its last line (the final one; earlier lines carry partial output counts).
 // A response seen in more than one file (a resumed session copies its
 // history) is counted in the first file in path order, with a warning.
+//
+// Claude Code 2.1 echoes each subagent response in a progress line of the
+// parent's log (data.message, with data.agentId). Those count too, as
+// ccusage 20.0.24 counts them, under the subagent's id
+// (<session>.agent-<agent>), but only when no log file holds the same
+// response: the subagent's own agent-*.jsonl wins, without a warning.
 //
 // Lines that are not calls are not validated: a damaged progress line costs
 // nothing and is not reported (the full importer reports it).
@@ -99,13 +124,15 @@ func ScanUsage(paths ...string) ([]*SessionUsage, *traces.Warnings, error) {
 		}
 	}
 	read, ws, err := readFiles(len(files), func(i int) (io.ReadCloser, error) { return os.Open(files[i]) },
-		func(i int, r io.Reader, w *traces.Warnings) (*SessionUsage, error) { return scanFile(r, files[i], w) })
+		func(i int, r io.Reader, w *traces.Warnings) (fileUsage, error) { return scanFile(r, files[i], w) })
 	if err != nil {
 		return nil, nil, err
 	}
 	seen := map[string]bool{}
 	var out []*SessionUsage
-	for _, s := range read {
+	byID := map[string]*SessionUsage{}
+	for _, f := range read {
+		s := f.main
 		if s == nil {
 			continue
 		}
@@ -122,22 +149,55 @@ func ScanUsage(paths ...string) ([]*SessionUsage, *traces.Warnings, error) {
 		s.Calls = kept
 		if len(s.Calls) > 0 {
 			out = append(out, s)
+			if byID[s.ID] == nil {
+				byID[s.ID] = s
+			}
+		}
+	}
+	for _, f := range read {
+		for _, s := range f.agents {
+			kept := s.Calls[:0]
+			for _, c := range s.Calls {
+				if k := callKey(c.MessageID, c.RequestID); k == "" || !seen[k] {
+					seen[k] = true
+					kept = append(kept, c)
+				}
+			}
+			s.Calls = kept
+			switch {
+			case len(s.Calls) == 0:
+			case byID[s.ID] != nil:
+				byID[s.ID].Calls = append(byID[s.ID].Calls, s.Calls...)
+			default:
+				byID[s.ID] = s
+				out = append(out, s)
+			}
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, ws, nil
 }
 
+// fileUsage is what one file holds: its own calls, and the subagent
+// responses its progress lines echo, by agent in order of first sight.
+type fileUsage struct {
+	main   *SessionUsage
+	agents []*SessionUsage
+}
+
 // scanFile reads the calls of one file. Calls keep the order of their first
 // line; a later line of the same call replaces its usage.
-func scanFile(r io.Reader, name string, w *traces.Warnings) (*SessionUsage, error) {
+func scanFile(r io.Reader, name string, w *traces.Warnings) (fileUsage, error) {
 	s := &SessionUsage{File: name}
 	idx := map[string]int{}
+	var agents []*SessionUsage
+	agentIdx := map[string]int{}
+	progressIdx := map[string][2]int{}
 	lr := newLineReader(r)
 	for {
 		b, ok, err := lr.next()
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", name, lr.line+1, err)
+			return fileUsage{}, fmt.Errorf("%s:%d: %w", name, lr.line+1, err)
 		}
 		if !ok {
 			break
@@ -151,6 +211,32 @@ func scanFile(r io.Reader, name string, w *traces.Warnings) (*SessionUsage, erro
 		}
 		var l usageLine
 		if !decodeLine(b, lr.eof, &l, w, name, lr.line) {
+			continue
+		}
+		if l.Type == "progress" {
+			if d := l.Data; d != nil && d.AgentID != "" && d.Message != nil && d.Message.Type == "assistant" &&
+				d.Message.Message != nil && d.Message.Message.Usage != nil && d.Message.Message.Model != syntheticModel && l.SessionID != "" {
+				m := d.Message.Message
+				u, _ := m.Usage.usage()
+				at, _ := parseTime(d.Message.Timestamp)
+				key := callKey(m.ID, d.Message.RequestID)
+				if ix, ok := progressIdx[key]; ok && key != "" {
+					agents[ix[0]].Calls[ix[1]].Usage = u
+					continue
+				}
+				ai, ok := agentIdx[d.AgentID]
+				if !ok {
+					id, parent, compaction := identity(l.SessionID, d.AgentID)
+					ai = len(agents)
+					agentIdx[d.AgentID] = ai
+					agents = append(agents, &SessionUsage{ID: id, Parent: parent, Compaction: compaction, File: name, FromProgress: true, Model: m.Model, Start: at})
+				}
+				a := agents[ai]
+				if key != "" {
+					progressIdx[key] = [2]int{ai, len(a.Calls)}
+				}
+				a.Calls = append(a.Calls, Call{Time: at, Model: m.Model, MessageID: m.ID, RequestID: d.Message.RequestID, Usage: u})
+			}
 			continue
 		}
 		if l.Type != "assistant" {
@@ -167,8 +253,9 @@ func scanFile(r io.Reader, name string, w *traces.Warnings) (*SessionUsage, erro
 		if s.ID == "" && l.SessionID != "" {
 			s.ID, s.Parent, s.Compaction = identity(l.SessionID, l.AgentID)
 		}
+		at, _ := parseTime(l.Timestamp)
 		if s.Start.IsZero() {
-			s.Start, _ = parseTime(l.Timestamp)
+			s.Start = at
 		}
 		if l.Message.Usage == nil {
 			w.Add(name, lr.line, warnNoUsage)
@@ -186,18 +273,18 @@ func scanFile(r io.Reader, name string, w *traces.Warnings) (*SessionUsage, erro
 		if key != "" {
 			idx[key] = len(s.Calls)
 		}
-		s.Calls = append(s.Calls, Call{Model: l.Message.Model, MessageID: l.Message.ID, RequestID: l.RequestID, Usage: u})
+		s.Calls = append(s.Calls, Call{Time: at, Model: l.Message.Model, MessageID: l.Message.ID, RequestID: l.RequestID, Usage: u})
 		if s.Model == "" {
 			s.Model = l.Message.Model
 		}
 	}
 	if len(s.Calls) == 0 {
-		return nil, nil
+		return fileUsage{agents: agents}, nil
 	}
 	if s.ID == "" {
 		s.ID = strings.TrimSuffix(filepath.Base(name), ".jsonl")
 	}
-	return s, nil
+	return fileUsage{main: s, agents: agents}, nil
 }
 
 // readFiles opens and reads files 0..n-1 on at most GOMAXPROCS goroutines.
