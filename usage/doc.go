@@ -14,8 +14,9 @@
 // totals agree with it on the same logs and timezone:
 //
 //   - a day, week or month is the calendar one of the call's timestamp in
-//     Options.Loc; a week starts on Options.WeekStart (ccusage's default,
-//     Sunday) and is keyed by its first date;
+//     Options.Loc; a week starts on Options.WeekStart and is keyed by its
+//     first date (ccusage's weekly report starts weeks on Monday, its
+//     "claude weekly" report on Sunday by default);
 //   - a block is Anthropic's 5-hour usage window as ccusage computes it:
 //     calls sorted by time; a block starts at the first call's time floored
 //     to the UTC hour and takes every later call until one comes more than

@@ -71,7 +71,7 @@ type Options struct {
 	Loc *time.Location
 	// Since and Until bound call times, inclusive; zero is unbounded.
 	Since, Until time.Time
-	// WeekStart is the first day of a week (time.Sunday, ccusage's default).
+	// WeekStart is the first day of a week (the zero value is Sunday).
 	WeekStart time.Weekday
 }
 

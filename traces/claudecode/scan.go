@@ -38,7 +38,8 @@ type SessionUsage struct {
 
 // Call is one billed API response.
 type Call struct {
-	// Time is the line's timestamp (zero when it has none).
+	// Time is the timestamp of the first line with its final usage (zero
+	// when it has none), as ccusage dates a call.
 	Time  time.Time
 	Model string
 	// MessageID and RequestID identify the response (the dedupe key).
@@ -221,7 +222,9 @@ func scanFile(r io.Reader, name string, w *traces.Warnings) (fileUsage, error) {
 				at, _ := parseTime(d.Message.Timestamp)
 				key := callKey(m.ID, d.Message.RequestID)
 				if ix, ok := progressIdx[key]; ok && key != "" {
-					agents[ix[0]].Calls[ix[1]].Usage = u
+					if c := &agents[ix[0]].Calls[ix[1]]; c.Usage != u {
+						c.Usage, c.Time = u, at
+					}
 					continue
 				}
 				ai, ok := agentIdx[d.AgentID]
@@ -264,7 +267,12 @@ func scanFile(r io.Reader, name string, w *traces.Warnings) (fileUsage, error) {
 		u, split := l.Message.Usage.usage()
 		key := callKey(l.Message.ID, l.RequestID)
 		if i, ok := idx[key]; ok && key != "" {
-			s.Calls[i].Usage = u
+			// The last line has the final usage. ccusage dates the call
+			// by the line whose usage it keeps: the first, until a later
+			// line changes it (tool_heavy.jsonl's streamed output).
+			if s.Calls[i].Usage != u {
+				s.Calls[i].Usage, s.Calls[i].Time = u, at
+			}
 			continue
 		}
 		if !split {
