@@ -419,7 +419,11 @@ func (rep *costReport) write(e *env, f report.Format, loc *time.Location) error 
 	for i := range right {
 		right[i] = i >= 4
 	}
-	t := &report.Table{Columns: cols, Right: right}
+	// Narrow terminals lose, in order: the models column (the breakdown
+	// rows still name them), first and last activity, requests, the 5m/1h
+	// write split, output.
+	drop := []int{0, 9, 8, 7, 6, 0, 5, 5, 0, 4, 0, 0}
+	t := &report.Table{Columns: cols, Right: right, Drop: drop}
 	row := func(id, model string, first, last time.Time, requests int, tk usage.Tokens, usd float64, hit string) {
 		t.AddRow(id, model, when(first), when(last), strconv.Itoa(requests), num(tk.Input), num(tk.CacheWrite5m), num(tk.CacheWrite1h),
 			num(tk.CacheRead), num(tk.Output), cost(usd), hit)

@@ -14,6 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// Tables fit COLUMNS; tests that want a width set it themselves.
+func init() { os.Unsetenv("COLUMNS") }
+
 // update is the one -update flag of this package's golden tests.
 var update = flag.Bool("update", false, "rewrite golden files")
 
@@ -121,4 +124,33 @@ func TestVersion(t *testing.T) {
 	if got, want := versionLine(bi, true), "ctxsim v0.3.1 (0123456789ab, 2026-12-01T10:00:00Z, modified) go1.26.0"; got != want {
 		t.Errorf("versionLine = %q, want %q", got, want)
 	}
+}
+
+// TestTablesFitColumns: with COLUMNS=100 every line a command prints fits
+// 100 columns (Fit abbreviates, drops and wraps); --wide prints all.
+func TestTablesFitColumns(t *testing.T) {
+	t.Setenv("COLUMNS", "100")
+	cmds := [][]string{
+		{"cost", "--timezone", "UTC", ccDir},
+		{"cost", "--by", "day", "--timezone", "UTC", ccDir},
+		{"compare", "--trace", ccShort},
+		{"compare", "--trace", ccDir, "--policy", "hermes-default", "--policy", "prune-on-resume", "--policy", "masking-sliding"},
+		{"whatif", ccShort},
+		{"breakeven", "--model", "claude-opus-4-6"},
+		{"policies"},
+		{"run", "--trace", ccShort, "--policy", "claude-code"},
+	}
+	for _, args := range cmds {
+		code, out, errs := runCmd(t, args...)
+		require.Equal(t, exitOK, code, "%v: %s", args, errs)
+		for _, l := range strings.Split(out, "\n") {
+			if n := len([]rune(l)); n > 100 {
+				t.Errorf("%v: %d columns: %q", args, n, l)
+			}
+		}
+	}
+	_, wide, _ := runCmd(t, "cost", "--wide", "--timezone", "UTC", ccDir)
+	require.Contains(t, wide, "4d5611e5-241a-462a-8d15-5122611a9569  claude-opus-4-6", "--wide: full ids and every column")
+	_, narrow, _ := runCmd(t, "cost", "--timezone", "UTC", ccDir)
+	require.Contains(t, narrow, "hidden to fit 100 columns; --wide shows all")
 }
