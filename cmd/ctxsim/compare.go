@@ -289,15 +289,15 @@ func runCompare(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots str
 	if err != nil {
 		return err
 	}
-	if err := writeOutputs(of.out, plots, runs, recs, st, "ctxsim compare"); err != nil {
+	wl := map[string]string{}
+	for _, s := range sessions {
+		wl[s.ID] = experiment.Workload(s)
+	}
+	if err := writeOutputs(of.out, plots, runs, recs, st, "ctxsim compare", wl); err != nil {
 		return err
 	}
 	suite := len(wf.traces) == 0 && len(wf.profiles) == 0
 	if suite && !detail && format != report.JSON {
-		wl := map[string]string{}
-		for _, s := range sessions {
-			wl[s.ID] = experiment.Workload(s)
-		}
 		names := make([]string, len(specs))
 		for i, sp := range specs {
 			names[i] = sp.Name
@@ -354,9 +354,9 @@ func sortRuns(runs []report.RunSummary, specs []experiment.Spec) {
 
 // writeOutputs writes records.jsonl, summary.json and report.html to out,
 // and the figures to plots, each atomically.
-func writeOutputs(out, plots string, runs []report.RunSummary, recs []sim.Record, st *experiment.Setup, title string) error {
+func writeOutputs(out, plots string, runs []report.RunSummary, recs []sim.Record, st *experiment.Setup, title string, workloads map[string]string) error {
 	if out != "" {
-		in := report.HTMLInput{Title: title, Subtitle: fmt.Sprintf("seed %d", st.Seed), Runs: runs, Records: recs}
+		in := report.HTMLInput{Title: title, Subtitle: fmt.Sprintf("seed %d", st.Seed), Runs: runs, Records: recs, Workloads: workloads}
 		if err := report.WriteDir(out, in, st.Prices); err != nil {
 			return err
 		}

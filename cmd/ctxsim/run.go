@@ -100,7 +100,7 @@ func runRun(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots string)
 	}); err != nil {
 		return err
 	}
-	if err := writeOutputs(of.out, plots, runs, recs, st, "ctxsim run"); err != nil {
+	if err := writeOutputs(of.out, plots, runs, recs, st, "ctxsim run", nil); err != nil {
 		return err
 	}
 	if format == report.JSON {

@@ -154,7 +154,7 @@ func runWhatif(e *env, paths []string, from string, names []string, sf *simFlags
 	if cellErr != nil && !errors.As(cellErr, &failed) {
 		return cellErr
 	}
-	if err := writeOutputs(of.out, "", runs, recs, st, "ctxsim whatif"); err != nil {
+	if err := writeOutputs(of.out, "", runs, recs, st, "ctxsim whatif", nil); err != nil {
 		return err
 	}
 	cols := make([]string, len(specs))
