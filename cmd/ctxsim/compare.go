@@ -27,7 +27,7 @@ type workloadFlags struct {
 }
 
 func (w *workloadFlags) add(fs *pflag.FlagSet) {
-	fs.StringArrayVar(&w.traces, "trace", nil, "trace file or directory: native, Claude Code, Codex or hermes state.db told apart by content (else --from); repeatable")
+	fs.StringArrayVar(&w.traces, "trace", nil, "trace file or directory (the same as a PATH argument): native, Claude Code, Codex or hermes state.db told apart by content (else --from); repeatable")
 	fs.StringArrayVar(&w.profiles, "profile", nil, "synthetic workload profile (see ctxsim gen --list); repeatable")
 	fs.IntVar(&w.sessions, "sessions", 2, "sessions per --profile")
 	fs.StringVar(&w.from, "from", "", "force the format of --trace paths (native, claude-code, codex, hermes, chatlog)")
@@ -90,6 +90,7 @@ type simFlags struct {
 
 func (f *simFlags) add(fs *pflag.FlagSet, defaultPolicies string) {
 	fs.StringArrayVar(&f.policies, "policy", nil, "policy: a preset (see ctxsim policies), \"recorded\", or a .yaml/.json config; repeatable (default "+defaultPolicies+")")
+	addPolicyAlias(fs, &f.policies)
 	fs.StringArrayVar(&f.sets, "set", nil, "override a policy setting, key=value (hermes key names); repeatable")
 	fs.StringVar(&f.provider, "provider", "auto", "fake provider: anthropic, openai, deepseek, vllm, or auto (the provider of each trace's model)")
 	fs.StringVar(&f.prices, "prices", "", "LiteLLM model_prices_and_context_window.json to override or extend the rate card")
@@ -225,7 +226,7 @@ func init() {
 	register(&command{
 		name:    "compare",
 		summary: "replay traces under policies and compare cost, hit rate, occupancy, latency",
-		usage:   "[--trace PATH]... [--profile P]... [--policy NAME]... [flags]",
+		usage:   "[PATH...] [--profile P]... [--policy NAME]... [flags]",
 		help: `Compare replays every trace under every policy against a fake provider and
 prints one row per (trace, policy): requests, cost, token-weighted cache hit
 rate, peak occupancy (billed prompt ÷ compaction threshold), compactions and
@@ -258,9 +259,7 @@ Examples:
 			plots := fs.String("plots", "", "directory to write the figures to (SVG and PNG)")
 			detail := fs.Bool("detail", false, "one row per (session, policy) even for the embedded suite")
 			return func(e *env, args []string) error {
-				if len(args) > 0 {
-					return usagef("unexpected argument %q (traces go after --trace)", args[0])
-				}
+				wf.traces = append(wf.traces, args...) // PATH... and --trace PATH are one list
 				return runCompare(e, &wf, &sf, &of, *plots, *detail)
 			}
 		},

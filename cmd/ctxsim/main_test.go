@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -153,4 +154,44 @@ func TestTablesFitColumns(t *testing.T) {
 	require.Contains(t, wide, "4d5611e5-241a-462a-8d15-5122611a9569  claude-opus-4-6", "--wide: full ids and every column")
 	_, narrow, _ := runCmd(t, "cost", "--timezone", "UTC", ccDir)
 	require.Contains(t, narrow, "hidden to fit 100 columns; --wide shows all")
+}
+
+// TestPositionalTraces: in compare, run and sweep a PATH argument is the
+// same as --trace PATH: the same bytes out.
+func TestPositionalTraces(t *testing.T) {
+	for _, c := range [][]string{
+		{"compare", "--policy", "hermes-default", "--policy", "prune-on-resume"},
+		{"run", "--policy", "claude-code"},
+		{"sweep", "--policy", "hermes-default", "--grid", "prompt_caching.cache_ttl=5m,1h"},
+	} {
+		code, byFlag, errs := runCmd(t, append(slices.Clone(c), "--trace", ccShort)...)
+		require.Equal(t, exitOK, code, "%v --trace: %s", c, errs)
+		code, byArg, errs := runCmd(t, append(slices.Clone(c), ccShort)...)
+		require.Equal(t, exitOK, code, "%v PATH: %s", c, errs)
+		require.Equal(t, byFlag, byArg, c[0])
+		require.Contains(t, byArg, "55604662", c[0])
+	}
+	code, _, errs := runCmd(t, "run", ccShort, ccBig)
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, errs, "want exactly one trace")
+}
+
+// TestPolicyAlias: --policies a,b is --policy a --policy b, in compare and
+// whatif alike.
+func TestPolicyAlias(t *testing.T) {
+	for _, c := range [][]string{{"compare", "--trace", ccShort}, {"whatif", ccShort}} {
+		code, a, errs := runCmd(t, append(slices.Clone(c), "--policy", "ttl-1h", "--policy", "prune-on-resume")...)
+		if c[0] == "compare" {
+			code, a, errs = runCmd(t, append(slices.Clone(c), "--policy", "hermes-default", "--policy", "prune-on-resume")...)
+		}
+		require.Equal(t, exitOK, code, "%v: %s", c, errs)
+		alias := "ttl-1h,prune-on-resume"
+		if c[0] == "compare" {
+			alias = "hermes-default,prune-on-resume"
+		}
+		code, b, errs := runCmd(t, append(slices.Clone(c), "--policies", alias)...)
+		require.Equal(t, exitOK, code, "%v: %s", c, errs)
+		require.Equal(t, a, b, c[0])
+		require.Contains(t, b, "prune-on-resume")
+	}
 }

@@ -14,7 +14,7 @@ func init() {
 	register(&command{
 		name:    "run",
 		summary: "replay one trace under one policy and print its summary",
-		usage:   "--trace PATH --policy NAME [flags]",
+		usage:   "PATH [--policy NAME] [flags]",
 		help: `Run replays one trace (a session and its subagents; or every session of a
 recorded directory, as one tenant) under one policy and prints what it cost:
 tokens and dollars by class, cache hit rate, occupancy, compactions and
@@ -36,11 +36,9 @@ Examples:
 			of.add(fs)
 			plots := fs.String("plots", "", "directory to write the figures to (SVG and PNG)")
 			return func(e *env, args []string) error {
-				if len(args) > 0 {
-					return usagef("unexpected argument %q", args[0])
-				}
+				wf.traces = append(wf.traces, args...) // PATH and --trace PATH are one list
 				if len(wf.traces) != 1 {
-					return usagef("want exactly one --trace")
+					return usagef("want exactly one trace (PATH or --trace PATH)")
 				}
 				if len(sf.policies) > 1 {
 					return usagef("want one --policy (use compare for several)")

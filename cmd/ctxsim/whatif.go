@@ -84,7 +84,9 @@ Examples:
 			var sf simFlags
 			var of outFlags
 			from := fs.String("from", "", "force the log format (native, claude-code, codex, hermes, chatlog)")
-			names := fs.StringSlice("policies", whatifNames(), "policies to compare, comma-separated")
+			var picked []string
+			fs.StringArrayVar(&picked, "policy", nil, "a policy to compare; repeatable (default: "+strings.Join(whatifNames(), ", ")+")")
+			addPolicyAlias(fs, &picked)
 			fs.StringArrayVar(&sf.sets, "set", nil, "override a setting of every policy, key=value; repeatable")
 			fs.StringVar(&sf.provider, "provider", "auto", "fake provider: anthropic, openai, deepseek, vllm, or auto (the provider of each trace's model)")
 			fs.StringVar(&sf.prices, "prices", "", "LiteLLM price file to override or extend the rate card")
@@ -96,7 +98,11 @@ Examples:
 				if len(args) == 0 {
 					return usagef("want at least one PATH (a log file or directory)")
 				}
-				return runWhatif(e, args, *from, *names, &sf, &of)
+				names := picked
+				if len(names) == 0 {
+					names = whatifNames()
+				}
+				return runWhatif(e, args, *from, names, &sf, &of)
 			}
 		},
 	})
