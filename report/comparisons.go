@@ -292,6 +292,10 @@ func RunBill(r RunSummary) *Table {
 	if r.Recorded != nil {
 		total = append(total, Thousands(rec.Prompt()+rec.Output), usd4(r.Recorded.CostUSD), signedPct(r.Error.CostPct))
 	}
+	if r.OverflowErrors > 0 {
+		total[2] += " !"
+		t.Notes = append(t.Notes, fmt.Sprintf("! %d calls overflowed the context window and were rejected (unbilled): the cost is not comparable.", r.OverflowErrors))
+	}
 	t.AddRow(total...)
 	return t
 }
