@@ -288,6 +288,9 @@ func runCompare(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots str
 	if err != nil {
 		return err
 	}
+	for _, w := range clampWarnings(sf.sets, nil, sessions, st.Prices) {
+		fmt.Fprintln(e.stderr, "warning: "+w)
+	}
 	wl := map[string]string{}
 	for _, s := range sessions {
 		wl[s.ID] = experiment.Workload(s)

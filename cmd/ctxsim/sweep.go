@@ -151,6 +151,9 @@ func runSweep(e *env, sw *sweepFlags) error {
 	if err != nil {
 		return err
 	}
+	for _, w := range clampWarnings(sw.sf.sets, axes, sessions, st.Prices) {
+		fmt.Fprintln(e.stderr, "warning: "+w)
+	}
 	var jr *experiment.Journal
 	done := map[string][]report.RunSummary{}
 	if sw.of.out != "" {
