@@ -14,6 +14,7 @@ import (
 	"github.com/ctxsim/ctxsim/policies/estimate/tokcache"
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/sim"
+	"github.com/ctxsim/ctxsim/sim/provider"
 	"github.com/ctxsim/ctxsim/traces"
 	"github.com/ctxsim/ctxsim/traces/synth"
 )
@@ -86,6 +87,8 @@ type simFlags struct {
 	clearTU  bool
 	cacheDir string
 	noCache  bool
+	kvCap    int
+	kvBlock  int
 }
 
 func (f *simFlags) add(fs *pflag.FlagSet, defaultPolicies string) {
@@ -100,6 +103,14 @@ func (f *simFlags) add(fs *pflag.FlagSet, defaultPolicies string) {
 	fs.Float64Var(&f.errRate, "provider-error-rate", 0, "probability that a call is rejected as overloaded (seeded); the harness retries with backoff")
 	fs.BoolVar(&f.clearTU, "clear-tool-uses", false, "anthropic: server-side context editing (clear_tool_uses_20250919 with its defaults)")
 	f.addCache(fs)
+	addVLLMFlags(fs, f)
+}
+
+// addVLLMFlags declares the vllm provider's KV cache, with the defaults of
+// its documented GPU profile (provider.DefaultVLLMCapacity).
+func addVLLMFlags(fs *pflag.FlagSet, f *simFlags) {
+	fs.IntVar(&f.kvCap, "kv-capacity", provider.DefaultVLLMCapacity, "vllm: KV cache size in tokens (default: one 16 GB GPU serving a 3B model in fp16; vLLM's '# GPU blocks' × block size)")
+	fs.IntVar(&f.kvBlock, "block-size", provider.DefaultVLLMBlockSize, "vllm: KV block size in tokens (vLLM's default 16)")
 }
 
 // addCache declares the token-count cache's flags.
@@ -127,6 +138,10 @@ func (f *simFlags) setup(e *env) (*experiment.Setup, error) {
 		return nil, err
 	}
 	st.SummarizerFailRate, st.ProviderErrorRate, st.ClearToolUses = f.failRate, f.errRate, f.clearTU
+	if f.kvCap < 0 || f.kvBlock < 0 || (f.kvCap > 0 && f.kvBlock > f.kvCap) {
+		return nil, usagef("--kv-capacity %d, --block-size %d: want positive sizes, the block no larger than the cache", f.kvCap, f.kvBlock)
+	}
+	st.VLLM.Capacity, st.VLLM.BlockSize = f.kvCap, f.kvBlock
 	dir := f.cacheDirFor(e)
 	if dir == "" && e.tokenizer == nil {
 		return st, nil // the process-wide memo, no store

@@ -93,6 +93,7 @@ Examples:
 			fs.Uint64Var(&sf.seed, "seed", 1, "seed of every random choice")
 			fs.IntVarP(&sf.jobs, "jobs", "j", 0, "parallel replays (0: all cores); output is identical for any value")
 			sf.addCache(fs)
+			addVLLMFlags(fs, &sf)
 			of.add(fs)
 			return func(e *env, args []string) error {
 				if len(args) == 0 {
