@@ -22,9 +22,9 @@ latency. When the trace carries recorded usage (Claude Code, Codex logs) the
 recorded figures and the simulation's error stand beside the simulated ones.
 
 Examples:
-  ctxsim run --trace testdata/claude-code/short.jsonl --policy recorded
-  ctxsim run --trace testdata/claude-code --policy claude-code --json
-  ctxsim run --trace trace.jsonl --policy hermes-micro --set compression.micro_compact_every_n_turns=5
+  ctxsim run testdata/claude-code/short.jsonl --policy recorded
+  ctxsim run testdata/claude-code --policy claude-code --json
+  ctxsim run trace.jsonl --policy hermes-micro --set compression.micro_compact_every_n_turns=5
   ctxsim run --trace trace.jsonl --policy my-policy.yaml --out out/`,
 		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
 			var wf workloadFlags
@@ -33,6 +33,7 @@ Examples:
 			fs.StringArrayVar(&wf.traces, "trace", nil, "trace file or directory: native, Claude Code, Codex or hermes state.db told apart by content (else --from)")
 			fs.StringVar(&wf.from, "from", "", "force the format of --trace (native, claude-code, codex, hermes, chatlog)")
 			sf.add(fs, "recorded for recorded traces, else hermes-default")
+			fs.Lookup("policy").Usage = "the policy: a preset (see ctxsim policies), \"recorded\", or a .yaml/.json config; one (compare takes several)"
 			of.add(fs)
 			plots := fs.String("plots", "", "directory to write the figures to (SVG and PNG)")
 			return func(e *env, args []string) error {

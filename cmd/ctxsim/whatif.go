@@ -95,6 +95,7 @@ Examples:
 			sf.addCache(fs)
 			addVLLMFlags(fs, &sf)
 			of.add(fs)
+			fs.Lookup("json").Usage = "print the what-if report (sessions, policies, savings) as JSON (same as --format json)"
 			return func(e *env, args []string) error {
 				if len(args) == 0 {
 					return usagef("want at least one PATH (a log file or directory)")
