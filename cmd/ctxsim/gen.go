@@ -44,6 +44,7 @@ Examples:
 			start := fs.String("start", "", "start time of session 0, RFC 3339 (default "+synth.DefaultStart.Format(time.RFC3339)+")")
 			list := fs.Bool("list", false, "list profiles and exit")
 			asJSON := fs.Bool("json", false, `print {"written":[...],"warnings":[]} (or the profile list) as JSON`)
+			addFormatTextJSON(fs, asJSON)
 			return func(e *env, args []string) error {
 				if *list {
 					return listProfiles(e, *asJSON)

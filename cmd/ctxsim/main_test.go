@@ -195,3 +195,21 @@ func TestPolicyAlias(t *testing.T) {
 		require.Contains(t, b, "prune-on-resume")
 	}
 }
+
+// TestFormatEverywhere: every command that prints takes --format and
+// --json; for gen, import and validate --format json is --json.
+func TestFormatEverywhere(t *testing.T) {
+	for n := range commands {
+		_, help, _ := runCmd(t, n, "--help")
+		if n == "version" {
+			continue
+		}
+		if !strings.Contains(help, "--format") || !strings.Contains(help, "--json") {
+			t.Errorf("%s --help lacks --format or --json", n)
+		}
+	}
+	_, a, _ := runCmd(t, "gen", "--list", "--json")
+	_, b, _ := runCmd(t, "gen", "--list", "--format", "json")
+	require.Equal(t, a, b)
+	require.True(t, strings.HasPrefix(b, "["))
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -25,4 +26,32 @@ func (p policyList) Set(v string) error {
 // --policy, appending to names.
 func addPolicyAlias(fs *pflag.FlagSet, names *[]string) {
 	fs.Var(policyList{names}, "policies", "the same as --policy, comma-separated: --policies a,b is --policy a --policy b")
+}
+
+// textOrJSON is --format for commands whose output is a list of what they
+// did (gen, import, validate): text, or json (the same as --json).
+type textOrJSON struct{ asJSON *bool }
+
+func (f textOrJSON) String() string {
+	if f.asJSON != nil && *f.asJSON {
+		return "json"
+	}
+	return "text"
+}
+func (f textOrJSON) Type() string { return "format" }
+func (f textOrJSON) Set(v string) error {
+	switch v {
+	case "text":
+		*f.asJSON = false
+	case "json":
+		*f.asJSON = true
+	default:
+		return fmt.Errorf("want text or json, got %q", v)
+	}
+	return nil
+}
+
+// addFormatTextJSON declares --format text|json beside --json.
+func addFormatTextJSON(fs *pflag.FlagSet, asJSON *bool) {
+	fs.Var(textOrJSON{asJSON}, "format", "output format: text or json (json is the same as --json)")
 }
