@@ -170,7 +170,7 @@ var exampleClaims = map[string][]string{
 	"ctxsim gen --profile review --length 4 -o /tmp/review4x":                               {"review-1-0.jsonl (546 events, 273 calls)"},
 	"ctxsim gen --profile cron --sessions 48 --model claude-sonnet-4-5 -o /tmp/cron --json": {`"id": "cron-1-47"`},
 	"ctxsim import claude-code ~/.claude/projects -o traces/":                               {"4d5611e5-241a-462a-8d15-5122611a9569.jsonl (281 events, 139 calls)"},
-	"ctxsim import claude-code ~/.claude/projects/-home-me-proj/4d5611e5.jsonl -o /tmp/t":   {"1 sessions from claude-code"},
+	"ctxsim import claude-code ~/.claude/projects/-home-me-proj/4d5611e5.jsonl -o /tmp/t":   {"3 sessions from claude-code", "agent-a2898e3.jsonl (24 events, 12 calls)"},
 	"ctxsim import codex ~/.codex/sessions -o traces/":                                      {"1 sessions from codex"},
 	"ctxsim import hermes ~/.hermes/state.db -o traces/":                                    {"1 sessions from hermes"},
 	"ctxsim import --json claude-code testdata/claude-code -o /tmp/t":                       {`"written": [`, `"calls": 139`},
