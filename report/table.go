@@ -84,8 +84,10 @@ const minAbbrev = 12
 //  2. columns are dropped by rank (Drop: highest first; between equal
 //     ranks, the rightmost first; rank 0 never), and a note under the
 //     table names them and says that --wide shows all;
-//  3. left-aligned columns are abbreviated further, to 12;
-//  4. numbers, right-aligned, are never cut.
+//  3. headers of number columns wider than their numbers are cut, a
+//     character at a time from the widest, to no fewer than 6;
+//  4. left-aligned columns are abbreviated further, to 12;
+//  5. numbers, right-aligned, are never cut; notes and the title wrap.
 //
 // A table that still does not fit is printed as it then is. Fit returns
 // the fitted copy; t is unchanged.
@@ -104,7 +106,6 @@ func (t *Table) Fit(width int) *Table {
 	f.Notes = append([]string(nil), t.Notes...)
 	f.Width = 0
 	f.abbreviate(width, 20)
-	f.abbreviateHeaders(width)
 	var dropped []string
 	for f.total() > width {
 		victim := -1
@@ -128,6 +129,7 @@ func (t *Table) Fit(width int) *Table {
 			}
 		}
 	}
+	f.abbreviateHeaders(width)
 	f.abbreviate(width, minAbbrev)
 	if len(dropped) > 0 {
 		f.Notes = append(f.Notes, fmt.Sprintf("(%s hidden to fit %d columns; --wide shows all)", strings.Join(dropped, ", "), width))

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/traces"
 	"github.com/ctxsim/ctxsim/traces/synth"
 )
@@ -100,10 +101,11 @@ func listProfiles(e *env, asJSON bool) error {
 		}
 		return writeJSON(e.stdout, rows)
 	}
+	t := &report.Table{Columns: []string{"profile", "description"}}
 	for _, p := range ps {
-		fmt.Fprintf(e.stdout, "%-13s %s\n", p.Name, p.Description)
+		t.AddRow(p.Name, p.Description)
 	}
-	return nil
+	return t.Write(e.stdout, report.Text)
 }
 
 // writeSessions writes ss as native traces under dir and says what it

@@ -139,7 +139,13 @@ func TestTablesFitColumns(t *testing.T) {
 		{"whatif", ccShort},
 		{"breakeven", "--model", "claude-opus-4-6"},
 		{"policies"},
+		{"policies", "--keys"},
 		{"run", "--trace", ccShort, "--policy", "claude-code"},
+		{"sweep", "--policy", "hermes-micro", "--profile", "cron", "--sessions", "1", "--grid", "compression.micro_compact_every_n_turns=1,2", "--grid", "prompt_caching.cache_ttl=5m,1h"},
+		{"fidelity", ccDir},
+		{"check", "--baseline", "../../testdata/baseline.json"},
+		{"gen", "--list"},
+		{"breakeven", ccDir},
 	}
 	for _, args := range cmds {
 		code, out, errs := runCmd(t, args...)
