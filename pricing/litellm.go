@@ -59,13 +59,19 @@ func (c *Card) LoadLiteLLM(r io.Reader, name string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
+	return c.loadLiteLLM(data, name, c)
+}
+
+// loadLiteLLM is LoadLiteLLM on data, taking minimum cacheable lengths and
+// windows from base.
+func (c *Card) loadLiteLLM(data []byte, name string, base *Card) error {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return fmt.Errorf("%s: not a LiteLLM price file (want a JSON object of models): %v", name, err)
 	}
 	keys := make([]string, 0, len(raw))
 	for k := range raw {
-		if k != "sample_spec" {
+		if k != "sample_spec" && k != "_about" {
 			keys = append(keys, k)
 		}
 	}
@@ -73,7 +79,7 @@ func (c *Card) LoadLiteLLM(r io.Reader, name string) error {
 	var errs []error
 	var add []Price
 	for _, k := range keys {
-		p, ok, err := parseLiteLLM(k, raw[k], c)
+		p, ok, err := parseLiteLLM(k, raw[k], base)
 		if err != nil {
 			if len(errs) < maxLiteLLMErrors {
 				errs = append(errs, fmt.Errorf("%s: model %q: %w", name, k, err))

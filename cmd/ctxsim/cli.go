@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strings"
 
@@ -126,7 +127,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // runEnv runs the command line args in e and returns the exit code.
 func runEnv(e *env, args []string) int {
+	// Text tables fit COLUMNS or the terminal (--wide: no limit).
+	out := &fitWriter{Writer: e.stdout, width: outputWidth(e.stdout, os.Getenv)}
+	ec := *e
+	ec.stdout = out
+	e = &ec
 	stdout, stderr := e.stdout, e.stderr
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
+		args = append([]string{"version"}, args[1:]...)
+	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		if len(args) > 1 {
 			if c, ok := commands[args[1]]; ok {
@@ -150,6 +159,7 @@ func runEnv(e *env, args []string) int {
 	}
 	fs := newFlagSet(c, stderr)
 	runFn := c.flags(fs)
+	wide := fs.Bool("wide", false, "print text tables at full width (default: fit COLUMNS or the terminal)")
 	usage := fs.Usage
 	fs.Usage = func() {} // printed below, on stdout for --help
 	if err := fs.Parse(args[1:]); err != nil {
@@ -160,6 +170,9 @@ func runEnv(e *env, args []string) int {
 		}
 		fmt.Fprintf(stderr, "ctxsim %s: %v\n(see ctxsim %s --help)\n", c.name, err, c.name)
 		return exitUsage
+	}
+	if *wide {
+		out.width = 0
 	}
 	err := runFn(e, fs.Args())
 	for _, f := range e.atExit {

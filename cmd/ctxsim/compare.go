@@ -14,6 +14,7 @@ import (
 	"github.com/ctxsim/ctxsim/policies/estimate/tokcache"
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/sim"
+	"github.com/ctxsim/ctxsim/sim/provider"
 	"github.com/ctxsim/ctxsim/traces"
 	"github.com/ctxsim/ctxsim/traces/synth"
 )
@@ -27,7 +28,7 @@ type workloadFlags struct {
 }
 
 func (w *workloadFlags) add(fs *pflag.FlagSet) {
-	fs.StringArrayVar(&w.traces, "trace", nil, "trace file or directory: native, Claude Code, Codex or hermes state.db told apart by content (else --from); repeatable")
+	fs.StringArrayVar(&w.traces, "trace", nil, "trace file or directory (the same as a PATH argument): native, Claude Code, Codex or hermes state.db told apart by content (else --from); repeatable")
 	fs.StringArrayVar(&w.profiles, "profile", nil, "synthetic workload profile (see ctxsim gen --list); repeatable")
 	fs.IntVar(&w.sessions, "sessions", 2, "sessions per --profile")
 	fs.StringVar(&w.from, "from", "", "force the format of --trace paths (native, claude-code, codex, hermes, chatlog)")
@@ -87,10 +88,13 @@ type simFlags struct {
 	clearTU  bool
 	cacheDir string
 	noCache  bool
+	kvCap    int
+	kvBlock  int
 }
 
 func (f *simFlags) add(fs *pflag.FlagSet, defaultPolicies string) {
 	fs.StringArrayVar(&f.policies, "policy", nil, "policy: a preset (see ctxsim policies), \"recorded\", or a .yaml/.json config; repeatable (default "+defaultPolicies+")")
+	addPolicyAlias(fs, &f.policies)
 	fs.StringArrayVar(&f.sets, "set", nil, "override a policy setting, key=value (hermes key names); repeatable")
 	fs.StringVar(&f.provider, "provider", "auto", "fake provider: anthropic, openai, deepseek, gemini, vllm, or auto (the provider of each trace's model)")
 	fs.StringVar(&f.prices, "prices", "", "LiteLLM model_prices_and_context_window.json to override or extend the rate card")
@@ -100,6 +104,14 @@ func (f *simFlags) add(fs *pflag.FlagSet, defaultPolicies string) {
 	fs.Float64Var(&f.errRate, "provider-error-rate", 0, "probability that a call is rejected as overloaded (seeded); the harness retries with backoff")
 	fs.BoolVar(&f.clearTU, "clear-tool-uses", false, "anthropic: server-side context editing (clear_tool_uses_20250919 with its defaults)")
 	f.addCache(fs)
+	addVLLMFlags(fs, f)
+}
+
+// addVLLMFlags declares the vllm provider's KV cache, with the defaults of
+// its documented GPU profile (provider.DefaultVLLMCapacity).
+func addVLLMFlags(fs *pflag.FlagSet, f *simFlags) {
+	fs.IntVar(&f.kvCap, "kv-capacity", provider.DefaultVLLMCapacity, "vllm: KV cache size in tokens (default: one 16 GB GPU serving a 3B model in fp16; vLLM's '# GPU blocks' × block size)")
+	fs.IntVar(&f.kvBlock, "block-size", provider.DefaultVLLMBlockSize, "vllm: KV block size in tokens (vLLM's default 16)")
 }
 
 // addCache declares the token-count cache's flags.
@@ -130,6 +142,10 @@ func (f *simFlags) setup(e *env) (*experiment.Setup, error) {
 		return nil, err
 	}
 	st.SummarizerFailRate, st.ProviderErrorRate, st.ClearToolUses = f.failRate, f.errRate, f.clearTU
+	if f.kvCap < 0 || f.kvBlock < 0 || (f.kvCap > 0 && f.kvBlock > f.kvCap) {
+		return nil, usagef("--kv-capacity %d, --block-size %d: want positive sizes, the block no larger than the cache", f.kvCap, f.kvBlock)
+	}
+	st.VLLM.Capacity, st.VLLM.BlockSize = f.kvCap, f.kvBlock
 	dir := f.cacheDirFor(e)
 	if dir == "" && e.tokenizer == nil {
 		return st, nil // the process-wide memo, no store
@@ -229,18 +245,20 @@ func init() {
 	register(&command{
 		name:    "compare",
 		summary: "replay traces under policies and compare cost, hit rate, occupancy, latency",
-		usage:   "[--trace PATH]... [--profile P]... [--policy NAME]... [flags]",
-		help: `Compare replays every trace under every policy against a fake provider and
-prints one row per (trace, policy): requests, cost, token-weighted cache hit
-rate, peak occupancy (billed prompt ÷ compaction threshold), compactions and
-p95 turn latency, with the cheapest policy of each trace marked "*". Traces
-with recorded usage also show what was really billed and the simulation's
-error against it.
+		usage:   "[PATH...] [--profile P]... [--policy NAME]... [flags]",
+		help: `Compare replays every trace under every policy against a fake provider.
+Given traces (PATH, or --trace PATH) or --profile, it prints one row per
+(trace, policy): requests, cost, token-weighted cache hit rate, peak
+occupancy (billed prompt ÷ compaction threshold), compactions and p95 turn
+latency, with the cheapest policy of each trace marked "*" and runs whose
+calls overflowed the window marked "!" (never the cheapest). Traces with
+recorded usage also show what was really billed and the simulation's error
+against it.
 
-With no --trace and no --profile it runs the embedded suite: the recorded
-Claude Code sessions compiled into the binary and two sessions of every
-synthetic profile, under every preset policy (and "recorded" for the
-recorded sessions).
+With neither it runs the embedded suite (the recorded Claude Code sessions
+compiled into the binary and two sessions of every synthetic profile, under
+every preset policy, and "recorded" for the recorded sessions) and prints
+one row per policy and one column per workload; --detail prints the rows.
 
 Sessions of one tenant (a session and its subagents; recorded sessions
 loaded from one path) share one provider cache and replay in global time
@@ -248,9 +266,10 @@ order. Output is byte-identical for any -j.
 
 Examples:
   ctxsim compare
-  ctxsim compare --trace ~/.claude/projects --policy recorded --policy prune-on-resume
+  ctxsim compare ~/.claude/projects --policy recorded --policy prune-on-resume
   ctxsim compare --profile coding-burst --sessions 5 --policy hermes-default --policy hermes-micro
-  ctxsim compare --profile cron --policy hermes --set prompt_caching.layout=system_and_3
+  ctxsim compare --profile cron --policies hermes-default,hermes-micro --set prompt_caching.layout=system_and_3
+  ctxsim compare --provider vllm --kv-capacity 40000 --profile coding-burst --policy hermes-default
   ctxsim compare --trace traces/ --policy my-policy.yaml --provider openai --out out/`,
 		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
 			var wf workloadFlags
@@ -262,9 +281,7 @@ Examples:
 			plots := fs.String("plots", "", "directory to write the figures to (SVG and PNG)")
 			detail := fs.Bool("detail", false, "one row per (session, policy) even for the embedded suite")
 			return func(e *env, args []string) error {
-				if len(args) > 0 {
-					return usagef("unexpected argument %q (traces go after --trace)", args[0])
-				}
+				wf.traces = append(wf.traces, args...) // PATH... and --trace PATH are one list
 				return runCompare(e, &wf, &sf, &of, *plots, *detail)
 			}
 		},
@@ -293,15 +310,18 @@ func runCompare(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots str
 	if err != nil {
 		return err
 	}
-	if err := writeOutputs(of.out, plots, runs, recs, st, "ctxsim compare", e.warn.List()); err != nil {
+	for _, w := range clampWarnings(sf.sets, nil, sessions, st.Prices) {
+		fmt.Fprintln(e.stderr, "warning: "+w)
+	}
+	wl := map[string]string{}
+	for _, s := range sessions {
+		wl[s.ID] = experiment.Workload(s)
+	}
+	if err := writeOutputs(of.out, plots, runs, recs, st, "ctxsim compare", wl, e.warn.List()); err != nil {
 		return err
 	}
 	suite := len(wf.traces) == 0 && len(wf.profiles) == 0
 	if suite && !detail && format != report.JSON {
-		wl := map[string]string{}
-		for _, s := range sessions {
-			wl[s.ID] = experiment.Workload(s)
-		}
 		names := make([]string, len(specs))
 		for i, sp := range specs {
 			names[i] = sp.Name
@@ -358,9 +378,9 @@ func sortRuns(runs []report.RunSummary, specs []experiment.Spec) {
 
 // writeOutputs writes records.jsonl, summary.json and report.html to out,
 // and the figures to plots, each atomically.
-func writeOutputs(out, plots string, runs []report.RunSummary, recs []sim.Record, st *experiment.Setup, title string, warnings []traces.Warning) error {
+func writeOutputs(out, plots string, runs []report.RunSummary, recs []sim.Record, st *experiment.Setup, title string, workloads map[string]string, warnings []traces.Warning) error {
 	if out != "" {
-		in := report.HTMLInput{Title: title, Subtitle: fmt.Sprintf("seed %d", st.Seed), Runs: runs, Records: recs, Warnings: warnings}
+		in := report.HTMLInput{Title: title, Subtitle: fmt.Sprintf("seed %d", st.Seed), Runs: runs, Records: recs, Workloads: workloads, Warnings: warnings}
 		if err := report.WriteDir(out, in, st.Prices); err != nil {
 			return err
 		}

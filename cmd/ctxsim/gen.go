@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/traces"
 	"github.com/ctxsim/ctxsim/traces/synth"
 )
@@ -49,6 +50,7 @@ Examples:
 			start := fs.String("start", "", "start time of session 0, RFC 3339 (default "+synth.DefaultStart.Format(time.RFC3339)+")")
 			list := fs.Bool("list", false, "list profiles and exit")
 			asJSON := fs.Bool("json", false, `print {"written":[...],"warnings":[]} (or the profile list) as JSON`)
+			addFormatTextJSON(fs, asJSON)
 			return func(e *env, args []string) error {
 				if *list {
 					return listProfiles(e, *asJSON)
@@ -104,10 +106,11 @@ func listProfiles(e *env, asJSON bool) error {
 		}
 		return writeJSON(e.stdout, rows)
 	}
+	t := &report.Table{Columns: []string{"profile", "description"}}
 	for _, p := range ps {
-		fmt.Fprintf(e.stdout, "%-13s %s\n", p.Name, p.Description)
+		t.AddRow(p.Name, p.Description)
 	}
-	return nil
+	return t.Write(e.stdout, report.Text)
 }
 
 // writeSessions writes ss as native traces under dir and says what it

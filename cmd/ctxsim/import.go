@@ -77,6 +77,7 @@ Examples:
 		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
 			out := fs.StringP("out", "o", "", "directory to write native traces to (created if missing)")
 			asJSON := fs.Bool("json", false, `print {"written":[...],"warnings":[...]} instead of text`)
+			addFormatTextJSON(fs, asJSON)
 			return func(e *env, args []string) error {
 				if len(args) < 2 {
 					return usagef("want FORMAT and at least one PATH (formats: %s)", strings.Join(importerNames(), ", "))

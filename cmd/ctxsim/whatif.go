@@ -85,19 +85,27 @@ Examples:
 			var sf simFlags
 			var of outFlags
 			from := fs.String("from", "", "force the log format (native, claude-code, codex, hermes, chatlog)")
-			names := fs.StringSlice("policies", whatifNames(), "policies to compare, comma-separated")
+			var picked []string
+			fs.StringArrayVar(&picked, "policy", nil, "a policy to compare; repeatable (default: "+strings.Join(whatifNames(), ", ")+")")
+			addPolicyAlias(fs, &picked)
 			fs.StringArrayVar(&sf.sets, "set", nil, "override a setting of every policy, key=value; repeatable")
 			fs.StringVar(&sf.provider, "provider", "auto", "fake provider: anthropic, openai, deepseek, gemini, vllm, or auto (the provider of each trace's model)")
 			fs.StringVar(&sf.prices, "prices", "", "LiteLLM price file to override or extend the rate card")
 			fs.Uint64Var(&sf.seed, "seed", 1, "seed of every random choice")
 			fs.IntVarP(&sf.jobs, "jobs", "j", runtime.GOMAXPROCS(0), "parallel replays; output is identical for any value")
 			sf.addCache(fs)
+			addVLLMFlags(fs, &sf)
 			of.add(fs)
+			fs.Lookup("json").Usage = "print the what-if report (sessions, policies, savings) as JSON (same as --format json)"
 			return func(e *env, args []string) error {
 				if len(args) == 0 {
 					return usagef("want at least one PATH (a log file or directory)")
 				}
-				return runWhatif(e, args, *from, *names, &sf, &of)
+				names := picked
+				if len(names) == 0 {
+					names = whatifNames()
+				}
+				return runWhatif(e, args, *from, names, &sf, &of)
 			}
 		},
 	})
@@ -155,7 +163,7 @@ func runWhatif(e *env, paths []string, from string, names []string, sf *simFlags
 	if cellErr != nil && !errors.As(cellErr, &failed) {
 		return cellErr
 	}
-	if err := writeOutputs(of.out, "", runs, recs, st, "ctxsim whatif", e.warn.List()); err != nil {
+	if err := writeOutputs(of.out, "", runs, recs, st, "ctxsim whatif", nil, e.warn.List()); err != nil {
 		return err
 	}
 	cols := make([]string, len(specs))

@@ -46,7 +46,7 @@ func FuzzImport(f *testing.F) {
 			return
 		}
 		var w2 traces.Warnings
-		su, err := scanFile(bytes.NewReader(data), "f.jsonl", &w2)
+		fu, err := scanFile(bytes.NewReader(data), "f.jsonl", &w2)
 		if err != nil {
 			t.Fatalf("scanFile: %v", err)
 		}
@@ -55,13 +55,13 @@ func FuzzImport(f *testing.F) {
 			u, _ := billed(s)
 			iu = iu.Add(u)
 		}
-		su0 = su.Total()
+		su0 = fu.main.Total()
 		for _, u := range []traces.Usage{iu, su0} {
 			if u.Input < 0 || u.CacheWrite5m < 0 || u.CacheWrite1h < 0 || u.CacheRead < 0 || u.Output < 0 {
 				t.Fatalf("negative total %+v", u)
 			}
 		}
-		if miss := su.lines - su.used; miss > w2.Total() {
+		if miss := fu.main.lines - fu.main.used; miss > w2.Total() {
 			t.Fatalf("scan: %d lines neither used nor warned about", miss)
 		}
 		if iu != su0 && w.Total() == 0 {

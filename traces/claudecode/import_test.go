@@ -1,6 +1,7 @@
 package claudecode
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -160,6 +161,16 @@ func TestScanUsageMatchesImport(t *testing.T) {
 	us, _, err := ScanUsage(testdata)
 	require.NoError(t, err)
 	m := byID(t, ss)
+	// Subagents known only from progress lines are the scan's alone: the
+	// importer builds transcripts from the session's own lines.
+	progress := 0
+	for _, u := range us {
+		if u.FromProgress {
+			progress++
+		}
+	}
+	require.Equal(t, 1, progress, "subagent.jsonl's haiku agent, from its progress lines")
+	us = slices.DeleteFunc(us, func(u *SessionUsage) bool { return u.FromProgress })
 	if len(us) != len(ss) {
 		t.Fatalf("scan found %d sessions, import %d", len(us), len(ss))
 	}
@@ -177,8 +188,10 @@ func TestScanUsageMatchesImport(t *testing.T) {
 	// The same file given twice: its calls count once.
 	us2, w, err := ScanUsage(bigFile, bigFile)
 	require.NoError(t, err)
-	if len(us2) != 1 || w.Total() != 139 {
-		t.Errorf("duplicate file: %d sessions, %d warnings; want 1 session and 139 skipped calls", len(us2), w.Total())
+	// Its progress lines echo 11 of subagent a2898e3's 12 calls; without
+	// the subagent's own file they are all there is of it.
+	if len(us2) != 2 || w.Total() != 139 || !us2[1].FromProgress || len(us2[1].Calls) != 11 {
+		t.Errorf("duplicate file: %d sessions, %d warnings; want the file's and its progress agent's, and 139 skipped calls", len(us2), w.Total())
 	}
 }
 

@@ -2,6 +2,7 @@ package claudecode
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -35,10 +36,17 @@ type SessionUsage struct {
 	// lines read and lines used (a call, a record that bills nothing or a
 	// blank line); every other line has a warning.
 	lines, used int
+	// FromProgress marks a subagent known only from the progress lines of
+	// its parent's log (Claude Code 2.1 echoes each subagent response there;
+	// its own agent-*.jsonl may be missing).
+	FromProgress bool
 }
 
 // Call is one billed API response.
 type Call struct {
+	// Time is the timestamp of the call's earliest line (zero when it has
+	// none): the day, week, month and 5-hour block ccusage dates it in.
+	Time  time.Time
 	Model string
 	// MessageID and RequestID identify the response (the dedupe key).
 	MessageID, RequestID string
@@ -84,14 +92,16 @@ func ScanUsage(paths ...string) ([]*SessionUsage, *traces.Warnings, error) {
 		files = append(files, fs0...)
 	}
 	read, rws, err := readFiles(len(files), func(i int) (io.ReadCloser, error) { return os.Open(files[i]) },
-		func(i int, r io.Reader, w *traces.Warnings) (*SessionUsage, error) { return scanFile(r, files[i], w) })
+		func(i int, r io.Reader, w *traces.Warnings) (fileUsage, error) { return scanFile(r, files[i], w) })
 	if err != nil {
 		return nil, nil, err
 	}
 	ws.Merge(rws)
 	seen := map[string]bool{}
 	var out []*SessionUsage
-	for _, s := range read {
+	byID := map[string]*SessionUsage{}
+	for _, f := range read {
+		s := f.main
 		kept := s.Calls[:0]
 		for _, c := range s.Calls {
 			k := callKey(c.MessageID, c.RequestID)
@@ -105,11 +115,109 @@ func ScanUsage(paths ...string) ([]*SessionUsage, *traces.Warnings, error) {
 		s.Calls = kept
 		if len(s.Calls) > 0 {
 			out = append(out, s)
+			if byID[s.ID] == nil {
+				byID[s.ID] = s
+			}
+		}
+	}
+	// Subagent responses echoed in progress lines count where no log file
+	// holds the same response (its own agent-*.jsonl wins, silently).
+	for _, f := range read {
+		for _, s := range f.agents {
+			kept := s.Calls[:0]
+			for _, c := range s.Calls {
+				if k := callKey(c.MessageID, c.RequestID); k == "" || !seen[k] {
+					seen[k] = true
+					kept = append(kept, c)
+				}
+			}
+			s.Calls = kept
+			switch {
+			case len(s.Calls) == 0:
+			case byID[s.ID] != nil:
+				byID[s.ID].Calls = append(byID[s.ID].Calls, s.Calls...)
+			default:
+				byID[s.ID] = s
+				out = append(out, s)
+			}
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, ws, nil
 }
+
+// fileUsage is what one file holds: its own calls, and the subagent
+// responses its progress lines echo, by agent in order of first sight.
+type fileUsage struct {
+	main   *SessionUsage
+	agents []*SessionUsage
+}
+
+// progressLine is a progress record echoing a subagent's response (Claude
+// Code 2.1): decoded in full, as such lines are few.
+type progressLine struct {
+	SessionID string `json:"sessionId"`
+	Data      *struct {
+		AgentID string `json:"agentId"`
+		Message *struct {
+			Type      string `json:"type"`
+			Timestamp string `json:"timestamp"`
+			RequestID string `json:"requestId"`
+			Message   *struct {
+				ID    string    `json:"id"`
+				Model string    `json:"model"`
+				Usage *rawUsage `json:"usage"`
+			} `json:"message"`
+		} `json:"message"`
+	} `json:"data"`
+}
+
+// progressAgents collects the subagent calls of progress lines: Claude Code
+// 2.1 echoes each subagent response in its parent's log, and ccusage
+// 20.0.24 counts them, under the subagent's id (<session>.agent-<agent>).
+type progressAgents struct {
+	name   string
+	agents []*SessionUsage
+	byID   map[string]int
+	byCall map[string][2]int
+}
+
+func (pa *progressAgents) add(b []byte, warn func(string)) {
+	var pl progressLine
+	if json.Unmarshal(b, &pl) != nil {
+		return
+	}
+	d := pl.Data
+	if d == nil || d.AgentID == "" || d.Message == nil || d.Message.Type != "assistant" || pl.SessionID == "" {
+		return
+	}
+	m := d.Message.Message
+	if m == nil || m.Usage == nil || m.Model == syntheticModel {
+		return
+	}
+	u := m.Usage.usage(warn)
+	at, _ := parseTime(d.Message.Timestamp)
+	key := callKey(m.ID, d.Message.RequestID)
+	if ix, ok := pa.byCall[key]; ok && key != "" {
+		mergeUsage(&pa.agents[ix[0]].Calls[ix[1]].Usage, u, warn)
+		return
+	}
+	ai, ok := pa.byID[d.AgentID]
+	if !ok {
+		id, parent, compaction := identity(pl.SessionID, d.AgentID)
+		ai = len(pa.agents)
+		pa.byID[d.AgentID] = ai
+		pa.agents = append(pa.agents, &SessionUsage{ID: id, Parent: parent, Compaction: compaction, File: pa.name, FromProgress: true, Model: m.Model, Start: at})
+	}
+	a := pa.agents[ai]
+	if key != "" {
+		pa.byCall[key] = [2]int{ai, len(a.Calls)}
+	}
+	a.Calls = append(a.Calls, Call{Time: at, Model: m.Model, MessageID: m.ID, RequestID: d.Message.RequestID, Usage: u})
+}
+
+// keyAgentID marks the progress lines that may echo a subagent response.
+var keyAgentID = []byte(`"agentId"`)
 
 // Warning reasons of the fast scan only.
 const warnNotRecord = "skipped line that is not a log record (a JSON object with a type)"
@@ -118,14 +226,15 @@ const warnNotRecord = "skipped line that is not a log record (a JSON object with
 // first line), so that a file's bill does not depend on its line order.
 // The file is read whole (memory is bounded by the largest file, one per
 // core) and split in place: no line is copied.
-func scanFile(r io.Reader, name string, w *traces.Warnings) (*SessionUsage, error) {
+func scanFile(r io.Reader, name string, w *traces.Warnings) (fileUsage, error) {
 	buf := bufPool.Get().(*[]byte)
 	defer bufPool.Put(buf)
 	data, err := readAll(r, buf)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return fileUsage{}, fmt.Errorf("%s: %w", name, err)
 	}
 	s := &SessionUsage{File: name}
+	pa := &progressAgents{name: name, byID: map[string]int{}, byCall: map[string][2]int{}}
 	idx := map[string]int{}
 	first := map[int]time.Time{} // call index → earliest time
 	var idTime time.Time         // time of the line s.ID was taken from
@@ -161,6 +270,10 @@ func scanFile(r io.Reader, name string, w *traces.Warnings) (*SessionUsage, erro
 			continue
 		}
 		s.used++
+		if string(l.typ) == "progress" && bytes.Contains(b, keyUsage) && bytes.Contains(b, keyAgentID) {
+			pa.add(b, warn)
+			continue
+		}
 		if string(l.typ) != "assistant" {
 			continue
 		}
@@ -217,6 +330,7 @@ func scanFile(r io.Reader, name string, w *traces.Warnings) (*SessionUsage, erro
 	calls := make([]Call, len(order))
 	for i, j := range order {
 		calls[i] = s.Calls[j]
+		calls[i].Time = first[j]
 	}
 	s.Calls = calls
 	if len(calls) > 0 {
@@ -226,7 +340,7 @@ func scanFile(r io.Reader, name string, w *traces.Warnings) (*SessionUsage, erro
 	if s.ID == "" {
 		s.ID = strings.TrimSuffix(filepath.Base(name), ".jsonl")
 	}
-	return s, nil
+	return fileUsage{main: s, agents: pa.agents}, nil
 }
 
 // bufPool holds the file buffers of the scan, one per worker at a time, so

@@ -32,9 +32,9 @@ func twoDigits(n int) string { return fmt.Sprintf("%02d", n) }
 func scan(t *testing.T, data string) (*SessionUsage, *traces.Warnings) {
 	t.Helper()
 	w := &traces.Warnings{}
-	s, err := scanFile(strings.NewReader(data), "s1.jsonl", w)
+	fu, err := scanFile(strings.NewReader(data), "s1.jsonl", w)
 	require.NoError(t, err)
-	return s, w
+	return fu.main, w
 }
 
 // accounted checks the scan's promise: every line is a call, a record that
