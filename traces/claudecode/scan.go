@@ -44,8 +44,9 @@ type SessionUsage struct {
 
 // Call is one billed API response.
 type Call struct {
-	// Time is the timestamp of the call's earliest line (zero when it has
-	// none): the day, week, month and 5-hour block ccusage dates it in.
+	// Time is the timestamp of the line whose usage the call keeps (zero
+	// when it has none), as ccusage dates a call into days, weeks, months
+	// and 5-hour blocks.
 	Time  time.Time
 	Model string
 	// MessageID and RequestID identify the response (the dedupe key).
@@ -304,6 +305,11 @@ func scanFile(r io.Reader, name string, w *traces.Warnings) (fileUsage, error) {
 		key := callKey(msgID, reqID)
 		if i, ok := idx[key]; ok && key != "" {
 			c := &s.Calls[i]
+			if traces.MoreComplete(c.Usage, u) {
+				// ccusage dates a call by the line whose usage it keeps
+				// (tool_heavy.jsonl's streamed output).
+				c.Time = t
+			}
 			mergeUsage(&c.Usage, u, warn)
 			if before(t, first[i]) {
 				first[i] = t
@@ -314,7 +320,7 @@ func scanFile(r io.Reader, name string, w *traces.Warnings) (fileUsage, error) {
 			idx[key] = len(s.Calls)
 		}
 		first[len(s.Calls)] = t
-		s.Calls = append(s.Calls, Call{Model: model, MessageID: msgID, RequestID: reqID, Usage: u, line: lineNo})
+		s.Calls = append(s.Calls, Call{Time: t, Model: model, MessageID: msgID, RequestID: reqID, Usage: u, line: lineNo})
 	}
 	order := make([]int, len(s.Calls))
 	for i := range order {
@@ -330,7 +336,6 @@ func scanFile(r io.Reader, name string, w *traces.Warnings) (fileUsage, error) {
 	calls := make([]Call, len(order))
 	for i, j := range order {
 		calls[i] = s.Calls[j]
-		calls[i].Time = first[j]
 	}
 	s.Calls = calls
 	if len(calls) > 0 {
