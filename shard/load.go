@@ -18,6 +18,13 @@ type Stubs struct {
 	at map[*traces.Session]stubRef
 }
 
+// Stub says whether s is a stub not yet read in full: its events are not
+// known, so whether it has a model call is not either.
+func (st *Stubs) Stub(s *traces.Session) bool {
+	_, ok := st.at[s]
+	return ok
+}
+
 type stubRef struct {
 	src  traces.Input
 	file string
@@ -46,7 +53,7 @@ func Open(ctx context.Context, paths []string, opts traces.OpenOptions) ([]*trac
 			out = append(out, ss...)
 			continue
 		}
-		files, err := src.Files(ctx, func(n string) bool { return strings.HasSuffix(n, ".jsonl") })
+		files, err := src.Files(ctx, func(n string) bool { return strings.HasSuffix(n, ".jsonl") }, warn)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -59,7 +66,21 @@ func Open(ctx context.Context, paths []string, opts traces.OpenOptions) ([]*trac
 			out = append(out, s)
 		}
 	}
-	return out, stubs, warn, nil
+	// One session per id, the first, as traces.Open keeps: one session
+	// counted twice doubles every figure. (traces.Open's parent-cycle
+	// breaking is not repeated on stubs: it would change the parents Fill
+	// checks against the file.)
+	seen := make(map[string]bool, len(out))
+	kept := out[:0]
+	for _, s := range out {
+		if seen[s.ID] {
+			warn.AddPlace(s.ID, traces.WarnDupSession)
+			continue
+		}
+		seen[s.ID] = true
+		kept = append(kept, s)
+	}
+	return kept, stubs, warn, nil
 }
 
 func pick(ctx context.Context, p string, opts traces.OpenOptions) (traces.Importer, traces.Input, error) {
@@ -128,7 +149,18 @@ func readFull(ref stubRef) (*traces.Session, error) {
 		return nil, err
 	}
 	defer fh.Close()
-	return traces.ReadSession(io.Reader(fh), ref.src.Display(ref.file))
+	name := ref.src.Display(ref.file)
+	s, err := traces.ReadSession(io.Reader(fh), name)
+	if err != nil {
+		return nil, err
+	}
+	// Validate before replay, as the native importer does; one process
+	// skips such a session, but a shard has already placed it in a tenant
+	// by its header, so the shard fails instead of replaying it.
+	if ps := traces.Validate(s); len(ps) > 0 {
+		return nil, fmt.Errorf("%s:%d: session fails validation (%s; see ctxsim validate): fix or remove it to shard this run", name, ps[0].Line(), ps[0].Msg)
+	}
+	return s, nil
 }
 
 // Tenants are the tenants of ts that s owns (by tenant key), and each

@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/ctxsim/ctxsim/experiment"
 	"github.com/ctxsim/ctxsim/traces"
@@ -104,4 +106,59 @@ func tenantOf(ts []experiment.Tenant, s *traces.Session) string {
 		}
 	}
 	return ""
+}
+
+// A stub whose full read fails validation is an error naming its line:
+// one process would skip that session, but a shard has already placed it
+// in a tenant, so it must not replay it.
+func TestFillRefusesInvalid(t *testing.T) {
+	dir := t.TempDir()
+	ss, err := synth.Generate("cron", 1, 7, synth.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := ss[0]
+	s.Events[len(s.Events)-1].Time = s.Events[0].Time.Add(-time.Hour)
+	f, err := os.Create(filepath.Join(dir, s.ID+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := traces.WriteSession(f, s); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	ctx := context.Background()
+	got, stubs, _, err := Open(ctx, []string{dir}, traces.OpenOptions{Formats: []traces.Importer{traces.Native}})
+	if err != nil || len(got) != 1 {
+		t.Fatalf("Open: %d sessions, %v", len(got), err)
+	}
+	err = stubs.Fill(ctx, got)
+	if err == nil || !strings.Contains(err.Error(), s.ID+".jsonl:") || !strings.Contains(err.Error(), "session fails validation (time ") {
+		t.Fatalf("Fill: %v, want a validation error at the file's line", err)
+	}
+	if !stubs.Stub(got[0]) {
+		t.Error("the refused session is no longer a stub")
+	}
+}
+
+// A directory given twice loads each session once, with traces.Open's
+// warning, as one process does.
+func TestOpenDedupes(t *testing.T) {
+	dir := writeFleet(t)
+	ctx := context.Background()
+	opts := traces.OpenOptions{Formats: []traces.Importer{traces.Native}}
+	want, ww, err := traces.Open(ctx, []string{dir, dir}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, gw, err := Open(ctx, []string{dir, dir}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d sessions, want %d", len(got), len(want))
+	}
+	if !reflect.DeepEqual(gw.List(), ww.List()) || gw.Len() != 1 {
+		t.Errorf("warnings %+v, want %+v (one reason)", gw.List(), ww.List())
+	}
 }

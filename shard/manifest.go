@@ -16,6 +16,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/ctxsim/ctxsim/report"
+	"github.com/ctxsim/ctxsim/traces"
 )
 
 // Format names the layout of manifest.json and cells.jsonl.
@@ -51,6 +52,11 @@ type Manifest struct {
 	// Render is what the command needs besides the cells to print its
 	// table (policy order, titles); opaque to this package.
 	Render json.RawMessage `json:"render,omitempty"`
+	// Warnings are what reading the inputs skipped or repaired, for the
+	// merged summary.json and report. Not compared: shards read the same
+	// inputs, so their warnings match (cost's shards scan different files:
+	// here only what the walk skipped, the scans' warnings in the cells).
+	Warnings []traces.Warning `json:"warnings,omitempty"`
 }
 
 // An Input is one thing a run read, and the hash of its content.

@@ -49,14 +49,16 @@ Examples:
   ctxsim breakeven --model claude-opus-4-6 --json
   ctxsim breakeven --growth 0.02 --long 0.1
   ctxsim breakeven ~/.claude/projects
-  ctxsim breakeven --plot figs/ --format markdown testdata/claude-code`,
+  ctxsim breakeven --plots figs/ --format markdown testdata/claude-code`,
 		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
 			model := fs.String("model", "claude-opus-4-6", "model whose rate card the break-even figures use")
 			prices := fs.String("prices", "", "LiteLLM model_prices_and_context_window.json to override or extend the rate card")
 			from := fs.String("from", "", "input format of PATHs: native or a registered importer (default: detect)")
 			growth := fs.Float64("growth", 0.05, "new prompt tokens per call, as a share of the prompt, for the gap-mix threshold")
 			long := fs.Float64("long", 0, "share of gaps over an hour, for the gap-mix threshold")
-			plotDir := fs.String("plot", "", "write the break-even and idle-gap figures (SVG, PNG and data) to `DIR`")
+			plotDir := fs.String("plots", "", "write the break-even and idle-gap figures (SVG, PNG and data) to `DIR`")
+			fs.StringVar(plotDir, "plot", "", "old name of --plots")
+			_ = fs.MarkDeprecated("plot", "use --plots DIR, as every command spells it")
 			var format formatFlags
 			format.add(fs, "same as --format json")
 			return func(e *env, args []string) error {
@@ -84,9 +86,7 @@ Examples:
 					if err != nil {
 						return err
 					}
-					if f != report.JSON {
-						printWarnings(e, ws)
-					}
+					printWarnings(e, ws) // stderr always: JSON on stdout stays clean
 					rep.Warnings = ws.List()
 					if err := rep.AddSessions(sessions, card, p); err != nil {
 						return err
@@ -122,7 +122,7 @@ func replayTiers(e *env, rep *report.BreakevenReport, sessions []*traces.Session
 	if len(tenants) == 0 || !tenants[0].HasRecorded() {
 		return nil
 	}
-	sf := simFlags{prices: prices, provider: "auto", seed: 1}
+	sf := simFlags{prices: prices, provider: "auto", seed: 1, jobs: 1}
 	st, err := sf.setup(e)
 	if err != nil {
 		return err

@@ -20,6 +20,7 @@ import (
 	"github.com/ctxsim/ctxsim/report/columnar"
 	"github.com/ctxsim/ctxsim/shard"
 	"github.com/ctxsim/ctxsim/sim"
+	"github.com/ctxsim/ctxsim/sim/provider"
 	"github.com/ctxsim/ctxsim/traces"
 	"github.com/ctxsim/ctxsim/traces/synth"
 )
@@ -37,7 +38,7 @@ type workloadFlags struct {
 }
 
 func (w *workloadFlags) add(fs *pflag.FlagSet) {
-	fs.StringArrayVar(&w.traces, "trace", nil, "trace file or directory: native, Claude Code, Codex or hermes state.db told apart by content (else --from); repeatable")
+	fs.StringArrayVar(&w.traces, "trace", nil, "trace file or directory (the same as a PATH argument): native, Claude Code, Codex or hermes state.db told apart by content (else --from); repeatable")
 	fs.StringArrayVar(&w.profiles, "profile", nil, "synthetic workload profile (see ctxsim gen --list); repeatable")
 	fs.IntVar(&w.sessions, "sessions", 2, "sessions per --profile")
 	fs.StringVar(&w.from, "from", "", "force the format of --trace paths (native, claude-code, codex, hermes, chatlog)")
@@ -48,8 +49,8 @@ func (w *workloadFlags) add(fs *pflag.FlagSet) {
 func (w *workloadFlags) load(e *env, seed uint64) ([]*traces.Session, error) {
 	var out []*traces.Session
 	warn := &traces.Warnings{}
-	if w.sessions < 1 {
-		return nil, usagef("--sessions %d: want at least 1", w.sessions)
+	if w.sessions < 1 || w.sessions > maxSessions {
+		return nil, usagef("--sessions %d: want 1 to %d", w.sessions, maxSessions)
 	}
 	if len(w.traces) == 0 && len(w.profiles) == 0 {
 		ss, ws, err := experiment.Suite(e.ctx, w.sessions, seed)
@@ -58,6 +59,7 @@ func (w *workloadFlags) load(e *env, seed uint64) ([]*traces.Session, error) {
 		}
 		out = append(out, ss...)
 		warn.Merge(ws)
+		e.warn.Merge(ws)
 	}
 	if len(w.traces) > 0 {
 		ss, stubs, ws, err := openTraces(e, w.traces, w.from, w.shard)
@@ -97,10 +99,13 @@ type simFlags struct {
 	clearTU  bool
 	cacheDir string
 	noCache  bool
+	kvCap    int
+	kvBlock  int
 }
 
 func (f *simFlags) add(fs *pflag.FlagSet, defaultPolicies string) {
 	fs.StringArrayVar(&f.policies, "policy", nil, "policy: a preset (see ctxsim policies), \"recorded\", or a .yaml/.json config; repeatable (default "+defaultPolicies+")")
+	addPolicyAlias(fs, &f.policies)
 	fs.StringArrayVar(&f.sets, "set", nil, "override a policy setting, key=value (hermes key names); repeatable")
 	fs.StringVar(&f.provider, "provider", "auto", "fake provider: anthropic, openai, deepseek, gemini, vllm, or auto (the provider of each trace's model)")
 	fs.StringVar(&f.prices, "prices", "", "LiteLLM model_prices_and_context_window.json to override or extend the rate card")
@@ -110,6 +115,14 @@ func (f *simFlags) add(fs *pflag.FlagSet, defaultPolicies string) {
 	fs.Float64Var(&f.errRate, "provider-error-rate", 0, "probability that a call is rejected as overloaded (seeded); the harness retries with backoff")
 	fs.BoolVar(&f.clearTU, "clear-tool-uses", false, "anthropic: server-side context editing (clear_tool_uses_20250919 with its defaults)")
 	f.addCache(fs)
+	addVLLMFlags(fs, f)
+}
+
+// addVLLMFlags declares the vllm provider's KV cache, with the defaults of
+// its documented GPU profile (provider.DefaultVLLMCapacity).
+func addVLLMFlags(fs *pflag.FlagSet, f *simFlags) {
+	fs.IntVar(&f.kvCap, "kv-capacity", provider.DefaultVLLMCapacity, "vllm: KV cache size in tokens (default: one 16 GB GPU serving a 3B model in fp16; vLLM's '# GPU blocks' × block size)")
+	fs.IntVar(&f.kvBlock, "block-size", provider.DefaultVLLMBlockSize, "vllm: KV block size in tokens (vLLM's default 16)")
 }
 
 // addCache declares the token-count cache's flags.
@@ -119,6 +132,9 @@ func (f *simFlags) addCache(fs *pflag.FlagSet) {
 }
 
 func (f *simFlags) setup(e *env) (*experiment.Setup, error) {
+	if f.jobs < 1 {
+		return nil, usagef("--jobs %d: want at least 1", f.jobs)
+	}
 	if f.failRate < 0 || f.failRate > 1 {
 		return nil, usagef("--summarizer-fail-rate %v: want 0..1", f.failRate)
 	}
@@ -137,6 +153,10 @@ func (f *simFlags) setup(e *env) (*experiment.Setup, error) {
 		return nil, err
 	}
 	st.SummarizerFailRate, st.ProviderErrorRate, st.ClearToolUses = f.failRate, f.errRate, f.clearTU
+	if f.kvCap < 0 || f.kvBlock < 0 || (f.kvCap > 0 && f.kvBlock > f.kvCap) {
+		return nil, usagef("--kv-capacity %d, --block-size %d: want positive sizes, the block no larger than the cache", f.kvCap, f.kvBlock)
+	}
+	st.VLLM.Capacity, st.VLLM.BlockSize = f.kvCap, f.kvBlock
 	dir := f.cacheDirFor(e)
 	if dir == "" && e.tokenizer == nil {
 		return st, nil // the process-wide memo, no store
@@ -236,18 +256,20 @@ func init() {
 	register(&command{
 		name:    "compare",
 		summary: "replay traces under policies and compare cost, hit rate, occupancy, latency",
-		usage:   "[--trace PATH]... [--profile P]... [--policy NAME]... [flags]",
-		help: `Compare replays every trace under every policy against a fake provider and
-prints one row per (trace, policy): requests, cost, token-weighted cache hit
-rate, peak occupancy (billed prompt ÷ compaction threshold), compactions and
-p95 turn latency, with the cheapest policy of each trace marked "*". Traces
-with recorded usage also show what was really billed and the simulation's
-error against it.
+		usage:   "[PATH...] [--profile P]... [--policy NAME]... [flags]",
+		help: `Compare replays every trace under every policy against a fake provider.
+Given traces (PATH, or --trace PATH) or --profile, it prints one row per
+(trace, policy): requests, cost, token-weighted cache hit rate, peak
+occupancy (billed prompt ÷ compaction threshold), compactions and p95 turn
+latency, with the cheapest policy of each trace marked "*" and runs whose
+calls overflowed the window marked "!" (never the cheapest). Traces with
+recorded usage also show what was really billed and the simulation's error
+against it.
 
-With no --trace and no --profile it runs the embedded suite: the recorded
-Claude Code sessions compiled into the binary and two sessions of every
-synthetic profile, under every preset policy (and "recorded" for the
-recorded sessions).
+With neither it runs the embedded suite (the recorded Claude Code sessions
+compiled into the binary and two sessions of every synthetic profile, under
+every preset policy, and "recorded" for the recorded sessions) and prints
+one row per policy and one column per workload; --detail prints the rows.
 
 Sessions of one tenant (a session and its subagents; recorded sessions
 loaded from one path) share one provider cache and replay in global time
@@ -255,11 +277,12 @@ order. Output is byte-identical for any -j.
 
 Examples:
   ctxsim compare
-  ctxsim compare --trace ~/.claude/projects --policy recorded --policy prune-on-resume
+  ctxsim compare ~/.claude/projects --policy recorded --policy prune-on-resume
   ctxsim compare --profile coding-burst --sessions 5 --policy hermes-default --policy hermes-micro
-  ctxsim compare --profile cron --policy hermes --set prompt_caching.layout=system_and_3
+  ctxsim compare --profile cron --policies hermes-default,hermes-micro --set prompt_caching.layout=system_and_3
+  ctxsim compare --provider vllm --kv-capacity 40000 --profile coding-burst --policy hermes-default
   ctxsim compare --trace traces/ --policy my-policy.yaml --provider openai --out out/
-  ctxsim compare --trace traces/ --shard 2/4 --out out/shard-2   (then ctxsim merge)`,
+  ctxsim compare traces/ --shard 2/2 --out out/shard-2`,
 		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
 			var wf workloadFlags
 			var sf simFlags
@@ -272,9 +295,7 @@ Examples:
 			var sh shardFlags
 			sh.flag(fs, "tenants")
 			return func(e *env, args []string) error {
-				if len(args) > 0 {
-					return usagef("unexpected argument %q (traces go after --trace)", args[0])
-				}
+				wf.traces = append(wf.traces, args...) // PATH... and --trace PATH are one list
 				if err := sh.parse(of.out); err != nil {
 					return err
 				}
@@ -318,19 +339,23 @@ func runCompare(e *env, fs *pflag.FlagSet, wf *workloadFlags, sf *simFlags, of *
 	if err != nil {
 		return err
 	}
+	for _, w := range clampWarnings(sf.sets, nil, rp.sessions, st.Prices) {
+		fmt.Fprintln(e.stderr, "warning: "+w)
+	}
 	wl := map[string]string{}
 	for _, s := range rp.sessions {
 		wl[s.ID] = experiment.Workload(s)
 	}
-	res := &results{title: "ctxsim compare", seed: st.Seed, runs: rp.runs, recs: rp.recs, labels: rp.labels, price: firstPrice(st, rp.recs)}
+	res := &results{title: "ctxsim compare", seed: st.Seed, runs: rp.runs, recs: rp.recs, labels: rp.labels, workloads: wl,
+		price: firstPrice(st, rp.recs), warnings: e.warn.List()}
 	if err := res.write(of.out, plots); err != nil {
 		return err
 	}
-	if err := compareTable(e, format, res.runs, wl, specNames(specs), suite && !detail); err != nil {
+	if err := compareTable(e, format, res.runs, wl, specNames(specs), suite && !detail, res.warnings); err != nil {
 		return err
 	}
 	if cellErr == nil {
-		return sh.write(of.out, m)
+		return sh.write(of.out, m, res.warnings)
 	}
 	return cellErr
 }
@@ -344,11 +369,11 @@ type compareRender struct {
 
 // compareTable prints compare's table: the workload table of the embedded
 // suite, else one row per run.
-func compareTable(e *env, format report.Format, runs []report.RunSummary, wl map[string]string, policies []string, byWorkload bool) error {
+func compareTable(e *env, format report.Format, runs []report.RunSummary, wl map[string]string, policies []string, byWorkload bool, warnings []traces.Warning) error {
 	if byWorkload && format != report.JSON {
 		return report.WorkloadTable(runs, wl, policies).Write(e.stdout, format)
 	}
-	return report.WriteRuns(e.stdout, format, runs, report.RunsOptions{})
+	return report.WriteRuns(e.stdout, format, runs, report.RunsOptions{Warnings: warnings})
 }
 
 func specNames(specs []experiment.Spec) []string {
@@ -454,32 +479,32 @@ type results struct {
 	runs   []report.RunSummary
 	recs   []sim.Record
 	labels map[string]runLabel
+	// workloads names each trace's workload in report.html (nil: the
+	// trace's own name).
+	workloads map[string]string
 	// price is the first call's, for report.html's break-even figures.
 	price *pricing.Price
+	// warnings are the input's, for summary.json.
+	warnings []traces.Warning
 }
 
 // write writes records.jsonl, summary.json, report.html, runs.parquet and
-// records.parquet to out, and the figures to plots, each atomically.
+// records.parquet to out as one set (report.WriteSetAtomic), and the
+// figures to plots.
 func (res *results) write(out, plots string) error {
 	if out != "" {
-		if err := os.MkdirAll(out, 0o755); err != nil {
-			return err
+		in := report.HTMLInput{Title: res.title, Subtitle: fmt.Sprintf("seed %d", res.seed), Runs: res.runs, Records: res.recs,
+			Price: res.price, Workloads: res.workloads, Warnings: res.warnings}
+		// One set: a report that fails to render must not leave new
+		// records beside an old report.
+		files := []report.SetFile{
+			{Name: "records.jsonl", Write: func(w io.Writer) error { return report.WriteRecords(w, res.recs) }},
+			{Name: "summary.json", Write: func(w io.Writer) error {
+				return report.WriteResults(w, report.Results{Runs: res.runs, Warnings: res.warnings})
+			}},
+			{Name: "report.html", Write: func(w io.Writer) error { return report.WriteHTML(w, in) }},
 		}
-		if err := report.WriteFileAtomic(filepath.Join(out, "records.jsonl"), func(w io.Writer) error { return report.WriteRecords(w, res.recs) }); err != nil {
-			return err
-		}
-		if err := report.WriteFileAtomic(filepath.Join(out, "summary.json"), func(w io.Writer) error {
-			return report.WriteResults(w, report.Results{Runs: res.runs})
-		}); err != nil {
-			return err
-		}
-		if err := report.WriteFileAtomic(filepath.Join(out, "report.html"), func(w io.Writer) error {
-			in := report.HTMLInput{Title: res.title, Subtitle: fmt.Sprintf("seed %d", res.seed), Runs: res.runs, Records: res.recs, Price: res.price}
-			return report.WriteHTML(w, in)
-		}); err != nil {
-			return err
-		}
-		if err := writeParquet(out, res.runs, res.labels, res.recs, true); err != nil {
+		if err := report.WriteSetAtomic(out, append(files, parquetFiles(res.runs, res.labels, res.recs, true)...)); err != nil {
 			return err
 		}
 	}
@@ -495,19 +520,31 @@ func (res *results) write(out, plots string) error {
 // writeParquet writes runs.parquet (and records.parquet when withRecords)
 // to out; docs/parquet.md is the schema.
 func writeParquet(out string, runs []report.RunSummary, labels map[string]runLabel, recs []sim.Record, withRecords bool) error {
-	if err := report.WriteFileAtomic(filepath.Join(out, "runs.parquet"), func(w io.Writer) error {
+	for _, f := range parquetFiles(runs, labels, recs, withRecords) {
+		if err := report.WriteFileAtomic(filepath.Join(out, f.Name), f.Write); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// parquetFiles are runs.parquet (and records.parquet when withRecords), as
+// files of an output set.
+func parquetFiles(runs []report.RunSummary, labels map[string]runLabel, recs []sim.Record, withRecords bool) []report.SetFile {
+	files := []report.SetFile{{Name: "runs.parquet", Write: func(w io.Writer) error {
 		rows := make([]columnar.Run, len(runs))
 		for i, r := range runs {
 			l := labels[r.Trace]
 			rows[i] = columnar.RunOf(r, l.tenant, l.workload)
 		}
 		return columnar.WriteRuns(w, rows)
-	}); err != nil || !withRecords {
-		return err
+	}}}
+	if withRecords {
+		files = append(files, report.SetFile{Name: "records.parquet", Write: func(w io.Writer) error {
+			return columnar.WriteRecords(w, recs)
+		}})
 	}
-	return report.WriteFileAtomic(filepath.Join(out, "records.parquet"), func(w io.Writer) error {
-		return columnar.WriteRecords(w, recs)
-	})
+	return files
 }
 
 // firstPrice is the price of the first call's model, for the report's
@@ -530,7 +567,7 @@ func firstPrice(st *experiment.Setup, recs []sim.Record) *pricing.Price {
 // its baseline when given no --results.
 func suiteResults(e *env) (report.Results, error) {
 	wf := workloadFlags{sessions: 2}
-	sf := simFlags{provider: "auto", seed: 1}
+	sf := simFlags{provider: "auto", seed: 1, jobs: runtime.GOMAXPROCS(0)}
 	st, err := sf.setup(e)
 	if err != nil {
 		return report.Results{}, err
@@ -539,7 +576,7 @@ func suiteResults(e *env) (report.Results, error) {
 	if err != nil {
 		return report.Results{}, err
 	}
-	rp, cellErr, err := replayAll(e, &wf, st, sf.seed, 0, specs, false, nil)
+	rp, cellErr, err := replayAll(e, &wf, st, sf.seed, sf.jobs, specs, false, nil)
 	if err != nil {
 		return report.Results{}, err
 	}

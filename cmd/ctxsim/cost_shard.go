@@ -4,9 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -19,6 +17,7 @@ import (
 	"github.com/ctxsim/ctxsim/traces"
 	"github.com/ctxsim/ctxsim/traces/claudecode"
 	"github.com/ctxsim/ctxsim/traces/formats"
+	"github.com/ctxsim/ctxsim/usage"
 )
 
 // A sharded cost splits Claude Code log trees by project directory: the
@@ -37,16 +36,28 @@ type costUnit struct {
 }
 
 type costSessionJSON struct {
-	ID     string         `json:"id"`
-	Parent string         `json:"parent,omitempty"`
-	Start  time.Time      `json:"start"`
-	Calls  []costCallJSON `json:"calls"`
+	ID      string         `json:"id"`
+	Parent  string         `json:"parent,omitempty"`
+	Start   time.Time      `json:"start"`
+	Project string         `json:"project,omitempty"`
+	File    string         `json:"file,omitempty"`
+	Calls   []costCallJSON `json:"calls"`
 }
 
 type costCallJSON struct {
+	At       time.Time    `json:"at,omitzero"`
 	Model    string       `json:"model"`
 	Usage    traces.Usage `json:"usage"`
 	Requests int          `json:"requests,omitempty"`
+}
+
+// costRender is the grouping flags, for merge to group as the shards did.
+type costRender struct {
+	By        string `json:"by"`
+	Since     string `json:"since,omitempty"`
+	Until     string `json:"until,omitempty"`
+	Timezone  string `json:"timezone,omitempty"`
+	WeekStart string `json:"week_start"`
 }
 
 // costWarning is a warning with the place in the run's file order of the
@@ -58,7 +69,7 @@ type costWarning struct {
 
 // costShard scans the project directories the shard owns and writes their
 // sessions and warnings for merge; it prints the shard's own report.
-func costShard(e *env, fs *pflag.FlagSet, paths []string, from, prices string, card *pricing.Card, ccusage bool, f report.Format, sh *shardFlags, out string) error {
+func costShard(e *env, fs *pflag.FlagSet, paths []string, from, prices string, card *pricing.Card, opts usage.Options, render costRender, f report.Format, sh *shardFlags, out string) error {
 	type unit struct {
 		id    string
 		first int // index of its first file in the run's file order
@@ -66,6 +77,9 @@ func costShard(e *env, fs *pflag.FlagSet, paths []string, from, prices string, c
 	}
 	var units []*unit
 	fileIndex := map[string]int{}
+	// What the walk skipped every shard sees alike: it goes in the
+	// manifest, once, not in the cells.
+	walk := &traces.Warnings{}
 	for _, p := range paths {
 		in, err := traces.PathInput(p, e.stdin)
 		if err != nil {
@@ -81,7 +95,7 @@ func costShard(e *env, fs *pflag.FlagSet, paths []string, from, prices string, c
 		if imp != formats.ClaudeCode || p == "-" {
 			return usagef("cost --shard splits Claude Code log trees; %s is %s (run cost on it in one process)", p, imp.Name())
 		}
-		files, err := in.Files(e.ctx, func(n string) bool { return strings.HasSuffix(n, ".jsonl") })
+		files, err := in.Files(e.ctx, func(n string) bool { return strings.HasSuffix(n, ".jsonl") }, walk)
 		if err != nil {
 			return err
 		}
@@ -126,19 +140,16 @@ func costShard(e *env, fs *pflag.FlagSet, paths []string, from, prices string, c
 		var cu costUnit
 		var ss []costSession
 		for _, x := range us {
-			cs := costSession{id: x.ID, parent: x.Parent, start: x.Start}
+			cs := costSession{id: x.ID, parent: x.Parent, start: x.Start, project: projectOf(x.File), file: x.File}
 			for _, c := range x.Calls {
-				cs.calls = append(cs.calls, costCall{model: c.Model, usage: c.Usage})
+				cs.calls = append(cs.calls, costCall{at: c.Time, model: c.Model, usage: c.Usage})
 			}
 			ss = append(ss, cs)
 		}
-		if ccusage {
-			ccusageWrites(ss)
-		}
 		for _, cs := range ss {
-			j := costSessionJSON{ID: cs.id, Parent: cs.parent, Start: cs.start}
+			j := costSessionJSON{ID: cs.id, Parent: cs.parent, Start: cs.start, Project: cs.project, File: cs.file}
 			for _, c := range cs.calls {
-				j.Calls = append(j.Calls, costCallJSON{c.model, c.usage, c.requests})
+				j.Calls = append(j.Calls, costCallJSON{c.at, c.model, c.usage, c.requests})
 			}
 			cu.Sessions = append(cu.Sessions, j)
 		}
@@ -158,15 +169,18 @@ func costShard(e *env, fs *pflag.FlagSet, paths []string, from, prices string, c
 	if err != nil {
 		return err
 	}
-	m, err := manifest(fs, "cost", 0, in, struct{}{})
+	m, err := manifest(fs, "cost", 0, in, render)
 	if err != nil {
 		return err
 	}
 	slices.SortStableFunc(all, func(a, b costSession) int { return cmp.Compare(a.id, b.id) })
-	if err := printCost(e, f, all, mergeWarnings(warnings), card); err != nil {
+	ws := &traces.Warnings{}
+	ws.AddList(walk.List())
+	ws.AddList(mergeWarnings(warnings))
+	if err := printCost(e, f, all, ws, card, opts); err != nil {
 		return err
 	}
-	return sh.write(out, m)
+	return sh.write(out, m, walk.List())
 }
 
 // prefixes are the directories from the top of dir down to dir: ".",
@@ -226,13 +240,21 @@ func mergeCost(e *env, m *shard.Merged, f report.Format, prices string) error {
 	case have == "" && prices != "":
 		return usagef("--prices: the shards used the embedded rate card")
 	case have != "":
-		h, err := shard.HashFiles(os.DirFS(filepath.Dir(prices)), filepath.Base(prices))
+		h, err := hashPath(prices)
 		if err != nil {
 			return err
 		}
 		if h != have {
 			return fmt.Errorf("--prices %s is not the file the shards priced with", prices)
 		}
+	}
+	var r costRender
+	if err := json.Unmarshal(m.Manifest.Render, &r); err != nil {
+		return fmt.Errorf("render: %v", err)
+	}
+	opts, err := costOptions(r.By, r.Since, r.Until, r.Timezone, r.WeekStart)
+	if err != nil {
+		return err
 	}
 	card, err := loadCard(prices)
 	if err != nil {
@@ -246,14 +268,17 @@ func mergeCost(e *env, m *shard.Merged, f report.Format, prices string) error {
 			return fmt.Errorf("cell %q: %v", c.Unit, err)
 		}
 		for _, j := range cu.Sessions {
-			cs := costSession{id: j.ID, parent: j.Parent, start: j.Start}
+			cs := costSession{id: j.ID, parent: j.Parent, start: j.Start, project: j.Project, file: j.File}
 			for _, k := range j.Calls {
-				cs.calls = append(cs.calls, costCall{model: k.Model, usage: k.Usage, requests: k.Requests})
+				cs.calls = append(cs.calls, costCall{at: k.At, model: k.Model, usage: k.Usage, requests: k.Requests})
 			}
 			all = append(all, cs)
 		}
 		warnings = append(warnings, cu.Warnings...)
 	}
 	slices.SortStableFunc(all, func(a, b costSession) int { return cmp.Compare(a.id, b.id) })
-	return printCost(e, f, all, mergeWarnings(warnings), card)
+	ws := &traces.Warnings{}
+	ws.AddList(m.Manifest.Warnings)
+	ws.AddList(mergeWarnings(warnings))
+	return printCost(e, f, all, ws, card, opts)
 }

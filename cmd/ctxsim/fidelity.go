@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -44,7 +45,7 @@ Examples:
 			from := fs.String("from", "", "force the log format (native, claude-code, codex, hermes, chatlog)")
 			worst := fs.Int("worst", 10, "how many of the worst sessions to list (0: all)")
 			fs.StringVar(&sf.prices, "prices", "", "LiteLLM price file to override or extend the rate card")
-			fs.IntVarP(&sf.jobs, "jobs", "j", 0, "parallel replays (0: all cores); output is identical for any value")
+			fs.IntVarP(&sf.jobs, "jobs", "j", runtime.GOMAXPROCS(0), "parallel replays; output is identical for any value")
 			sf.provider, sf.seed = "auto", 1
 			of.add(fs, "print the report as JSON")
 			var sh shardFlags
@@ -155,7 +156,7 @@ func runFidelity(e *env, fs *pflag.FlagSet, paths []string, from string, worst i
 		return err
 	}
 	if cellErr == nil {
-		return sh.write(out, m)
+		return sh.write(out, m, nil) // fidelity reports no warnings
 	}
 	return cellErr
 }

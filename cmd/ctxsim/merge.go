@@ -10,6 +10,7 @@ import (
 	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/shard"
+	"github.com/ctxsim/ctxsim/traces"
 )
 
 func init() {
@@ -36,10 +37,10 @@ The table is printed in --format (default text), as the command prints it.
 See docs/scale.md for Kubernetes, GitHub Actions and GNU parallel recipes.
 
 Examples:
-  ctxsim compare --shard 1/2 --out out/shard-1
-  ctxsim compare --shard 2/2 --out out/shard-2
+  ctxsim compare traces/*.jsonl --shard 1/2 --out out/shard-1
+  ctxsim compare traces/*.jsonl --shard 2/2 --out out/shard-2
   ctxsim merge out/shard-1 out/shard-2 --out out/merged
-  ctxsim merge shards/* --out merged --format markdown > merged.md`,
+  ctxsim merge out/shard-* --out out/merged --format markdown`,
 		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
 			var of outFlags
 			of.add(fs)
@@ -108,13 +109,20 @@ func runMerge(e *env, dirs []string, out string, format report.Format, prices st
 	if err != nil {
 		return err
 	}
+	// The shards read the same inputs: the first one's warnings are the
+	// run's. A run with none lists none ([] in whatif's JSON, as one
+	// process writes it).
+	warnings := man.Warnings
+	if warnings == nil {
+		warnings = []traces.Warning{}
+	}
 	switch man.Command {
 	case "compare":
 		var r compareRender
 		if err := decode(&r); err != nil {
 			return err
 		}
-		res, err := mergedResults(m, "ctxsim compare", labels, price)
+		res, err := mergedResults(m, "ctxsim compare", labels, wl, price, warnings)
 		if err != nil {
 			return err
 		}
@@ -122,37 +130,37 @@ func runMerge(e *env, dirs []string, out string, format report.Format, prices st
 		if err := res.write(out, ""); err != nil {
 			return err
 		}
-		return compareTable(e, format, res.runs, wl, r.Policies, r.Suite && !r.Detail)
+		return compareTable(e, format, res.runs, wl, r.Policies, r.Suite && !r.Detail, warnings)
 	case "whatif":
 		var r whatifRender
 		if err := decode(&r); err != nil {
 			return err
 		}
-		res, err := mergedResults(m, "ctxsim whatif", labels, price)
+		res, err := mergedResults(m, "ctxsim whatif", labels, nil, price, warnings)
 		if err != nil {
 			return err
 		}
 		if err := res.write(out, ""); err != nil {
 			return err
 		}
-		return whatifPrint(e, format, res.runs, r.Policies)
+		return whatifPrint(e, format, res.runs, r.Policies, warnings)
 	case "sweep":
 		var r sweepRender
 		if err := decode(&r); err != nil {
 			return err
 		}
-		return sweepOutput(e, format, out, "", m.Runs(), labels, r)
+		return sweepOutput(e, format, out, "", m.Runs(), labels, r, warnings)
 	}
 	return fmt.Errorf("%s: command %q cannot be merged", filepath.Join(dirs[0], shard.ManifestFile), man.Command)
 }
 
 // mergedResults are the merged runs (in cell order) and records.
-func mergedResults(m *shard.Merged, title string, labels map[string]runLabel, price *pricing.Price) (*results, error) {
+func mergedResults(m *shard.Merged, title string, labels map[string]runLabel, workloads map[string]string, price *pricing.Price, warnings []traces.Warning) (*results, error) {
 	recs, err := m.Records()
 	if err != nil {
 		return nil, err
 	}
-	return &results{title: title, seed: m.Manifest.Seed, runs: m.Runs(), recs: recs, labels: labels, price: price}, nil
+	return &results{title: title, seed: m.Manifest.Seed, runs: m.Runs(), recs: recs, labels: labels, workloads: workloads, price: price, warnings: warnings}, nil
 }
 
 // cellLabels reads the cells' data: each run's tenant and workload, the

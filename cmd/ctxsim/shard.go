@@ -81,9 +81,10 @@ func (f *shardFlags) cell(order []int, unit string, c *experiment.Cell, st *expe
 	return nil
 }
 
-// write writes the shard's cells and then its manifest, which marks the
-// shard complete: a shard that failed has none, and merge refuses it.
-func (f *shardFlags) write(dir string, m shard.Manifest) error {
+// write writes the shard's cells and then its manifest, with the run's
+// warnings, which marks the shard complete: a shard that failed has none,
+// and merge refuses it.
+func (f *shardFlags) write(dir string, m shard.Manifest, warnings []traces.Warning) error {
 	if !f.sp.Sharded() {
 		return nil
 	}
@@ -94,6 +95,7 @@ func (f *shardFlags) write(dir string, m shard.Manifest) error {
 		return err
 	}
 	m.Shard = f.sp.String()
+	m.Warnings = warnings
 	return shard.WriteManifest(dir, m)
 }
 
@@ -153,20 +155,27 @@ func inputs(paths []string, suite bool, prices string) ([]shard.Input, error) {
 		if p == "-" {
 			return nil, usagef("--shard cannot read standard input: every shard must read the same input")
 		}
-		h, err := shard.HashFiles(os.DirFS(filepath.Dir(p)), filepath.Base(p))
+		h, err := hashPath(p)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, shard.Input{Name: "--trace " + p, Hash: h})
 	}
 	if prices != "" {
-		h, err := shard.HashFiles(os.DirFS(filepath.Dir(prices)), filepath.Base(prices))
+		h, err := hashPath(prices)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, shard.Input{Name: "--prices", Hash: h})
 	}
 	return out, nil
+}
+
+// hashPath hashes the file or tree at p; Clean first, so "traces/" is
+// the directory traces, not an entry "traces" inside it.
+func hashPath(p string) (string, error) {
+	p = filepath.Clean(p)
+	return shard.HashFiles(os.DirFS(filepath.Dir(p)), filepath.Base(p))
 }
 
 // openTraces is loadTraces for a shard: native traces by header only
@@ -177,7 +186,10 @@ func openTraces(e *env, paths []string, from string, sp shard.Spec) ([]*traces.S
 		return ss, nil, w, err
 	}
 	ss, stubs, w, err := shard.Open(e.ctx, paths, traces.OpenOptions{Formats: formats.All(), From: from, Stdin: e.stdin})
-	return ss, stubs, w, fromError(err)
+	if err != nil {
+		return nil, nil, nil, fromError(err)
+	}
+	return keepCalls(e, ss, w, stubs.Stub), stubs, w, nil
 }
 
 // shardCells pairs tenants with specs as experiment.Setup.Cells does

@@ -220,7 +220,10 @@ func TestShardMergeCost(t *testing.T) {
 		}
 	}
 	copyTree(t, filepath.Join(src, "4d5611e5-241a-462a-8d15-5122611a9569"), filepath.Join(root, "-home-dev-cli", "4d5611e5-241a-462a-8d15-5122611a9569"))
-	for _, format := range [][]string{nil, {"--json"}, {"--ccusage", "--format", "csv"}} {
+	// The grouping flags reach merge through the manifest: --by day and
+	// --by project group across the shards' projects.
+	for _, format := range [][]string{nil, {"--json"}, {"--ccusage", "--format", "csv"},
+		{"--by", "day", "--timezone", "UTC", "--json"}, {"--by", "project", "--timezone", "UTC"}} {
 		args := append([]string{"cost", root}, format...)
 		code, want, errs := runCmd(t, args...)
 		require.Equal(t, exitOK, code, errs)

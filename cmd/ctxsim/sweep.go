@@ -23,7 +23,7 @@ func init() {
 	register(&command{
 		name:    "sweep",
 		summary: "replay traces under a grid of settings of one policy; resumable",
-		usage:   "--policy P --grid KEY=V1,V2,... [--grid ...] [--trace PATH]... [--profile P]... [flags]",
+		usage:   "--policy P --grid KEY=V1,V2,... [--grid ...] [PATH...] [--profile P]... [flags]",
 		help: `Sweep replays every trace under the cross product of the --grid values
 applied to one base policy (a preset or a .yaml/.json config), and prints
 the compare table of every grid cell. Each cell is named after the base
@@ -74,9 +74,7 @@ Examples:
 			fs.StringVar(&sw.plots, "plots", "", "directory to write cost and hit-rate heatmaps to (exactly two --grid keys)")
 			sw.sh.flag(fs, "(grid point, tenant) cells")
 			return func(e *env, args []string) error {
-				if len(args) > 0 {
-					return usagef("unexpected argument %q (traces go after --trace)", args[0])
-				}
+				sw.wf.traces = append(sw.wf.traces, args...) // PATH... and --trace PATH are one list
 				if err := sw.sh.parse(sw.of.out); err != nil {
 					return err
 				}
@@ -171,6 +169,9 @@ func runSweep(e *env, sw *sweepFlags) error {
 	if err != nil {
 		return err
 	}
+	for _, w := range clampWarnings(sw.sf.sets, axes, sessions, st.Prices) {
+		fmt.Fprintln(e.stderr, "warning: "+w)
+	}
 	// A shard owns (grid point, tenant) cells, and reads in full only the
 	// tenants of its cells: its identity hashes those.
 	cells, order, err := shardCells(e, st, sw.wf.stubs, experiment.Tenants(sessions), points, sw.sh.sp, cellUnit)
@@ -217,11 +218,11 @@ func runSweep(e *env, sw *sweepFlags) error {
 	if addErr != nil {
 		return addErr
 	}
-	if err := sweepOutput(e, format, sw.of.out, sw.plots, runs, labels(cells), render); err != nil {
+	if err := sweepOutput(e, format, sw.of.out, sw.plots, runs, labels(cells), render, e.warn.List()); err != nil {
 		return err
 	}
 	if cellErr == nil {
-		return sw.sh.write(sw.of.out, man)
+		return sw.sh.write(sw.of.out, man, e.warn.List())
 	}
 	return cellErr
 }
@@ -235,7 +236,7 @@ type sweepRender struct {
 
 // sweepOutput writes summary.json and runs.parquet to out (when set), the
 // heatmaps to plots, and prints the sweep's table, from runs in cell order.
-func sweepOutput(e *env, format report.Format, out, plots string, runs []report.RunSummary, labels map[string]runLabel, r sweepRender) error {
+func sweepOutput(e *env, format report.Format, out, plots string, runs []report.RunSummary, labels map[string]runLabel, r sweepRender, warnings []traces.Warning) error {
 	// Runs in cell order (grid order, then tenant order), then by trace.
 	rank := map[string]int{}
 	for i, p := range r.Points {
@@ -252,7 +253,7 @@ func sweepOutput(e *env, format report.Format, out, plots string, runs []report.
 			return err
 		}
 		if err := report.WriteFileAtomic(filepath.Join(out, "summary.json"), func(w io.Writer) error {
-			return report.WriteResults(w, report.Results{Runs: runs})
+			return report.WriteResults(w, report.Results{Runs: runs, Warnings: warnings})
 		}); err != nil {
 			return err
 		}
@@ -282,7 +283,7 @@ func sweepOutput(e *env, format report.Format, out, plots string, runs []report.
 	byTrace := append([]report.RunSummary(nil), runs...)
 	sortRunsBy(byTrace, r.Points)
 	title := fmt.Sprintf("Sweep of %s over %s (%d cells)", r.Base, axisNames(axes), len(r.Points))
-	if err := report.WriteRuns(e.stdout, format, byTrace, report.RunsOptions{Title: title}); err != nil {
+	if err := report.WriteRuns(e.stdout, format, byTrace, report.RunsOptions{Title: title, Warnings: warnings}); err != nil {
 		return err
 	}
 	if m != nil && (format == report.Text || format == report.Markdown) {
@@ -308,7 +309,7 @@ func axisNames(axes []report.Axis) string {
 // flag added later is in the identity by default, which is the safe side.
 var notIdentity = map[string]bool{
 	"jobs": true, "json": true, "format": true, "out": true, "resume": true, "plots": true, "help": true,
-	"grid": true, "policy": true, "set": true,
+	"grid": true, "policy": true, "policies": true, "set": true, "wide": true,
 	"trace": true, "profile": true, "sessions": true, "from": true, "prices": true,
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -12,6 +13,7 @@ import (
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/shard"
 	"github.com/ctxsim/ctxsim/sim"
+	"github.com/ctxsim/ctxsim/traces"
 )
 
 func whatifNames() []string {
@@ -85,14 +87,18 @@ Examples:
 			var sf simFlags
 			var of outFlags
 			from := fs.String("from", "", "force the log format (native, claude-code, codex, hermes, chatlog)")
-			names := fs.StringSlice("policies", whatifNames(), "policies to compare, comma-separated")
+			var picked []string
+			fs.StringArrayVar(&picked, "policy", nil, "a policy to compare; repeatable (default: "+strings.Join(whatifNames(), ", ")+")")
+			addPolicyAlias(fs, &picked)
 			fs.StringArrayVar(&sf.sets, "set", nil, "override a setting of every policy, key=value; repeatable")
 			fs.StringVar(&sf.provider, "provider", "auto", "fake provider: anthropic, openai, deepseek, gemini, vllm, or auto (the provider of each trace's model)")
 			fs.StringVar(&sf.prices, "prices", "", "LiteLLM price file to override or extend the rate card")
 			fs.Uint64Var(&sf.seed, "seed", 1, "seed of every random choice")
-			fs.IntVarP(&sf.jobs, "jobs", "j", 0, "parallel replays (0: all cores); output is identical for any value")
+			fs.IntVarP(&sf.jobs, "jobs", "j", runtime.GOMAXPROCS(0), "parallel replays; output is identical for any value")
 			sf.addCache(fs)
+			addVLLMFlags(fs, &sf)
 			of.add(fs)
+			fs.Lookup("json").Usage = "print the what-if report (sessions, policies, savings) as JSON (same as --format json)"
 			var sh shardFlags
 			sh.flag(fs, "(policy, session group) cells")
 			return func(e *env, args []string) error {
@@ -102,7 +108,11 @@ Examples:
 				if err := sh.parse(of.out); err != nil {
 					return err
 				}
-				return runWhatif(e, fs, args, *from, *names, &sf, &of, &sh)
+				names := picked
+				if len(names) == 0 {
+					names = whatifNames()
+				}
+				return runWhatif(e, fs, args, *from, names, &sf, &of, &sh)
 			}
 		},
 	})
@@ -184,15 +194,15 @@ func runWhatif(e *env, fs *pflag.FlagSet, paths []string, from string, names []s
 	if addErr != nil {
 		return addErr
 	}
-	res := &results{title: "ctxsim whatif", seed: st.Seed, runs: runs, recs: recs, labels: labels(cells), price: firstPrice(st, recs)}
+	res := &results{title: "ctxsim whatif", seed: st.Seed, runs: runs, recs: recs, labels: labels(cells), price: firstPrice(st, recs), warnings: e.warn.List()}
 	if err := res.write(of.out, ""); err != nil {
 		return err
 	}
-	if err := whatifPrint(e, format, runs, specNames(specs)); err != nil {
+	if err := whatifPrint(e, format, runs, specNames(specs), res.warnings); err != nil {
 		return err
 	}
 	if cellErr == nil {
-		return sh.write(of.out, m)
+		return sh.write(of.out, m, res.warnings)
 	}
 	return cellErr
 }
@@ -204,9 +214,10 @@ type whatifRender struct {
 
 // whatifPrint prints the whatif report of runs (in cell order) for the
 // policies, the recorded replay first.
-func whatifPrint(e *env, format report.Format, runs []report.RunSummary, policies []string) error {
+func whatifPrint(e *env, format report.Format, runs []report.RunSummary, policies []string, warnings []traces.Warning) error {
 	rep := report.NewWhatif(runs, policies)
 	if format == report.JSON {
+		rep.Warnings = warnings
 		return writeJSON(e.stdout, rep)
 	}
 	return rep.Table().Write(e.stdout, format)
