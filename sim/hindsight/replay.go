@@ -1,0 +1,109 @@
+package hindsight
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/ctxsim/ctxsim/policies/prompt"
+	"github.com/ctxsim/ctxsim/sim/provider"
+	"github.com/ctxsim/ctxsim/traces"
+)
+
+// Replay bills schedule (one breakpoint list per call) on calls through a
+// fresh fake Anthropic provider with opts' rules, and returns each call's
+// usage and cost (0 for Fixed calls). It is how Solve's answer is checked:
+// the provider, not the search, says what a schedule costs.
+func Replay(calls []Call, schedule [][]prompt.Breakpoint, opts Options) ([]traces.Usage, []float64, error) {
+	if len(schedule) != len(calls) {
+		return nil, nil, fmt.Errorf("hindsight: %d schedules for %d calls", len(schedule), len(calls))
+	}
+	p := provider.NewAnthropic(provider.AnthropicOptions{Common: provider.Common{Prices: opts.Prices, Latency: opts.Latency}})
+	us := make([]traces.Usage, len(calls))
+	cost := make([]float64, len(calls))
+	var buf []prompt.Block
+	for i := range calls {
+		c := &calls[i]
+		r, err := opts.rules(c.Model)
+		if err != nil {
+			return nil, nil, err
+		}
+		buf = buf[:0]
+		for _, b := range c.Blocks {
+			buf = append(buf, prompt.Block{Chain: b.Chain, End: b.End, Cacheable: b.Cacheable})
+		}
+		req := &prompt.Request{Model: c.Model, Key: c.Key, Blocks: buf, Total: c.Total, Output: c.Output, Breakpoints: schedule[i], ReadLimit: c.ReadLimit, Limited: c.Limited}
+		resp, err := p.Send(c.Time, req)
+		if err != nil {
+			return nil, nil, fmt.Errorf("hindsight: call %d: %w", i, err)
+		}
+		us[i] = resp.Usage
+		if !c.Fixed {
+			cost[i] = r.price.Cost(resp.Usage)
+		}
+	}
+	return us, cost, nil
+}
+
+// variant is the policy's schedule with every breakpoint's TTL set to ttl
+// (NoCache: no breakpoints), on the calls the caller controls.
+func variant(calls []Call, ttl prompt.TTL, keep bool) [][]prompt.Breakpoint {
+	out := make([][]prompt.Breakpoint, len(calls))
+	for i := range calls {
+		c := &calls[i]
+		switch {
+		case c.Fixed || keep:
+			out[i] = c.Policy
+		case ttl == prompt.NoCache:
+		default:
+			out[i] = make([]prompt.Breakpoint, len(c.Policy))
+			for j, bp := range c.Policy {
+				out[i][j] = prompt.Breakpoint{Block: bp.Block, TTL: ttl}
+			}
+		}
+	}
+	return out
+}
+
+func sum(xs []float64) float64 {
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s
+}
+
+// finish replays the search's schedule, and the policy's with each TTL, and
+// keeps the cheapest; then bounds it.
+func (s *solver) finish(res *Result, exact bool) (*Result, error) {
+	var err error
+	if res.Usage, res.Cost, err = Replay(s.calls, res.Schedule, s.opts); err != nil {
+		return nil, err
+	}
+	res.CostUSD = sum(res.Cost)
+	for _, v := range []struct {
+		name string
+		ttl  prompt.TTL
+		keep bool
+	}{{"policy", 0, true}, {"policy-5m", prompt.TTL5m, false}, {"policy-1h", prompt.TTL1h, false}, {"none", prompt.NoCache, false}} {
+		sch := variant(s.calls, v.ttl, v.keep)
+		us, cost, err := Replay(s.calls, sch, s.opts)
+		if err != nil {
+			return nil, err
+		}
+		c := sum(cost)
+		if v.keep {
+			res.PolicyUSD, res.PolicyCost = c, cost
+		}
+		if c < res.CostUSD {
+			res.CostUSD, res.Schedule, res.Usage, res.Cost, res.Source = c, sch, us, cost, v.name
+		}
+	}
+	res.BoundUSD = s.bound()
+	if tol := 1e-9 * math.Max(1, res.CostUSD); res.BoundUSD > res.CostUSD+tol {
+		return nil, fmt.Errorf("hindsight: bound $%.9f above a schedule billed $%.9f (a bug)", res.BoundUSD, res.CostUSD)
+	} else if res.BoundUSD > res.CostUSD {
+		res.BoundUSD = res.CostUSD // the same sum rounded in another order
+	}
+	res.Exact = exact || res.CostUSD-res.BoundUSD <= 1e-9*math.Max(1, res.CostUSD)
+	return res, nil
+}
