@@ -80,6 +80,7 @@ func (s *solver) finish(res *Result, exact bool) (*Result, error) {
 		return nil, err
 	}
 	res.CostUSD = sum(res.Cost)
+	res.SearchUSD = res.CostUSD
 	for _, v := range []struct {
 		name string
 		ttl  prompt.TTL

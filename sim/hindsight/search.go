@@ -40,6 +40,7 @@ func Solve(calls []Call, opts Options) (*Result, error) {
 	beam := cmp.Or(opts.Beam, DefaultBeam)
 	full := cmp.Or(opts.FullChoices, DefaultFullChoices)
 	exact := true
+	shares := s.shares()
 	frontier := []*state{{}}
 	index := map[uint64][]int{}
 	var next []*state
@@ -65,7 +66,7 @@ func Solve(calls []Call, opts Options) (*Result, error) {
 			}
 		} else {
 			wFull, nFull := s.futureShared(i, full)
-			wSome := s.sharedTops(i)
+			wSome := s.tops(i, shares[i])
 			for _, st := range frontier {
 				live := s.live(st, i)
 				var ws []int
@@ -102,7 +103,11 @@ func Solve(calls []Call, opts Options) (*Result, error) {
 			for _, st := range next {
 				st.rank = st.cost + s.deficit(st, i+1)
 			}
-			slices.SortStableFunc(next, func(a, b *state) int { return cmp.Compare(a.rank, b.rank) })
+			// Among equals, the state holding more entries keeps more
+			// options (a floor entry kept alive by a free anchor or write).
+			slices.SortStableFunc(next, func(a, b *state) int {
+				return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(len(b.ents), len(a.ents)))
+			})
 			next = next[:beam]
 			exact = false
 		}
@@ -212,32 +217,56 @@ func (s *solver) futureShared(i, limit int) ([]int, int) {
 }
 
 // maxTops caps the write positions a call with many choices tries, and
-// topsLookahead the later calls it looks at to find them (so a long
-// conversation costs linear time).
+// nearCalls is how many next calls' shared prefixes are measured directly.
 const (
-	maxTops       = 3
-	topsLookahead = 64
+	maxTops   = 3
+	nearCalls = 8
 )
 
-// sharedTops returns, for the next topsLookahead calls of call i's model, the last
-// cacheable boundary past the minimum length each shares with call i:
-// maxTops distinct ones at most, the nearest calls' first, sorted.
-func (s *solver) sharedTops(i int) []int {
+// shares returns, for each call, the lengths (in blocks) of the prefixes it
+// shares with later calls, largest first, at most maxTops of them: the
+// two largest (the next calls) and the smallest (a floor a compaction
+// keeps). The next nearCalls are measured; further ones through the call
+// after: lcp(i, j) ≥ min(lcp(i, i+1), lcp(i+1, j)), with equality when the
+// two differ, so one backward pass is linear in calls.
+func (s *solver) shares() [][]int {
+	out := make([][]int, len(s.calls))
+	for i := len(s.calls) - 2; i >= 0; i-- {
+		c := &s.calls[i]
+		var set []int
+		addLen := func(n int) {
+			if n > 0 && !slices.Contains(set, n) {
+				set = append(set, n)
+			}
+		}
+		for j := i + 1; j < len(s.calls) && j <= i+nearCalls; j++ {
+			addLen(lcp(c, &s.calls[j]))
+		}
+		next := lcp(c, &s.calls[i+1])
+		for _, n := range out[i+1] {
+			addLen(min(next, n))
+		}
+		slices.SortFunc(set, func(a, b int) int { return b - a })
+		if len(set) > maxTops {
+			set = append(set[:maxTops-1], set[len(set)-1])
+		}
+		out[i] = set
+	}
+	return out
+}
+
+// tops maps call i's shared prefix lengths to the last cacheable boundary
+// at or past the minimum length within each: its write positions, sorted.
+func (s *solver) tops(i int, shares []int) []int {
 	c := &s.calls[i]
 	minLen := s.rules[s.model[i]].price.MinCacheable
 	var out []int
-	for j := i + 1; j < len(s.calls) && j <= i+topsLookahead; j++ {
-		if s.model[j] != s.model[i] {
-			continue
-		}
-		k := min(lcp(c, &s.calls[j])-1, s.cov[i])
+	for _, n := range shares {
+		k := min(n-1, s.cov[i])
 		for ; k >= 0 && !c.Blocks[k].Cacheable; k-- {
 		}
 		if k >= 0 && c.Blocks[k].End >= minLen && !slices.Contains(out, k) {
 			out = append(out, k)
-			if len(out) == maxTops {
-				break
-			}
 		}
 	}
 	slices.Sort(out)

@@ -66,6 +66,9 @@ type Result struct {
 	// schedule variant that beat a capped search ("policy", "policy-5m",
 	// "policy-1h", "none").
 	Source string
+	// SearchUSD is what the search's own schedule bills (CostUSD unless a
+	// policy variant beat it).
+	SearchUSD float64
 }
 
 // GapUSD is how far Schedule may be from the optimum at most.

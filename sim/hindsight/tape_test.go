@@ -89,6 +89,9 @@ func TestSharedSessions(t *testing.T) {
 				if res.CostUSD > res.PolicyUSD+1e-12 || res.BoundUSD > res.CostUSD {
 					t.Errorf("bound $%.4f, hindsight $%.4f, policy $%.4f: want bound ≤ hindsight ≤ policy", res.BoundUSD, res.CostUSD, res.PolicyUSD)
 				}
+				if !res.Exact {
+					t.Errorf("not exact: the search's $%.6f is $%.6f over the bound", res.CostUSD, res.GapUSD())
+				}
 				t.Logf("%d calls: policy $%.4f hindsight $%.4f (%s, exact %v) bound $%.4f gap %.2f%%", len(calls), res.PolicyUSD, res.CostUSD, res.Source, res.Exact, res.BoundUSD, 100*res.GapUSD()/res.CostUSD)
 			})
 		}
