@@ -33,6 +33,10 @@ type Setup struct {
 	SummarizerFailRate, ProviderErrorRate float64
 	// ClearToolUses turns on Anthropic's server-side context editing.
 	ClearToolUses bool
+	// Hindsight computes, for every cell on the Anthropic provider without
+	// ClearToolUses, the hindsight optimum of the requests it sent
+	// (package sim/hindsight) and each run's regret against it.
+	Hindsight bool
 
 	// recorded holds each recorded tenant's calibration, by tenant key.
 	recorded sync.Map

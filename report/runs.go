@@ -32,6 +32,14 @@ func RunsTable(runs []RunSummary, opts RunsOptions) *Table {
 		t.Columns = append(t.Columns, "recorded $", "vs recorded %")
 		t.Right = append(t.Right, true, true)
 	}
+	anyHS := false
+	for _, r := range runs {
+		anyHS = anyHS || r.Hindsight != nil
+	}
+	if anyHS {
+		t.Columns = append(t.Columns, "hindsight $", "regret %")
+		t.Right = append(t.Right, true, true)
+	}
 	best := bestByTrace(runs)
 	marked := false
 	for i, r := range runs {
@@ -49,6 +57,13 @@ func RunsTable(runs []RunSummary, opts RunsOptions) *Table {
 				row = append(row, "", "")
 			}
 		}
+		if anyHS {
+			if h := r.Hindsight; h != nil {
+				row = append(row, usd(h.CostUSD), strconv.FormatFloat(h.RegretPct, 'f', 1, 64))
+			} else {
+				row = append(row, "", "")
+			}
+		}
 		t.AddRow(row...)
 	}
 	if marked {
@@ -56,6 +71,9 @@ func RunsTable(runs []RunSummary, opts RunsOptions) *Table {
 	}
 	if anyRec {
 		t.Notes = append(t.Notes, "vs recorded %: cost against what was billed; for the recorded policy, the simulation's error.")
+	}
+	if anyHS {
+		t.Notes = append(t.Notes, "hindsight $: the same requests under the cheapest cache schedule; regret %: what the policy's schedule paid over it, in % of cost (docs/metrics.md).")
 	}
 	return t
 }

@@ -75,17 +75,18 @@ func (w *workloadFlags) load(e *env, seed uint64) ([]*traces.Session, error) {
 
 // simFlags are the settings every replay command shares.
 type simFlags struct {
-	policies []string
-	sets     []string
-	provider string
-	prices   string
-	seed     uint64
-	jobs     int
-	failRate float64
-	errRate  float64
-	clearTU  bool
-	cacheDir string
-	noCache  bool
+	policies    []string
+	sets        []string
+	provider    string
+	prices      string
+	seed        uint64
+	jobs        int
+	failRate    float64
+	errRate     float64
+	clearTU     bool
+	cacheDir    string
+	noCache     bool
+	noHindsight bool
 }
 
 func (f *simFlags) add(fs *pflag.FlagSet, defaultPolicies string) {
@@ -99,6 +100,7 @@ func (f *simFlags) add(fs *pflag.FlagSet, defaultPolicies string) {
 	fs.Float64Var(&f.errRate, "provider-error-rate", 0, "probability that a call is rejected as overloaded (seeded); the harness retries with backoff")
 	fs.BoolVar(&f.clearTU, "clear-tool-uses", false, "anthropic: server-side context editing (clear_tool_uses_20250919 with its defaults)")
 	f.addCache(fs)
+	fs.BoolVar(&f.noHindsight, "no-hindsight", false, "skip the hindsight optimum (the cheapest cache schedule of each run's requests) and the regret columns")
 }
 
 // addCache declares the token-count cache's flags.
@@ -126,6 +128,7 @@ func (f *simFlags) setup(e *env) (*experiment.Setup, error) {
 		return nil, err
 	}
 	st.SummarizerFailRate, st.ProviderErrorRate, st.ClearToolUses = f.failRate, f.errRate, f.clearTU
+	st.Hindsight = !f.noHindsight
 	dir := f.cacheDirFor(e)
 	if dir == "" && e.tokenizer == nil {
 		return st, nil // the process-wide memo, no store

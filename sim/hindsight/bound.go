@@ -39,9 +39,10 @@ type cover struct{ r, e int64 }
 
 func (c cover) live(t int64) bool { return c.r <= t && t < c.e }
 
-// add merges a new entry's life into c at time t.
-func (c cover) add(n cover, t int64) cover {
-	if c.e <= t {
+// add merges a new entry's life into c at time t; dead is whether c's
+// life is over for every later call.
+func (c cover) add(n cover, dead bool) cover {
+	if dead || c.e <= c.r {
 		return n
 	}
 	return cover{min(c.r, n.r), max(c.e, n.e)}
@@ -122,8 +123,12 @@ func (s *solver) bound() float64 {
 			buf = buf[:0]
 			n1 := cover{t + ttMin, t + ttMax + hour}
 			n5 := cover{t + ttMin, t + ttMax + min5}
+			// A cover that ended by the earliest later send time is dead
+			// for good (calls are in send order, bar a prewarm).
+			later := s.minAfter[i]
 			for _, st := range n.states {
 				covered := st.c5.live(t) || st.c1.live(t)
+				dead5, dead1 := st.c5.e <= later, st.c1.e <= later
 				if st.c5.live(t) {
 					st.c5.e = max(st.c5.e, t+min5)
 				}
@@ -132,23 +137,22 @@ func (s *solver) bound() float64 {
 				}
 				switch {
 				case c.Fixed:
-					buf = append(buf, relaxed{st.c5, st.c1.add(n1, t), st.cost})
+					buf = append(buf, relaxed{st.c5, st.c1.add(n1, dead1), st.cost})
 				case covered && k <= limit:
 					// A read is the cheapest class and may write above.
-					buf = append(buf, relaxed{st.c5, st.c1.add(n1, t), st.cost + p.CacheRead})
+					buf = append(buf, relaxed{st.c5, st.c1.add(n1, dead1), st.cost + p.CacheRead})
 				default:
 					buf = append(buf,
-						relaxed{st.c5, st.c1.add(n1, t), st.cost + p.CacheWrite1h},
-						relaxed{st.c5.add(n5, t), st.c1, st.cost + p.CacheWrite5m},
+						relaxed{st.c5, st.c1.add(n1, dead1), st.cost + p.CacheWrite1h},
+						relaxed{st.c5.add(n5, dead5), st.c1, st.cost + p.CacheWrite5m},
 						relaxed{st.c5, st.c1, st.cost + p.Input})
 				}
 			}
 			for j := range buf {
-				// A cover dead now is dead for good.
-				if buf[j].c5.e <= t {
+				if buf[j].c5.e <= s.minAfter[i+1] {
 					buf[j].c5 = cover{}
 				}
-				if buf[j].c1.e <= t {
+				if buf[j].c1.e <= s.minAfter[i+1] {
 					buf[j].c1 = cover{}
 				}
 			}

@@ -8,7 +8,7 @@ import (
 	"github.com/ctxsim/ctxsim/policies/prompt"
 )
 
-// Solve returns the cheapest schedule it finds for calls (in time order) and
+// Solve returns the cheapest schedule it finds for calls (in send order) and
 // a lower bound on every schedule's bill.
 //
 // The search is a dynamic program over cache states: after each call, the

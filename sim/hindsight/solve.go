@@ -3,9 +3,9 @@ package hindsight
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
-	"time"
 
 	"github.com/ctxsim/ctxsim/policies/prompt"
 	"github.com/ctxsim/ctxsim/pricing"
@@ -194,6 +194,10 @@ type solver struct {
 	model  []int32 // model index of each call
 	rules  []rules // by model index
 	cov    []int   // last cacheable block with End ≥ the minimum, or -1
+	// minAfter[i] is the earliest send time of calls i and later: calls
+	// are in send order, but the engine sends a prewarm a little before
+	// the session it warms, which may be before another session's call.
+	minAfter []int64
 }
 
 func newSolver(calls []Call, opts Options) (*solver, error) {
@@ -201,9 +205,6 @@ func newSolver(calls []Call, opts Options) (*solver, error) {
 	idx := map[string]int32{}
 	for i := range calls {
 		c := &calls[i]
-		if i > 0 && c.Time.Before(calls[i-1].Time) {
-			return nil, fmt.Errorf("hindsight: call %d at %s is before call %d", i, c.Time.Format(time.RFC3339Nano), i-1)
-		}
 		m, ok := idx[c.Model]
 		if !ok {
 			r, err := s.opts.rules(c.Model)
@@ -225,6 +226,11 @@ func newSolver(calls []Call, opts Options) (*solver, error) {
 			}
 		}
 	}
+	s.minAfter = make([]int64, len(calls)+1)
+	s.minAfter[len(calls)] = math.MaxInt64
+	for i := len(calls) - 1; i >= 0; i-- {
+		s.minAfter[i] = min(s.minAfter[i+1], calls[i].Time.UnixNano())
+	}
 	return s, nil
 }
 
@@ -242,19 +248,17 @@ func (s *solver) step(i int, ents *[]ent, bps []prompt.Breakpoint) (traces.Usage
 }
 
 // prune drops the entries no later call can touch: those no later call of
-// their model contains, and those expired by the first that does. Dropping
-// them changes nothing a later call sees, so the search stays exact.
+// their model contains, and those expired by the first that does (when no
+// call after it is sent earlier). Dropping them changes nothing a later
+// call sees, so the search stays exact.
 func (s *solver) prune(i int, ents []ent) []ent {
 	out := ents[:0]
 	for _, x := range ents {
 		for j := i + 1; j < len(s.calls); j++ {
-			if s.model[j] != x.model {
+			if s.model[j] != x.model || !s.calls[j].has(x.block, x.chain) {
 				continue
 			}
-			if !s.calls[j].has(x.block, x.chain) {
-				continue
-			}
-			if s.calls[j].Time.Before(x.e.Expires) {
+			if s.minAfter[j] < x.e.Expires.UnixNano() {
 				out = append(out, x)
 			}
 			break
