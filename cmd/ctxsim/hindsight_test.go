@@ -64,9 +64,11 @@ func TestHindsightCorpus(t *testing.T) {
 		}
 		dir := filepath.Join(corpus, d.Name())
 		t.Run(d.Name(), func(t *testing.T) {
-			code, _, errs := runCmd(t, "whatif", dir, "--json", "--no-hindsight")
-			if code != exitOK {
-				t.Skipf("whatif does not run on it without hindsight either: %s", strings.TrimSpace(errs))
+			// Repositories of hermes state.db files carry session totals
+			// only: nothing to replay call by call.
+			code, _, errs := runCmd(t, "whatif", dir, "--json", "--no-hindsight", "--policies", "ttl-1h")
+			if code != exitOK && strings.Contains(errs, "no recorded usage") || strings.Contains(errs, "no sessions found") {
+				t.Skipf("no replayable recorded calls: %s", strings.TrimSpace(errs))
 			}
 			checkHindsight(t, dir)
 		})

@@ -67,7 +67,10 @@ the recorded behaviour (recorded-observed: it also honours the re-sends the
 log shows and cannot explain, which every variant then replays too), and
 "error" its own error against the bill. A change no larger than that error
 is marked ~ (within_error in --json): the error could explain it. See ctxsim
-fidelity for the error distribution over many sessions.
+fidelity for the error distribution over many sessions. "hindsight" is the
+replay's requests under the cheapest cache schedule any harness could have
+chosen, and "replay regret" what the replayed schedule paid over it (--json
+adds every policy's regret_usd; docs/metrics.md defines them).
 
 Default policies (variants of the recorded behaviour):
 ` + variants.String() + `
@@ -91,6 +94,7 @@ Examples:
 			fs.Uint64Var(&sf.seed, "seed", 1, "seed of every random choice")
 			fs.IntVarP(&sf.jobs, "jobs", "j", 0, "parallel replays (0: all cores); output is identical for any value")
 			sf.addCache(fs)
+			fs.BoolVar(&sf.noHindsight, "no-hindsight", false, "skip the hindsight optimum (the cheapest cache schedule of the replay's requests) and the regrets")
 			of.add(fs)
 			return func(e *env, args []string) error {
 				if len(args) == 0 {

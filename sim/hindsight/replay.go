@@ -93,7 +93,7 @@ func (s *solver) finish(res *Result, exact bool) (*Result, error) {
 		}
 		c := sum(cost)
 		if v.keep {
-			res.PolicyUSD, res.PolicyCost = c, cost
+			res.PolicyUSD, res.PolicyUsage, res.PolicyCost = c, us, cost
 		}
 		if c < res.CostUSD {
 			res.CostUSD, res.Schedule, res.Usage, res.Cost, res.Source = c, sch, us, cost, v.name

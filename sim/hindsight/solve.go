@@ -60,8 +60,9 @@ type Result struct {
 	// PolicyUSD is what the policy's own schedule bills on the tape: the
 	// run's bill for the same requests at the same times.
 	PolicyUSD float64
-	// PolicyCost is that bill per call.
-	PolicyCost []float64
+	// PolicyUsage and PolicyCost are that bill per call.
+	PolicyUsage []traces.Usage
+	PolicyCost  []float64
 	// Source says where Schedule came from: "search", or the policy
 	// schedule variant that beat a capped search ("policy", "policy-5m",
 	// "policy-1h", "none").
