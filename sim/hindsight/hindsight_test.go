@@ -216,3 +216,28 @@ func BenchmarkSolveLinear(b *testing.B) {
 		})
 	}
 }
+
+// TestGaps: across a 20-minute gap the optimum keeps the prefix with a 1h
+// entry; across a two-hour gap nothing survives; a 2-minute gap is not
+// listed.
+func TestGaps(t *testing.T) {
+	s := &session{sizes: map[int]int{1: 5000, 2: 3000, 3: 100, 4: 100, 5: 100}}
+	s.call(0, 10, 1, 2)
+	s.call(2*time.Minute, 10, 1, 2, 3)
+	s.call(22*time.Minute, 10, 1, 2, 3, 4)
+	s.call(3*time.Hour, 10, 1, 2, 3, 4, 5)
+	res, err := Solve(s.calls, testOpts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	gaps := Gaps(s.calls, res, 5*time.Minute)
+	if len(gaps) != 2 {
+		t.Fatalf("%d gaps, want 2: %+v", len(gaps), gaps)
+	}
+	if g := gaps[0]; g.Idle != 20*time.Minute || g.Choice != "1h" || g.Read != 8100 {
+		t.Errorf("20-minute gap: %+v, want 1h reading 8,100", g)
+	}
+	if g := gaps[1]; g.Choice != "none" || g.Read != 0 {
+		t.Errorf("3-hour gap: %+v, want none", g)
+	}
+}
