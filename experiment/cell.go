@@ -332,9 +332,18 @@ func (st *Setup) replay(ctx context.Context, t Tenant, pol *sim.Policy, summaryM
 // hindsight solves the tape of a replay and sets each run's regret: the
 // run's calls on the tape priced under the optimum instead of as billed.
 func (st *Setup) hindsight(t Tenant, res *Result, calls []hindsight.Call) error {
-	h, err := hindsight.Solve(calls, hindsight.Options{Prices: st.Prices})
+	opts := hindsight.Options{Prices: st.Prices}
+	h, err := hindsight.Solve(calls, opts)
 	if err != nil {
 		return fmt.Errorf("tenant %s: %w", t.Key, err)
+	}
+	if len(t.Roots) > 1 {
+		// Each root's row must be a bill its own sessions could have
+		// reached: no root above what its policy schedule paid.
+		rootOf := t.rootOf()
+		if _, err := hindsight.Separate(calls, h, func(k string) string { return rootOf[strings.TrimSuffix(k, "/compaction")] }, opts); err != nil {
+			return fmt.Errorf("tenant %s: %w", t.Key, err)
+		}
 	}
 	res.Tape, res.Hindsight = calls, h
 	res.regret(t)

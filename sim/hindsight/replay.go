@@ -108,3 +108,56 @@ func (s *solver) finish(res *Result, exact bool) (*Result, error) {
 	res.Exact = exact || res.CostUSD-res.BoundUSD <= 1e-9*math.Max(1, res.CostUSD)
 	return res, nil
 }
+
+// Separate makes res's schedule fair to each group of calls (a session and
+// its subagents, on an account several sessions share): a joint optimum
+// may shift a shared write onto one group, billing it more than the
+// policy's schedule did. While some group's calls cost more under
+// res.Schedule than under the policy's, that group's calls take the
+// policy's breakpoints and the tape is replayed again; at worst every
+// group is back on the policy's schedule. It reports whether it changed
+// anything (res.Exact is then false: the result is a feasible schedule,
+// no longer the joint optimum).
+func Separate(calls []Call, res *Result, group func(key string) string, opts Options) (bool, error) {
+	policy := map[string]bool{}
+	changed := false
+	for {
+		over := ""
+		got, want := map[string]float64{}, map[string]float64{}
+		var names []string
+		for i := range calls {
+			if calls[i].Fixed {
+				continue
+			}
+			g := group(calls[i].Key)
+			if _, ok := got[g]; !ok {
+				names = append(names, g)
+			}
+			got[g] += res.Cost[i]
+			want[g] += res.PolicyCost[i]
+		}
+		for _, g := range names {
+			if !policy[g] && got[g] > want[g]+1e-12*math.Max(1, want[g]) {
+				over = g
+				break
+			}
+		}
+		if over == "" {
+			return changed, nil
+		}
+		policy[over], changed = true, true
+		sch := make([][]prompt.Breakpoint, len(calls))
+		for i := range calls {
+			sch[i] = res.Schedule[i]
+			if !calls[i].Fixed && policy[group(calls[i].Key)] {
+				sch[i] = calls[i].Policy
+			}
+		}
+		us, cost, err := Replay(calls, sch, opts)
+		if err != nil {
+			return changed, err
+		}
+		res.Schedule, res.Usage, res.Cost, res.CostUSD = sch, us, cost, sum(cost)
+		res.Exact, res.Source = false, res.Source+"+separate"
+	}
+}

@@ -97,11 +97,16 @@ func Solve(calls []Call, opts Options) (*Result, error) {
 			}
 		}
 		if len(next) > beam {
-			// Rank by cost so far plus what the next call would pay for the
-			// part of its prompt the state cannot serve: a pure
-			// cost-so-far ranking keeps the states that skipped writes.
+			// Rank by cost so far plus what the next call of each
+			// conversation would pay for the part of its prompt the state
+			// cannot serve: a pure cost-so-far ranking keeps the states
+			// that skipped writes.
+			ahead := s.ahead(i)
 			for _, st := range next {
-				st.rank = st.cost + s.deficit(st, i+1)
+				st.rank = st.cost
+				for _, j := range ahead {
+					st.rank += s.deficit(st, j)
+				}
 			}
 			// Among equals, the state holding more entries keeps more
 			// options (a floor entry kept alive by a free anchor or write).
@@ -129,6 +134,21 @@ func Solve(calls []Call, opts Options) (*Result, error) {
 // fullStates is the most states for which a call with few candidates
 // tries every subset of them.
 const fullStates = 256
+
+// ahead is the next call of each conversation among the nearCalls calls
+// after call i: the calls whose deficits rank a state (interleaved
+// conversations each count, not only the one that sends next).
+func (s *solver) ahead(i int) []int {
+	var out []int
+	var keys []string
+	for j := i + 1; j < len(s.calls) && j <= i+nearCalls; j++ {
+		if k := s.calls[j].Key; !slices.Contains(keys, k) {
+			keys = append(keys, k)
+			out = append(out, j)
+		}
+	}
+	return out
+}
 
 // deficit is what call j (if any) pays at least, beyond reading, for the
 // part of its cacheable prefix no entry of st live then can serve.
