@@ -3,6 +3,7 @@ package hindsight
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/ctxsim/ctxsim/policies/prompt"
 	"github.com/ctxsim/ctxsim/sim/provider"
@@ -99,6 +100,9 @@ func (s *solver) finish(res *Result, exact bool) (*Result, error) {
 			res.CostUSD, res.Schedule, res.Usage, res.Cost, res.Source = c, sch, us, cost, v.name
 		}
 	}
+	if err := s.perKeyTTL(res); err != nil {
+		return nil, err
+	}
 	res.BoundUSD = s.bound()
 	if tol := 1e-9 * math.Max(1, res.CostUSD); res.BoundUSD > res.CostUSD+tol {
 		return nil, fmt.Errorf("hindsight: bound $%.9f above a schedule billed $%.9f (a bug)", res.BoundUSD, res.CostUSD)
@@ -160,4 +164,57 @@ func Separate(calls []Call, res *Result, group func(key string) string, opts Opt
 		res.Schedule, res.Usage, res.Cost, res.CostUSD = sch, us, cost, sum(cost)
 		res.Exact, res.Source = false, res.Source+"+separate"
 	}
+}
+
+// perKeyTTL tries the policy's layout with one TTL per conversation (a
+// harness that picks 1h for the human-paced session and 5m for its
+// subagents, as hermes' auto tier does): from all 5m, each conversation in
+// turn switches to 1h when that bills less, replayed. It keeps the result
+// if it beats res.
+func (s *solver) perKeyTTL(res *Result) error {
+	var keys []string
+	for i := range s.calls {
+		if k := s.calls[i].Key; !s.calls[i].Fixed && !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) < 2 || len(keys) > maxAhead {
+		return nil // one conversation: policy-5m and policy-1h cover it
+	}
+	long := map[string]bool{}
+	build := func() [][]prompt.Breakpoint {
+		sch := variant(s.calls, prompt.TTL5m, false)
+		for i := range s.calls {
+			if c := &s.calls[i]; !c.Fixed && long[c.Key] {
+				sch[i] = make([]prompt.Breakpoint, len(c.Policy))
+				for j, bp := range c.Policy {
+					sch[i][j] = prompt.Breakpoint{Block: bp.Block, TTL: prompt.TTL1h}
+				}
+			}
+		}
+		return sch
+	}
+	bestSch := build()
+	bestUs, bestCost, err := Replay(s.calls, bestSch, s.opts)
+	if err != nil {
+		return err
+	}
+	best := sum(bestCost)
+	for _, k := range keys {
+		long[k] = true
+		sch := build()
+		us, cost, err := Replay(s.calls, sch, s.opts)
+		if err != nil {
+			return err
+		}
+		if c := sum(cost); c < best {
+			best, bestSch, bestUs, bestCost = c, sch, us, cost
+		} else {
+			long[k] = false
+		}
+	}
+	if best < res.CostUSD {
+		res.CostUSD, res.Schedule, res.Usage, res.Cost, res.Source = best, bestSch, bestUs, bestCost, "policy-per-conversation"
+	}
+	return nil
 }

@@ -40,7 +40,7 @@ func Solve(calls []Call, opts Options) (*Result, error) {
 	beam := cmp.Or(opts.Beam, DefaultBeam)
 	full := cmp.Or(opts.FullChoices, DefaultFullChoices)
 	exact := true
-	shares := s.shares()
+	shares, aheads := s.shares(), s.aheads()
 	frontier := []*state{{}}
 	index := map[uint64][]int{}
 	var next []*state
@@ -67,6 +67,14 @@ func Solve(calls []Call, opts Options) (*Result, error) {
 		} else {
 			wFull, nFull := s.futureShared(i, full)
 			wSome := s.tops(i, shares[i])
+			// The policy's own positions too, so the search covers the
+			// policy's layout under every per-call TTL choice.
+			for _, bp := range c.Policy {
+				if !slices.Contains(wSome, bp.Block) {
+					wSome = append(wSome, bp.Block)
+				}
+			}
+			slices.Sort(wSome)
 			for _, st := range frontier {
 				live := s.live(st, i)
 				var ws []int
@@ -101,7 +109,7 @@ func Solve(calls []Call, opts Options) (*Result, error) {
 			// conversation would pay for the part of its prompt the state
 			// cannot serve: a pure cost-so-far ranking keeps the states
 			// that skipped writes.
-			ahead := s.ahead(i)
+			ahead := aheads[i]
 			for _, st := range next {
 				st.rank = st.cost
 				for _, j := range ahead {
@@ -135,17 +143,39 @@ func Solve(calls []Call, opts Options) (*Result, error) {
 // tries every subset of them.
 const fullStates = 256
 
-// ahead is the next call of each conversation among the nearCalls calls
-// after call i: the calls whose deficits rank a state (interleaved
-// conversations each count, not only the one that sends next).
-func (s *solver) ahead(i int) []int {
-	var out []int
-	var keys []string
-	for j := i + 1; j < len(s.calls) && j <= i+nearCalls; j++ {
-		if k := s.calls[j].Key; !slices.Contains(keys, k) {
-			keys = append(keys, k)
-			out = append(out, j)
+// maxAhead caps the conversations whose next calls rank a state.
+const maxAhead = 16
+
+// aheads returns, for each call i, the next call of each conversation
+// under way at i (started at or before i, not over), nearest first: the
+// calls whose deficits rank a state. Every conversation counts, not only
+// the one that sends next: a session waiting on a subagent's burst of
+// calls needs its entry to outlive the burst.
+func (s *solver) aheads() [][]int {
+	first := map[string]int{}
+	for i := len(s.calls) - 1; i >= 0; i-- {
+		first[s.calls[i].Key] = i
+	}
+	out := make([][]int, len(s.calls))
+	next := map[string]int{}
+	var keys []string // keys with a call after i, in first-seen order
+	for i := len(s.calls) - 1; i >= 0; i-- {
+		var a []int
+		for _, k := range keys {
+			if first[k] <= i {
+				a = append(a, next[k])
+			}
 		}
+		slices.Sort(a)
+		if len(a) > maxAhead {
+			a = a[:maxAhead]
+		}
+		out[i] = a
+		k := s.calls[i].Key
+		if _, ok := next[k]; !ok {
+			keys = append(keys, k)
+		}
+		next[k] = i
 	}
 	return out
 }
@@ -246,8 +276,8 @@ const (
 // shares returns, for each call, the lengths (in blocks) of the prefixes it
 // shares with later calls, largest first, at most maxTops of them: the
 // two largest (the next calls) and the smallest (a floor a compaction
-// keeps). The next nearCalls are measured; further ones through the call
-// after: lcp(i, j) ≥ min(lcp(i, i+1), lcp(i+1, j)), with equality when the
+// keeps). The next nearCalls and the conversation's own next call are
+// measured; further ones through the call after: lcp(i, j) ≥ min(lcp(i, i+1), lcp(i+1, j)), with equality when the
 // two differ, so one backward pass is linear in calls.
 func (s *solver) shares() [][]int {
 	out := make([][]int, len(s.calls))
@@ -260,6 +290,11 @@ func (s *solver) shares() [][]int {
 			}
 		}
 		for j := i + 1; j < len(s.calls) && j <= i+nearCalls; j++ {
+			addLen(lcp(c, &s.calls[j]))
+		}
+		if j := s.nextOwn[i]; j > 0 {
+			// The conversation's own next call, however many calls of
+			// its subagents come first.
 			addLen(lcp(c, &s.calls[j]))
 		}
 		next := lcp(c, &s.calls[i+1])

@@ -199,6 +199,8 @@ type solver struct {
 	// are in send order, but the engine sends a prewarm a little before
 	// the session it warms, which may be before another session's call.
 	minAfter []int64
+	// nextOwn[i] is the next call of call i's conversation (key), or 0.
+	nextOwn []int
 }
 
 func newSolver(calls []Call, opts Options) (*solver, error) {
@@ -226,6 +228,12 @@ func newSolver(calls []Call, opts Options) (*solver, error) {
 				break
 			}
 		}
+	}
+	s.nextOwn = make([]int, len(calls))
+	seen := map[string]int{}
+	for i := len(calls) - 1; i >= 0; i-- {
+		s.nextOwn[i] = seen[calls[i].Key]
+		seen[calls[i].Key] = i
 	}
 	s.minAfter = make([]int64, len(calls)+1)
 	s.minAfter[len(calls)] = math.MaxInt64
