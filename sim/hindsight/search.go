@@ -67,14 +67,6 @@ func Solve(calls []Call, opts Options) (*Result, error) {
 		} else {
 			wFull, nFull := s.futureShared(i, full)
 			wSome := s.tops(i, shares[i])
-			// The policy's own positions too, so the search covers the
-			// policy's layout under every per-call TTL choice.
-			for _, bp := range c.Policy {
-				if !slices.Contains(wSome, bp.Block) {
-					wSome = append(wSome, bp.Block)
-				}
-			}
-			slices.Sort(wSome)
 			for _, st := range frontier {
 				live := s.live(st, i)
 				var ws []int
