@@ -82,6 +82,7 @@ func (s *solver) finish(res *Result, exact bool) (*Result, error) {
 	}
 	res.CostUSD = sum(res.Cost)
 	res.SearchUSD = res.CostUSD
+	res.cands = append(res.cands, cand{"search", res.Schedule, res.Usage, res.Cost})
 	for _, v := range []struct {
 		name string
 		ttl  prompt.TTL
@@ -93,6 +94,7 @@ func (s *solver) finish(res *Result, exact bool) (*Result, error) {
 			return nil, err
 		}
 		c := sum(cost)
+		res.cands = append(res.cands, cand{v.name, sch, us, cost})
 		if v.keep {
 			res.PolicyUSD, res.PolicyUsage, res.PolicyCost = c, us, cost
 		}
@@ -113,6 +115,54 @@ func (s *solver) finish(res *Result, exact bool) (*Result, error) {
 	return res, nil
 }
 
+// mix gives each group of calls the candidate schedule that bills its
+// calls least (the joint search's best can be another group's gain),
+// replays the mixture, and keeps it if it bills no more in total.
+func mix(calls []Call, res *Result, group func(key string) string, opts Options) (bool, error) {
+	split := func(cost []float64) map[string]float64 {
+		m := map[string]float64{}
+		for i := range calls {
+			if !calls[i].Fixed {
+				m[group(calls[i].Key)] += cost[i]
+			}
+		}
+		return m
+	}
+	cur := split(res.Cost)
+	pick := map[string]int{} // group → candidate index, -1: the current schedule
+	better := false
+	for g := range cur {
+		pick[g] = -1
+		best := cur[g]
+		for k, c := range res.cands {
+			if v := split(c.cost)[g]; v < best-1e-12*math.Max(1, best) {
+				best, pick[g], better = v, k, true
+			}
+		}
+	}
+	if !better {
+		return false, nil
+	}
+	sch := make([][]prompt.Breakpoint, len(calls))
+	for i := range calls {
+		sch[i] = res.Schedule[i]
+		if k := pick[group(calls[i].Key)]; !calls[i].Fixed && k >= 0 {
+			sch[i] = res.cands[k].sch[i]
+		}
+	}
+	us, cost, err := Replay(calls, sch, opts)
+	if err != nil {
+		return false, err
+	}
+	if c := sum(cost); c <= res.CostUSD {
+		// No more in total: an optimal schedule stays optimal.
+		res.Schedule, res.Usage, res.Cost, res.CostUSD = sch, us, cost, c
+		res.Source += "+mixed"
+		return true, nil
+	}
+	return false, nil
+}
+
 // Separate makes res's schedule fair to each group of calls (a session and
 // its subagents, on an account several sessions share): a joint optimum
 // may shift a shared write onto one group, billing it more than the
@@ -123,8 +173,11 @@ func (s *solver) finish(res *Result, exact bool) (*Result, error) {
 // anything (res.Exact is then false: the result is a feasible schedule,
 // no longer the joint optimum).
 func Separate(calls []Call, res *Result, group func(key string) string, opts Options) (bool, error) {
+	changed, err := mix(calls, res, group, opts)
+	if err != nil {
+		return changed, err
+	}
 	policy := map[string]bool{}
-	changed := false
 	for {
 		over := ""
 		got, want := map[string]float64{}, map[string]float64{}
@@ -166,6 +219,10 @@ func Separate(calls []Call, res *Result, group func(key string) string, opts Opt
 	}
 }
 
+// maxPerKey caps the conversations perKeyTTL tries one by one (a replay
+// each).
+const maxPerKey = 64
+
 // perKeyTTL tries the policy's layout with one TTL per conversation (a
 // harness that picks 1h for the human-paced session and 5m for its
 // subagents, as hermes' auto tier does): from all 5m, each conversation in
@@ -178,7 +235,7 @@ func (s *solver) perKeyTTL(res *Result) error {
 			keys = append(keys, k)
 		}
 	}
-	if len(keys) < 2 || len(keys) > maxAhead {
+	if len(keys) < 2 || len(keys) > maxPerKey {
 		return nil // one conversation: policy-5m and policy-1h cover it
 	}
 	long := map[string]bool{}
@@ -213,6 +270,7 @@ func (s *solver) perKeyTTL(res *Result) error {
 			long[k] = false
 		}
 	}
+	res.cands = append(res.cands, cand{"policy-per-conversation", bestSch, bestUs, bestCost})
 	if best < res.CostUSD {
 		res.CostUSD, res.Schedule, res.Usage, res.Cost, res.Source = best, bestSch, bestUs, bestCost, "policy-per-conversation"
 	}

@@ -70,6 +70,17 @@ type Result struct {
 	// SearchUSD is what the search's own schedule bills (CostUSD unless a
 	// policy variant beat it).
 	SearchUSD float64
+
+	// cands are the schedules tried, each replayed (for Separate).
+	cands []cand
+}
+
+// A cand is one schedule of the tape, replayed.
+type cand struct {
+	name  string
+	sch   [][]prompt.Breakpoint
+	usage []traces.Usage
+	cost  []float64
 }
 
 // GapUSD is how far Schedule may be from the optimum at most.
