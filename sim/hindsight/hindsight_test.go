@@ -241,3 +241,38 @@ func TestGaps(t *testing.T) {
 		t.Errorf("3-hour gap: %+v, want none", g)
 	}
 }
+
+// TestSeparate: two sessions share a floor. The joint optimum has the
+// first write it and the second read it, so the first pays more than under
+// its own (uncached) schedule; Separate leaves no session above its
+// policy's bill.
+func TestSeparate(t *testing.T) {
+	s := &session{sizes: map[int]int{1: 20000, 2: 50, 3: 50}}
+	s.call(0, 10, 1, 2)
+	s.call(time.Minute, 10, 1, 3)
+	s.calls[1].Key = "b"
+	opts := testOpts()
+	res, err := Solve(s.calls, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Cost[0] <= res.PolicyCost[0] {
+		t.Fatalf("joint optimum: first session $%.6f, policy $%.6f; the test needs it above", res.Cost[0], res.PolicyCost[0])
+	}
+	joint := res.CostUSD
+	if _, err := Separate(s.calls, res, func(k string) string { return k }, opts); err != nil {
+		t.Fatal(err)
+	}
+	for i := range s.calls {
+		if res.Cost[i] > res.PolicyCost[i]+eps {
+			t.Errorf("session %s: $%.6f after Separate, policy $%.6f", s.calls[i].Key, res.Cost[i], res.PolicyCost[i])
+		}
+	}
+	if res.CostUSD < joint-eps || res.Exact {
+		t.Errorf("separated $%.6f (exact %v) against the joint optimum $%.6f", res.CostUSD, res.Exact, joint)
+	}
+	_, cost, err := Replay(s.calls, res.Schedule, opts)
+	if err != nil || sum(cost) != res.CostUSD {
+		t.Errorf("schedule replays to $%.6f (%v), reported $%.6f", sum(cost), err, res.CostUSD)
+	}
+}
