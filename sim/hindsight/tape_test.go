@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxsim/ctxsim/policies"
 	"github.com/ctxsim/ctxsim/policies/estimate"
+	"github.com/ctxsim/ctxsim/policies/estimate/tiktoken"
 	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/sim"
 	"github.com/ctxsim/ctxsim/sim/hindsight"
@@ -21,7 +22,7 @@ import (
 const bigLog = "../../testdata/claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
 
 var memo = func() *estimate.Memo {
-	tok, err := estimate.Tiktoken("o200k_base")
+	tok, err := tiktoken.Get("o200k_base")
 	if err != nil {
 		panic(err)
 	}
@@ -55,7 +56,7 @@ func tape(tb testing.TB, path, policy string) ([]hindsight.Call, float64) {
 		}
 	}
 	t := &hindsight.Tape{Inner: provider.NewAnthropic(provider.AnthropicOptions{Common: provider.Common{Prices: pricing.Default()}})}
-	res, err := sim.RunTenant(context.Background(), group, pol, t, sim.Options{Prices: pricing.Default(), Count: memo.Count, Prewarm: true})
+	res, err := sim.RunTenant(context.Background(), group, pol, t, sim.Options{Prices: pricing.Default(), Count: memo.CountHash, Prewarm: true})
 	if err != nil {
 		tb.Fatal(err)
 	}
