@@ -23,8 +23,8 @@
 //
 // Solve is a dynamic program over cache states (see its comment); Bound is
 // a per-token relaxation (see its comment). When the search's cost meets
-// the bound, or the search was exhaustive, Result.Exact is set. On the
-// repository's recorded sessions it is exact: the search meets the bound.
+// the bound, or the search was exhaustive, Result.Exact is set; otherwise
+// GapUSD says how far from optimal the schedule may be.
 //
 // Solve's work per call is the states kept (Options.Beam) times the
 // choices tried per state, plus a scan of the later calls for the prefixes
