@@ -37,6 +37,9 @@ type Setup struct {
 	// ClearToolUses, the hindsight optimum of the requests it sent
 	// (package sim/hindsight) and each run's regret against it.
 	Hindsight bool
+	// VLLM configures the vllm provider (KV capacity and block size);
+	// zero values take provider.DefaultVLLMCapacity and its block size.
+	VLLM provider.VLLMOptions
 
 	// recorded holds each recorded tenant's calibration, by tenant key.
 	recorded sync.Map
@@ -91,6 +94,10 @@ func (st *Setup) newProvider(name, tenant string) (provider.Provider, error) {
 	// same provider (common random numbers), so a difference between two
 	// policies is the policies', not the dice's.
 	o.OpenAI.Rand = st.stream("provider", tenant)
+	o.VLLM = st.VLLM
+	if o.VLLM.Capacity == 0 {
+		o.VLLM.Capacity = provider.DefaultVLLMCapacity
+	}
 	if st.ClearToolUses {
 		c := provider.DefaultClearToolUses()
 		o.Anthropic.ClearToolUses = &c

@@ -326,11 +326,25 @@ func (c *Config) Validate(window int) error {
 // *traces.SyntaxError naming file:line, the key and the allowed range.
 func Load(r io.Reader, file string) (Config, []string, error) {
 	var doc yaml.Node
-	if err := yaml.NewDecoder(r).Decode(&doc); err != nil {
+	dec := yaml.NewDecoder(r)
+	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
 			return Default(), nil, nil
 		}
 		return Config{}, nil, &traces.SyntaxError{File: file, Msg: err.Error()}
+	}
+	// One file is one policy: a second document would be silently
+	// ignored, and a repeated key would silently override the first.
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		line := extra.Line
+		if err != nil {
+			return Config{}, nil, &traces.SyntaxError{File: file, Msg: "after the first document: " + err.Error()}
+		}
+		return Config{}, nil, &traces.SyntaxError{File: file, Line: line, Msg: "a second YAML document: a policy file holds one"}
+	}
+	if err := duplicateKey(&doc, file); err != nil {
+		return Config{}, nil, err
 	}
 	root := &doc
 	if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
@@ -375,6 +389,27 @@ func Load(r io.Reader, file string) (Config, []string, error) {
 		}
 	}
 	return c, l.warnings, nil
+}
+
+// duplicateKey is an error naming the first key that appears twice in one
+// mapping anywhere under n (yaml.v3 keeps both in a Node).
+func duplicateKey(n *yaml.Node, file string) error {
+	if n.Kind == yaml.MappingNode {
+		seen := map[string]int{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if first, ok := seen[k.Value]; ok {
+				return &traces.SyntaxError{File: file, Line: k.Line, Msg: fmt.Sprintf("key %q appears twice in one mapping (first at line %d)", k.Value, first)}
+			}
+			seen[k.Value] = k.Line
+		}
+	}
+	for _, c := range n.Content {
+		if err := duplicateKey(c, file); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 type loader struct {

@@ -132,6 +132,13 @@ func TestLoadBadInput(t *testing.T) {
 		{"a mapping where a value goes", "compression:\n  threshold:\n    value: 0.5\n",
 			`f.yaml:3: compression.threshold: want a single value, got a mapping`},
 		{"not YAML", "compression: [\n", "f.yaml: yaml: line 1: did not find expected node content"},
+		// Issue 10: silently ignored before.
+		{"duplicate key", "compression:\n  threshold: 0.5\n  threshold: 0.9\n",
+			`f.yaml:3: key "threshold" appears twice in one mapping (first at line 2)`},
+		{"duplicate section", "compression:\n  threshold: 0.5\ncompression:\n  threshold: 0.9\n",
+			`f.yaml:3: key "compression" appears twice in one mapping (first at line 1)`},
+		{"second document", "compression:\n  threshold: 0.5\n---\ncompression:\n  threshold: 0.9\n",
+			`f.yaml:3: a second YAML document: a policy file holds one`},
 	}
 	for _, tt := range tests {
 		_, _, err := Load(strings.NewReader(tt.yaml), "f.yaml")

@@ -14,6 +14,9 @@ import (
 type Card struct {
 	prices  map[string]Price
 	aliases map[string]string
+	// fallback answers what the card itself cannot (the embedded LiteLLM
+	// snapshot behind the hand-checked rates); nil for none.
+	fallback *Card
 }
 
 // NewCard returns a card holding ps.
@@ -50,6 +53,11 @@ func (c *Card) Lookup(model string) (Price, error) {
 	}
 	if p, ok := c.find(Normalize(model)); ok {
 		return p, nil
+	}
+	if c.fallback != nil {
+		if p, err := c.fallback.Lookup(model); err == nil {
+			return p, nil
+		}
 	}
 	return Price{}, fmt.Errorf("pricing: no price for model %q: pass --prices FILE with a LiteLLM model_prices_and_context_window.json entry for it", model)
 }
@@ -145,9 +153,12 @@ var builtin = func() []rateEntry {
 	return f.Models
 }()
 
-// Default returns a fresh copy of the embedded rate card (rates.json):
-// Claude, OpenAI and DeepSeek models, each entry with its source and date.
-// Callers may change the copy (LoadLiteLLM) without affecting others.
+// Default returns a fresh copy of the embedded rate card: first rates.json
+// (Claude, OpenAI and DeepSeek models checked by hand, each entry with its
+// source and date, minimum cacheable lengths and 1h rates), then, for any
+// model it does not know, the embedded LiteLLM snapshot (litellm.json, see
+// Snapshot). Callers may change the copy (LoadLiteLLM, which overrides
+// both) without affecting others.
 func Default() *Card {
 	c := NewCard()
 	for _, e := range builtin {
@@ -156,5 +167,52 @@ func Default() *Card {
 			c.Alias(a, e.Model)
 		}
 	}
+	c.fallback = snapshot.card
 	return c
 }
+
+//go:embed litellm.json
+var liteLLMJSON []byte
+
+// SnapshotInfo says where the embedded LiteLLM snapshot comes from.
+type SnapshotInfo struct {
+	Source string `json:"source"`
+	Date   string `json:"date"`
+	// Models is how many priced entries it holds.
+	Models int `json:"models"`
+}
+
+// Snapshot describes the embedded LiteLLM snapshot.
+func Snapshot() SnapshotInfo { return snapshot.info }
+
+// snapshot is the parsed litellm.json: an immutable card every Default card
+// falls back on. Its minimum cacheable lengths and windows come from the
+// rates.json entry of the same normalized id, as for a --prices file.
+// Parsing it is checked by a test, so a failure here is a build defect, not
+// bad input.
+var snapshot = func() (s struct {
+	card *Card
+	info SnapshotInfo
+}) {
+	var about struct {
+		About SnapshotInfo `json:"_about"`
+	}
+	if err := json.Unmarshal(liteLLMJSON, &about); err != nil {
+		panic("pricing: embedded litellm.json: " + err.Error())
+	}
+	base := NewCard()
+	for _, e := range builtin {
+		base.Set(e.Price)
+	}
+	s.card = NewCard()
+	if err := s.card.loadLiteLLM(liteLLMJSON, "embedded litellm.json", base); err != nil {
+		panic("pricing: " + err.Error())
+	}
+	for k, p := range s.card.prices {
+		p.Source, p.Date = "LiteLLM snapshot (litellm.json)", about.About.Date
+		s.card.prices[k] = p
+	}
+	s.info = about.About
+	s.info.Models = len(s.card.prices)
+	return s
+}()

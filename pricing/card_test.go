@@ -149,6 +149,10 @@ func TestLoadLiteLLMErrors(t *testing.T) {
 		{"negative", `{"m2": {"input_cost_per_token": -1, "output_cost_per_token": 1e-5}}`, `p.json: model "m2": input_cost_per_token: -1 is not a price`},
 		{"half", `{"m3": {"input_cost_per_token": 1e-6}}`, `p.json: model "m3": output_cost_per_token: missing`},
 		{"entry not object", `{"m4": 3}`, `p.json: model "m4": entry: want a JSON object`},
+		// Issue 10: a price of 1e303 printed $NaN with exit 0.
+		{"implausible price", `{"m5": {"input_cost_per_token": 1e-6, "output_cost_per_token": 1e303}}`, `p.json: model "m5": output_cost_per_token: 1e+303 USD per token is not a plausible price`},
+		{"implausible size", `{"m6": {"input_cost_per_token": 1e-6, "output_cost_per_token": 1e-5, "max_input_tokens": 1e300}}`, `p.json: model "m6": max_input_tokens: 1e+300 is not a plausible size`},
+		{"overflowing number", `{"m7": {"input_cost_per_token": 1e999, "output_cost_per_token": 1e-5}}`, `p.json: model "m7": input_cost_per_token: want a float64, got number 1e999`},
 	}
 	for _, tc := range cases {
 		c := Default()
@@ -193,4 +197,36 @@ func TestMinCacheable(t *testing.T) {
 			t.Errorf("%s: min cacheable %d, want %d", tt.model, p.MinCacheable, tt.want)
 		}
 	}
+}
+
+// TestSnapshotBehindRates: the embedded LiteLLM snapshot prices what
+// rates.json does not (OpenAI's GPT-5.6 family, with its priced cache
+// writes), and never overrides a hand-checked entry.
+func TestSnapshotBehindRates(t *testing.T) {
+	info := Snapshot()
+	require.Equal(t, "2026-09-22", info.Date)
+	require.Contains(t, info.Source, "ccusage 20.0.24")
+	require.Greater(t, info.Models, 500)
+
+	c := Default()
+	p, err := c.Lookup("gpt-5.6-sol")
+	require.NoError(t, err)
+	require.Equal(t, Price{Model: "gpt-5.6-sol", Provider: "openai", Input: 4, Output: 20, CacheWrite5m: 5, CacheWrite1h: 5,
+		CacheRead: 0.4, Window: 922000, MinCacheable: 1024, Source: "LiteLLM snapshot (litellm.json)", Date: "2026-09-22"}, p)
+	for _, m := range []string{"gpt-5.6-luna", "gpt-5.6-terra", "gpt-5.3-codex", "azure/gpt-5.6", "claude-sonnet-5", "gpt-4.1-mini-2025-04-14"} {
+		_, err := c.Lookup(m)
+		require.NoError(t, err, m)
+	}
+	// rates.json wins where both have the model.
+	p, err = c.Lookup("claude-opus-4-6")
+	require.NoError(t, err)
+	require.NotContains(t, p.Source, "LiteLLM snapshot")
+	require.Equal(t, 4096, p.MinCacheable) // from rates.json; LiteLLM has none
+	// A --prices file overrides both.
+	require.NoError(t, c.LoadLiteLLM(strings.NewReader(`{"gpt-5.6-sol":{"input_cost_per_token":1e-6,"output_cost_per_token":2e-6}}`), "x.json"))
+	p, err = c.Lookup("gpt-5.6-sol")
+	require.NoError(t, err)
+	require.Equal(t, 1.0, p.Input)
+	_, err = c.Lookup("no-such-model-9")
+	require.ErrorContains(t, err, `"no-such-model-9"`)
 }

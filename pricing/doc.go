@@ -12,12 +12,32 @@
 // output, minimum cacheable prefix), each entry with its source and date.
 // Providers with free cache writes have write rates equal to input.
 //
+// Behind rates.json sits litellm.json, a snapshot of LiteLLM's
+// model_prices_and_context_window.json (Snapshot says which): it prices
+// every model ccusage 20.0.24 prices from LiteLLM (~600 ids: Claude, the
+// OpenAI families through GPT-5.6 and GPT-6, Bedrock, Azure, OpenRouter,
+// Z.ai), so a model missing from rates.json is priced as ccusage prices it.
+// It is ccusage's own trimmed copy, extracted from the ccusage binary
+// (npm @ccusage/ccusage-linux-x64@20.0.24): its short keys expanded to
+// LiteLLM's field names, litellm_provider inferred from the key, and an
+// "_about" entry with the source and date. To refresh it from LiteLLM's
+// file itself, keep the chat entries with per-token prices, e.g.
+//
+//	jq 'with_entries(select(.value.mode == "chat" and .value.input_cost_per_token != null))
+//	    | .["_about"] = {source: "…", date: "YYYY-MM-DD"}' model_prices_and_context_window.json
+//
+// A --prices file (LoadLiteLLM) overrides both.
+//
 // Lookup tries the exact id, then Normalize's form (no provider prefix,
-// date, version or "[1m]" tag). An unknown model is an error naming the
-// model and how to price it (--prices FILE), never a silent $0.
+// date, version or "[1m]" tag), in rates.json and then in the snapshot. An
+// unknown model is an error naming the model and how to price it (--prices
+// FILE); callers that report cost price such calls at $0 with a warning
+// naming the model, never silently.
 //
 // Simplifications: one price per model. Long-context tiers (Anthropic's
-// 1M-context beta above 200K prompt tokens, GPT-5.5 above 272K) and
+// 1M-context beta above 200K prompt tokens, GPT-5.5 above 272K; the
+// snapshot keeps LiteLLM's *_above_200k_tokens fields but Cost ignores
+// them) and
 // DeepSeek's peak-hour rates are not modelled, so such calls are
 // under-priced.
 package pricing

@@ -24,6 +24,16 @@ type liteLLMEntry struct {
 	Provider     string   `json:"litellm_provider"`
 }
 
+// maxPerToken bounds a per-token price: $1 a token is $10^6 per million,
+// over a thousand times the dearest model listed (o1-pro's output, $600/M,
+// 2025). A larger one is a typo or an attack, and priced through it would
+// overflow dollars to Inf and NaN.
+const maxPerToken = 1.0
+
+// maxTokens bounds max_input_tokens and max_output_tokens (10^9, as
+// traces.MaxCallTokens).
+const maxTokens = 1_000_000_000
+
 // maxLiteLLMErrors bounds the error list of a badly damaged file.
 const maxLiteLLMErrors = 10
 
@@ -49,13 +59,19 @@ func (c *Card) LoadLiteLLM(r io.Reader, name string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
+	return c.loadLiteLLM(data, name, c)
+}
+
+// loadLiteLLM is LoadLiteLLM on data, taking minimum cacheable lengths and
+// windows from base.
+func (c *Card) loadLiteLLM(data []byte, name string, base *Card) error {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return fmt.Errorf("%s: not a LiteLLM price file (want a JSON object of models): %v", name, err)
 	}
 	keys := make([]string, 0, len(raw))
 	for k := range raw {
-		if k != "sample_spec" {
+		if k != "sample_spec" && k != "_about" {
 			keys = append(keys, k)
 		}
 	}
@@ -63,7 +79,7 @@ func (c *Card) LoadLiteLLM(r io.Reader, name string) error {
 	var errs []error
 	var add []Price
 	for _, k := range keys {
-		p, ok, err := parseLiteLLM(k, raw[k], c)
+		p, ok, err := parseLiteLLM(k, raw[k], base)
 		if err != nil {
 			if len(errs) < maxLiteLLMErrors {
 				errs = append(errs, fmt.Errorf("%s: model %q: %w", name, k, err))
@@ -110,9 +126,18 @@ func parseLiteLLM(key string, raw json.RawMessage, base *Card) (Price, bool, err
 		{"max_input_tokens", e.MaxInput},
 		{"max_output_tokens", e.MaxOutput},
 	}
-	for _, f := range fields {
-		if f.v != nil && (*f.v < 0 || math.IsNaN(*f.v) || math.IsInf(*f.v, 0)) {
+	for i, f := range fields {
+		if f.v == nil {
+			continue
+		}
+		if *f.v < 0 || math.IsNaN(*f.v) || math.IsInf(*f.v, 0) {
 			return Price{}, false, fmt.Errorf("%s: %v is not a price or size (want ≥ 0)", f.name, *f.v)
+		}
+		if i < 5 && *f.v > maxPerToken {
+			return Price{}, false, fmt.Errorf("%s: %v USD per token is not a plausible price (want at most %v)", f.name, *f.v, maxPerToken)
+		}
+		if i >= 5 && *f.v > maxTokens {
+			return Price{}, false, fmt.Errorf("%s: %v is not a plausible size (want at most %v tokens)", f.name, *f.v, float64(maxTokens))
 		}
 	}
 	if e.Input == nil {

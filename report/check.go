@@ -158,11 +158,16 @@ type CheckReport struct {
 	Improvements int                  `json:"improvements"`
 	MissingCells int                  `json:"missing"`
 	NewCells     int                  `json:"new"`
+	// Empty names the sides that hold no cells ("baseline", "results"): a
+	// gate that compared nothing has vouched for nothing, so it fails.
+	Empty []string `json:"empty,omitempty"`
 }
 
-// Failed reports whether the check should fail: a regression or a missing
-// cell.
-func (r *CheckReport) Failed() bool { return r.Regressions > 0 || r.MissingCells > 0 }
+// Failed reports whether the check should fail: a regression, a missing
+// cell, or a side with no cells.
+func (r *CheckReport) Failed() bool {
+	return r.Regressions > 0 || r.MissingCells > 0 || len(r.Empty) > 0
+}
 
 // Check compares every (trace, policy) cell of cur with base. tol holds the
 // tolerances by metric; metrics it lacks use DefaultTolerances. Rows follow
@@ -173,6 +178,12 @@ func Check(base, cur Results, tol map[string]Tolerance) CheckReport {
 		full[k] = v
 	}
 	rep := CheckReport{Tolerances: full}
+	if len(base.Runs) == 0 {
+		rep.Empty = append(rep.Empty, "baseline")
+	}
+	if len(cur.Runs) == 0 {
+		rep.Empty = append(rep.Empty, "results")
+	}
 	for _, b := range base.Runs {
 		c := cur.Find(b.Trace, b.Policy)
 		if c == nil {
@@ -285,14 +296,21 @@ func (r *CheckReport) Summary() string {
 	if r.Failed() {
 		verdict = "FAIL"
 	}
-	return fmt.Sprintf("%s: %d cells compared, %d regressions, %d improvements, %d missing, %d new",
+	out := fmt.Sprintf("%s: %d cells compared, %d regressions, %d improvements, %d missing, %d new",
 		verdict, r.Cells, r.Regressions, r.Improvements, r.MissingCells, r.NewCells)
+	if len(r.Empty) > 0 {
+		out += " (no cells in the " + strings.Join(r.Empty, " or the ") + ")"
+	}
+	return out
 }
 
 // Failures names the regressed metrics and missing cells, for an error
 // message: "t1 · p1 cache_hit_rate, t2 · p2 (missing)".
 func (r *CheckReport) Failures() []string {
 	var out []string
+	for _, e := range r.Empty {
+		out = append(out, "the "+e+" holds no cells")
+	}
 	for _, row := range r.Rows {
 		switch row.Verdict {
 		case Regressed:

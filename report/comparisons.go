@@ -180,8 +180,8 @@ func (m *Matrix) grid(v func(*Total) float64) [][]float64 {
 // spans the midpoints to its neighbours, so only evenly spaced values draw
 // even cells under their labels: evenly spaced increasing numbers are used
 // as they are, evenly spaced durations in minutes, and anything else sits at
-// 0, 1, 2... with the values named in the axis label.
-func axisCoords(ax Axis) ([]float64, string) {
+// 0, 1, 2... with the values at its ticks (the third result).
+func axisCoords(ax Axis) ([]float64, string, []string) {
 	parse := func(f func(string) (float64, bool)) []float64 {
 		out := make([]float64, len(ax.Values))
 		for i, v := range ax.Values {
@@ -200,28 +200,26 @@ func axisCoords(ax Axis) ([]float64, string) {
 		x, err := strconv.ParseFloat(s, 64)
 		return x, err == nil
 	}); xs != nil {
-		return xs, ax.Key
+		return xs, ax.Key, nil
 	}
 	if xs := parse(func(s string) (float64, bool) {
 		d, err := time.ParseDuration(s)
 		return d.Minutes(), err == nil
 	}); xs != nil {
-		return xs, ax.Key + " (minutes)"
+		return xs, ax.Key + " (minutes)", nil
 	}
 	xs := make([]float64, len(ax.Values))
-	names := make([]string, len(ax.Values))
-	for i, v := range ax.Values {
+	for i := range ax.Values {
 		xs[i] = float64(i)
-		names[i] = fmt.Sprintf("%d=%s", i, v)
 	}
-	return xs, ax.Key + " (" + strings.Join(names, ", ") + ")"
+	return xs, ax.Key, ax.Values
 }
 
 // Heatmaps are the sweep-cost and sweep-hit-rate figures. A cell that did
 // not run shows 0.
 func (m *Matrix) Heatmaps() ([]Figure, error) {
-	ys, yname := axisCoords(m.axes[0])
-	xs, xname := axisCoords(m.axes[1])
+	ys, yname, ylabels := axisCoords(m.axes[0])
+	xs, xname, xlabels := axisCoords(m.axes[1])
 	cost := m.grid(func(t *Total) float64 { return t.CostUSD })
 	hit := m.grid(func(t *Total) float64 {
 		if t.Prompt == 0 {
@@ -237,7 +235,7 @@ func (m *Matrix) Heatmaps() ([]Figure, error) {
 		{"sweep-cost", fmt.Sprintf("Total cost over %s", countNoun(m.traces, "trace")), "cost $", cost},
 		{"sweep-hit-rate", fmt.Sprintf("Cache hit rate over %s (token-weighted)", countNoun(m.traces, "trace")), "hit %", hit},
 	} {
-		fig, err := HeatmapFigure(f.name, f.title, &Grid{XName: xname, YName: yname, ZName: f.z, Xs: xs, Ys: ys, Zs: f.zs})
+		fig, err := HeatmapFigure(f.name, f.title, &Grid{XName: xname, YName: yname, ZName: f.z, Xs: xs, Ys: ys, Zs: f.zs, XLabels: xlabels, YLabels: ylabels})
 		if err != nil {
 			return nil, err
 		}
@@ -292,6 +290,10 @@ func RunBill(r RunSummary) *Table {
 	if r.Recorded != nil {
 		total = append(total, Thousands(rec.Prompt()+rec.Output), usd4(r.Recorded.CostUSD), signedPct(r.Error.CostPct))
 	}
+	if r.OverflowErrors > 0 {
+		total[2] += " !"
+		t.Notes = append(t.Notes, fmt.Sprintf("! %d calls overflowed the context window and were rejected (unbilled): the cost is not comparable.", r.OverflowErrors))
+	}
 	t.AddRow(total...)
 	return t
 }
@@ -309,7 +311,10 @@ func WriteRunFacts(w io.Writer, r RunSummary) {
 		if !h.Exact {
 			proof = "not proven optimal"
 		}
-		fmt.Fprintf(w, "hindsight        $%s with the cheapest cache schedule (%s): regret $%s, %.1f%% of cost\n", usd4(h.CostUSD), proof, usd4(h.RegretUSD), h.RegretPct)
+		// Two lines, so that each fits a narrow terminal (main_test.go's
+		// TestTablesFitColumns).
+		fmt.Fprintf(w, "hindsight        $%s with the cheapest cache schedule (%s)\n", usd4(h.CostUSD), proof)
+		fmt.Fprintf(w, "regret           $%s, %.1f%% of cost\n", usd4(h.RegretUSD), h.RegretPct)
 	}
 	if len(r.Misses) > 0 {
 		var parts []string

@@ -10,17 +10,18 @@ func TestAxisCoords(t *testing.T) {
 		values []string
 		xs     []float64
 		label  string
+		ticks  []string
 	}{
-		{[]string{"0.25", "0.5", "0.75"}, []float64{0.25, 0.5, 0.75}, "k"},
-		{[]string{"5m", "1h"}, []float64{5, 60}, "k (minutes)"},
-		{[]string{"1", "2", "5", "10"}, []float64{0, 1, 2, 3}, "k (0=1, 1=2, 2=5, 3=10)"},
-		{[]string{"1h", "5m"}, []float64{0, 1}, "k (0=1h, 1=5m)"},
-		{[]string{"hermes", "none"}, []float64{0, 1}, "k (0=hermes, 1=none)"},
-		{[]string{"7"}, []float64{7}, "k"},
+		{[]string{"0.25", "0.5", "0.75"}, []float64{0.25, 0.5, 0.75}, "k", nil},
+		{[]string{"5m", "1h"}, []float64{5, 60}, "k (minutes)", nil},
+		{[]string{"1", "2", "5", "10"}, []float64{0, 1, 2, 3}, "k", []string{"1", "2", "5", "10"}},
+		{[]string{"1h", "5m"}, []float64{0, 1}, "k", []string{"1h", "5m"}},
+		{[]string{"hermes", "none"}, []float64{0, 1}, "k", []string{"hermes", "none"}},
+		{[]string{"7"}, []float64{7}, "k", nil},
 	} {
-		xs, label := axisCoords(Axis{Key: "k", Values: c.values})
-		if !slices.Equal(xs, c.xs) || label != c.label {
-			t.Errorf("axisCoords(%q) = %v, %q; want %v, %q", c.values, xs, label, c.xs, c.label)
+		xs, label, ticks := axisCoords(Axis{Key: "k", Values: c.values})
+		if !slices.Equal(xs, c.xs) || label != c.label || !slices.Equal(ticks, c.ticks) {
+			t.Errorf("axisCoords(%q) = %v, %q, %q; want %v, %q, %q", c.values, xs, label, ticks, c.xs, c.label, c.ticks)
 		}
 	}
 }

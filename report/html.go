@@ -7,15 +7,13 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"os"
-	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/sim"
+	"github.com/ctxsim/ctxsim/traces"
 )
 
 // HTMLInput is what WriteHTML renders.
@@ -32,6 +30,11 @@ type HTMLInput struct {
 	Price *pricing.Price
 	// Figures are extra figures (a sweep heatmap), drawn after the others.
 	Figures []Figure
+	// Warnings are the input's warnings, for summary.json.
+	Warnings []traces.Warning
+	// Workloads names the workload of each trace (a synthetic profile, "claude-code
+	// logs"); a trace not in it is its own workload.
+	Workloads map[string]string
 }
 
 //go:embed report.html.tmpl
@@ -52,27 +55,32 @@ type htmlRun struct {
 	Metrics       [][2]string
 	Damage        *Table
 	Misses        *Table
-	Rows          []htmlRow
-}
-
-type htmlRow struct {
-	Pass                                                bool
-	Seq, Time, Kind, Prompt, Read, Write, Input, Output string
-	Cost, Hit, Latency, Note                            string
 }
 
 type htmlPage struct {
 	Title, Subtitle string
+	Overview        overview
+	Workloads       []ovWorkload
 	Summary         *Table
 	Figures         []htmlFigure
 	Runs            []htmlRun
 }
 
-// WriteHTML writes one self-contained HTML page: the compare table, the
-// figures as inline SVG, and a collapsible per-run drill-down with every
-// call. It loads nothing from the network and needs no JavaScript.
+// WriteHTML writes one self-contained HTML page that answers its questions
+// before it shows its data: an overview (which policy is cheapest per
+// workload and by how much, what each policy saves, which cache breaks cost
+// the most), then a section per workload with small multiples (one panel
+// per policy: hit rate and occupancy per call, on shared scales) and cost
+// bars, then the break-even and extra figures, and the tables last: every
+// run, and a collapsible drill-down per run (its metrics, compactions and
+// cache misses; every call is in records.jsonl). A policy has one colour
+// in every chart; a run whose calls overflowed the window carries an
+// "overflow" badge and is never the cheapest. It loads nothing from the
+// network and needs no JavaScript.
 func WriteHTML(w io.Writer, in HTMLInput) error {
-	page := htmlPage{Title: cmp.Or(in.Title, "ctxsim report"), Subtitle: in.Subtitle, Summary: RunsTable(in.Runs, RunsOptions{})}
+	colors := policyColors(in.Runs)
+	page := htmlPage{Title: cmp.Or(in.Title, "ctxsim report"), Subtitle: in.Subtitle, Summary: RunsTable(in.Runs, RunsOptions{}),
+		Overview: buildOverview(in, colors), Workloads: buildWorkloads(in, colors)}
 	figs, err := reportFigures(in)
 	if err != nil {
 		return err
@@ -85,7 +93,7 @@ func WriteHTML(w io.Writer, in HTMLInput) error {
 		page.Figures = append(page.Figures, htmlFigure{Title: f.Title, SVG: svg})
 	}
 	for _, r := range in.Runs {
-		page.Runs = append(page.Runs, drillDown(r, in.Records))
+		page.Runs = append(page.Runs, drillDown(r))
 	}
 	var b bytes.Buffer
 	if err := htmlTmpl.Execute(&b, page); err != nil {
@@ -95,8 +103,11 @@ func WriteHTML(w io.Writer, in HTMLInput) error {
 	return err
 }
 
+// reportFigures is the page's gonum figures: break-even and idle-gap cost
+// for the price, then the caller's. The per-run figures are the small
+// multiples now; --plots still writes them as files.
 func reportFigures(in HTMLInput) ([]Figure, error) {
-	figs := RunFigures(in.Records)
+	var figs []Figure
 	if in.Price != nil {
 		be, err := BreakevenFigure(*in.Price, 6)
 		if err != nil {
@@ -130,7 +141,7 @@ func inlineSVG(f Figure) (template.HTML, error) {
 	return template.HTML(s[i:]), nil
 }
 
-func drillDown(s RunSummary, recs []sim.Record) htmlRun {
+func drillDown(s RunSummary) htmlRun {
 	hr := htmlRun{Trace: s.Trace, Policy: s.Policy, Summary: s}
 	hr.Metrics = [][2]string{
 		{"requests", strconv.Itoa(s.Requests)},
@@ -167,40 +178,6 @@ func drillDown(s RunSummary, recs []sim.Record) htmlRun {
 	if len(s.Misses) > 0 {
 		hr.Misses = MissTable(s.Misses)
 	}
-	var rs []sim.Record
-	for _, r := range recs {
-		if r.Trace == s.Trace && r.Policy == s.Policy {
-			rs = append(rs, r)
-		}
-	}
-	slices.SortStableFunc(rs, func(a, b sim.Record) int { return cmp.Compare(a.Seq, b.Seq) })
-	var start time.Time
-	if len(rs) > 0 {
-		start = rs[0].Time
-	}
-	for _, r := range rs {
-		row := htmlRow{
-			Pass: r.Kind != sim.KindCall, Seq: strconv.Itoa(r.Seq), Time: offset(r.Time.Sub(start)), Kind: string(r.Kind),
-			Prompt: strconv.Itoa(r.Prompt), Read: i64(r.Usage.CacheRead), Write: i64(r.Usage.Writes()),
-			Input: i64(r.Usage.Input), Output: i64(r.Usage.Output), Cost: usd(r.CostUSD),
-			Latency: strconv.FormatInt(r.LatencyMS+r.StallMS, 10),
-		}
-		if r.Kind == sim.KindCall {
-			row.Hit = pct(r.Usage.HitRate())
-		} else {
-			row.Prompt = ""
-			if r.TokensBefore > 0 || r.TokensAfter > 0 {
-				row.Note = fmt.Sprintf("%d → %d tokens", r.TokensBefore, r.TokensAfter)
-			}
-			if r.Outcome != "" {
-				row.Note = strings.TrimSpace(row.Note + " " + r.Outcome)
-			}
-		}
-		if r.Error != "" {
-			row.Note = r.Error
-		}
-		hr.Rows = append(hr.Rows, row)
-	}
 	return hr
 }
 
@@ -230,30 +207,10 @@ func DamageTable(ds []Damage) *Table {
 
 func i64(v int64) string { return strconv.FormatInt(v, 10) }
 
-// offset formats a duration since the run's first record as h:mm:ss.
-func offset(d time.Duration) string {
-	if d < 0 {
-		d = 0
-	}
-	s := int64(d / time.Second)
-	return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
-}
-
-// WriteDir writes a comparison's outputs to dir (created if missing), each
-// atomically: records.jsonl, summary.json and report.html. The report's
+// WriteDir writes a comparison's outputs to dir (created if missing), as
+// one set (WriteSetAtomic): records.jsonl, summary.json and report.html. The report's
 // break-even figures use the price on prices of the first call's model.
 func WriteDir(dir string, in HTMLInput, prices *pricing.Card) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	if err := WriteFileAtomic(filepath.Join(dir, "records.jsonl"), func(w io.Writer) error { return WriteRecords(w, in.Records) }); err != nil {
-		return err
-	}
-	if err := WriteFileAtomic(filepath.Join(dir, "summary.json"), func(w io.Writer) error {
-		return WriteResults(w, Results{Runs: in.Runs})
-	}); err != nil {
-		return err
-	}
 	for _, r := range in.Records {
 		if r.Kind == sim.KindCall && r.Model != "" {
 			if p, err := prices.Lookup(r.Model); err == nil {
@@ -262,5 +219,13 @@ func WriteDir(dir string, in HTMLInput, prices *pricing.Card) error {
 			break
 		}
 	}
-	return WriteFileAtomic(filepath.Join(dir, "report.html"), func(w io.Writer) error { return WriteHTML(w, in) })
+	// One set: a report that fails to render must not leave new records
+	// beside an old report.
+	return WriteSetAtomic(dir, []SetFile{
+		{Name: "records.jsonl", Write: func(w io.Writer) error { return WriteRecords(w, in.Records) }},
+		{Name: "summary.json", Write: func(w io.Writer) error {
+			return WriteResults(w, Results{Runs: in.Runs, Warnings: in.Warnings})
+		}},
+		{Name: "report.html", Write: func(w io.Writer) error { return WriteHTML(w, in) }},
+	})
 }

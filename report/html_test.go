@@ -35,24 +35,46 @@ func TestHTMLStructure(t *testing.T) {
 	if !strings.HasPrefix(page, "<!DOCTYPE html>") {
 		t.Errorf("page does not start with a doctype: %.40q", page)
 	}
-	// 3 per-trace figures + break-even + gap cost + the heatmap.
-	if n := strings.Count(page, "<svg"); n != 6 {
-		t.Errorf("%d <svg> elements, want 6", n)
+	// Overview first, then the workloads, the figures, the tables last.
+	last := -1
+	for _, id := range []string{`id="overview"`, `id="savings"`, `id="breaks"`, `id="cheapest"`, `id="workloads"`, `id="figures"`, `id="tables"`} {
+		at := strings.Index(page, id)
+		if at < 0 || at < last {
+			t.Errorf("section %s at %d, after %d: want every section, in order", id, at, last)
+		}
+		last = at
 	}
-	if n := strings.Count(page, "</svg>"); n != 6 {
-		t.Errorf("%d </svg>, want 6", n)
+	// p overflowed, so flat is the cheapest although p's bar is not; p
+	// carries the overflow badge wherever it appears.
+	require.Contains(t, page, `<p class="answer">flat is cheapest on 1 of 1 workloads.</p>`)
+	require.Contains(t, page, `<div class="bar best"><span class="lab">flat</span>`)
+	require.Contains(t, page, `<span class="badge" title="1 calls overflowed">overflow</span> $0.2270`)
+	require.Contains(t, page, `<span class="badge">overflow: 1 calls</span>`, "the drill-down's badge")
+	// Small multiples: a hit-rate and an occupancy panel per policy, each
+	// in its policy's colour, the same colour as its bars and legend.
+	require.Equal(t, 4, strings.Count(page, `<svg class="spark"`))
+	for _, c := range []string{`stroke="#4e79a7"`, `stroke="#f28e2b"`} {
+		require.Equal(t, 2, strings.Count(page, c), c)
+	}
+	require.Contains(t, page, `<span class="sw" style="background:#4e79a7"></span>flat`)
+	// Break-even, gap cost and the heatmap, plus the 4 panels.
+	if n := strings.Count(page, "<svg"); n != 7 {
+		t.Errorf("%d <svg> elements, want 7", n)
+	}
+	if n := strings.Count(page, "</svg>"); n != 7 {
+		t.Errorf("%d </svg>, want 7", n)
 	}
 	if strings.Contains(page, "<?xml") {
 		t.Errorf("an XML prologue is left inside the HTML")
 	}
-	// The summary table, a damage table and one calls table per run.
-	if n := strings.Count(page, "<table>"); n != 1+1+2 {
-		t.Errorf("%d tables, want 4", n)
+	// The summary table and a damage table; calls live in records.jsonl.
+	if n := strings.Count(page, "<table>"); n != 2 {
+		t.Errorf("%d tables, want 2", n)
 	}
 	if n := strings.Count(page, "<details>"); n != 2 {
 		t.Errorf("%d drill-downs, want 2", n)
 	}
-	for _, want := range []string{"<td>flat *</td>", "<td>p</td>", "fixture &lt;run&gt;", `<tr class="pass">`, "prompt is too long"} {
+	for _, want := range []string{"<td>flat *</td>", "<td>p</td>", "fixture &lt;run&gt;"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
 		}
@@ -92,7 +114,9 @@ func TestHTMLChromium(t *testing.T) {
 		"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir=" + filepath.Join(dir, "profile")}
 	dom, err := exec.Command(bin, append(args, "--dump-dom", "file://"+path)...).Output()
 	require.NoError(t, err, "chromium --dump-dom")
-	for _, want := range []string{"<table>", "<svg", "<details>"} {
+	// Each section rendered, with its content.
+	for _, want := range []string{`<section id="overview">`, `class="answer"`, `id="savings"`, `id="breaks"`, `id="cheapest"`,
+		`<section id="workloads">`, `<svg class="spark"`, `<section id="figures">`, `<section id="tables">`, "<table>", "<details>"} {
 		if !bytes.Contains(dom, []byte(want)) {
 			t.Errorf("chromium's DOM lacks %s", want)
 		}

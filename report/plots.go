@@ -63,6 +63,9 @@ type Grid struct {
 	XName, YName, ZName string
 	Xs, Ys              []float64
 	Zs                  [][]float64
+	// XLabels and YLabels, when set, name the ticks at Xs and Ys (an axis
+	// of named values: a layout, a TTL "auto"), instead of their numbers.
+	XLabels, YLabels []string
 }
 
 // gridXYZ adapts a Grid to plotter.GridXYZ.
@@ -413,8 +416,8 @@ func (f Figure) build() (*plot.Plot, *plot.Legend, error) {
 			return nil, nil, err
 		}
 		p.Title.Text = fmt.Sprintf("%s (cell: %s, blue low, red high)", f.Title, g.ZName)
-		p.X.Tick.Marker = ticks(g.Xs)
-		p.Y.Tick.Marker = ticks(g.Ys)
+		p.X.Tick.Marker = namedTicks(g.Xs, g.XLabels)
+		p.Y.Tick.Marker = namedTicks(g.Ys, g.YLabels)
 		hm := plotter.NewHeatMap(gridXYZ{g}, moreland.SmoothBlueRed().Palette(64))
 		p.Add(hm)
 		labels, err := heatLabels(g)
@@ -501,6 +504,18 @@ func ticks(vs []float64) plot.ConstantTicks {
 	out := make(plot.ConstantTicks, len(vs))
 	for i, v := range vs {
 		out[i] = plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', 4, 64)}
+	}
+	return out
+}
+
+// namedTicks labels vs with names when there is one per value, else with
+// the values.
+func namedTicks(vs []float64, names []string) plot.ConstantTicks {
+	out := ticks(vs)
+	if len(names) == len(vs) {
+		for i := range out {
+			out[i].Label = names[i]
+		}
 	}
 	return out
 }

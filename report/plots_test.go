@@ -172,3 +172,19 @@ func TestRunFigures(t *testing.T) {
 		t.Errorf("RunFigures names = %s\nwant %s", got, want)
 	}
 }
+
+// TestHeatmapNamedTicks: an axis of named values shows the names at its
+// ticks, not the indices the cells sit at.
+func TestHeatmapNamedTicks(t *testing.T) {
+	g := sweepGrid()
+	g.Xs, g.XLabels = []float64{0, 1, 2}, []string{"hermes", "system_and_3", "none"}
+	f, err := HeatmapFigure("h", "layouts", g)
+	require.NoError(t, err)
+	var b strings.Builder
+	require.NoError(t, f.Render(&b, "svg"))
+	for _, l := range g.XLabels {
+		require.Contains(t, b.String(), ">"+l+"<")
+	}
+	require.Len(t, namedTicks([]float64{1, 2}, []string{"a"}), 2, "names that do not match the values are ignored")
+	require.Equal(t, "2", namedTicks([]float64{1, 2}, []string{"a"})[1].Label)
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,11 +13,15 @@ import (
 
 	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/sim"
+	"github.com/ctxsim/ctxsim/traces"
 )
 
 // Results is the summary.json document: one RunSummary per (trace, policy).
 type Results struct {
 	Runs []RunSummary `json:"runs"`
+	// Warnings are what reading the inputs skipped or repaired (the
+	// warnings the command printed on stderr).
+	Warnings []traces.Warning `json:"warnings,omitempty"`
 }
 
 // SummarizeAll summarizes every (trace, policy) run in recs, sorted by trace
@@ -72,10 +77,25 @@ func ReadResults(r io.Reader, name string) (Results, error) {
 	if err := dec.Decode(&res); err != nil {
 		return Results{}, fmt.Errorf("%s: %v", name, jsonErr(err))
 	}
+	// A gate must not pass on a file it did not fully read: anything after
+	// the value is an error, not ignored.
+	if tok, err := dec.Token(); err != io.EOF {
+		if err != nil {
+			return Results{}, fmt.Errorf("%s: after the results: %v", name, jsonErr(err))
+		}
+		return Results{}, fmt.Errorf("%s: after the results: unexpected %v at byte %d", name, tok, dec.InputOffset())
+	}
+	seen := map[[2]string]int{}
 	for i, run := range res.Runs {
 		if run.Trace == "" || run.Policy == "" {
 			return Results{}, fmt.Errorf("%s: runs[%d]: missing trace or policy", name, i)
 		}
+		k := [2]string{run.Trace, run.Policy}
+		if j, ok := seen[k]; ok {
+			// Find would compare only the first copy and hide the other.
+			return Results{}, fmt.Errorf("%s: runs[%d] and runs[%d] are both %s · %s: a cell must appear once", name, j, i, run.Trace, run.Policy)
+		}
+		seen[k] = i
 	}
 	return res, nil
 }
@@ -102,7 +122,17 @@ func WriteRecords(w io.Writer, recs []sim.Record) error {
 // WriteFileAtomic writes path through a temporary file in the same
 // directory and renames it into place, so a reader never sees a half-written
 // file and a failed write leaves the old file alone.
+//
+// A symlink is written through (its target is replaced, the link stays),
+// and an existing file keeps its permission bits.
 func WriteFileAtomic(path string, write func(io.Writer) error) error {
+	mode := os.FileMode(0o644)
+	if target, err := filepath.EvalSymlinks(path); err == nil {
+		path = target
+		if fi, err := os.Stat(target); err == nil {
+			mode = fi.Mode().Perm()
+		}
+	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return err
@@ -120,7 +150,7 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Chmod(tmp, 0o644)
+		err = os.Chmod(tmp, mode)
 	}
 	if err == nil {
 		err = os.Rename(tmp, path)
@@ -128,6 +158,50 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 	if err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// A SetFile is one file of an output set: its name in the directory and
+// what to write to it.
+type SetFile struct {
+	Name  string
+	Write func(io.Writer) error
+}
+
+// WriteSetAtomic writes files into dir as a set: all of them are written
+// into a temporary directory beside dir first, and only when every one is
+// written are they renamed into dir. A failed write (a report that cannot
+// render) leaves dir as it was: never new records beside an old report.
+func WriteSetAtomic(dir string, files []SetFile) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(dir)), "."+filepath.Base(dir)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	for _, f := range files {
+		if err := WriteFileAtomic(filepath.Join(tmp, f.Name), f.Write); err != nil {
+			return fmt.Errorf("write %s: %w", filepath.Join(dir, f.Name), errors.Unwrap(err))
+		}
+	}
+	for _, f := range files {
+		dst := filepath.Join(dir, f.Name)
+		mode := os.FileMode(0o644)
+		if target, err := filepath.EvalSymlinks(dst); err == nil {
+			dst = target
+			if fi, err := os.Stat(target); err == nil {
+				mode = fi.Mode().Perm()
+			}
+		}
+		if err := os.Chmod(filepath.Join(tmp, f.Name), mode); err != nil {
+			return err
+		}
+		if err := os.Rename(filepath.Join(tmp, f.Name), dst); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -4,33 +4,51 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/ctxsim/ctxsim/traces"
 )
 
 // RunsOptions tune WriteRuns.
 type RunsOptions struct {
 	// Title heads the text and Markdown tables.
 	Title string
+	// Warnings go into the JSON form (text forms leave them to stderr).
+	Warnings []traces.Warning
 }
 
 // RunsTable is the compare table: one row per run with cost, hit rate,
 // occupancy, compactions and p95 turn latency, and the recorded cost and the
-// simulated-minus-recorded error when any run has recorded usage. The
-// cheapest policy of each trace (with more than one policy) is marked "*".
+// simulated-minus-recorded error when any run has recorded usage, and the
+// calls rejected for overflowing the window when any run has some (its
+// cost marked "!"). The cheapest policy of each trace (with more than one
+// policy, among runs without overflow) is marked "*".
 func RunsTable(runs []RunSummary, opts RunsOptions) *Table {
-	anyRec := false
+	anyRec, anyOverflow := false, false
 	for _, r := range runs {
 		if r.Recorded != nil {
 			anyRec = true
+		}
+		if r.OverflowErrors > 0 {
+			anyOverflow = true
 		}
 	}
 	t := &Table{
 		Title:   opts.Title,
 		Columns: []string{"trace", "policy", "requests", "cost $", "hit %", "occ max %", "compactions", "p95 ms"},
 		Right:   []bool{false, false, true, true, true, true, true, true},
+		// Narrow terminals lose requests, then compactions, occupancy and
+		// latency; never the cost, the hit rate or the overflow count.
+		Drop: []int{0, 0, 6, 0, 0, 4, 5, 3},
 	}
 	if anyRec {
 		t.Columns = append(t.Columns, "recorded $", "vs recorded %")
 		t.Right = append(t.Right, true, true)
+		t.Drop = append(t.Drop, 2, 1)
+	}
+	if anyOverflow {
+		t.Columns = append(t.Columns, "overflowed")
+		t.Right = append(t.Right, true)
+		t.Drop = append(t.Drop, 0)
 	}
 	anyHS := false
 	for _, r := range runs {
@@ -39,6 +57,8 @@ func RunsTable(runs []RunSummary, opts RunsOptions) *Table {
 	if anyHS {
 		t.Columns = append(t.Columns, "hindsight $", "regret %")
 		t.Right = append(t.Right, true, true)
+		// Dropped with the recorded columns, the hindsight cost first.
+		t.Drop = append(t.Drop, 2, 1)
 	}
 	best := bestByTrace(runs)
 	marked := false
@@ -48,7 +68,11 @@ func RunsTable(runs []RunSummary, opts RunsOptions) *Table {
 			pol += " *"
 			marked = true
 		}
-		row := []string{r.Trace, pol, strconv.Itoa(r.Requests), usd(r.CostUSD), pct(r.CacheHitRate),
+		cost := usd(r.CostUSD)
+		if r.OverflowErrors > 0 {
+			cost += " !"
+		}
+		row := []string{r.Trace, pol, strconv.Itoa(r.Requests), cost, pct(r.CacheHitRate),
 			pct(r.Occupancy.Max), strconv.Itoa(r.Compactions.Total()), strconv.FormatInt(r.LatencyMS.P95, 10)}
 		if anyRec {
 			if r.Recorded != nil {
@@ -56,6 +80,9 @@ func RunsTable(runs []RunSummary, opts RunsOptions) *Table {
 			} else {
 				row = append(row, "", "")
 			}
+		}
+		if anyOverflow {
+			row = append(row, strconv.Itoa(r.OverflowErrors))
 		}
 		if anyHS {
 			if h := r.Hindsight; h != nil {
@@ -71,6 +98,9 @@ func RunsTable(runs []RunSummary, opts RunsOptions) *Table {
 	}
 	if anyRec {
 		t.Notes = append(t.Notes, "vs recorded %: cost against what was billed; for the recorded policy, the simulation's error.")
+	}
+	if anyOverflow {
+		t.Notes = append(t.Notes, "! overflowed: calls rejected for exceeding the context window (unbilled), so the cost is not comparable and never the best.")
 	}
 	if anyHS {
 		t.Notes = append(t.Notes, "hindsight $: the same requests under the cheapest cache schedule; regret %: what the policy's schedule paid over it, in % of cost (docs/metrics.md).")
@@ -105,7 +135,7 @@ func bestByTrace(runs []RunSummary) []bool {
 // WriteRuns prints runs in format f; JSON is the summary.json document.
 func WriteRuns(w io.Writer, f Format, runs []RunSummary, opts RunsOptions) error {
 	if f == JSON {
-		return WriteResults(w, Results{Runs: runs})
+		return WriteResults(w, Results{Runs: runs, Warnings: opts.Warnings})
 	}
 	return RunsTable(runs, opts).Write(w, f)
 }

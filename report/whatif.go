@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"math"
+
+	"github.com/ctxsim/ctxsim/traces"
 )
 
 // A WhatifPolicy is one policy's cost against the replay of what happened.
@@ -46,6 +48,8 @@ type WhatifReport struct {
 	policies []string        // the compared policies, in column order
 	Sessions []WhatifSession `json:"sessions"`
 	Totals   WhatifSession   `json:"totals"`
+	// Warnings are the input's warnings (the command fills them).
+	Warnings []traces.Warning `json:"warnings"`
 }
 
 // NewWhatif prices each session with a replay of what happened (policies[0],
@@ -180,17 +184,22 @@ func (rep WhatifReport) Table() *Table {
 		Title:   "What recorded sessions cost, and would have cost ($; savings vs the replay of what happened)",
 		Columns: []string{"session", "recorded", "replay", "error"},
 		Right:   []bool{false, true, true, true},
+		Drop:    []int{0, 0, 0, 2},
 	}
 	for _, name := range rep.policies {
 		t.Columns = append(t.Columns, name)
 		t.Right = append(t.Right, true)
+		t.Drop = append(t.Drop, 1) // narrow terminals keep the first policies
 	}
 	t.Columns = append(t.Columns, "best")
 	t.Right = append(t.Right, false)
+	t.Drop = append(t.Drop, 0)
 	hs := rep.Totals.HindsightUSD != nil
 	if hs {
 		t.Columns = append(t.Columns, "hindsight", "replay regret")
 		t.Right = append(t.Right, true, true)
+		// Narrow terminals drop these before the policies (rightmost first).
+		t.Drop = append(t.Drop, 1, 1)
 	}
 	row := func(ws WhatifSession) {
 		rec := "n/a"

@@ -27,17 +27,45 @@ type Warnings struct {
 	counts map[string]int
 	first  map[string]string
 	order  []string
+	// failed counts the occurrences of reasons added by Fail.
+	failed int
+}
+
+// Fail records a warning that is also a failure: input the reader had to
+// drop whole (a session that cannot be replayed). Commands go on with the
+// rest and exit 1 when Failed is not 0.
+func (w *Warnings) Fail(place, reason string) {
+	w.AddPlace(place, reason)
+	w.failed++
+}
+
+// Failed is how many failures were recorded (see Fail).
+func (w *Warnings) Failed() int {
+	if w == nil {
+		return 0
+	}
+	return w.failed
 }
 
 // Add records one occurrence of reason at file:line.
 func (w *Warnings) Add(file string, line int, reason string) {
+	if w.counts[reason] > 0 {
+		w.counts[reason]++ // the first place is kept: no need to format this one
+		return
+	}
+	w.AddPlace(fmt.Sprintf("%s:%d", file, line), reason)
+}
+
+// AddPlace records one occurrence of reason at a place that is not a line
+// (a database row, a session).
+func (w *Warnings) AddPlace(place, reason string) {
 	if w.counts == nil {
 		w.counts = map[string]int{}
 		w.first = map[string]string{}
 	}
 	if w.counts[reason] == 0 {
 		w.order = append(w.order, reason)
-		w.first[reason] = fmt.Sprintf("%s:%d", file, line)
+		w.first[reason] = place
 	}
 	w.counts[reason]++
 }
@@ -47,6 +75,7 @@ func (w *Warnings) Merge(o *Warnings) {
 	if o == nil {
 		return
 	}
+	w.failed += o.failed
 	for _, r := range o.order {
 		if w.counts == nil {
 			w.counts = map[string]int{}

@@ -14,6 +14,8 @@ func FuzzNativeReader(f *testing.F) {
 	f.Add([]byte(hdr + "\n" + `{"t":"2026-01-01T00:00:01.5+02:00","kind":"assistant","model":"m","usage":{"input":1,"cache_write_5m":2,"cache_write_1h":3,"cache_read":4,"output":5},"meta":{"b":"1","a":"2"}}` + "\n"))
 	f.Add([]byte(hdr + "\n\n\n" + `{"t":"2026-01-01T00:00:00Z","kind":"compaction","meta":{"trigger":"auto"}}`))
 	f.Add([]byte("{}\n{\"kind\":\"user\"}"))
+	// Issue 10: counts that wrapped totals negative.
+	f.Add([]byte(hdr + "\n" + `{"t":"2026-01-01T00:00:00Z","kind":"assistant","usage":{"input":999999999999999999,"output":-1}}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := ReadSession(bytes.NewReader(data), "f")
 		if err != nil {
@@ -33,6 +35,12 @@ func FuzzNativeReader(f *testing.F) {
 		}
 		if !bytes.Equal(a.Bytes(), b.Bytes()) {
 			t.Fatalf("round trip changed bytes:\n%s\n%s", a.Bytes(), b.Bytes())
+		}
+		for i := range s.Events {
+			if u := s.Events[i].Usage; u != nil && (u.Input > MaxCallTokens || u.CacheWrite5m > MaxCallTokens ||
+				u.CacheWrite1h > MaxCallTokens || u.CacheRead > MaxCallTokens || u.Output > MaxCallTokens) {
+				t.Fatalf("event %d: usage %+v over 10^9 read without error", i, *u)
+			}
 		}
 	})
 }

@@ -211,19 +211,22 @@ type Usage struct {
 }
 
 // Prompt is the total prompt size.
-func (u Usage) Prompt() int64 { return u.Input + u.CacheWrite5m + u.CacheWrite1h + u.CacheRead }
+func (u Usage) Prompt() int64 {
+	return addSat(addSat(u.Input, u.CacheWrite5m), addSat(u.CacheWrite1h, u.CacheRead))
+}
 
 // Writes is the total of cache writes.
-func (u Usage) Writes() int64 { return u.CacheWrite5m + u.CacheWrite1h }
+func (u Usage) Writes() int64 { return addSat(u.CacheWrite5m, u.CacheWrite1h) }
 
-// Add returns the field-wise sum.
+// Add returns the field-wise sum, saturated at the int64 bounds: readers
+// bound each call (MaxCallTokens), and a sum never wraps to a negative.
 func (u Usage) Add(v Usage) Usage {
 	return Usage{
-		Input:        u.Input + v.Input,
-		CacheWrite5m: u.CacheWrite5m + v.CacheWrite5m,
-		CacheWrite1h: u.CacheWrite1h + v.CacheWrite1h,
-		CacheRead:    u.CacheRead + v.CacheRead,
-		Output:       u.Output + v.Output,
+		Input:        addSat(u.Input, v.Input),
+		CacheWrite5m: addSat(u.CacheWrite5m, v.CacheWrite5m),
+		CacheWrite1h: addSat(u.CacheWrite1h, v.CacheWrite1h),
+		CacheRead:    addSat(u.CacheRead, v.CacheRead),
+		Output:       addSat(u.Output, v.Output),
 	}
 }
 

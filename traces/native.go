@@ -144,8 +144,27 @@ func (r *Reader) Scan() bool {
 	if r.ev.Time.IsZero() {
 		return r.fail("event: missing time")
 	}
+	if u := r.ev.Usage; u != nil {
+		for _, f := range []struct {
+			name string
+			n    int64
+		}{{"input", u.Input}, {"cache_write_5m", u.CacheWrite5m}, {"cache_write_1h", u.CacheWrite1h}, {"cache_read", u.CacheRead}, {"output", u.Output}} {
+			// Negative counts are Validate's to report; a count this
+			// large would swamp or wrap every sum it reaches.
+			if f.n > MaxCallTokens {
+				return r.fail("event: usage %s %d is over 10^9 tokens for one call", f.name, f.n)
+			}
+		}
+	}
+	if r.ev.LatencyMS > maxLatencyMS {
+		return r.fail("event: latency_ms %d is over a day", r.ev.LatencyMS)
+	}
 	return true
 }
+
+// maxLatencyMS bounds one call's or tool's latency: a day. Replays sum
+// latencies into clocks; a larger one is damage.
+const maxLatencyMS = 24 * 60 * 60 * 1000
 
 // Event is the event read by the last successful Scan.
 func (r *Reader) Event() Event { return r.ev }

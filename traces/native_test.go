@@ -33,6 +33,10 @@ func TestReaderErrors(t *testing.T) {
 		{hdr + "\n" + `{"kind":"user"}`, "f:2: event: missing time"},
 		{hdr + "\n" + `{"t":"2026-01-01T00:00:00Z","kind":"user","extra":1}`, `f:2: event: json: unknown field "extra"`},
 		{hdr + "\n\xff", "f:2: event: invalid UTF-8"},
+		// Issue 10: counts that wrapped totals negative.
+		{hdr + "\n" + `{"t":"2026-01-01T00:00:00Z","kind":"assistant","usage":{"input":999999999999999999}}`, "f:2: event: usage input 999999999999999999 is over 10^9"},
+		{hdr + "\n" + `{"t":"2026-01-01T00:00:00Z","kind":"assistant","usage":{"output":1e30}}`, "f:2: event: json: cannot unmarshal"},
+		{hdr + "\n" + `{"t":"2026-01-01T00:00:00Z","kind":"assistant","latency_ms":9000000000000000000}`, "f:2: event: latency_ms 9000000000000000000 is over a day"},
 	}
 	for _, c := range cases {
 		_, err := traces.ReadSession(strings.NewReader(c.in), "f")

@@ -82,16 +82,34 @@ func ReaderInput(r io.Reader, name string) (Input, error) {
 	return Input{FS: oneFile{name: "stdin", data: b}, Root: "stdin", Name: name}, nil
 }
 
-// Files is Root itself when it is a file, else the files under it whose
-// base name keep accepts, in lexical path order. It stops with ctx's error
-// when ctx is done.
-func (s Input) Files(ctx context.Context, keep func(name string) bool) ([]string, error) {
+// Files is Root itself when it is a file, else the regular files under it
+// whose base name keep accepts, in lexical path order. What a tree holds
+// besides is skipped with a warning in w, never opened (opening a FIFO
+// blocks forever; a device such as /dev/zero never ends): devices, FIFOs,
+// sockets, symlinks to directories (never followed, so no cycles), and
+// symlinks to files outside the tree (on disk; a symlink inside it is
+// read by its own name; in a tree not on disk every symlink is skipped).
+// Root itself may be a symlink: the user named it. It stops with ctx's
+// error when ctx is done.
+func (s Input) Files(ctx context.Context, keep func(name string) bool, w *Warnings) ([]string, error) {
 	st, err := fs.Stat(s.FS, s.Root)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Name, err)
 	}
 	if !st.IsDir() {
+		if !st.Mode().IsRegular() {
+			return nil, fmt.Errorf("%s: not a regular file (%s)", s.Name, st.Mode().Type())
+		}
 		return []string{s.Root}, nil
+	}
+	var root string // the tree on disk, symlinks resolved
+	if p, ok := s.OSPath(s.Root); ok {
+		if root, err = filepath.EvalSymlinks(p); err == nil {
+			root, err = filepath.Abs(root)
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	var files []string
 	err = fs.WalkDir(s.FS, s.Root, func(p string, d fs.DirEntry, err error) error {
@@ -101,8 +119,24 @@ func (s Input) Files(ctx context.Context, keep func(name string) bool) ([]string
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if !d.IsDir() && keep(d.Name()) {
+		if d.IsDir() || !keep(d.Name()) {
+			return nil
+		}
+		switch t := d.Type(); {
+		case t.IsRegular():
 			files = append(files, p)
+		case t&fs.ModeSymlink != 0:
+			reason := WarnSymlinkOut
+			if osPath, ok := s.OSPath(p); ok {
+				reason = symlinkProblem(osPath, root)
+			}
+			if reason != "" {
+				w.Add(s.Display(p), 0, reason)
+				return nil
+			}
+			files = append(files, p)
+		default:
+			w.Add(s.Display(p), 0, WarnSpecialFile)
 		}
 		return nil
 	})
@@ -131,9 +165,9 @@ func (s Input) OSPath(file string) (string, bool) {
 }
 
 // ReadFiles reads each file of s that keep accepts with read, in Files'
-// order, and returns every session read.
-func (s Input) ReadFiles(ctx context.Context, keep func(name string) bool, read func(r io.Reader, name string) ([]*Session, error)) ([]*Session, error) {
-	files, err := s.Files(ctx, keep)
+// order, and returns every session read; w gets Files' warnings.
+func (s Input) ReadFiles(ctx context.Context, keep func(name string) bool, w *Warnings, read func(r io.Reader, name string) ([]*Session, error)) ([]*Session, error) {
+	files, err := s.Files(ctx, keep, w)
 	if err != nil {
 		return nil, err
 	}
@@ -168,15 +202,24 @@ func (native) Sniff(head []byte) bool {
 	return bytes.Contains(head, []byte(`"format":"`+FormatName+`"`))
 }
 func (native) Import(ctx context.Context, src Input) ([]*Session, *Warnings, error) {
-	ss, err := src.ReadFiles(ctx, func(n string) bool { return strings.HasSuffix(n, ".jsonl") },
+	w := &Warnings{}
+	ss, err := src.ReadFiles(ctx, func(n string) bool { return strings.HasSuffix(n, ".jsonl") }, w,
 		func(r io.Reader, name string) ([]*Session, error) {
 			s, err := ReadSession(r, name)
 			if err != nil {
 				return nil, err
 			}
+			// Validate before replay: a replay of a trace with events out
+			// of order, a result before its call or negative usage
+			// printed a confident result. The session is dropped, the
+			// rest go on, and the command exits 1.
+			if ps := Validate(s); len(ps) > 0 {
+				w.Fail(fmt.Sprintf("%s:%d", name, ps[0].Line()), fmt.Sprintf("skipped session that fails validation (%s; see ctxsim validate)", ps[0].Msg))
+				return nil, nil
+			}
 			return []*Session{s}, nil
 		})
-	return ss, &Warnings{}, err
+	return ss, w, err
 }
 
 // An UnknownFormatError is a format name no importer has.
@@ -252,8 +295,29 @@ func Open(ctx context.Context, paths []string, opts OpenOptions) ([]*Session, *W
 		warn.Merge(w)
 		out = append(out, ss...)
 	}
+	out = dedupe(out, warn)
 	MarkCopied(out)
+	BreakParentCycles(out, warn)
 	return out, warn, nil
+}
+
+// WarnDupSession is the warning for a session reached twice.
+const WarnDupSession = "skipped session already loaded (same id reached twice: a path given twice, a file inside a directory given, or two files with one id)"
+
+// dedupe keeps the first session of each id: one session counted twice
+// doubles every figure of a comparison.
+func dedupe(ss []*Session, w *Warnings) []*Session {
+	seen := make(map[string]bool, len(ss))
+	out := ss[:0]
+	for _, s := range ss {
+		if seen[s.ID] {
+			w.AddPlace(s.ID, WarnDupSession)
+			continue
+		}
+		seen[s.ID] = true
+		out = append(out, s)
+	}
+	return out
 }
 
 // Lookup is the importer of formats named name.
@@ -281,21 +345,17 @@ func mixedTree(ctx context.Context, src Input, p string, opts OpenOptions) ([]st
 	if err != nil || !st.IsDir() {
 		return nil, false, nil
 	}
+	// The importer walks again and reports what it skips.
+	all, err := src.Files(ctx, isJSONL, &Warnings{})
+	if err != nil {
+		return nil, false, err
+	}
 	var files []string
 	seen := map[Importer]bool{}
-	err = fs.WalkDir(src.FS, src.Root, func(q string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if d.IsDir() || !strings.HasSuffix(q, ".jsonl") || !d.Type().IsRegular() {
-			return nil
-		}
+	for _, q := range all {
 		head, err := firstLine(src.FS, q)
 		if err != nil {
-			return err
+			return nil, false, err
 		}
 		for _, f := range opts.Formats {
 			if f.Sniff(head) {
@@ -304,8 +364,7 @@ func mixedTree(ctx context.Context, src Input, p string, opts OpenOptions) ([]st
 			}
 		}
 		files = append(files, filepath.Join(p, filepath.FromSlash(q)))
-		return nil
-	})
+	}
 	if err != nil || len(seen) < 2 {
 		return nil, false, err
 	}
@@ -327,26 +386,15 @@ func Detect(ctx context.Context, src Input, formats []Importer) (Importer, error
 	if st, err := fs.Stat(src.FS, src.Root); err != nil {
 		return nil, fmt.Errorf("%s: %w", src.Name, err)
 	} else if st.IsDir() {
-		first = ""
-		err := fs.WalkDir(src.FS, src.Root, func(q string, d fs.DirEntry, err error) error {
-			if err != nil || first != "" {
-				return err
-			}
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if !d.IsDir() && strings.HasSuffix(q, ".jsonl") {
-				first = q
-				return fs.SkipAll
-			}
-			return nil
-		})
+		// The importer walks again and reports what it skips.
+		files, err := src.Files(ctx, isJSONL, &Warnings{})
 		if err != nil {
 			return nil, err
 		}
-		if first == "" {
+		if len(files) == 0 {
 			return nil, fmt.Errorf("%s: no .jsonl files (give --from FORMAT for other logs)", src.Name)
 		}
+		first = files[0]
 	}
 	head, err := firstLine(src.FS, first)
 	if err != nil {
@@ -359,6 +407,8 @@ func Detect(ctx context.Context, src Input, formats []Importer) (Importer, error
 	}
 	return nil, fmt.Errorf("%s: format not recognized (give --from FORMAT)", src.Display(first))
 }
+
+func isJSONL(name string) bool { return strings.HasSuffix(name, ".jsonl") }
 
 // firstLine is the start of a file, up to its first newline (4 KiB at most).
 func firstLine(fsys fs.FS, name string) ([]byte, error) {

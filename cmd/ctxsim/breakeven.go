@@ -54,7 +54,7 @@ Examples:
   ctxsim breakeven --model claude-opus-4-6 --json
   ctxsim breakeven --growth 0.02 --long 0.1
   ctxsim breakeven ~/.claude/projects
-  ctxsim breakeven --plot figs/ --format markdown testdata/claude-code
+  ctxsim breakeven --plots figs/ --format markdown testdata/claude-code
   ctxsim breakeven --hindsight testdata/claude-code`,
 		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
 			model := fs.String("model", "claude-opus-4-6", "model whose rate card the break-even figures use")
@@ -62,7 +62,9 @@ Examples:
 			from := fs.String("from", "", "input format of PATHs: native or a registered importer (default: detect)")
 			growth := fs.Float64("growth", 0.05, "new prompt tokens per call, as a share of the prompt, for the gap-mix threshold")
 			long := fs.Float64("long", 0, "share of gaps over an hour, for the gap-mix threshold")
-			plotDir := fs.String("plot", "", "write the break-even and idle-gap figures (SVG, PNG and data) to `DIR`")
+			plotDir := fs.String("plots", "", "write the break-even and idle-gap figures (SVG, PNG and data) to `DIR`")
+			fs.StringVar(plotDir, "plot", "", "old name of --plots")
+			_ = fs.MarkDeprecated("plot", "use --plots DIR, as every command spells it")
 			hs := fs.Bool("hindsight", false, "also replay the sessions (recorded policy, Anthropic provider) and show what the cheapest cache schedule chose at each idle gap over 5 minutes: 1h, 5m or none")
 			var format formatFlags
 			format.add(fs, "same as --format json")
@@ -91,9 +93,7 @@ Examples:
 					if err != nil {
 						return err
 					}
-					if f != report.JSON {
-						printWarnings(e, ws)
-					}
+					printWarnings(e, ws) // stderr always: JSON on stdout stays clean
 					rep.Warnings = ws.List()
 					if err := rep.AddSessions(sessions, card, p); err != nil {
 						return err
@@ -134,7 +134,7 @@ func replayTiers(e *env, rep *report.BreakevenReport, sessions []*traces.Session
 	if len(tenants) == 0 || !tenants[0].HasRecorded() {
 		return nil
 	}
-	sf := simFlags{prices: prices, provider: "auto", seed: 1, noHindsight: true}
+	sf := simFlags{prices: prices, provider: "auto", seed: 1, jobs: 1, noHindsight: true}
 	st, err := sf.setup(e)
 	if err != nil {
 		return err

@@ -62,7 +62,7 @@ func TestBreakevenGolden(t *testing.T) {
 
 func TestBreakevenPlot(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "figs")
-	code, _, errs := runCmd(t, "breakeven", "--plot", dir)
+	code, _, errs := runCmd(t, "breakeven", "--plots", dir)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}

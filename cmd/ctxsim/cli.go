@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strings"
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/ctxsim/ctxsim/policies/estimate"
 	"github.com/ctxsim/ctxsim/report"
+	"github.com/ctxsim/ctxsim/traces"
 )
 
 // A command is one subcommand. Each lives in its own file and registers
@@ -61,6 +63,12 @@ type env struct {
 	// atExit runs after the command, whatever its outcome (the count
 	// cache's flush).
 	atExit []func()
+	// failed counts the sessions the command could not load (see
+	// loadTraces): it goes on with the rest and exits 1.
+	failed int
+	// warn gathers every warning of the command's input (loadTraces),
+	// for --json and summary.json; stderr gets them as they come.
+	warn traces.Warnings
 }
 
 // formatFlags are --format and its --json shorthand, which wins.
@@ -119,7 +127,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // runEnv runs the command line args in e and returns the exit code.
 func runEnv(e *env, args []string) int {
+	// Text tables fit COLUMNS or the terminal (--wide: no limit).
+	out := &fitWriter{Writer: e.stdout, width: outputWidth(e.stdout, os.Getenv)}
+	ec := *e
+	ec.stdout = out
+	e = &ec
 	stdout, stderr := e.stdout, e.stderr
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
+		args = append([]string{"version"}, args[1:]...)
+	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		if len(args) > 1 {
 			if c, ok := commands[args[1]]; ok {
@@ -143,6 +159,7 @@ func runEnv(e *env, args []string) int {
 	}
 	fs := newFlagSet(c, stderr)
 	runFn := c.flags(fs)
+	wide := fs.Bool("wide", false, "print text tables at full width (default: fit COLUMNS or the terminal)")
 	usage := fs.Usage
 	fs.Usage = func() {} // printed below, on stdout for --help
 	if err := fs.Parse(args[1:]); err != nil {
@@ -154,6 +171,9 @@ func runEnv(e *env, args []string) int {
 		fmt.Fprintf(stderr, "ctxsim %s: %v\n(see ctxsim %s --help)\n", c.name, err, c.name)
 		return exitUsage
 	}
+	if *wide {
+		out.width = 0
+	}
 	err := runFn(e, fs.Args())
 	for _, f := range e.atExit {
 		f()
@@ -162,6 +182,9 @@ func runEnv(e *env, args []string) int {
 	var ue *usageError
 	var re *regressionError
 	switch {
+	case err == nil && e.failed > 0:
+		fmt.Fprintf(stderr, "ctxsim %s: %d session(s) could not be loaded (see the warnings above); the rest were run\n", c.name, e.failed)
+		return exitFailure
 	case err == nil:
 		return exitOK
 	case errors.As(err, &ue):

@@ -14,6 +14,7 @@ import (
 	"github.com/ctxsim/ctxsim/policies/estimate/tokcache"
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/sim"
+	"github.com/ctxsim/ctxsim/sim/provider"
 	"github.com/ctxsim/ctxsim/traces"
 	"github.com/ctxsim/ctxsim/traces/synth"
 )
@@ -27,7 +28,7 @@ type workloadFlags struct {
 }
 
 func (w *workloadFlags) add(fs *pflag.FlagSet) {
-	fs.StringArrayVar(&w.traces, "trace", nil, "trace file or directory: native, Claude Code, Codex or hermes state.db told apart by content (else --from); repeatable")
+	fs.StringArrayVar(&w.traces, "trace", nil, "trace file or directory (the same as a PATH argument): native, Claude Code, Codex or hermes state.db told apart by content (else --from); repeatable")
 	fs.StringArrayVar(&w.profiles, "profile", nil, "synthetic workload profile (see ctxsim gen --list); repeatable")
 	fs.IntVar(&w.sessions, "sessions", 2, "sessions per --profile")
 	fs.StringVar(&w.from, "from", "", "force the format of --trace paths (native, claude-code, codex, hermes, chatlog)")
@@ -38,8 +39,8 @@ func (w *workloadFlags) add(fs *pflag.FlagSet) {
 func (w *workloadFlags) load(e *env, seed uint64) ([]*traces.Session, error) {
 	var out []*traces.Session
 	warn := &traces.Warnings{}
-	if w.sessions < 1 {
-		return nil, usagef("--sessions %d: want at least 1", w.sessions)
+	if w.sessions < 1 || w.sessions > maxSessions {
+		return nil, usagef("--sessions %d: want 1 to %d", w.sessions, maxSessions)
 	}
 	if len(w.traces) == 0 && len(w.profiles) == 0 {
 		ss, ws, err := experiment.Suite(e.ctx, w.sessions, seed)
@@ -48,6 +49,7 @@ func (w *workloadFlags) load(e *env, seed uint64) ([]*traces.Session, error) {
 		}
 		out = append(out, ss...)
 		warn.Merge(ws)
+		e.warn.Merge(ws)
 	}
 	if len(w.traces) > 0 {
 		ss, ws, err := loadTraces(e, w.traces, w.from)
@@ -86,11 +88,14 @@ type simFlags struct {
 	clearTU     bool
 	cacheDir    string
 	noCache     bool
+	kvCap       int
+	kvBlock     int
 	noHindsight bool
 }
 
 func (f *simFlags) add(fs *pflag.FlagSet, defaultPolicies string) {
 	fs.StringArrayVar(&f.policies, "policy", nil, "policy: a preset (see ctxsim policies), \"recorded\", or a .yaml/.json config; repeatable (default "+defaultPolicies+")")
+	addPolicyAlias(fs, &f.policies)
 	fs.StringArrayVar(&f.sets, "set", nil, "override a policy setting, key=value (hermes key names); repeatable")
 	fs.StringVar(&f.provider, "provider", "auto", "fake provider: anthropic, openai, deepseek, gemini, vllm, or auto (the provider of each trace's model)")
 	fs.StringVar(&f.prices, "prices", "", "LiteLLM model_prices_and_context_window.json to override or extend the rate card")
@@ -100,7 +105,15 @@ func (f *simFlags) add(fs *pflag.FlagSet, defaultPolicies string) {
 	fs.Float64Var(&f.errRate, "provider-error-rate", 0, "probability that a call is rejected as overloaded (seeded); the harness retries with backoff")
 	fs.BoolVar(&f.clearTU, "clear-tool-uses", false, "anthropic: server-side context editing (clear_tool_uses_20250919 with its defaults)")
 	f.addCache(fs)
+	addVLLMFlags(fs, f)
 	fs.BoolVar(&f.noHindsight, "no-hindsight", false, "skip the hindsight optimum (the cheapest cache schedule of each run's requests) and the regret columns")
+}
+
+// addVLLMFlags declares the vllm provider's KV cache, with the defaults of
+// its documented GPU profile (provider.DefaultVLLMCapacity).
+func addVLLMFlags(fs *pflag.FlagSet, f *simFlags) {
+	fs.IntVar(&f.kvCap, "kv-capacity", provider.DefaultVLLMCapacity, "vllm: KV cache size in tokens (default: one 16 GB GPU serving a 3B model in fp16; vLLM's '# GPU blocks' × block size)")
+	fs.IntVar(&f.kvBlock, "block-size", provider.DefaultVLLMBlockSize, "vllm: KV block size in tokens (vLLM's default 16)")
 }
 
 // addCache declares the token-count cache's flags.
@@ -110,6 +123,9 @@ func (f *simFlags) addCache(fs *pflag.FlagSet) {
 }
 
 func (f *simFlags) setup(e *env) (*experiment.Setup, error) {
+	if f.jobs < 1 {
+		return nil, usagef("--jobs %d: want at least 1", f.jobs)
+	}
 	if f.failRate < 0 || f.failRate > 1 {
 		return nil, usagef("--summarizer-fail-rate %v: want 0..1", f.failRate)
 	}
@@ -129,6 +145,10 @@ func (f *simFlags) setup(e *env) (*experiment.Setup, error) {
 	}
 	st.SummarizerFailRate, st.ProviderErrorRate, st.ClearToolUses = f.failRate, f.errRate, f.clearTU
 	st.Hindsight = !f.noHindsight
+	if f.kvCap < 0 || f.kvBlock < 0 || (f.kvCap > 0 && f.kvBlock > f.kvCap) {
+		return nil, usagef("--kv-capacity %d, --block-size %d: want positive sizes, the block no larger than the cache", f.kvCap, f.kvBlock)
+	}
+	st.VLLM.Capacity, st.VLLM.BlockSize = f.kvCap, f.kvBlock
 	dir := f.cacheDirFor(e)
 	if dir == "" && e.tokenizer == nil {
 		return st, nil // the process-wide memo, no store
@@ -228,18 +248,20 @@ func init() {
 	register(&command{
 		name:    "compare",
 		summary: "replay traces under policies and compare cost, hit rate, occupancy, latency",
-		usage:   "[--trace PATH]... [--profile P]... [--policy NAME]... [flags]",
-		help: `Compare replays every trace under every policy against a fake provider and
-prints one row per (trace, policy): requests, cost, token-weighted cache hit
-rate, peak occupancy (billed prompt ÷ compaction threshold), compactions and
-p95 turn latency, with the cheapest policy of each trace marked "*". Traces
-with recorded usage also show what was really billed and the simulation's
-error against it.
+		usage:   "[PATH...] [--profile P]... [--policy NAME]... [flags]",
+		help: `Compare replays every trace under every policy against a fake provider.
+Given traces (PATH, or --trace PATH) or --profile, it prints one row per
+(trace, policy): requests, cost, token-weighted cache hit rate, peak
+occupancy (billed prompt ÷ compaction threshold), compactions and p95 turn
+latency, with the cheapest policy of each trace marked "*" and runs whose
+calls overflowed the window marked "!" (never the cheapest). Traces with
+recorded usage also show what was really billed and the simulation's error
+against it.
 
-With no --trace and no --profile it runs the embedded suite: the recorded
-Claude Code sessions compiled into the binary and two sessions of every
-synthetic profile, under every preset policy (and "recorded" for the
-recorded sessions).
+With neither it runs the embedded suite (the recorded Claude Code sessions
+compiled into the binary and two sessions of every synthetic profile, under
+every preset policy, and "recorded" for the recorded sessions) and prints
+one row per policy and one column per workload; --detail prints the rows.
 
 Sessions of one tenant (a session and its subagents; recorded sessions
 loaded from one path) share one provider cache and replay in global time
@@ -247,9 +269,10 @@ order. Output is byte-identical for any -j.
 
 Examples:
   ctxsim compare
-  ctxsim compare --trace ~/.claude/projects --policy recorded --policy prune-on-resume
+  ctxsim compare ~/.claude/projects --policy recorded --policy prune-on-resume
   ctxsim compare --profile coding-burst --sessions 5 --policy hermes-default --policy hermes-micro
-  ctxsim compare --profile cron --policy hermes --set prompt_caching.layout=system_and_3
+  ctxsim compare --profile cron --policies hermes-default,hermes-micro --set prompt_caching.layout=system_and_3
+  ctxsim compare --provider vllm --kv-capacity 40000 --profile coding-burst --policy hermes-default
   ctxsim compare --trace traces/ --policy my-policy.yaml --provider openai --out out/`,
 		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
 			var wf workloadFlags
@@ -261,9 +284,7 @@ Examples:
 			plots := fs.String("plots", "", "directory to write the figures to (SVG and PNG)")
 			detail := fs.Bool("detail", false, "one row per (session, policy) even for the embedded suite")
 			return func(e *env, args []string) error {
-				if len(args) > 0 {
-					return usagef("unexpected argument %q (traces go after --trace)", args[0])
-				}
+				wf.traces = append(wf.traces, args...) // PATH... and --trace PATH are one list
 				return runCompare(e, &wf, &sf, &of, *plots, *detail)
 			}
 		},
@@ -292,15 +313,18 @@ func runCompare(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots str
 	if err != nil {
 		return err
 	}
-	if err := writeOutputs(of.out, plots, runs, recs, st, "ctxsim compare"); err != nil {
+	for _, w := range clampWarnings(sf.sets, nil, sessions, st.Prices) {
+		fmt.Fprintln(e.stderr, "warning: "+w)
+	}
+	wl := map[string]string{}
+	for _, s := range sessions {
+		wl[s.ID] = experiment.Workload(s)
+	}
+	if err := writeOutputs(of.out, plots, runs, recs, st, "ctxsim compare", wl, e.warn.List()); err != nil {
 		return err
 	}
 	suite := len(wf.traces) == 0 && len(wf.profiles) == 0
 	if suite && !detail && format != report.JSON {
-		wl := map[string]string{}
-		for _, s := range sessions {
-			wl[s.ID] = experiment.Workload(s)
-		}
 		names := make([]string, len(specs))
 		for i, sp := range specs {
 			names[i] = sp.Name
@@ -308,7 +332,7 @@ func runCompare(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots str
 		if err := report.WorkloadTable(runs, wl, names).Write(e.stdout, format); err != nil {
 			return err
 		}
-	} else if err := report.WriteRuns(e.stdout, format, runs, report.RunsOptions{}); err != nil {
+	} else if err := report.WriteRuns(e.stdout, format, runs, report.RunsOptions{Warnings: e.warn.List()}); err != nil {
 		return err
 	}
 	return cellErr
@@ -357,9 +381,9 @@ func sortRuns(runs []report.RunSummary, specs []experiment.Spec) {
 
 // writeOutputs writes records.jsonl, summary.json and report.html to out,
 // and the figures to plots, each atomically.
-func writeOutputs(out, plots string, runs []report.RunSummary, recs []sim.Record, st *experiment.Setup, title string) error {
+func writeOutputs(out, plots string, runs []report.RunSummary, recs []sim.Record, st *experiment.Setup, title string, workloads map[string]string, warnings []traces.Warning) error {
 	if out != "" {
-		in := report.HTMLInput{Title: title, Subtitle: fmt.Sprintf("seed %d", st.Seed), Runs: runs, Records: recs}
+		in := report.HTMLInput{Title: title, Subtitle: fmt.Sprintf("seed %d", st.Seed), Runs: runs, Records: recs, Workloads: workloads, Warnings: warnings}
 		if err := report.WriteDir(out, in, st.Prices); err != nil {
 			return err
 		}
@@ -375,7 +399,7 @@ func writeOutputs(out, plots string, runs []report.RunSummary, recs []sim.Record
 // its baseline when given no --results.
 func suiteResults(e *env) (report.Results, error) {
 	wf := workloadFlags{sessions: 2}
-	sf := simFlags{provider: "auto", seed: 1}
+	sf := simFlags{provider: "auto", seed: 1, jobs: runtime.GOMAXPROCS(0)}
 	st, err := sf.setup(e)
 	if err != nil {
 		return report.Results{}, err
@@ -384,7 +408,7 @@ func suiteResults(e *env) (report.Results, error) {
 	if err != nil {
 		return report.Results{}, err
 	}
-	_, runs, _, cellErr, err := replayAll(e, &wf, st, sf.seed, 0, specs, false)
+	_, runs, _, cellErr, err := replayAll(e, &wf, st, sf.seed, sf.jobs, specs, false)
 	if err != nil {
 		return report.Results{}, err
 	}

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // The newcomer's first command: the embedded suite under every preset, one
@@ -39,4 +42,28 @@ func TestCompareDetail(t *testing.T) {
 	if !strings.Contains(out, "recorded $") || !strings.Contains(out, "vs recorded %") {
 		t.Errorf("per-session table lacks the recorded columns:\n%s", out)
 	}
+}
+
+// TestCompareVLLM: --provider vllm runs with the documented GPU profile's
+// KV cache by default, and a cache too small for the prompt (--kv-capacity
+// 2000) loses nearly every hit.
+func TestCompareVLLM(t *testing.T) {
+	hit := func(args ...string) float64 {
+		t.Helper()
+		code, out, errs := runCmd(t, append([]string{"compare", "--provider", "vllm", "--profile", "coding-burst", "--sessions", "1",
+			"--policy", "hermes-default", "--json"}, args...)...)
+		require.Equal(t, exitOK, code, errs)
+		var res struct {
+			Runs []struct {
+				HitRate float64 `json:"cache_hit_rate"`
+			} `json:"runs"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(out), &res))
+		require.Len(t, res.Runs, 1)
+		return res.Runs[0].HitRate
+	}
+	require.Greater(t, hit(), 0.8)
+	require.Less(t, hit("--kv-capacity", "2000"), 0.1)
+	code, _, errs := runCmd(t, "compare", "--provider", "vllm", "--kv-capacity", "8", "--block-size", "16", "--profile", "cron")
+	require.Equal(t, exitUsage, code, errs)
 }

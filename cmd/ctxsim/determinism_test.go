@@ -41,6 +41,11 @@ func TestDeterminismEmbeddedSuite(t *testing.T) {
 		t.Errorf("compare --json stdout differs between -j 1 and -j 4 (%d vs %d bytes) at byte %d",
 			len(one.stdout), len(four.stdout), firstByteDiff([]byte(one.stdout), []byte(four.stdout)))
 	}
+	// The embedded suite's report stays under 1 MB: small multiples and
+	// overview bars, not per-call tables (those are in records.jsonl).
+	if n := len(one.files["report.html"]); n > 1<<20 {
+		t.Errorf("report.html is %d bytes, want under 1 MB", n)
+	}
 	for _, f := range files {
 		a, b := one.files[f], four.files[f]
 		if string(a) != string(b) {

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -43,7 +44,7 @@ Examples:
 			from := fs.String("from", "", "force the log format (native, claude-code, codex, hermes, chatlog)")
 			worst := fs.Int("worst", 10, "how many of the worst sessions to list (0: all)")
 			fs.StringVar(&sf.prices, "prices", "", "LiteLLM price file to override or extend the rate card")
-			fs.IntVarP(&sf.jobs, "jobs", "j", 0, "parallel replays (0: all cores); output is identical for any value")
+			fs.IntVarP(&sf.jobs, "jobs", "j", runtime.GOMAXPROCS(0), "parallel replays; output is identical for any value")
 			sf.provider, sf.seed = "auto", 1
 			of.add(fs, "print the report as JSON")
 			return func(e *env, args []string) error {

@@ -6,9 +6,15 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/traces"
 	"github.com/ctxsim/ctxsim/traces/synth"
 )
+
+// maxSessions bounds --sessions: every session is generated in memory
+// before any is written (~1.5 MB each for coding-burst), so 1,000 is about
+// 1.5 GB; an unbounded count ran out of memory.
+const maxSessions = 1000
 
 func init() {
 	register(&command{
@@ -44,6 +50,7 @@ Examples:
 			start := fs.String("start", "", "start time of session 0, RFC 3339 (default "+synth.DefaultStart.Format(time.RFC3339)+")")
 			list := fs.Bool("list", false, "list profiles and exit")
 			asJSON := fs.Bool("json", false, `print {"written":[...],"warnings":[]} (or the profile list) as JSON`)
+			addFormatTextJSON(fs, asJSON)
 			return func(e *env, args []string) error {
 				if *list {
 					return listProfiles(e, *asJSON)
@@ -60,8 +67,8 @@ Examples:
 				if *out == "" {
 					return usagef("-o DIR is required")
 				}
-				if *n < 1 {
-					return usagef("--sessions %d: want at least 1", *n)
+				if *n < 1 || *n > maxSessions {
+					return usagef("--sessions %d: want 1 to %d", *n, maxSessions)
 				}
 				if *length <= 0 || *length > 100 {
 					return usagef("--length %g: want a multiplier in (0, 100]", *length)
@@ -99,10 +106,11 @@ func listProfiles(e *env, asJSON bool) error {
 		}
 		return writeJSON(e.stdout, rows)
 	}
+	t := &report.Table{Columns: []string{"profile", "description"}}
 	for _, p := range ps {
-		fmt.Fprintf(e.stdout, "%-13s %s\n", p.Name, p.Description)
+		t.AddRow(p.Name, p.Description)
 	}
-	return nil
+	return t.Write(e.stdout, report.Text)
 }
 
 // writeSessions writes ss as native traces under dir and says what it
@@ -113,6 +121,7 @@ func writeSessions(e *env, ss []*traces.Session, dir string, asJSON bool, from s
 	if err != nil {
 		return err
 	}
+	printWarnings(e, ws) // stderr always: JSON on stdout stays clean
 	if asJSON {
 		return writeJSON(e.stdout, struct {
 			Written  []written        `json:"written"`
@@ -127,6 +136,5 @@ func writeSessions(e *env, ss []*traces.Session, dir string, asJSON bool, from s
 	} else {
 		fmt.Fprintf(e.stdout, "%d sessions\n", len(out))
 	}
-	printWarnings(e, ws)
 	return nil
 }

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -75,6 +77,7 @@ Examples:
 		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
 			out := fs.StringP("out", "o", "", "directory to write native traces to (created if missing)")
 			asJSON := fs.Bool("json", false, `print {"written":[...],"warnings":[...]} instead of text`)
+			addFormatTextJSON(fs, asJSON)
 			return func(e *env, args []string) error {
 				if len(args) < 2 {
 					return usagef("want FORMAT and at least one PATH (formats: %s)", strings.Join(importerNames(), ", "))
@@ -154,23 +157,48 @@ func fileNameFor(id string) string {
 // fileNameFor, each file atomically (a temporary file renamed), and says
 // what it wrote. Two sessions whose ids map to one file name are an error,
 // not a silent overwrite.
+//
+// The set is written whole or not at all: names are checked for
+// collisions before anything is written, the files go to a temporary
+// directory beside dir, and only when all are written are they renamed
+// into dir (the temporary directory itself when dir did not exist). A
+// failure midway leaves no partial directory.
 func writeTraces(dir string, ss []*traces.Session) ([]written, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	out := make([]written, 0, len(ss))
 	names := map[string]string{}
 	for _, s := range ss {
 		name := fileNameFor(s.ID)
 		if prev, dup := names[name]; dup {
-			return nil, fmt.Errorf("sessions %q and %q map to the same file %s", prev, s.ID, name)
+			return nil, fmt.Errorf("sessions %q and %q map to the same file %s (nothing written)", prev, s.ID, name)
 		}
 		names[name] = s.ID
-		file := filepath.Join(dir, name)
-		if err := report.WriteFileAtomic(file, func(w io.Writer) error { return traces.WriteSession(w, s) }); err != nil {
+	}
+	parent := filepath.Dir(filepath.Clean(dir))
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".tmp*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp) // gone once renamed; else the partial set
+	out := make([]written, 0, len(ss))
+	for _, s := range ss {
+		name := fileNameFor(s.ID)
+		if err := report.WriteFileAtomic(filepath.Join(tmp, name), func(w io.Writer) error { return traces.WriteSession(w, s) }); err != nil {
 			return nil, err
 		}
-		out = append(out, written{ID: s.ID, File: file, Events: len(s.Events), Calls: countCalls(s)})
+		out = append(out, written{ID: s.ID, File: filepath.Join(dir, name), Events: len(s.Events), Calls: countCalls(s)})
+	}
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		if err := os.Chmod(tmp, 0o755); err != nil {
+			return nil, err
+		}
+		return out, os.Rename(tmp, dir)
+	}
+	for _, w := range out {
+		if err := os.Rename(filepath.Join(tmp, filepath.Base(w.File)), w.File); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }

@@ -10,9 +10,37 @@ import (
 
 // loadTraces reads each path (a file, a directory tree, or "-" for stdin)
 // in the format from names, or the one detected; see traces.Open.
+//
+// A session with no model call is skipped with a warning (there is nothing
+// to replay or bill); a session that cannot be loaded (Warnings.Fail) is
+// counted in e.failed, so the command goes on with the rest and exits 1.
 func loadTraces(e *env, paths []string, from string) ([]*traces.Session, *traces.Warnings, error) {
 	ss, w, err := formats.Open(e.ctx, paths, from, e.stdin)
-	return ss, w, fromError(err)
+	if err != nil {
+		return nil, nil, fromError(err)
+	}
+	kept := ss[:0]
+	for _, s := range ss {
+		if !hasCall(s) {
+			w.AddPlace(s.ID, warnNoCall)
+			continue
+		}
+		kept = append(kept, s)
+	}
+	e.failed += w.Failed()
+	e.warn.Merge(w)
+	return kept, w, nil
+}
+
+const warnNoCall = "skipped session with no model call (nothing to replay)"
+
+func hasCall(s *traces.Session) bool {
+	for i := range s.Events {
+		if s.Events[i].Kind == traces.Assistant {
+			return true
+		}
+	}
+	return false
 }
 
 // fromError makes an unknown --from format a usage error.

@@ -6,12 +6,17 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
+
+// Tables fit COLUMNS; tests that want a width set it themselves.
+func init() { os.Unsetenv("COLUMNS") }
 
 // update is the one -update flag of this package's golden tests.
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -103,4 +108,114 @@ func TestInterrupted(t *testing.T) {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 1 and only \"interrupted\"", args[0], code, out.String(), errb.String())
 		}
 	}
+}
+
+func TestVersion(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		var out, errb strings.Builder
+		if code := run(args, strings.NewReader(""), &out, &errb); code != exitOK {
+			t.Fatalf("%v: exit %d, stderr %s", args, code, errb.String())
+		}
+		if !strings.HasPrefix(out.String(), "ctxsim ") || !strings.Contains(out.String(), "go1.") {
+			t.Errorf("%v: %q, want \"ctxsim VERSION … goVERSION\"", args, out.String())
+		}
+	}
+	bi := &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "v0.3.1"}, Settings: []debug.BuildSetting{
+		{Key: "vcs.revision", Value: "0123456789abcdef0123"}, {Key: "vcs.time", Value: "2026-12-01T10:00:00Z"}, {Key: "vcs.modified", Value: "true"}}}
+	if got, want := versionLine(bi, true), "ctxsim v0.3.1 (0123456789ab, 2026-12-01T10:00:00Z, modified) go1.26.0"; got != want {
+		t.Errorf("versionLine = %q, want %q", got, want)
+	}
+}
+
+// TestTablesFitColumns: with COLUMNS=100 every line a command prints fits
+// 100 columns (Fit abbreviates, drops and wraps); --wide prints all.
+func TestTablesFitColumns(t *testing.T) {
+	t.Setenv("COLUMNS", "100")
+	cmds := [][]string{
+		{"cost", "--timezone", "UTC", ccDir},
+		{"cost", "--by", "day", "--timezone", "UTC", ccDir},
+		{"compare", "--trace", ccShort},
+		{"compare", "--trace", ccDir, "--policy", "hermes-default", "--policy", "prune-on-resume", "--policy", "masking-sliding"},
+		{"whatif", ccShort},
+		{"breakeven", "--model", "claude-opus-4-6"},
+		{"policies"},
+		{"policies", "--keys"},
+		{"run", "--trace", ccShort, "--policy", "claude-code"},
+		{"sweep", "--policy", "hermes-micro", "--profile", "cron", "--sessions", "1", "--grid", "compression.micro_compact_every_n_turns=1,2", "--grid", "prompt_caching.cache_ttl=5m,1h"},
+		{"fidelity", ccDir},
+		{"check", "--baseline", "../../testdata/baseline.json"},
+		{"gen", "--list"},
+		{"breakeven", ccDir},
+	}
+	for _, args := range cmds {
+		code, out, errs := runCmd(t, args...)
+		require.Equal(t, exitOK, code, "%v: %s", args, errs)
+		for _, l := range strings.Split(out, "\n") {
+			if n := len([]rune(l)); n > 100 {
+				t.Errorf("%v: %d columns: %q", args, n, l)
+			}
+		}
+	}
+	_, wide, _ := runCmd(t, "cost", "--wide", "--timezone", "UTC", ccDir)
+	require.Contains(t, wide, "4d5611e5-241a-462a-8d15-5122611a9569  claude-opus-4-6", "--wide: full ids and every column")
+	_, narrow, _ := runCmd(t, "cost", "--timezone", "UTC", ccDir)
+	require.Contains(t, narrow, "hidden to fit 100 columns; --wide shows all")
+}
+
+// TestPositionalTraces: in compare, run and sweep a PATH argument is the
+// same as --trace PATH: the same bytes out.
+func TestPositionalTraces(t *testing.T) {
+	for _, c := range [][]string{
+		{"compare", "--policy", "hermes-default", "--policy", "prune-on-resume"},
+		{"run", "--policy", "claude-code"},
+		{"sweep", "--policy", "hermes-default", "--grid", "prompt_caching.cache_ttl=5m,1h"},
+	} {
+		code, byFlag, errs := runCmd(t, append(slices.Clone(c), "--trace", ccShort)...)
+		require.Equal(t, exitOK, code, "%v --trace: %s", c, errs)
+		code, byArg, errs := runCmd(t, append(slices.Clone(c), ccShort)...)
+		require.Equal(t, exitOK, code, "%v PATH: %s", c, errs)
+		require.Equal(t, byFlag, byArg, c[0])
+		require.Contains(t, byArg, "55604662", c[0])
+	}
+	code, _, errs := runCmd(t, "run", ccShort, ccBig)
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, errs, "want exactly one trace")
+}
+
+// TestPolicyAlias: --policies a,b is --policy a --policy b, in compare and
+// whatif alike.
+func TestPolicyAlias(t *testing.T) {
+	for _, c := range [][]string{{"compare", "--trace", ccShort}, {"whatif", ccShort}} {
+		code, a, errs := runCmd(t, append(slices.Clone(c), "--policy", "ttl-1h", "--policy", "prune-on-resume")...)
+		if c[0] == "compare" {
+			code, a, errs = runCmd(t, append(slices.Clone(c), "--policy", "hermes-default", "--policy", "prune-on-resume")...)
+		}
+		require.Equal(t, exitOK, code, "%v: %s", c, errs)
+		alias := "ttl-1h,prune-on-resume"
+		if c[0] == "compare" {
+			alias = "hermes-default,prune-on-resume"
+		}
+		code, b, errs := runCmd(t, append(slices.Clone(c), "--policies", alias)...)
+		require.Equal(t, exitOK, code, "%v: %s", c, errs)
+		require.Equal(t, a, b, c[0])
+		require.Contains(t, b, "prune-on-resume")
+	}
+}
+
+// TestFormatEverywhere: every command that prints takes --format and
+// --json; for gen, import and validate --format json is --json.
+func TestFormatEverywhere(t *testing.T) {
+	for n := range commands {
+		_, help, _ := runCmd(t, n, "--help")
+		if n == "version" {
+			continue
+		}
+		if !strings.Contains(help, "--format") || !strings.Contains(help, "--json") {
+			t.Errorf("%s --help lacks --format or --json", n)
+		}
+	}
+	_, a, _ := runCmd(t, "gen", "--list", "--json")
+	_, b, _ := runCmd(t, "gen", "--list", "--format", "json")
+	require.Equal(t, a, b)
+	require.True(t, strings.HasPrefix(b, "["))
 }

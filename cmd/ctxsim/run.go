@@ -19,7 +19,7 @@ func init() {
 	register(&command{
 		name:    "run",
 		summary: "replay one trace under one policy and print its summary",
-		usage:   "--trace PATH --policy NAME [flags]",
+		usage:   "PATH [--policy NAME] [flags]",
 		help: `Run replays one trace (a session and its subagents; or every session of a
 recorded directory, as one tenant) under one policy and prints what it cost:
 tokens and dollars by class, cache hit rate, occupancy, compactions and
@@ -27,11 +27,11 @@ latency. When the trace carries recorded usage (Claude Code, Codex logs) the
 recorded figures and the simulation's error stand beside the simulated ones.
 
 Examples:
-  ctxsim run --trace testdata/claude-code/short.jsonl --policy recorded
-  ctxsim run --trace testdata/claude-code --policy claude-code --json
-  ctxsim run --trace trace.jsonl --policy hermes-micro --set compression.micro_compact_every_n_turns=5
+  ctxsim run testdata/claude-code/short.jsonl --policy recorded
+  ctxsim run testdata/claude-code --policy claude-code --json
+  ctxsim run trace.jsonl --policy hermes-micro --set compression.micro_compact_every_n_turns=5
   ctxsim run --trace trace.jsonl --policy my-policy.yaml --out out/
-  ctxsim run --trace testdata/claude-code/tool_heavy.jsonl --hindsight`,
+  ctxsim run testdata/claude-code/tool_heavy.jsonl --hindsight`,
 		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
 			var wf workloadFlags
 			var sf simFlags
@@ -39,15 +39,14 @@ Examples:
 			fs.StringArrayVar(&wf.traces, "trace", nil, "trace file or directory: native, Claude Code, Codex or hermes state.db told apart by content (else --from)")
 			fs.StringVar(&wf.from, "from", "", "force the format of --trace (native, claude-code, codex, hermes, chatlog)")
 			sf.add(fs, "recorded for recorded traces, else hermes-default")
+			fs.Lookup("policy").Usage = "the policy: a preset (see ctxsim policies), \"recorded\", or a .yaml/.json config; one (compare takes several)"
 			of.add(fs)
 			plots := fs.String("plots", "", "directory to write the figures to (SVG and PNG)")
 			hs := fs.Bool("hindsight", false, "print, call by call, the breakpoints and TTLs of the cheapest cache schedule of the run's requests beside the policy's, marking where they differ")
 			return func(e *env, args []string) error {
-				if len(args) > 0 {
-					return usagef("unexpected argument %q", args[0])
-				}
+				wf.traces = append(wf.traces, args...) // PATH and --trace PATH are one list
 				if len(wf.traces) != 1 {
-					return usagef("want exactly one --trace")
+					return usagef("want exactly one trace (PATH or --trace PATH)")
 				}
 				if len(sf.policies) > 1 {
 					return usagef("want one --policy (use compare for several)")
@@ -111,7 +110,7 @@ func runRun(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots string,
 	}); err != nil {
 		return err
 	}
-	if err := writeOutputs(of.out, plots, runs, recs, st, "ctxsim run"); err != nil {
+	if err := writeOutputs(of.out, plots, runs, recs, st, "ctxsim run", nil, e.warn.List()); err != nil {
 		return err
 	}
 	var sched []scheduleCall
@@ -122,13 +121,14 @@ func runRun(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots string,
 		sched = schedule(res.Tape, res.Hindsight)
 	}
 	if format == report.JSON {
+		res := report.Results{Runs: runs, Warnings: e.warn.List()}
 		if showHS {
 			return writeJSON(e.stdout, struct {
-				Runs      []report.RunSummary `json:"runs"`
-				Hindsight []scheduleCall      `json:"hindsight_schedule"`
-			}{runs, sched})
+				report.Results
+				Hindsight []scheduleCall `json:"hindsight_schedule"`
+			}{res, sched})
 		}
-		return report.WriteResults(e.stdout, report.Results{Runs: runs})
+		return report.WriteResults(e.stdout, res)
 	}
 	for _, r := range runs {
 		if err := report.RunBill(r).Write(e.stdout, format); err != nil {

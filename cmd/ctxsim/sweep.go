@@ -22,7 +22,7 @@ func init() {
 	register(&command{
 		name:    "sweep",
 		summary: "replay traces under a grid of settings of one policy; resumable",
-		usage:   "--policy P --grid KEY=V1,V2,... [--grid ...] [--trace PATH]... [--profile P]... [flags]",
+		usage:   "--policy P --grid KEY=V1,V2,... [--grid ...] [PATH...] [--profile P]... [flags]",
 		help: `Sweep replays every trace under the cross product of the --grid values
 applied to one base policy (a preset or a .yaml/.json config), and prints
 the compare table of every grid cell. Each cell is named after the base
@@ -72,9 +72,7 @@ Examples:
 			fs.BoolVar(&sw.resume, "resume", false, "continue the interrupted sweep in --out, skipping finished cells")
 			fs.StringVar(&sw.plots, "plots", "", "directory to write cost and hit-rate heatmaps to (exactly two --grid keys)")
 			return func(e *env, args []string) error {
-				if len(args) > 0 {
-					return usagef("unexpected argument %q (traces go after --trace)", args[0])
-				}
+				sw.wf.traces = append(sw.wf.traces, args...) // PATH... and --trace PATH are one list
 				return runSweep(e, &sw)
 			}
 		},
@@ -153,6 +151,9 @@ func runSweep(e *env, sw *sweepFlags) error {
 	if err != nil {
 		return err
 	}
+	for _, w := range clampWarnings(sw.sf.sets, axes, sessions, st.Prices) {
+		fmt.Fprintln(e.stderr, "warning: "+w)
+	}
 	var jr *experiment.Journal
 	done := map[string][]report.RunSummary{}
 	if sw.of.out != "" {
@@ -200,7 +201,7 @@ func runSweep(e *env, sw *sweepFlags) error {
 	})
 	if jr != nil {
 		if err := report.WriteFileAtomic(filepath.Join(sw.of.out, "summary.json"), func(w io.Writer) error {
-			return report.WriteResults(w, report.Results{Runs: runs})
+			return report.WriteResults(w, report.Results{Runs: runs, Warnings: e.warn.List()})
 		}); err != nil {
 			return err
 		}
@@ -229,7 +230,7 @@ func runSweep(e *env, sw *sweepFlags) error {
 	byTrace := append([]report.RunSummary(nil), runs...)
 	sortRuns(byTrace, points)
 	title := fmt.Sprintf("Sweep of %s over %s (%d cells)", base.Name, axisNames(axes), len(points))
-	if err := report.WriteRuns(e.stdout, format, byTrace, report.RunsOptions{Title: title}); err != nil {
+	if err := report.WriteRuns(e.stdout, format, byTrace, report.RunsOptions{Title: title, Warnings: e.warn.List()}); err != nil {
 		return err
 	}
 	if m != nil && (format == report.Text || format == report.Markdown) {
@@ -255,7 +256,7 @@ func axisNames(axes []report.Axis) string {
 // flag added later is in the identity by default, which is the safe side.
 var notIdentity = map[string]bool{
 	"jobs": true, "json": true, "format": true, "out": true, "resume": true, "plots": true, "help": true,
-	"grid": true, "policy": true, "set": true,
+	"grid": true, "policy": true, "policies": true, "set": true, "wide": true,
 	"trace": true, "profile": true, "sessions": true, "from": true, "prices": true,
 }
 

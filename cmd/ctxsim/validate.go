@@ -29,6 +29,7 @@ Examples:
   ctxsim import claude-code ~/.claude/projects -o /tmp/t && ctxsim validate /tmp/t/*.jsonl`,
 		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
 			asJSON := fs.Bool("json", false, "print the verdict of each file as JSON")
+			addFormatTextJSON(fs, asJSON)
 			return func(e *env, args []string) error {
 				if len(args) == 0 {
 					return usagef("want at least one FILE")

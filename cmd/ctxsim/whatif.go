@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -87,20 +88,28 @@ Examples:
 			var sf simFlags
 			var of outFlags
 			from := fs.String("from", "", "force the log format (native, claude-code, codex, hermes, chatlog)")
-			names := fs.StringSlice("policies", whatifNames(), "policies to compare, comma-separated")
+			var picked []string
+			fs.StringArrayVar(&picked, "policy", nil, "a policy to compare; repeatable (default: "+strings.Join(whatifNames(), ", ")+")")
+			addPolicyAlias(fs, &picked)
 			fs.StringArrayVar(&sf.sets, "set", nil, "override a setting of every policy, key=value; repeatable")
 			fs.StringVar(&sf.provider, "provider", "auto", "fake provider: anthropic, openai, deepseek, gemini, vllm, or auto (the provider of each trace's model)")
 			fs.StringVar(&sf.prices, "prices", "", "LiteLLM price file to override or extend the rate card")
 			fs.Uint64Var(&sf.seed, "seed", 1, "seed of every random choice")
-			fs.IntVarP(&sf.jobs, "jobs", "j", 0, "parallel replays (0: all cores); output is identical for any value")
+			fs.IntVarP(&sf.jobs, "jobs", "j", runtime.GOMAXPROCS(0), "parallel replays; output is identical for any value")
 			sf.addCache(fs)
+			addVLLMFlags(fs, &sf)
 			fs.BoolVar(&sf.noHindsight, "no-hindsight", false, "skip the hindsight optimum (the cheapest cache schedule of the replay's requests) and the regrets")
 			of.add(fs)
+			fs.Lookup("json").Usage = "print the what-if report (sessions, policies, savings) as JSON (same as --format json)"
 			return func(e *env, args []string) error {
 				if len(args) == 0 {
 					return usagef("want at least one PATH (a log file or directory)")
 				}
-				return runWhatif(e, args, *from, *names, &sf, &of)
+				names := picked
+				if len(names) == 0 {
+					names = whatifNames()
+				}
+				return runWhatif(e, args, *from, names, &sf, &of)
 			}
 		},
 	})
@@ -158,7 +167,7 @@ func runWhatif(e *env, paths []string, from string, names []string, sf *simFlags
 	if cellErr != nil && !errors.As(cellErr, &failed) {
 		return cellErr
 	}
-	if err := writeOutputs(of.out, "", runs, recs, st, "ctxsim whatif"); err != nil {
+	if err := writeOutputs(of.out, "", runs, recs, st, "ctxsim whatif", nil, e.warn.List()); err != nil {
 		return err
 	}
 	cols := make([]string, len(specs))
@@ -167,6 +176,7 @@ func runWhatif(e *env, paths []string, from string, names []string, sf *simFlags
 	}
 	rep := report.NewWhatif(runs, cols)
 	if format == report.JSON {
+		rep.Warnings = e.warn.List()
 		if err := writeJSON(e.stdout, rep); err != nil {
 			return err
 		}

@@ -8,6 +8,19 @@ import (
 	"github.com/ctxsim/ctxsim/policies/prompt"
 )
 
+// The default GPU profile of the vllm provider, the one VLLMLatency models:
+// one 16 GB GPU serving a 3B model (Llama-3.2-3B, fp16) at vLLM's default
+// gpu_memory_utilization of 0.9. Its KV cache is what is left of 14.4 GB
+// after 6.4 GB of weights and ~1 GB of activations, ~7 GB, at 112 KiB per
+// token (2 × 28 layers × 8 KV heads × 128 head dim × 2 bytes, from the
+// model's config.json): about 61,000 tokens. vLLM's default block is 16
+// tokens. Override both with the real numbers of a deployment (vLLM logs
+// "# GPU blocks: N" at start: capacity = N × block size).
+const (
+	DefaultVLLMCapacity  = 61_000
+	DefaultVLLMBlockSize = 16
+)
+
 // VLLMOptions configures a self-hosted vLLM-style provider.
 type VLLMOptions struct {
 	Common

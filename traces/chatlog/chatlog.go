@@ -53,7 +53,7 @@ func Import(path string, opt Options) ([]*traces.Session, *traces.Warnings, erro
 	w := &traces.Warnings{}
 	files, err := jsonl.Files(path, func(name string) bool {
 		return strings.HasSuffix(name, ".jsonl") || strings.HasSuffix(name, ".json")
-	})
+	}, w)
 	if err != nil {
 		return nil, w, err
 	}
@@ -394,7 +394,7 @@ func (im *importer) request(line int, rec *record) {
 	if rec.ID != "" {
 		ev.RequestID = rec.ID
 	}
-	if u, ok := rec.Usage.Usage(); ok {
+	if u, ok := rec.Usage.Usage(func(r string) { im.w.Add(im.file, line, r) }); ok {
 		ev.Usage = &u
 	} else {
 		im.w.Add(im.file, line, WarnNoUsage)

@@ -204,6 +204,7 @@ func FuzzChatlog(f *testing.F) {
 			if err := traces.WriteSession(&b, s); err != nil {
 				t.Fatalf("write: %v", err)
 			}
+			tracetest.Bounded(t, s)
 		}
 	})
 }

@@ -3,6 +3,8 @@ package claudecode
 import (
 	"os"
 	"testing"
+
+	"github.com/ctxsim/ctxsim/traces"
 )
 
 // BenchmarkCost is `ctxsim cost` on the largest shared session.
@@ -28,6 +30,34 @@ func BenchmarkImport(b *testing.B) {
 	b.SetBytes(fi.Size())
 	for b.Loop() {
 		if _, _, err := Import(bigFile); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCostTree is `ctxsim cost` on a whole log tree named by
+// CTXSIM_BENCH_TREE (e.g. a copy of ~/.claude/projects; the side-by-side
+// with ccusage in docs/bad-input.md uses one of a few hundred MB).
+func BenchmarkCostTree(b *testing.B) {
+	tree := os.Getenv("CTXSIM_BENCH_TREE")
+	if tree == "" {
+		b.Skip("CTXSIM_BENCH_TREE is not set")
+	}
+	var size int64
+	files, err := traces.WalkFiles(tree, isLog, &traces.Warnings{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, f := range files {
+		fi, err := os.Stat(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		size += fi.Size()
+	}
+	b.SetBytes(size)
+	for b.Loop() {
+		if _, _, err := ScanUsage(tree); err != nil {
 			b.Fatal(err)
 		}
 	}

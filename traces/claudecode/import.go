@@ -126,18 +126,29 @@ type block struct {
 }
 
 // Import reads a Claude Code session log (a .jsonl file) or every .jsonl
-// under a directory (a ~/.claude/projects tree) into native sessions. See
-// ImportFS.
+// under a directory (a ~/.claude/projects tree) into native sessions, as
+// ImportFS does; the tree is walked by traces.WalkFiles, so devices, FIFOs
+// and symlinks out of the tree are skipped with a warning, never opened.
 func Import(p string) ([]*traces.Session, *traces.Warnings, error) {
-	fi, err := os.Stat(p)
+	if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+		// A session file brings its subagents (see listFiles).
+		return ImportFS(os.DirFS(filepath.Dir(p)), filepath.Base(p), filepath.Dir(p))
+	}
+	w := &traces.Warnings{}
+	files, err := traces.WalkFiles(p, isLog, w)
 	if err != nil {
 		return nil, nil, fmt.Errorf("claudecode: %w", err)
 	}
-	if fi.IsDir() {
-		return ImportFS(os.DirFS(p), ".", p)
+	ss, ws, err := importFiles(files, func(i int) (io.ReadCloser, error) { return os.Open(files[i]) },
+		func(i int) string { return filepath.Clean(files[i]) }, p)
+	if err != nil {
+		return nil, nil, err
 	}
-	return ImportFS(os.DirFS(filepath.Dir(p)), filepath.Base(p), filepath.Dir(p))
+	w.Merge(ws)
+	return ss, w, nil
 }
+
+func isLog(name string) bool { return strings.HasSuffix(name, ".jsonl") }
 
 // ImportFS imports root (a file or a directory, searched recursively for
 // .jsonl files) of fsys. Messages name files as display/relative-path, so
@@ -145,13 +156,30 @@ func Import(p string) ([]*traces.Session, *traces.Warnings, error) {
 // sessions come back sorted by id, with subagent sessions linked to their
 // parents (Parent, and the parent's Children sorted).
 func ImportFS(fsys fs.FS, root, display string) ([]*traces.Session, *traces.Warnings, error) {
-	files, err := listFiles(fsys, root)
+	w := &traces.Warnings{}
+	files, err := listFiles(fsys, root, w, display)
 	if err != nil {
 		return nil, nil, err
 	}
-	read, ws, err := readFiles(len(files), func(i int) (io.ReadCloser, error) { return fsys.Open(files[i]) },
+	ss, ws, err := ImportFiles(fsys, files, display)
+	if err != nil {
+		return nil, nil, err
+	}
+	w.Merge(ws)
+	return ss, w, nil
+}
+
+// ImportFiles is ImportFS of a list of files in fsys (traces.Input.Files
+// lists them, skipping what must not be opened).
+func ImportFiles(fsys fs.FS, files []string, display string) ([]*traces.Session, *traces.Warnings, error) {
+	return importFiles(files, func(i int) (io.ReadCloser, error) { return fsys.Open(files[i]) },
+		func(i int) string { return displayName(display, files[i]) }, display)
+}
+
+func importFiles(files []string, open func(i int) (io.ReadCloser, error), name func(i int) string, display string) ([]*traces.Session, *traces.Warnings, error) {
+	read, ws, err := readFiles(len(files), open,
 		func(i int, r io.Reader, w *traces.Warnings) ([]*traces.Session, error) {
-			return readSession(r, displayName(display, files[i]), w)
+			return readSession(r, name(i), w)
 		})
 	if err != nil {
 		return nil, nil, err
@@ -171,9 +199,10 @@ func displayName(dir, name string) string {
 	return filepath.Join(dir, filepath.FromSlash(name))
 }
 
-// listFiles is root itself when it is a file, else the .jsonl files under
-// it, sorted.
-func listFiles(fsys fs.FS, root string) ([]string, error) {
+// listFiles is root itself when it is a file, else the regular .jsonl
+// files under it, sorted; anything else is skipped with a warning (an
+// fs.FS cannot say where a symlink leads; Import walks real trees).
+func listFiles(fsys fs.FS, root string, w *traces.Warnings, display string) ([]string, error) {
 	fi, err := fs.Stat(fsys, root)
 	if err != nil {
 		return nil, fmt.Errorf("claudecode: %w", err)
@@ -198,8 +227,12 @@ func listFiles(fsys fs.FS, root string) ([]string, error) {
 		if err != nil {
 			return err
 		}
-		if !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+		switch {
+		case d.IsDir() || !isLog(p):
+		case d.Type().IsRegular():
 			files = append(files, p)
+		default:
+			w.Add(displayName(display, p), 0, traces.WarnSpecialFile)
 		}
 		return nil
 	})
@@ -563,18 +596,19 @@ func (st *fileState) assistant(l *line, t time.Time) {
 			ev.Blocks = append(ev.Blocks, b)
 		}
 		if m.Usage != nil {
-			u, _ := m.Usage.usage()
-			ev.Usage = &u
+			u := m.Usage.usage(st.warn)
+			if ev.Usage == nil {
+				ev.Usage = &u
+			} else {
+				mergeUsage(ev.Usage, u, st.warn)
+			}
 		}
 		st.last[i] = t
 		return
 	}
 	ev := traces.Event{Time: t, Kind: traces.Assistant, Blocks: blocks, Model: m.Model, RequestID: l.RequestID}
 	if m.Usage != nil {
-		u, split := m.Usage.usage()
-		if !split {
-			st.warn(warnNoSplit)
-		}
+		u := m.Usage.usage(st.warn)
 		ev.Usage = &u
 	} else {
 		st.warn(warnNoUsage)

@@ -1,6 +1,7 @@
 package claudecode
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -160,6 +161,16 @@ func TestScanUsageMatchesImport(t *testing.T) {
 	us, _, err := ScanUsage(testdata)
 	require.NoError(t, err)
 	m := byID(t, ss)
+	// Subagents known only from progress lines are the scan's alone: the
+	// importer builds transcripts from the session's own lines.
+	progress := 0
+	for _, u := range us {
+		if u.FromProgress {
+			progress++
+		}
+	}
+	require.Equal(t, 1, progress, "subagent.jsonl's haiku agent, from its progress lines")
+	us = slices.DeleteFunc(us, func(u *SessionUsage) bool { return u.FromProgress })
 	if len(us) != len(ss) {
 		t.Fatalf("scan found %d sessions, import %d", len(us), len(ss))
 	}
@@ -177,8 +188,10 @@ func TestScanUsageMatchesImport(t *testing.T) {
 	// The same file given twice: its calls count once.
 	us2, w, err := ScanUsage(bigFile, bigFile)
 	require.NoError(t, err)
-	if len(us2) != 1 || w.Total() != 139 {
-		t.Errorf("duplicate file: %d sessions, %d warnings; want 1 session and 139 skipped calls", len(us2), w.Total())
+	// Its progress lines echo 11 of subagent a2898e3's 12 calls; without
+	// the subagent's own file they are all there is of it.
+	if len(us2) != 2 || w.Total() != 139 || !us2[1].FromProgress || len(us2[1].Calls) != 11 {
+		t.Errorf("duplicate file: %d sessions, %d warnings; want the file's and its progress agent's, and 139 skipped calls", len(us2), w.Total())
 	}
 }
 
@@ -200,7 +213,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown type", goodUser + "\n{\"type\":\"hologram\"}\n" + goodCall + "\n", 1, warnUnknownType},
 		{"backwards time", strings.Replace(goodUser, "21:00:00", "21:00:09", 1) + "\n" + goodCall + "\n", 1, warnBackwards},
 		{"missing usage", goodUser + "\n" + strings.Replace(goodCall, `"usage"`, `"usagex"`, 1) + "\n", 1, warnNoUsage},
-		{"missing split", goodUser + "\n" + strings.Replace(goodCall, `"cache_creation":{"ephemeral_5m_input_tokens":10,"ephemeral_1h_input_tokens":0},`, "", 1) + "\n", 1, warnNoSplit},
+		{"missing split", goodUser + "\n" + strings.Replace(goodCall, `"cache_creation":{"ephemeral_5m_input_tokens":10,"ephemeral_1h_input_tokens":0},`, "", 1) + "\n", 1, traces.WarnNoSplit},
 		{"orphan tool_result", goodUser + "\n" + `{"type":"user","sessionId":"s1","timestamp":"2026-02-10T21:00:01.000Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_x","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}]}}` + "\n" + goodCall + "\n", 1, warnOrphanResult},
 		{"bad time", strings.Replace(goodUser, "2026-02-10T21:00:00.000Z", "yesterday", 1) + "\n" + goodCall + "\n", 1, warnBadTime},
 		{"synthetic", goodUser + "\n" + strings.Replace(goodCall, "claude-opus-4-6", "<synthetic>", 1) + "\n", 0, warnSynthetic},

@@ -25,7 +25,6 @@ const (
 	warnBackwards     = "kept timestamp going backwards (clamped to the previous event)"
 	warnBadTime       = "kept line with a missing or bad timestamp (took the previous event's time)"
 	warnNoUsage       = "kept assistant call without usage block (not billed)"
-	warnNoSplit       = "kept usage without cache_creation split (counted as 5m writes)"
 	warnOrphanResult  = "kept tool_result with no matching tool_use"
 	warnSynthetic     = "skipped synthetic assistant message (not a model call)"
 	warnNoMessage     = "skipped user or assistant line without message"
@@ -96,28 +95,40 @@ func (lr *lineReader) next() (b []byte, ok bool, err error) {
 	}
 }
 
-// rawUsage is Anthropic's usage block as Claude Code logs it.
+// rawUsage is Anthropic's usage block as Claude Code logs it. Counts are
+// decoded leniently (traces.Count) and checked by traces.CheckAnthropic, the
+// check the fast scan runs too.
 type rawUsage struct {
-	Input         int64 `json:"input_tokens"`
-	CacheCreation int64 `json:"cache_creation_input_tokens"`
-	CacheRead     int64 `json:"cache_read_input_tokens"`
-	Output        int64 `json:"output_tokens"`
+	Input         traces.Count `json:"input_tokens"`
+	CacheCreation traces.Count `json:"cache_creation_input_tokens"`
+	CacheRead     traces.Count `json:"cache_read_input_tokens"`
+	Output        traces.Count `json:"output_tokens"`
 	Split         *struct {
-		W5m int64 `json:"ephemeral_5m_input_tokens"`
-		W1h int64 `json:"ephemeral_1h_input_tokens"`
+		W5m traces.Count `json:"ephemeral_5m_input_tokens"`
+		W1h traces.Count `json:"ephemeral_1h_input_tokens"`
 	} `json:"cache_creation"`
 }
 
-// usage converts u; split is false when the 5m/1h split was missing and all
-// writes were counted as 5m.
-func (u *rawUsage) usage() (traces.Usage, bool) {
-	out := traces.Usage{Input: u.Input, CacheRead: u.CacheRead, Output: u.Output}
-	if u.Split == nil || (u.Split.W5m+u.Split.W1h == 0 && u.CacheCreation > 0) {
-		out.CacheWrite5m = u.CacheCreation
-		return out, u.CacheCreation == 0
+// usage checks u, warning about what it resolves.
+func (u *rawUsage) usage(warn func(string)) traces.Usage {
+	r := traces.RawAnthropic{Input: float64(u.Input), CacheCreation: float64(u.CacheCreation),
+		CacheRead: float64(u.CacheRead), Output: float64(u.Output)}
+	if u.Split != nil {
+		r.HasSplit, r.W5m, r.W1h = true, float64(u.Split.W5m), float64(u.Split.W1h)
 	}
-	out.CacheWrite5m, out.CacheWrite1h = u.Split.W5m, u.Split.W1h
-	return out, true
+	return traces.CheckAnthropic(r, warn)
+}
+
+// mergeUsage folds another line's usage of one call into *have, keeping the
+// most complete (traces.MoreComplete) and warning when the two disagree on
+// the prompt side.
+func mergeUsage(have *traces.Usage, u traces.Usage, warn func(string)) {
+	if traces.Conflicting(*have, u) {
+		warn(traces.WarnUsageConflict)
+	}
+	if traces.MoreComplete(*have, u) {
+		*have = u
+	}
 }
 
 // parseTime parses Claude Code's ISO-8601 timestamps.

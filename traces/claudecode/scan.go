@@ -2,6 +2,7 @@ package claudecode
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ctxsim/ctxsim/traces"
 )
@@ -30,14 +32,27 @@ type SessionUsage struct {
 	Model string
 	Start time.Time
 	Calls []Call
+
+	// lines read and lines used (a call, a record that bills nothing or a
+	// blank line); every other line has a warning.
+	lines, used int
+	// FromProgress marks a subagent known only from the progress lines of
+	// its parent's log (Claude Code 2.1 echoes each subagent response there;
+	// its own agent-*.jsonl may be missing).
+	FromProgress bool
 }
 
 // Call is one billed API response.
 type Call struct {
+	// Time is the timestamp of the line whose usage the call keeps (zero
+	// when it has none), as ccusage dates a call into days, weeks, months
+	// and 5-hour blocks.
+	Time  time.Time
 	Model string
 	// MessageID and RequestID identify the response (the dedupe key).
 	MessageID, RequestID string
 	Usage                traces.Usage
+	line                 int // first line, for warnings and ordering
 }
 
 // Total is the sum of the calls' usage.
@@ -49,71 +64,50 @@ func (s *SessionUsage) Total() traces.Usage {
 	return u
 }
 
-// usageLine is the little of a line the cost path decodes.
-type usageLine struct {
-	Type      string `json:"type"`
-	SessionID string `json:"sessionId"`
-	AgentID   string `json:"agentId"`
-	Timestamp string `json:"timestamp"`
-	RequestID string `json:"requestId"`
-	Message   *struct {
-		ID    string    `json:"id"`
-		Model string    `json:"model"`
-		Usage *rawUsage `json:"usage"`
-	} `json:"message"`
-}
-
 // ScanUsage is the fast path of `ctxsim cost`: it reads only the billed
 // usage of the Claude Code logs under paths (files, or directories searched
-// for .jsonl), without building transcripts. A line is decoded only when it
-// can be a billed call (it contains "usage" or "type":"assistant"), and then
-// only into the few fields cost needs; files are read on all cores. Results
+// for .jsonl), without building transcripts. Each line is read in one pass
+// (parseBillLine: the grammar is checked, only the few fields a bill needs
+// are decoded), and files are read whole on all cores, so memory is
+// bounded by the largest file, not the tree. Results
 // are sorted by session id, whatever the read order.
 //
-// A response spread over several lines is counted once, with the usage of
-// its last line (the final one; earlier lines carry partial output counts).
-// A response seen in more than one file (a resumed session copies its
-// history) is counted in the first file in path order, with a warning.
+// Every line is accounted for: it is a call, a record that bills nothing
+// (any JSON object with a "type"), or a counted warning. Inside strings
+// the scan looks only for the closing quote: bad escapes or invalid UTF-8
+// in text that bills nothing are left to the full importer to report.
 //
-// Lines that are not calls are not validated: a damaged progress line costs
-// nothing and is not reported (the full importer reports it).
+// A response spread over several lines is counted once, with its most
+// complete usage (traces.MoreComplete: the largest output, whatever the
+// line order), and a conflict on the prompt side is warned about. A
+// response seen in more than one file (a resumed session copies its
+// history) is counted in the first file in path order, with a warning.
 func ScanUsage(paths ...string) ([]*SessionUsage, *traces.Warnings, error) {
 	var files []string
+	ws := &traces.Warnings{}
 	for _, p := range paths {
-		fi, err := os.Stat(p)
+		fs0, err := traces.WalkFiles(p, isLog, ws)
 		if err != nil {
 			return nil, nil, fmt.Errorf("claudecode: %w", err)
 		}
-		if !fi.IsDir() {
-			files = append(files, p)
-			continue
-		}
-		fsys := os.DirFS(p)
-		fs0, err := listFiles(fsys, ".")
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, f := range fs0 {
-			full := filepath.Join(p, filepath.FromSlash(f))
-			files = append(files, full)
-		}
+		files = append(files, fs0...)
 	}
-	read, ws, err := readFiles(len(files), func(i int) (io.ReadCloser, error) { return os.Open(files[i]) },
-		func(i int, r io.Reader, w *traces.Warnings) (*SessionUsage, error) { return scanFile(r, files[i], w) })
+	read, rws, err := readFiles(len(files), func(i int) (io.ReadCloser, error) { return os.Open(files[i]) },
+		func(i int, r io.Reader, w *traces.Warnings) (fileUsage, error) { return scanFile(r, files[i], w) })
 	if err != nil {
 		return nil, nil, err
 	}
+	ws.Merge(rws)
 	seen := map[string]bool{}
 	var out []*SessionUsage
-	for _, s := range read {
-		if s == nil {
-			continue
-		}
+	byID := map[string]*SessionUsage{}
+	for _, f := range read {
+		s := f.main
 		kept := s.Calls[:0]
 		for _, c := range s.Calls {
 			k := callKey(c.MessageID, c.RequestID)
 			if k != "" && seen[k] {
-				ws.Add(s.File, 0, warnDupCallGlobal)
+				ws.Add(s.File, c.line, warnDupCallGlobal)
 				continue
 			}
 			seen[k] = true
@@ -122,82 +116,276 @@ func ScanUsage(paths ...string) ([]*SessionUsage, *traces.Warnings, error) {
 		s.Calls = kept
 		if len(s.Calls) > 0 {
 			out = append(out, s)
+			if byID[s.ID] == nil {
+				byID[s.ID] = s
+			}
+		}
+	}
+	// Subagent responses echoed in progress lines count where no log file
+	// holds the same response (its own agent-*.jsonl wins, silently).
+	for _, f := range read {
+		for _, s := range f.agents {
+			kept := s.Calls[:0]
+			for _, c := range s.Calls {
+				if k := callKey(c.MessageID, c.RequestID); k == "" || !seen[k] {
+					seen[k] = true
+					kept = append(kept, c)
+				}
+			}
+			s.Calls = kept
+			switch {
+			case len(s.Calls) == 0:
+			case byID[s.ID] != nil:
+				byID[s.ID].Calls = append(byID[s.ID].Calls, s.Calls...)
+			default:
+				byID[s.ID] = s
+				out = append(out, s)
+			}
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, ws, nil
 }
 
-// scanFile reads the calls of one file. Calls keep the order of their first
-// line; a later line of the same call replaces its usage.
-func scanFile(r io.Reader, name string, w *traces.Warnings) (*SessionUsage, error) {
+// fileUsage is what one file holds: its own calls, and the subagent
+// responses its progress lines echo, by agent in order of first sight.
+type fileUsage struct {
+	main   *SessionUsage
+	agents []*SessionUsage
+}
+
+// progressLine is a progress record echoing a subagent's response (Claude
+// Code 2.1): decoded in full, as such lines are few.
+type progressLine struct {
+	SessionID string `json:"sessionId"`
+	Data      *struct {
+		AgentID string `json:"agentId"`
+		Message *struct {
+			Type      string `json:"type"`
+			Timestamp string `json:"timestamp"`
+			RequestID string `json:"requestId"`
+			Message   *struct {
+				ID    string    `json:"id"`
+				Model string    `json:"model"`
+				Usage *rawUsage `json:"usage"`
+			} `json:"message"`
+		} `json:"message"`
+	} `json:"data"`
+}
+
+// progressAgents collects the subagent calls of progress lines: Claude Code
+// 2.1 echoes each subagent response in its parent's log, and ccusage
+// 20.0.24 counts them, under the subagent's id (<session>.agent-<agent>).
+type progressAgents struct {
+	name   string
+	agents []*SessionUsage
+	byID   map[string]int
+	byCall map[string][2]int
+}
+
+func (pa *progressAgents) add(b []byte, warn func(string)) {
+	var pl progressLine
+	if json.Unmarshal(b, &pl) != nil {
+		return
+	}
+	d := pl.Data
+	if d == nil || d.AgentID == "" || d.Message == nil || d.Message.Type != "assistant" || pl.SessionID == "" {
+		return
+	}
+	m := d.Message.Message
+	if m == nil || m.Usage == nil || m.Model == syntheticModel {
+		return
+	}
+	u := m.Usage.usage(warn)
+	at, _ := parseTime(d.Message.Timestamp)
+	key := callKey(m.ID, d.Message.RequestID)
+	if ix, ok := pa.byCall[key]; ok && key != "" {
+		mergeUsage(&pa.agents[ix[0]].Calls[ix[1]].Usage, u, warn)
+		return
+	}
+	ai, ok := pa.byID[d.AgentID]
+	if !ok {
+		id, parent, compaction := identity(pl.SessionID, d.AgentID)
+		ai = len(pa.agents)
+		pa.byID[d.AgentID] = ai
+		pa.agents = append(pa.agents, &SessionUsage{ID: id, Parent: parent, Compaction: compaction, File: pa.name, FromProgress: true, Model: m.Model, Start: at})
+	}
+	a := pa.agents[ai]
+	if key != "" {
+		pa.byCall[key] = [2]int{ai, len(a.Calls)}
+	}
+	a.Calls = append(a.Calls, Call{Time: at, Model: m.Model, MessageID: m.ID, RequestID: d.Message.RequestID, Usage: u})
+}
+
+// keyAgentID marks the progress lines that may echo a subagent response.
+var keyAgentID = []byte(`"agentId"`)
+
+// Warning reasons of the fast scan only.
+const warnNotRecord = "skipped line that is not a log record (a JSON object with a type)"
+
+// scanFile reads the calls of one file, sorted by their first time (then
+// first line), so that a file's bill does not depend on its line order.
+// The file is read whole (memory is bounded by the largest file, one per
+// core) and split in place: no line is copied.
+func scanFile(r io.Reader, name string, w *traces.Warnings) (fileUsage, error) {
+	buf := bufPool.Get().(*[]byte)
+	defer bufPool.Put(buf)
+	data, err := readAll(r, buf)
+	if err != nil {
+		return fileUsage{}, fmt.Errorf("%s: %w", name, err)
+	}
 	s := &SessionUsage{File: name}
+	pa := &progressAgents{name: name, byID: map[string]int{}, byCall: map[string][2]int{}}
 	idx := map[string]int{}
-	lr := newLineReader(r)
-	for {
-		b, ok, err := lr.next()
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", name, lr.line+1, err)
+	first := map[int]time.Time{} // call index → earliest time
+	var idTime time.Time         // time of the line s.ID was taken from
+	var l billLine
+	lineNo := 0
+	for len(data) > 0 {
+		b, eof := data, true
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			b, data, eof = data[:i], data[i+1:], false
+		} else {
+			data = nil
 		}
+		lineNo++
+		s.lines++
+		warn := func(reason string) { w.Add(name, lineNo, reason) }
+		if len(b) > traces.MaxLine {
+			warn(warnTooLong)
+			continue
+		}
+		if err := parseBillLine(b, &l); err != nil {
+			switch {
+			case len(bytes.TrimSpace(b)) == 0:
+				s.used++
+			case eof:
+				warn(warnTruncated)
+			default:
+				warn(warnInvalidJSON)
+			}
+			continue
+		}
+		if l.typ == nil {
+			warn(warnNotRecord)
+			continue
+		}
+		s.used++
+		if string(l.typ) == "progress" && bytes.Contains(b, keyUsage) && bytes.Contains(b, keyAgentID) {
+			pa.add(b, warn)
+			continue
+		}
+		if string(l.typ) != "assistant" {
+			continue
+		}
+		if !l.messageObject {
+			warn(warnNoMessage)
+			continue
+		}
+		if !utf8.Valid(b) {
+			warn(warnInvalidUTF8)
+		}
+		model := text(l.model)
+		if model == syntheticModel {
+			warn(warnSynthetic)
+			continue
+		}
+		t, _ := parseTime(text(l.timestamp))
+		if len(l.sessionID) > 0 && (s.ID == "" || before(t, idTime)) {
+			s.ID, s.Parent, s.Compaction = identity(text(l.sessionID), text(l.agentID))
+			idTime = t
+		}
+		raw, ok := usageOf(l.usage)
 		if !ok {
-			break
-		}
-		if lr.long {
-			w.Add(name, lr.line, warnTooLong)
+			warn(warnNoUsage)
 			continue
 		}
-		if !bytes.Contains(b, keyUsage) && !bytes.Contains(b, keyAssistant) {
-			continue
-		}
-		var l usageLine
-		if !decodeLine(b, lr.eof, &l, w, name, lr.line) {
-			continue
-		}
-		if l.Type != "assistant" {
-			continue
-		}
-		if l.Message == nil {
-			w.Add(name, lr.line, warnNoMessage)
-			continue
-		}
-		if l.Message.Model == syntheticModel {
-			w.Add(name, lr.line, warnSynthetic)
-			continue
-		}
-		if s.ID == "" && l.SessionID != "" {
-			s.ID, s.Parent, s.Compaction = identity(l.SessionID, l.AgentID)
-		}
-		if s.Start.IsZero() {
-			s.Start, _ = parseTime(l.Timestamp)
-		}
-		if l.Message.Usage == nil {
-			w.Add(name, lr.line, warnNoUsage)
-			continue
-		}
-		u, split := l.Message.Usage.usage()
-		key := callKey(l.Message.ID, l.RequestID)
+		u := traces.CheckAnthropic(raw, warn)
+		msgID, reqID := text(l.msgID), text(l.requestID)
+		key := callKey(msgID, reqID)
 		if i, ok := idx[key]; ok && key != "" {
-			s.Calls[i].Usage = u
+			c := &s.Calls[i]
+			if traces.MoreComplete(c.Usage, u) {
+				// ccusage dates a call by the line whose usage it keeps
+				// (tool_heavy.jsonl's streamed output).
+				c.Time = t
+			}
+			mergeUsage(&c.Usage, u, warn)
+			if before(t, first[i]) {
+				first[i] = t
+			}
 			continue
-		}
-		if !split {
-			w.Add(name, lr.line, warnNoSplit)
 		}
 		if key != "" {
 			idx[key] = len(s.Calls)
 		}
-		s.Calls = append(s.Calls, Call{Model: l.Message.Model, MessageID: l.Message.ID, RequestID: l.RequestID, Usage: u})
-		if s.Model == "" {
-			s.Model = l.Message.Model
-		}
+		first[len(s.Calls)] = t
+		s.Calls = append(s.Calls, Call{Time: t, Model: model, MessageID: msgID, RequestID: reqID, Usage: u, line: lineNo})
 	}
-	if len(s.Calls) == 0 {
-		return nil, nil
+	order := make([]int, len(s.Calls))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		ta, tb := first[order[a]], first[order[b]]
+		if !ta.Equal(tb) {
+			return before(ta, tb)
+		}
+		return s.Calls[order[a]].line < s.Calls[order[b]].line
+	})
+	calls := make([]Call, len(order))
+	for i, j := range order {
+		calls[i] = s.Calls[j]
+	}
+	s.Calls = calls
+	if len(calls) > 0 {
+		s.Model = calls[0].Model
+		s.Start = first[order[0]]
 	}
 	if s.ID == "" {
 		s.ID = strings.TrimSuffix(filepath.Base(name), ".jsonl")
 	}
-	return s, nil
+	return fileUsage{main: s, agents: pa.agents}, nil
+}
+
+// bufPool holds the file buffers of the scan, one per worker at a time, so
+// a tree of many files is read with a few allocations.
+var bufPool = sync.Pool{New: func() any { return new([]byte) }}
+
+// readAll reads r into *buf, growing it to the file's size once rather
+// than by doubling (which clears and copies every step).
+func readAll(r io.Reader, buf *[]byte) ([]byte, error) {
+	if f, ok := r.(interface{ Stat() (os.FileInfo, error) }); ok {
+		if fi, err := f.Stat(); err == nil && int64(cap(*buf)) < fi.Size()+1 {
+			*buf = make([]byte, 0, fi.Size()+512)
+		}
+	}
+	b := (*buf)[:0]
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			*buf = b
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// before orders times with the zero time (no valid timestamp) last.
+func before(a, b time.Time) bool {
+	switch {
+	case a.IsZero():
+		return false
+	case b.IsZero():
+		return true
+	}
+	return a.Before(b)
 }
 
 // readFiles opens and reads files 0..n-1 on at most GOMAXPROCS goroutines.

@@ -36,7 +36,7 @@ func Import(path string) ([]*traces.Session, *traces.Warnings, error) {
 	w := &traces.Warnings{}
 	files, err := jsonl.Files(path, func(name string) bool {
 		return strings.HasPrefix(name, "rollout-") && strings.HasSuffix(name, ".jsonl")
-	})
+	}, w)
 	if err != nil {
 		return nil, w, err
 	}
@@ -104,24 +104,39 @@ type responseItem struct {
 }
 
 type tokenUsage struct {
-	InputTokens           int64 `json:"input_tokens"`
-	CachedInputTokens     int64 `json:"cached_input_tokens"`
-	CacheWriteInputTokens int64 `json:"cache_write_input_tokens"`
-	OutputTokens          int64 `json:"output_tokens"`
-	ReasoningOutputTokens int64 `json:"reasoning_output_tokens"`
-	TotalTokens           int64 `json:"total_tokens"`
+	InputTokens           traces.Count `json:"input_tokens"`
+	CachedInputTokens     traces.Count `json:"cached_input_tokens"`
+	CacheWriteInputTokens traces.Count `json:"cache_write_input_tokens"`
+	OutputTokens          traces.Count `json:"output_tokens"`
+	ReasoningOutputTokens traces.Count `json:"reasoning_output_tokens"`
+	TotalTokens           traces.Count `json:"total_tokens"`
 }
 
-// usage converts to the additive form: Codex's input_tokens includes the
-// cached tokens (and the written ones, when a newer CLI reports them).
-// Output includes reasoning tokens, as OpenAI bills them.
-func (u tokenUsage) usage() traces.Usage {
-	in := u.InputTokens - u.CachedInputTokens - u.CacheWriteInputTokens
-	if in < 0 {
-		in = 0
-	}
-	return traces.Usage{Input: in, CacheRead: u.CachedInputTokens, CacheWrite5m: u.CacheWriteInputTokens, Output: u.OutputTokens}
+// usage converts to the additive form, checked by traces.CheckOpenAI:
+// Codex's input_tokens includes the cached tokens (and the written ones,
+// when a newer CLI reports them). Output includes reasoning tokens, as
+// OpenAI bills them.
+func (u tokenUsage) usage(warn func(string)) traces.Usage {
+	return traces.CheckOpenAI(float64(u.InputTokens), float64(u.CachedInputTokens), float64(u.CacheWriteInputTokens),
+		float64(u.OutputTokens), warn)
 }
+
+// totalUsage is the session total so far, for the end-of-file check only:
+// checked with a session's bound and without warnings (each call was).
+func (u tokenUsage) totalUsage() traces.Usage {
+	c := func(v traces.Count) int64 {
+		n, _ := traces.CheckCountUpTo(float64(v), maxSessionTokens)
+		return n
+	}
+	in, cached, written := c(u.InputTokens), c(u.CachedInputTokens), c(u.CacheWriteInputTokens)
+	cached = min(cached, in)
+	written = min(written, in-cached)
+	return traces.Usage{Input: in - cached - written, CacheRead: cached, CacheWrite5m: written, Output: c(u.OutputTokens)}
+}
+
+// maxSessionTokens bounds a session's running totals: 10^6 calls at the
+// per-call bound's order is far past any real session.
+const maxSessionTokens = 1 << 53
 
 type eventMsg struct {
 	Type string `json:"type"`
@@ -218,7 +233,7 @@ func Read(r io.Reader, name string, w *traces.Warnings) (*traces.Session, error)
 	for _, p := range rd.unbilled {
 		w.Add(name, p.line, WarnNoUsage)
 	}
-	if rd.prevTotal != nil && rd.sum != rd.prevTotal.usage() {
+	if rd.prevTotal != nil && rd.sum != rd.prevTotal.totalUsage() {
 		w.Add(name, rd.sc.Line(), WarnTotalsMismatch)
 	}
 	if s.ID == "" {
@@ -505,7 +520,7 @@ func (rd *reader) tokenCount(at time.Time, em *eventMsg) {
 		t := *em.Info.Total
 		rd.prevTotal = &t
 	}
-	u := em.Info.Last.usage()
+	u := em.Info.Last.usage(rd.sc.Warn)
 	rd.sum = rd.sum.Add(u)
 	// The usage belongs to the latest call, when that call has none yet. A
 	// call whose token_count was lost keeps no usage (and is warned about)
@@ -523,8 +538,8 @@ func (rd *reader) tokenCount(at time.Time, em *eventMsg) {
 	if !rd.inputAt.IsZero() && at.After(rd.inputAt) && ev.Time.Sub(rd.inputAt) >= 0 {
 		ev.LatencyMS = at.Sub(rd.inputAt).Milliseconds()
 	}
-	if em.Info.Last.ReasoningOutputTokens > 0 {
-		setMeta(ev, "reasoning_tokens", strconv.FormatInt(em.Info.Last.ReasoningOutputTokens, 10))
+	if r, _ := traces.CheckCount(float64(em.Info.Last.ReasoningOutputTokens)); r > 0 {
+		setMeta(ev, "reasoning_tokens", strconv.FormatInt(r, 10))
 	}
 	rd.call = -1
 }

@@ -159,6 +159,11 @@ func FuzzCodex(f *testing.F) {
 	f.Add(b)
 	f.Add([]byte(`{"type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{}}}}`))
 	f.Add([]byte(`{"type":"session_meta","payload":{"source":{"subagent":{}}}}` + "\n" + `{"type":"turn_aborted"}`))
+	// Issue 10: wrapped, negative, fractional and cached-over-prompt counts.
+	for _, u := range []string{`"input_tokens":100,"cached_input_tokens":999999999999999999`, `"input_tokens":-100`, `"input_tokens":1.5`, `"input_tokens":10,"cached_input_tokens":50`} {
+		f.Add([]byte(`{"timestamp":"2025-08-01T10:00:01Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"x"}]}}` + "\n" +
+			`{"timestamp":"2025-08-01T10:00:02Z","type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{` + u + `}}}}`))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := Read(bytes.NewReader(data), "fuzz", &traces.Warnings{})
 		if err != nil {
@@ -167,5 +172,45 @@ func FuzzCodex(f *testing.F) {
 		if err := traces.WriteSession(&bytes.Buffer{}, s); err != nil {
 			t.Fatalf("write: %v", err)
 		}
+		tracetest.Bounded(t, s)
 	})
+}
+
+// TestBadCounts pins issue 10's wrapped and impossible Codex counts: near
+// 1e18 (which wrapped totals negative), negative, fractional, and cached
+// over the prompt, each resolved with a warning at its line.
+func TestBadCounts(t *testing.T) {
+	cases := []struct {
+		name, last string
+		want       traces.Usage
+		warn       string
+	}{
+		{"near 1e18", `"input_tokens":100,"cached_input_tokens":999999999999999999,"output_tokens":5`, traces.Usage{Input: 100, Output: 5}, traces.WarnHugeTokens},
+		{"negative", `"input_tokens":-100,"output_tokens":5`, traces.Usage{Output: 5}, traces.WarnNegativeTokens},
+		{"fraction", `"input_tokens":100.5,"output_tokens":5`, traces.Usage{Input: 100, Output: 5}, traces.WarnFractionTokens},
+		{"cached over prompt", `"input_tokens":100,"cached_input_tokens":150,"output_tokens":5`, traces.Usage{CacheRead: 100, Output: 5}, traces.WarnCachedOverPrompt},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			in := `{"timestamp":"2025-08-01T10:00:00Z","type":"session_meta","payload":{"id":"s"}}
+{"timestamp":"2025-08-01T10:00:01Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"x"}]}}
+{"timestamp":"2025-08-01T10:00:02Z","type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{` + tc.last + `}}}}
+`
+			var w traces.Warnings
+			s, err := Read(strings.NewReader(in), "r.jsonl", &w)
+			require.NoError(t, err)
+			var got traces.Usage
+			for _, e := range s.Events {
+				if e.Usage != nil {
+					got = got.Add(*e.Usage)
+				}
+			}
+			if got != tc.want {
+				t.Errorf("usage %+v, want %+v", got, tc.want)
+			}
+			if ws := w.List(); len(ws) != 1 || ws[0].Reason != tc.warn || ws[0].First != "r.jsonl:3" {
+				t.Errorf("warnings %+v, want %q at r.jsonl:3", ws, tc.warn)
+			}
+		})
+	}
 }

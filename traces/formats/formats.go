@@ -68,17 +68,33 @@ var ClaudeCode traces.Importer = &importer{
 		// ImportFS names files display/path-in-FS: display is where FS
 		// is rooted. It reads files in parallel and does not take ctx;
 		// one session log takes milliseconds.
-		display := in.Name
+		display, file := in.Name, false
 		if st, err := fs.Stat(in.FS, in.Root); err == nil && !st.IsDir() {
-			display = filepath.Dir(in.Name)
+			display, file = filepath.Dir(in.Name), true
 			if in.Dir == "" {
 				display = ""
 			}
 		}
-		ss, w, err := claudecode.ImportFS(in.FS, in.Root, display)
+		w := &traces.Warnings{}
+		var ss []*traces.Session
+		var iw *traces.Warnings
+		var err error
+		if file || in.Dir == "" {
+			// A session file (it brings its subagents/ directory).
+			ss, iw, err = claudecode.ImportFS(in.FS, in.Root, display)
+		} else {
+			// A tree: walked by Input.Files, which skips what must not
+			// be opened.
+			var files []string
+			if files, err = in.Files(ctx, func(n string) bool { return strings.HasSuffix(n, ".jsonl") }, w); err != nil {
+				return nil, nil, err
+			}
+			ss, iw, err = claudecode.ImportFiles(in.FS, files, display)
+		}
 		if err == nil {
 			err = ctx.Err()
 		}
+		w.Merge(iw)
 		return ss, w, err
 	},
 }
@@ -95,7 +111,7 @@ var Codex traces.Importer = &importer{
 		w := &traces.Warnings{}
 		ss, err := in.ReadFiles(ctx, func(n string) bool {
 			return strings.HasPrefix(n, "rollout-") && strings.HasSuffix(n, ".jsonl")
-		}, func(r io.Reader, name string) ([]*traces.Session, error) {
+		}, w, func(r io.Reader, name string) ([]*traces.Session, error) {
 			s, err := codex.Read(r, name, w)
 			if err != nil {
 				return nil, err
@@ -116,7 +132,7 @@ var Chatlog traces.Importer = &importer{
 		w := &traces.Warnings{}
 		ss, err := in.ReadFiles(ctx, func(n string) bool {
 			return strings.HasSuffix(n, ".jsonl") || strings.HasSuffix(n, ".json")
-		}, func(r io.Reader, name string) ([]*traces.Session, error) {
+		}, w, func(r io.Reader, name string) ([]*traces.Session, error) {
 			return chatlog.Read(r, name, chatlog.Options{}, w)
 		})
 		return ss, w, err
@@ -144,7 +160,7 @@ var Hermes traces.Importer = &importer{
 			if !ok {
 				return nil, &traces.Warnings{}, fmt.Errorf("%s: a hermes state.db must be a file on disk", in.Name)
 			}
-			return hermes.ReadDB(p)
+			return hermes.ReadDBWithin(ctx, p, hermes.DefaultDBLimits)
 		}
 		w := &traces.Warnings{}
 		ss, err := hermes.ReadExport(io.MultiReader(bytes.NewReader(head[:n]), f), in.Name, w)

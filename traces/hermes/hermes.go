@@ -130,6 +130,7 @@ func unixTime(sec float64) time.Time {
 // build converts one session and its message rows, in row order. place
 // names row i in warnings.
 func build(sr *sessionRow, rows []messageRow, file string, place func(i int) int, w *traces.Warnings) *traces.Session {
+	checkTotals(sr, file, w)
 	s := &traces.Session{ID: sr.ID, Source: traces.Source(sr.Source), Model: sr.Model, Format: Format, Parent: sr.ParentSessionID}
 	if sr.SystemPrompt != "" {
 		s.Floor = []traces.Block{{Kind: traces.System, Text: sr.SystemPrompt}}
@@ -229,6 +230,32 @@ func isSummaryText(raw json.RawMessage) bool {
 		}
 	}
 	return false
+}
+
+// maxCalls bounds a session's api_call_count: a million calls is years of
+// a busy agent; more is damage.
+const maxCalls = 1_000_000
+
+// checkTotals bounds the session row's usage counts in place, each with a
+// warning naming the session: a total sums the session's calls, so its
+// bound is traces.MaxCallTokens per call.
+func checkTotals(sr *sessionRow, file string, w *traces.Warnings) {
+	place := strings.TrimSuffix(file, "#messages") + "#sessions:" + sr.ID
+	check := func(n *flexNum, limit int64) {
+		if !n.Valid {
+			return
+		}
+		v, reason := traces.CheckCountUpTo(n.V, limit)
+		if reason != "" {
+			w.AddPlace(place, reason)
+		}
+		n.V = float64(v)
+	}
+	check(&sr.APICallCount, maxCalls)
+	limit := traces.MaxCallTokens * max(int64(sr.APICallCount.V), 1)
+	for _, n := range []*flexNum{&sr.InputTokens, &sr.OutputTokens, &sr.CacheReadTokens, &sr.CacheWriteTokens, &sr.ReasoningTokens} {
+		check(n, limit)
+	}
 }
 
 // TotalsPrefix starts the Session.Notes entry holding hermes' per-session

@@ -223,6 +223,7 @@ func FuzzHermesExport(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add([]byte(`{"id":"x","segments":[{"id":"a","messages":[{"role":"tool","tool_call_id":1}]}]}`))
+	f.Add([]byte(`{"id":"big","input_tokens":999999999999999999,"output_tokens":-5,"api_call_count":1e30,"messages":[]}`))
 	f.Add([]byte(`[{"id":"x","started_at":"nan","messages":[{"role":"user","active":"0","compacted":true,"timestamp":1e300}]}]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ss, err := ReadExport(bytes.NewReader(data), "fuzz", &traces.Warnings{})
@@ -232,6 +233,10 @@ func FuzzHermesExport(f *testing.F) {
 		for _, s := range ss {
 			if err := traces.WriteSession(&bytes.Buffer{}, s); err != nil {
 				t.Fatalf("write: %v", err)
+			}
+			tracetest.Bounded(t, s)
+			if u, n, ok := Totals(s); ok && (u.Input < 0 || u.CacheRead < 0 || u.CacheWrite5m < 0 || u.Output < 0 || n < 0) {
+				t.Fatalf("negative totals %+v in %d calls", u, n)
 			}
 		}
 	})

@@ -46,3 +46,21 @@ func RoundTrip(t testing.TB, s *traces.Session) {
 		t.Errorf("%s: write → read → write changed the bytes", s.ID)
 	}
 }
+
+// Bounded fails t unless every usage count of s is a count one call can
+// bill: 0 to traces.MaxCallTokens (readers must resolve the rest, with a
+// warning). Fuzz targets call it on everything they read.
+func Bounded(t testing.TB, s *traces.Session) {
+	t.Helper()
+	for i := range s.Events {
+		u := s.Events[i].Usage
+		if u == nil {
+			continue
+		}
+		for _, n := range []int64{u.Input, u.CacheWrite5m, u.CacheWrite1h, u.CacheRead, u.Output} {
+			if n < 0 || n > traces.MaxCallTokens {
+				t.Fatalf("%s event %d: usage %+v out of 0..10^9", s.ID, i, *u)
+			}
+		}
+	}
+}

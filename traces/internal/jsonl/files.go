@@ -1,32 +1,12 @@
 package jsonl
 
 import (
-	"io/fs"
-	"os"
-	"path/filepath"
-	"sort"
+	"github.com/ctxsim/ctxsim/traces"
 )
 
-// Files is path itself when it is a file, else the files under it whose
-// name keep accepts, sorted: how every importer finds its logs.
-func Files(path string, keep func(name string) bool) ([]string, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !st.IsDir() {
-		return []string{path}, nil
-	}
-	var files []string
-	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && keep(d.Name()) {
-			files = append(files, p)
-		}
-		return nil
-	})
-	sort.Strings(files)
-	return files, err
+// Files is path itself when it is a file, else the regular files under it
+// whose name keep accepts, sorted: how every importer finds its logs.
+// traces.WalkFiles skips (with a warning in w) what must not be opened.
+func Files(path string, keep func(name string) bool, w *traces.Warnings) ([]string, error) {
+	return traces.WalkFiles(path, keep, w)
 }

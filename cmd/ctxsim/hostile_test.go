@@ -1,0 +1,330 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ctxsim/ctxsim/report"
+	"github.com/ctxsim/ctxsim/traces"
+)
+
+// nativeWith writes testdata/breakeven-gaps.jsonl as session id with
+// parent, and returns its path.
+func nativeWith(t *testing.T, dir, id, parent string) string {
+	t.Helper()
+	b, err := os.ReadFile("testdata/breakeven-gaps.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := `"session":{"id":"` + id + `"`
+	if parent != "" {
+		head += `,"parent":"` + parent + `"`
+	}
+	s := strings.Replace(string(b), `"session":{"id":"gappy"`, head, 1)
+	p := filepath.Join(dir, id+".jsonl")
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// withDeadline fails the test if f does not return in time: the defect is
+// a hang, and a hung test is a poor report of it.
+func withDeadline(t *testing.T, d time.Duration, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); f() }()
+	select {
+	case <-done:
+	case <-time.After(d):
+		t.Fatalf("still running after %v", d)
+	}
+}
+
+// TestParentCycleEnds pins issue 10's hang: sessions that name each other
+// (or themselves) as parent looped forever in run, compare and whatif. A
+// ring is reported and replayed as roots; a native trace naming itself
+// fails validation and is skipped (exit 1), the rest replayed.
+func TestParentCycleEnds(t *testing.T) {
+	dir := t.TempDir()
+	nativeWith(t, dir, "a", "b")
+	nativeWith(t, dir, "b", "a")
+	nativeWith(t, dir, "c", "c")
+	for _, args := range [][]string{
+		{"run", "--trace", dir},
+		{"compare", "--trace", dir},
+	} {
+		var code int
+		var out, errs string
+		withDeadline(t, time.Minute, func() { code, out, errs = runCmd(t, args...) })
+		if code != exitFailure || out == "" {
+			t.Errorf("%v: exit %d, stdout %d bytes: %s", args, code, len(out), errs)
+		}
+		for _, c := range []string{"(a → b → a)", "session c is its own parent"} {
+			if !strings.Contains(errs, c) {
+				t.Errorf("%v: stderr does not report %s:\n%s", args, c, errs)
+			}
+		}
+	}
+}
+
+// TestValidateBeforeReplay pins "replays skip validation": a native trace
+// with events out of order, a tool result before its call, or negative
+// usage is not replayed; the command names file:line, replays the rest
+// and exits 1. A session with no model call is skipped with a warning.
+func TestValidateBeforeReplay(t *testing.T) {
+	b, err := os.ReadFile("testdata/breakeven-gaps.jsonl")
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	cases := []struct{ name, edit, want string }{
+		{"out of order", strings.Replace(lines[3], "09:01:00", "08:00:00", 1), ":4|time 2026-03-02T08:00:00.000Z is before"},
+		{"negative usage", strings.Replace(lines[2], `"output":400`, `"output":-400`, 1), ":3|usage has a negative token count"},
+		{"result before call", `{"t":"2026-03-02T09:01:00Z","kind":"tool_result","blocks":[{"type":"tool_result","id":"toolu_x","text":"ok"}]}`, ":4|tool_result for toolu_x has no earlier tool_use"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			nativeWith(t, dir, "good", "")
+			bad := append([]string{}, lines...)
+			bad[0] = strings.Replace(bad[0], `"id":"gappy"`, `"id":"bad"`, 1)
+			if tc.name == "out of order" {
+				bad[3] = tc.edit
+			} else if tc.name == "negative usage" {
+				bad[2] = tc.edit
+			} else {
+				bad[3] = tc.edit
+			}
+			p := filepath.Join(dir, "bad.jsonl")
+			require.NoError(t, os.WriteFile(p, []byte(strings.Join(bad, "\n")+"\n"), 0o644))
+			code, out, errs := runCmd(t, "compare", "--trace", dir)
+			at, msg, _ := strings.Cut(tc.want, "|")
+			if code != exitFailure || !strings.Contains(errs, "(first at "+p+at+")") || !strings.Contains(errs, msg) ||
+				!strings.Contains(out, "good") || strings.Contains(out, "bad") {
+				t.Errorf("exit %d, stderr %q, stdout:\n%s\nwant exit 1, %s%s and %q, good replayed and bad not", code, errs, out, p, at, msg)
+			}
+		})
+	}
+	t.Run("no model call", func(t *testing.T) {
+		dir := t.TempDir()
+		nativeWith(t, dir, "good", "")
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "quiet.jsonl"), []byte(strings.Replace(lines[0], `"id":"gappy"`, `"id":"quiet"`, 1)+"\n"+lines[1]+"\n"), 0o644))
+		code, out, errs := runCmd(t, "compare", "--trace", dir)
+		if code != exitOK || !strings.Contains(errs, "skipped session with no model call") || !strings.Contains(out, "good") {
+			t.Errorf("exit %d, stderr %q", code, errs)
+		}
+	})
+}
+
+// TestCheckFailsClosed pins issue 10's open gate: an empty baseline
+// passed ("0 cells compared"), a duplicated cell hid a regression behind
+// its first copy, and trailing garbage was ignored.
+func TestCheckFailsClosed(t *testing.T) {
+	good, err := os.ReadFile(checkResultsFile)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	write := func(name, data string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(data), 0o644))
+		return p
+	}
+	// A second copy of a cell, first: Find compared only this one.
+	dup := strings.Replace(string(good), `"runs": [`, `"runs": [`+"\n"+`{"trace": "coding-burst-1", "policy": "claude-code", "cache_hit_rate": 0.99},`, 1)
+	cases := []struct {
+		name, base, results, want string
+	}{
+		{"empty baseline", write("empty.json", "{}"), checkResultsFile, "the baseline holds no cells"},
+		{"empty results", checkResultsFile, write("empty-runs.json", `{"runs":[]}`), "the results holds no cells"},
+		{"duplicated cell", checkResultsFile, write("dup.json", dup), "are both coding-burst-1 · claude-code"},
+		{"duplicated in baseline", write("dupbase.json", dup), checkResultsFile, "a cell must appear once"},
+		{"trailing garbage", checkResultsFile, write("trail.json", string(good)+"\n{\"runs\":[]}"), "after the results"},
+		{"trailing junk", write("trail2.json", string(good)+"xyz"), checkResultsFile, "after the results"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, errs := runCmd(t, "check", "--baseline", tc.base, "--results", tc.results)
+			if code != exitFailure || !strings.Contains(errs, tc.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, errs, exitFailure, tc.want)
+			}
+		})
+	}
+}
+
+// TestCheckUpdateThroughSymlink: --update replaced a symlinked baseline
+// with a file and widened its mode.
+func TestCheckUpdateThroughSymlink(t *testing.T) {
+	dir := t.TempDir()
+	good, err := os.ReadFile(checkResultsFile)
+	require.NoError(t, err)
+	target := filepath.Join(dir, "real-baseline.json")
+	require.NoError(t, os.WriteFile(target, []byte("{}"), 0o600))
+	link := filepath.Join(dir, "baseline.json")
+	require.NoError(t, os.Symlink("real-baseline.json", link))
+	code, _, errs := runCmd(t, "check", "--baseline", link, "--results", checkResultsFile, "--update")
+	require.Equal(t, exitOK, code, errs)
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the baseline is no longer a symlink: %v %v", fi.Mode(), err)
+	}
+	fi, err := os.Stat(target)
+	require.NoError(t, err)
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want 0600 kept", fi.Mode().Perm())
+	}
+	got, err := os.ReadFile(target)
+	require.NoError(t, err)
+	if !strings.Contains(string(got), "coding-burst-1") || len(got) < len(good)/4 {
+		t.Errorf("target not updated: %q", got)
+	}
+}
+
+// TestBoundedFlags pins "-j -5 is accepted" and "unbounded --sessions runs
+// out of memory": both are usage errors before any work.
+func TestBoundedFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"compare", "-j", "-5", "--profile", "coding-burst"},
+		{"compare", "-j", "0", "--profile", "coding-burst"},
+		{"whatif", "-j", "-1", "testdata/breakeven-gaps.jsonl"},
+		sweepArgs("-j", "-5", "-o", t.TempDir()),
+		{"gen", "--profile", "coding-burst", "--sessions", "1000000000", "-o", t.TempDir()},
+		{"compare", "--profile", "coding-burst", "--sessions", "1000000000"},
+	} {
+		code, _, errs := runCmd(t, args...)
+		if code != exitUsage || !strings.Contains(errs, "want") {
+			t.Errorf("%v: exit %d, stderr %q; want a usage error", args, code, errs)
+		}
+	}
+}
+
+// TestHostileTreeEnds pins issue 10's blocked walk: a FIFO or a symlink
+// to /dev/zero inside a log tree. Both are skipped with a warning naming
+// them; a symlink out of the tree is skipped too.
+func TestHostileTreeEnds(t *testing.T) {
+	dir := t.TempDir()
+	tree := filepath.Join(dir, "tree")
+	require.NoError(t, os.Mkdir(tree, 0o755))
+	nativeWith(t, tree, "a", "")
+	outside := nativeWith(t, dir, "b", "")
+	require.NoError(t, syscall.Mkfifo(filepath.Join(tree, "fifo.jsonl"), 0o644))
+	require.NoError(t, os.Symlink("/dev/zero", filepath.Join(tree, "zero.jsonl")))
+	require.NoError(t, os.Symlink(outside, filepath.Join(tree, "out.jsonl")))
+	for _, args := range [][]string{
+		{"compare", "--trace", tree},
+		{"cost", tree},
+		{"whatif", tree},
+	} {
+		var code int
+		var errs string
+		withDeadline(t, time.Minute, func() { code, _, errs = runCmd(t, args...) })
+		if code != exitOK {
+			t.Errorf("%v: exit %d: %s", args, code, errs)
+		}
+		for _, want := range []string{traces.WarnSpecialFile, traces.WarnSymlinkOut} {
+			if !strings.Contains(errs, want) {
+				t.Errorf("%v: stderr lacks %q:\n%s", args, want, errs)
+			}
+		}
+	}
+}
+
+// TestSameSessionOnce pins "the same session counted twice": a trace
+// given twice, or a directory and a file in it, is replayed once.
+func TestSameSessionOnce(t *testing.T) {
+	dir := t.TempDir()
+	a := nativeWith(t, dir, "a", "")
+	_, once, errs := runCmd(t, "compare", "--json", "--trace", a)
+	require.NotEmpty(t, once, errs)
+	for _, args := range [][]string{
+		{"compare", "--json", "--trace", a, "--trace", a},
+		{"compare", "--json", "--trace", dir, "--trace", a},
+	} {
+		code, out, errs := runCmd(t, args...)
+		if code != exitOK || !strings.Contains(errs, traces.WarnDupSession) {
+			t.Errorf("%v: exit %d, stderr lacks the duplicate warning:\n%s", args, code, errs)
+		}
+		var a, b report.Results
+		require.NoError(t, json.Unmarshal([]byte(out), &a))
+		require.NoError(t, json.Unmarshal([]byte(once), &b))
+		if !reflect.DeepEqual(a.Runs, b.Runs) || len(a.Warnings) != 1 || a.Warnings[0].Reason != traces.WarnDupSession {
+			t.Errorf("%v: runs differ from the session given once, or warnings %+v lack the one duplicate", args, a.Warnings)
+		}
+	}
+}
+
+// TestWarningsEverywhere pins "warnings reach half the places promised":
+// run, compare and whatif put them in --json and summary.json, and cost
+// prints them on stderr with --json too.
+func TestWarningsEverywhere(t *testing.T) {
+	dir := t.TempDir()
+	a := nativeWith(t, dir, "a", "")
+	b, err := os.ReadFile(a)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "copy.jsonl"), b, 0o644)) // two files, one id
+	out := filepath.Join(t.TempDir(), "out")
+	for _, args := range [][]string{
+		{"run", "--json", "--trace", dir},
+		{"compare", "--json", "--trace", a, "--trace", a, "-o", out},
+		{"whatif", "--json", a, a},
+		{"cost", "--json", a, a},
+	} {
+		code, stdout, errs := runCmd(t, args...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		if !strings.Contains(errs, traces.WarnDupSession) {
+			t.Errorf("%v: stderr lacks the warning: %q", args, errs)
+		}
+		var got struct {
+			Warnings []traces.Warning `json:"warnings"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(stdout), &got))
+		if len(got.Warnings) != 1 || got.Warnings[0].Reason != traces.WarnDupSession {
+			t.Errorf("%v: --json warnings %+v", args, got.Warnings)
+		}
+	}
+	b, err = os.ReadFile(filepath.Join(out, "summary.json"))
+	require.NoError(t, err)
+	if !strings.Contains(string(b), traces.WarnDupSession) {
+		t.Errorf("summary.json lacks the warning")
+	}
+}
+
+// TestImportAllOrNothing pins "an id collision in import leaves a partial
+// directory": two sessions whose ids map to one file name write nothing.
+func TestImportAllOrNothing(t *testing.T) {
+	src := t.TempDir()
+	log := func(id string) {
+		data := `{"type":"user","sessionId":"` + id + `","timestamp":"2026-02-10T21:00:00.000Z","message":{"role":"user","content":"hi"}}
+{"type":"assistant","sessionId":"` + id + `","requestId":"r` + id + `","timestamp":"2026-02-10T21:00:02.000Z","message":{"id":"m` + id + `","model":"claude-opus-4-6","content":[{"type":"text","text":"hello"}],"usage":{"input_tokens":3,"cache_creation_input_tokens":0,"cache_read_input_tokens":100,"output_tokens":5}}}
+`
+		require.NoError(t, os.WriteFile(filepath.Join(src, strings.ReplaceAll(id, " ", "-")+".jsonl"), []byte(data), 0o644))
+	}
+	log("a")
+	log("x y")
+	log("x_y")
+	dst := filepath.Join(t.TempDir(), "out")
+	code, _, errs := runCmd(t, "import", "claude-code", "-o", dst, src)
+	if code != exitFailure || !strings.Contains(errs, "map to the same file") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+	if _, err := os.Stat(dst); !os.IsNotExist(err) {
+		t.Errorf("import left %s behind (%v)", dst, err)
+	}
+	left, _ := filepath.Glob(filepath.Join(filepath.Dir(dst), "*"))
+	if len(left) != 0 {
+		t.Errorf("import left %v behind", left)
+	}
+	// Without the collision the set lands whole.
+	require.NoError(t, os.Remove(filepath.Join(src, "x-y.jsonl")))
+	code, _, errs = runCmd(t, "import", "claude-code", "-o", dst, src)
+	files, _ := filepath.Glob(filepath.Join(dst, "*.jsonl"))
+	if code != exitOK || len(files) != 2 {
+		t.Errorf("exit %d, %d files: %s", code, len(files), errs)
+	}
+}

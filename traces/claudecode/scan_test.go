@@ -1,0 +1,297 @@
+package claudecode
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ctxsim/ctxsim/traces"
+)
+
+// call is goodCall with its usage replaced, and its ids and time set.
+func call(msgID string, sec int, usage string) string {
+	l := strings.Replace(goodCall, `"m1"`, `"`+msgID+`"`, 1)
+	l = strings.Replace(l, "21:00:02", "21:00:"+twoDigits(sec), 1)
+	i := strings.Index(l, `"usage":`)
+	return l[:i] + `"usage":` + usage + "}}"
+}
+
+func twoDigits(n int) string { return fmt.Sprintf("%02d", n) }
+
+func scan(t *testing.T, data string) (*SessionUsage, *traces.Warnings) {
+	t.Helper()
+	w := &traces.Warnings{}
+	fu, err := scanFile(strings.NewReader(data), "s1.jsonl", w)
+	require.NoError(t, err)
+	return fu.main, w
+}
+
+// accounted checks the scan's promise: every line is a call, a record that
+// bills nothing, or a warning.
+func accounted(t *testing.T, s *SessionUsage, w *traces.Warnings) {
+	t.Helper()
+	if miss := s.lines - s.used; miss > w.Total() {
+		t.Errorf("%d of %d lines neither used nor warned about (%d warnings)", miss, s.lines, w.Total())
+	}
+}
+
+// TestScanBadNumbers pins issue 10's wrong numbers: each bad count is
+// resolved as documented, with a warning naming the line, and no total is
+// ever negative or wrapped.
+func TestScanBadNumbers(t *testing.T) {
+	const split = `"cache_creation":{"ephemeral_5m_input_tokens":%5,"ephemeral_1h_input_tokens":%1}`
+	u := func(in, cw, cr, out, w5, w1 string) string {
+		s := strings.NewReplacer("%5", w5, "%1", w1).Replace(split)
+		return `{"input_tokens":` + in + `,"cache_creation_input_tokens":` + cw + `,"cache_read_input_tokens":` + cr + `,` + s + `,"output_tokens":` + out + `}`
+	}
+	cases := []struct {
+		name  string
+		usage string
+		want  traces.Usage
+		warn  string
+	}{
+		{"negative", u("-5", "10", "100", "5", "10", "0"), traces.Usage{CacheWrite5m: 10, CacheRead: 100, Output: 5}, traces.WarnNegativeTokens},
+		{"near 1e18", u("3", "10", "999999999999999999", "5", "10", "0"), traces.Usage{Input: 3, CacheWrite5m: 10, Output: 5}, traces.WarnHugeTokens},
+		{"past int64", u("3", "10", "100", "1e30", "10", "0"), traces.Usage{Input: 3, CacheWrite5m: 10, CacheRead: 100}, traces.WarnHugeTokens},
+		{"fraction", u("3.5", "10", "100", "5", "10", "0"), traces.Usage{Input: 3, CacheWrite5m: 10, CacheRead: 100, Output: 5}, traces.WarnFractionTokens},
+		{"string", u(`"3"`, "10", "100", "5", "10", "0"), traces.Usage{CacheWrite5m: 10, CacheRead: 100, Output: 5}, traces.WarnHugeTokens},
+		{"split short", u("3", "100", "0", "5", "10", "60"), traces.Usage{Input: 3, CacheWrite5m: 40, CacheWrite1h: 60, Output: 5}, traces.WarnSplitMismatch},
+		{"split over", u("3", "100", "0", "5", "10", "160"), traces.Usage{Input: 3, CacheWrite1h: 100, Output: 5}, traces.WarnSplitMismatch},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s, w := scan(t, goodUser+"\n"+call("m1", 2, tc.usage)+"\n")
+			require.Len(t, s.Calls, 1)
+			if got := s.Calls[0].Usage; got != tc.want {
+				t.Errorf("usage = %+v, want %+v", got, tc.want)
+			}
+			ws := w.List()
+			if len(ws) != 1 || ws[0].Reason != tc.warn || ws[0].First != "s1.jsonl:2" {
+				t.Errorf("warnings = %+v, want one %q at s1.jsonl:2", ws, tc.warn)
+			}
+			// The importer runs the same check.
+			ss, iw, err := Import(writeTemp(t, goodUser+"\n"+call("m1", 2, tc.usage)+"\n"))
+			require.NoError(t, err)
+			if got, _ := billed(ss[0]); got != tc.want || iw.Len() != 1 || iw.List()[0].Reason != tc.warn {
+				t.Errorf("import: usage %+v, warnings %+v", got, iw.List())
+			}
+		})
+	}
+	// A sum of bounded calls never wraps.
+	var total traces.Usage
+	for range 100 {
+		total = total.Add(traces.Usage{CacheRead: 1 << 62})
+	}
+	if total.CacheRead < 0 || total.Prompt() < 0 {
+		t.Errorf("sum wrapped: %+v", total)
+	}
+}
+
+func writeTemp(t *testing.T, data string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "s1.jsonl")
+	require.NoError(t, os.WriteFile(p, []byte(data), 0o644))
+	return p
+}
+
+// TestScanDuplicates pins "conflicting duplicate usage lines resolve
+// silently" and "lines out of order cost differently": the most complete
+// line wins whatever the order, and a prompt-side conflict is warned about.
+func TestScanDuplicates(t *testing.T) {
+	usage := func(in, out int) string {
+		return `{"input_tokens":` + strconv.Itoa(in) + `,"cache_creation_input_tokens":0,"cache_read_input_tokens":100,"output_tokens":` + strconv.Itoa(out) + `}`
+	}
+	partial, final := call("m1", 2, usage(3, 1)), call("m1", 3, usage(3, 50))
+	for _, order := range [][]string{{partial, final}, {final, partial}} {
+		s, w := scan(t, goodUser+"\n"+strings.Join(order, "\n")+"\n")
+		require.Len(t, s.Calls, 1)
+		if s.Calls[0].Usage.Output != 50 || w.Total() != 0 {
+			t.Errorf("streamed call: %+v, warnings %v", s.Calls[0].Usage, w.List())
+		}
+	}
+	conflict := call("m1", 3, usage(7, 50))
+	for _, order := range [][]string{{final, conflict}, {conflict, final}} {
+		s, w := scan(t, goodUser+"\n"+strings.Join(order, "\n")+"\n")
+		require.Len(t, s.Calls, 1)
+		if s.Calls[0].Usage.Input != 7 {
+			t.Errorf("conflict kept %+v, want the larger prompt whatever the order", s.Calls[0].Usage)
+		}
+		if ws := w.List(); len(ws) != 1 || ws[0].Reason != traces.WarnUsageConflict || ws[0].First != "s1.jsonl:3" {
+			t.Errorf("warnings = %+v, want a conflict at s1.jsonl:3", ws)
+		}
+	}
+}
+
+// TestScanShuffled: a file's bill does not depend on its line order.
+func TestScanShuffled(t *testing.T) {
+	data, err := os.ReadFile(bigFile)
+	if err != nil {
+		t.Skipf("no testdata: %v", err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	want, _ := scan(t, string(data))
+	rng := rand.New(rand.NewPCG(1, 2))
+	rng.Shuffle(len(lines), func(i, j int) { lines[i], lines[j] = lines[j], lines[i] })
+	got, w := scan(t, strings.Join(lines, "\n")+"\n")
+	if got.Total() != want.Total() || got.ID != want.ID || got.Model != want.Model || !got.Start.Equal(want.Start) || len(got.Calls) != len(want.Calls) {
+		t.Errorf("shuffled: %s %s %v %d calls %+v; in order: %s %s %v %d calls %+v",
+			got.ID, got.Model, got.Start, len(got.Calls), got.Total(), want.ID, want.Model, want.Start, len(want.Calls), want.Total())
+	}
+	for i := range got.Calls {
+		if got.Calls[i].MessageID != want.Calls[i].MessageID {
+			t.Fatalf("call %d: %s, want %s", i, got.Calls[i].MessageID, want.Calls[i].MessageID)
+		}
+	}
+	accounted(t, got, w)
+}
+
+// TestScanAccountsForEveryLine pins "cost drops lines in silence": each kind
+// of junk is a warning in the fast path too.
+func TestScanAccountsForEveryLine(t *testing.T) {
+	cases := []struct{ name, line, warn string }{
+		{"truncated", goodCall[:70], warnTruncated},
+		{"invalid UTF-8", strings.Replace(goodCall, "hello", "h\xffllo", 1), warnInvalidUTF8},
+		{"binary junk", "\x00\x01\x02\x7f", warnInvalidJSON},
+		{"deeply nested", strings.Repeat("[", 100000) + strings.Repeat("]", 100000), warnInvalidJSON},
+		{"not an object", `[1,2,3]`, warnNotRecord},
+		{"no type", `{"usage":{"input_tokens":5}}`, warnNotRecord},
+		{"no usage", strings.Replace(goodCall, `"usage"`, `"usagex"`, 1), warnNoUsage},
+		{"negative", strings.Replace(goodCall, `"output_tokens":5`, `"output_tokens":-5`, 1), traces.WarnNegativeTokens},
+		{"no message", `{"type":"assistant","sessionId":"s1"}`, warnNoMessage},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			data := goodUser + "\n" + tc.line
+			if tc.warn != warnTruncated {
+				data += "\n"
+			}
+			s, w := scan(t, data)
+			found := false
+			for _, x := range w.List() {
+				found = found || (x.Reason == tc.warn && x.First == "s1.jsonl:2")
+			}
+			if !found {
+				t.Errorf("warnings = %+v, want %q at s1.jsonl:2", w.List(), tc.warn)
+			}
+			accounted(t, s, w)
+		})
+	}
+}
+
+// TestWalkHostileTree pins "a FIFO or a symlink to /dev/zero inside a log
+// tree blocks the walk forever": both are skipped with a warning, as is a
+// symlink out of the tree; a symlink inside it is read.
+func TestWalkHostileTree(t *testing.T) {
+	dir := t.TempDir()
+	tree := filepath.Join(dir, "tree")
+	require.NoError(t, os.MkdirAll(filepath.Join(tree, "p"), 0o755))
+	good := goodUser + "\n" + goodCall + "\n"
+	require.NoError(t, os.WriteFile(filepath.Join(tree, "p", "s1.jsonl"), []byte(good), 0o644))
+	outside := filepath.Join(dir, "outside.jsonl")
+	require.NoError(t, os.WriteFile(outside, []byte(strings.ReplaceAll(good, "s1", "s9")), 0o644))
+	require.NoError(t, syscall.Mkfifo(filepath.Join(tree, "p", "fifo.jsonl"), 0o644))
+	require.NoError(t, os.Symlink("/dev/zero", filepath.Join(tree, "p", "zero.jsonl")))
+	require.NoError(t, os.Symlink(outside, filepath.Join(tree, "p", "out.jsonl")))
+	require.NoError(t, os.Symlink("s1.jsonl", filepath.Join(tree, "p", "in.jsonl")))
+	require.NoError(t, os.Symlink(tree, filepath.Join(tree, "loop.jsonl")))
+
+	done := make(chan struct{})
+	var (
+		us  []*SessionUsage
+		ss  []*traces.Session
+		w   *traces.Warnings
+		iw  *traces.Warnings
+		err error
+	)
+	go func() {
+		defer close(done)
+		us, w, err = ScanUsage(tree)
+		if err == nil {
+			ss, iw, err = Import(tree)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("walk hung")
+	}
+	require.NoError(t, err)
+	// in.jsonl is s1.jsonl again: its calls are counted once.
+	if len(us) != 1 || us[0].ID != "s1" || len(us[0].Calls) != 1 {
+		t.Errorf("scan: %+v", us)
+	}
+	if len(ss) != 2 {
+		t.Errorf("import read %d sessions, want s1 and its link", len(ss))
+	}
+	for _, ws := range []*traces.Warnings{w, iw} {
+		got := map[string]int{}
+		for _, x := range ws.List() {
+			got[x.Reason] = x.Count
+		}
+		for _, r := range []string{traces.WarnSpecialFile, traces.WarnSymlinkOut, traces.WarnSymlinkDir} {
+			if got[r] != 1 && !(r == traces.WarnSpecialFile && got[r] == 2) {
+				t.Errorf("warnings %v: want %q", ws.List(), r)
+			}
+		}
+		if got[traces.WarnSpecialFile] != 2 {
+			t.Errorf("want the FIFO and /dev/zero skipped: %v", ws.List())
+		}
+	}
+	// A file named on its own is read even through a symlink, if regular.
+	if _, _, err := ScanUsage(filepath.Join(tree, "p", "out.jsonl")); err != nil {
+		t.Errorf("named symlink: %v", err)
+	}
+	if _, _, err := ScanUsage(filepath.Join(tree, "p", "fifo.jsonl")); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("named FIFO: %v", err)
+	}
+}
+
+// FuzzBillLine checks the scan's one-pass reader against encoding/json:
+// it accepts every valid line, reads the same fields, and rejects what
+// encoding/json rejects except inside strings and number spelling (which
+// it does not inspect; see billLine).
+func FuzzBillLine(f *testing.F) {
+	f.Add([]byte(goodCall))
+	f.Add([]byte(goodCall[:70]))
+	f.Add([]byte(`{"type":"a\"b","message":{"usage":[1,{"x":null}]}}`))
+	f.Add([]byte(`{"a":[true,false,null,-1.5e3,{}], "type" : "x" } `))
+	f.Add([]byte(strings.Repeat("[", 20000)))
+	f.Add([]byte("\x00\x01"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var l billLine
+		err := parseBillLine(b, &l)
+		if !json.Valid(b) {
+			return
+		}
+		if err != nil {
+			if errors.Is(err, errDepth) {
+				return
+			}
+			t.Fatalf("rejected valid JSON %q: %v", b, err)
+		}
+		// Keys match exactly (encoding/json's struct fields would match
+		// case-insensitively); the last of a repeated key wins in both.
+		var m map[string]json.RawMessage
+		if json.Unmarshal(b, &m) != nil {
+			return
+		}
+		var want string
+		if raw, ok := m["type"]; !ok || json.Unmarshal(raw, &want) != nil {
+			return
+		}
+		if got := text(l.typ); l.typ == nil || (got != want && utf8.ValidString(want)) {
+			t.Errorf("type %q, want %q", got, want)
+		}
+	})
+}

@@ -1,0 +1,36 @@
+// Package usage groups billed API calls into the reports ccusage users
+// know: by session, day, week, month, 5-hour billing block, project or
+// model, each group with its first and last activity, its tokens by class,
+// its cost and cache hit rate, and a per-model breakdown.
+//
+// Typical steps:
+//
+//	calls := []usage.Call{{Time: t, Session: "s1", Project: "p", Model: "claude-opus-4-6", Usage: u}, ...}
+//	rep := usage.Aggregate(calls, pricing.Default(), usage.Options{By: usage.ByDay, Loc: time.UTC})
+//	for _, g := range rep.Groups { ... g.Key, g.CostUSD, g.Models ... }
+//	rep.Unpriced // models the card could not price: their calls cost $0 here
+//
+// The rules follow ccusage 20.0.24 so that daily, monthly and per-model
+// totals agree with it on the same logs and timezone:
+//
+//   - a day, week or month is the calendar one of the call's timestamp in
+//     Options.Loc; a week starts on Options.WeekStart and is keyed by its
+//     first date (ccusage's weekly report starts weeks on Monday, its
+//     "claude weekly" report on Sunday by default);
+//   - a block is Anthropic's 5-hour usage window as ccusage computes it:
+//     calls sorted by time; a block starts at the first call's time floored
+//     to the UTC hour and takes every later call until one comes more than
+//     5 hours after the block's start or after the previous call, which
+//     starts the next block. ccusage also lists the idle "gap" between
+//     blocks as a block of its own; a gap has no usage and is not listed
+//     here. Blocks are keyed by their start, in Options.Loc;
+//   - Since and Until bound the call's timestamp, both inclusive.
+//
+// Each call is priced at its own model's rate. A model the Pricer does not
+// know costs $0 and is listed in Report.Unpriced with the sessions that
+// used it; it never stops the others from being priced.
+//
+// Calls without a timestamp (a hermes state.db keeps none per call) are
+// grouped under "(no time)" by day, week, month and block, and dropped by
+// Since/Until.
+package usage
