@@ -3,12 +3,15 @@ package experiment
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/ctxsim/ctxsim/policies/estimate"
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/sim"
+	"github.com/ctxsim/ctxsim/sim/hindsight"
 	"github.com/ctxsim/ctxsim/sim/provider"
 	"github.com/ctxsim/ctxsim/traces"
 	"github.com/ctxsim/ctxsim/traces/claudecode"
@@ -35,6 +38,11 @@ func (c *Cell) Key() string { return c.Tenant.Key + "/" + c.Policy.Name }
 type Result struct {
 	Records []sim.Record
 	Runs    []report.RunSummary
+	// Tape and Hindsight are the requests the tenant's provider received
+	// and their hindsight optimum, when Setup.Hindsight is set and the
+	// provider is Anthropic's.
+	Tape      []hindsight.Call
+	Hindsight *hindsight.Result
 }
 
 // Cells pairs every tenant with every spec, spec-major; a spec that needs
@@ -125,7 +133,7 @@ func (st *Setup) runCell(ctx context.Context, c *Cell) (*Result, error) {
 		return nil, err
 	}
 	if !c.Tenant.HasRecorded() {
-		return st.replay(ctx, c.Tenant, c.Policy, c.summaryModel, nil)
+		return st.replay(ctx, c.Tenant, c.Policy, c.summaryModel, nil, st.Hindsight)
 	}
 	rt, err := st.recordedTenant(ctx, c.Tenant)
 	if err != nil {
@@ -141,9 +149,9 @@ func (st *Setup) runCell(ctx context.Context, c *Cell) (*Result, error) {
 		if c.Policy.Name == sim.RecordedObservedName {
 			return rt.observed, nil
 		}
-		return st.replay(ctx, c.Tenant, c.Policy, c.summaryModel, func(s *traces.Session) *sim.Calibrator { return rt.frozenObs[s.ID] })
+		return st.replay(ctx, c.Tenant, c.Policy, c.summaryModel, func(s *traces.Session) *sim.Calibrator { return rt.frozenObs[s.ID] }, st.Hindsight)
 	}
-	return st.replay(ctx, c.Tenant, c.Policy, c.summaryModel, func(s *traces.Session) *sim.Calibrator { return rt.frozen[s.ID] })
+	return st.replay(ctx, c.Tenant, c.Policy, c.summaryModel, func(s *traces.Session) *sim.Calibrator { return rt.frozen[s.ID] }, st.Hindsight)
 }
 
 // observedRun runs (once per tenant) the recorded-observed policy: the
@@ -160,7 +168,7 @@ func (st *Setup) observedRun(ctx context.Context, t Tenant, rt *recordedTenant) 
 		c := sim.NewCalibrator(s, st.Memo).ObserveResends()
 		cals[s.ID] = c
 		return c
-	})
+	}, st.Hindsight)
 	rt.observed, rt.obsErr = res, err
 	rt.obsDone = ctx.Err() == nil || !errors.Is(err, ctx.Err())
 	if err == nil {
@@ -215,7 +223,7 @@ func (st *Setup) calibrate(ctx context.Context, t Tenant) (*Result, map[string]*
 		cals[s.ID] = c
 		return c
 	}
-	res, err := st.replay(ctx, t, pol, "", anchored)
+	res, err := st.replay(ctx, t, pol, "", anchored, st.Hindsight)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -229,7 +237,7 @@ func (st *Setup) calibrate(ctx context.Context, t Tenant) (*Result, map[string]*
 		prefix[s.ID] = n
 		return sim.NewOpenLoop(s, st.Memo, cal)
 	}
-	ol, err := st.replay(ctx, t, pol, "", open)
+	ol, err := st.replay(ctx, t, pol, "", open, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -254,6 +262,7 @@ func (st *Setup) calibrate(ctx context.Context, t Tenant) (*Result, map[string]*
 		nth[r.Trace]++
 	}
 	res.Runs = st.summarize(t, pol.Name, res.Records)
+	res.regret(t)
 	frozen := map[string]*sim.Calibrator{}
 	for id, c := range cals {
 		frozen[id] = c.Freeze()
@@ -261,11 +270,19 @@ func (st *Setup) calibrate(ctx context.Context, t Tenant) (*Result, map[string]*
 	return res, frozen, nil
 }
 
-// replay runs t under pol; calibrate, when set, sizes recorded sessions.
-func (st *Setup) replay(ctx context.Context, t Tenant, pol *sim.Policy, summaryModel string, calibrate func(*traces.Session) *sim.Calibrator) (*Result, error) {
+// replay runs t under pol; calibrate, when set, sizes recorded sessions;
+// hs computes the hindsight optimum of the run's requests.
+func (st *Setup) replay(ctx context.Context, t Tenant, pol *sim.Policy, summaryModel string, calibrate func(*traces.Session) *sim.Calibrator, hs bool) (*Result, error) {
 	prov, err := st.newProvider(st.ProviderFor(t), t.Key)
 	if err != nil {
 		return nil, err
+	}
+	var tape *hindsight.Tape
+	if hs && st.ProviderFor(t) == "anthropic" && !st.ClearToolUses {
+		// With server-side editing the billed prompt is not the request:
+		// the schedule's choices are not the caller's alone.
+		tape = &hindsight.Tape{Inner: prov}
+		prov = tape
 	}
 	opts := st.options(pol, summaryModel)
 	accounts := map[string]provider.Provider{}
@@ -303,7 +320,56 @@ func (st *Setup) replay(ctx context.Context, t Tenant, pol *sim.Policy, summaryM
 	for _, res := range results {
 		all = append(all, res.Records...)
 	}
-	return &Result{Records: all, Runs: st.summarize(t, pol.Name, all)}, nil
+	out := &Result{Records: all, Runs: st.summarize(t, pol.Name, all)}
+	if tape != nil {
+		if err := st.hindsight(t, out, tape.Calls); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// hindsight solves the tape of a replay and sets each run's regret: the
+// run's calls on the tape priced under the optimum instead of as billed.
+func (st *Setup) hindsight(t Tenant, res *Result, calls []hindsight.Call) error {
+	opts := hindsight.Options{Prices: st.Prices}
+	h, err := hindsight.Solve(calls, opts)
+	if err != nil {
+		return fmt.Errorf("tenant %s: %w", t.Key, err)
+	}
+	if len(t.Roots) > 1 {
+		// Each root's row must be a bill its own sessions could have
+		// reached: no root above what its policy schedule paid.
+		rootOf := t.rootOf()
+		if _, err := hindsight.Separate(calls, h, func(k string) string { return rootOf[strings.TrimSuffix(k, "/compaction")] }, opts); err != nil {
+			return fmt.Errorf("tenant %s: %w", t.Key, err)
+		}
+	}
+	res.Tape, res.Hindsight = calls, h
+	res.regret(t)
+	return nil
+}
+
+// regret sets each run's hindsight summary from res.Hindsight.
+func (res *Result) regret(t Tenant) {
+	h, calls := res.Hindsight, res.Tape
+	if h == nil {
+		return
+	}
+	rootOf := t.rootOf()
+	for i := range res.Runs {
+		r := &res.Runs[i]
+		mine := func(key string) bool {
+			// A forked summary's key is "<session>/compaction".
+			return rootOf[strings.TrimSuffix(key, "/compaction")] == r.Trace
+		}
+		policy := hindsight.KeyCost(calls, h.PolicyCost, mine)
+		r.Hindsight = report.NewHindsight(r.CostUSD, policy, hindsight.KeyCost(calls, h.Cost, mine), h.Exact)
+		if len(t.Roots) == 1 {
+			b := r.CostUSD - policy + h.BoundUSD
+			r.Hindsight.BoundUSD = &b
+		}
+	}
 }
 
 // summarize makes one row per root session of t. A root's row covers its

@@ -33,6 +33,10 @@ type Setup struct {
 	SummarizerFailRate, ProviderErrorRate float64
 	// ClearToolUses turns on Anthropic's server-side context editing.
 	ClearToolUses bool
+	// Hindsight computes, for every cell on the Anthropic provider without
+	// ClearToolUses, the hindsight optimum of the requests it sent
+	// (package sim/hindsight) and each run's regret against it.
+	Hindsight bool
 	// VLLM configures the vllm provider (KV capacity and block size);
 	// zero values take provider.DefaultVLLMCapacity and its block size.
 	VLLM provider.VLLMOptions

@@ -22,6 +22,20 @@ type BreakevenReport struct {
 	// Replayed is set when the session costs come from whatif's replays
 	// (SetReplayCosts), not the whole-prompt model.
 	Replayed bool `json:"replayed,omitempty"`
+	// Gaps is what the hindsight optimum chose at each idle gap over 5
+	// minutes (breakeven --hindsight).
+	Gaps []HindsightGap `json:"hindsight_gaps,omitempty"`
+}
+
+// A HindsightGap is one idle gap of a replayed session and how the
+// cheapest cache schedule of the replay crossed it (hindsight.Gap).
+type HindsightGap struct {
+	Session    string  `json:"session"`
+	At         string  `json:"at"`
+	IdleMin    float64 `json:"idle_min"`
+	Choice     string  `json:"choice"`
+	Read       int64   `json:"read_tokens"`
+	PolicyRead int64   `json:"policy_read_tokens"`
 }
 
 type GapMixThreshold struct {
@@ -177,7 +191,22 @@ func (rep *BreakevenReport) Write(w io.Writer, f Format) error {
 	} else {
 		st.Notes = append(st.Notes, "Prompt cost only (output is the same under both tiers). Each call caches its whole prompt; the next call reads it back if it comes within the TTL.")
 	}
-	return st.Write(w, f)
+	if err := st.Write(w, f); err != nil || len(rep.Gaps) == 0 || f == CSV {
+		return err
+	}
+	fmt.Fprintln(w)
+	gt := &Table{
+		Title:   "Idle gaps over 5 minutes: what the hindsight schedule chose (replay of the recorded policy)",
+		Columns: []string{"session", "after the gap", "idle min", "choice", "read", "policy read"},
+		Right:   []bool{false, false, true, false, true, true},
+	}
+	n := map[string]int{}
+	for _, g := range rep.Gaps {
+		gt.AddRow(g.Session, g.At, strconv.FormatFloat(g.IdleMin, 'f', 1, 64), g.Choice, Thousands(g.Read), Thousands(g.PolicyRead))
+		n[g.Choice]++
+	}
+	gt.Notes = append(gt.Notes, fmt.Sprintf("1h: the optimum kept the prefix across the gap with a 1h entry (%d); none: it let it expire and paid again (%d). read: tokens the call after the gap read, under the optimum and under the recorded schedule.", n["1h"], n["none"]))
+	return gt.Write(w, f)
 }
 
 func fx(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }

@@ -306,6 +306,16 @@ func WriteRunFacts(w io.Writer, r RunSummary) {
 		fmt.Fprintf(w, " (recorded %s%%)", pct1(r.Recorded.CacheHitRate))
 	}
 	fmt.Fprintf(w, "\nlost to misses   $%s\n", usd4(r.MissCostUSD))
+	if h := r.Hindsight; h != nil {
+		proof := "proven optimal"
+		if !h.Exact {
+			proof = "not proven optimal"
+		}
+		// Two lines, so that each fits a narrow terminal (main_test.go's
+		// TestTablesFitColumns).
+		fmt.Fprintf(w, "hindsight        $%s with the cheapest cache schedule (%s)\n", usd4(h.CostUSD), proof)
+		fmt.Fprintf(w, "regret           $%s, %.1f%% of cost\n", usd4(h.RegretUSD), h.RegretPct)
+	}
 	if len(r.Misses) > 0 {
 		var parts []string
 		for _, m := range r.Misses {

@@ -157,6 +157,13 @@ func drillDown(s RunSummary) htmlRun {
 		{"tokens shed", strconv.FormatInt(s.TokensShed, 10)},
 		{"breaker trips / overflow errors", fmt.Sprintf("%d / %d", s.BreakerTrips, s.OverflowErrors)},
 	}
+	if h := s.Hindsight; h != nil {
+		v := fmt.Sprintf("$%s / $%s (%.1f%%)", usd(h.CostUSD), usd(h.RegretUSD), h.RegretPct)
+		if !h.Exact {
+			v += ", not proven optimal"
+		}
+		hr.Metrics = append(hr.Metrics, [2]string{"hindsight optimum / regret", v})
+	}
 	if s.UserMessagesVerbatim != nil {
 		hr.Metrics = append(hr.Metrics, [2]string{"user messages verbatim", pct(*s.UserMessagesVerbatim) + "%"})
 	}

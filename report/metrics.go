@@ -103,7 +103,40 @@ type RunSummary struct {
 	// Fidelity is set on runs of the recorded policy.
 	Fidelity *Fidelity `json:"fidelity,omitempty"`
 
+	// Hindsight is the run's bill under the cheapest cache schedule of its
+	// own requests (docs/metrics.md), when it was computed.
+	Hindsight *Hindsight `json:"hindsight,omitempty"`
+
 	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Hindsight is a run's hindsight optimum and its regret against it: the
+// run's bill with the provider calls it made priced under the cheapest
+// cache schedule of the same requests, everything else as billed.
+type Hindsight struct {
+	// CostUSD (hindsight_usd) is the run's cost_usd with its provider
+	// calls under that schedule; BoundUSD a proven lower bound on it (the
+	// same with the calls at their bound), present when the bound can be
+	// split per run (one root session per tenant).
+	CostUSD  float64  `json:"hindsight_usd"`
+	BoundUSD *float64 `json:"bound_usd,omitempty"`
+	// Exact reports that the schedule is proven optimal for its tenant.
+	Exact bool `json:"exact"`
+	// RegretUSD is cost_usd − hindsight_usd; RegretPct that in % of
+	// cost_usd.
+	RegretUSD float64 `json:"regret_usd"`
+	RegretPct float64 `json:"regret_pct"`
+}
+
+// NewHindsight is the hindsight summary of a run that cost cost, whose
+// provider calls billed policy and would have billed best under the
+// hindsight schedule.
+func NewHindsight(cost, policy, best float64, exact bool) *Hindsight {
+	h := &Hindsight{CostUSD: cost - policy + best, Exact: exact, RegretUSD: policy - best}
+	if cost > 0 {
+		h.RegretPct = 100 * h.RegretUSD / cost
+	}
+	return h
 }
 
 // A MissStat is the calls that did not read part of what the previous call

@@ -50,6 +50,16 @@ func RunsTable(runs []RunSummary, opts RunsOptions) *Table {
 		t.Right = append(t.Right, true)
 		t.Drop = append(t.Drop, 0)
 	}
+	anyHS := false
+	for _, r := range runs {
+		anyHS = anyHS || r.Hindsight != nil
+	}
+	if anyHS {
+		t.Columns = append(t.Columns, "hindsight $", "regret %")
+		t.Right = append(t.Right, true, true)
+		// Dropped with the recorded columns, the hindsight cost first.
+		t.Drop = append(t.Drop, 2, 1)
+	}
 	best := bestByTrace(runs)
 	marked := false
 	for i, r := range runs {
@@ -74,6 +84,13 @@ func RunsTable(runs []RunSummary, opts RunsOptions) *Table {
 		if anyOverflow {
 			row = append(row, strconv.Itoa(r.OverflowErrors))
 		}
+		if anyHS {
+			if h := r.Hindsight; h != nil {
+				row = append(row, usd(h.CostUSD), strconv.FormatFloat(h.RegretPct, 'f', 1, 64))
+			} else {
+				row = append(row, "", "")
+			}
+		}
 		t.AddRow(row...)
 	}
 	if marked {
@@ -84,6 +101,9 @@ func RunsTable(runs []RunSummary, opts RunsOptions) *Table {
 	}
 	if anyOverflow {
 		t.Notes = append(t.Notes, "! overflowed: calls rejected for exceeding the context window (unbilled), so the cost is not comparable and never the best.")
+	}
+	if anyHS {
+		t.Notes = append(t.Notes, "hindsight $: the same requests under the cheapest cache schedule; regret %: what the policy's schedule paid over it, in % of cost (docs/metrics.md).")
 	}
 	return t
 }

@@ -16,6 +16,10 @@ type WhatifPolicy struct {
 	// WithinError is true when the replay's own error could explain the
 	// savings: |savings_pct| ≤ |replay_error_pct|.
 	WithinError bool `json:"within_error"`
+	// RegretUSD is cost_usd − the session's hindsight_usd: what the policy
+	// paid over the cheapest cache schedule of the replayed transcript
+	// (negative when the policy's own transcript beats it).
+	RegretUSD *float64 `json:"regret_usd,omitempty"`
 }
 
 // A WhatifSession is one session (or the total) of a what-if report.
@@ -30,6 +34,12 @@ type WhatifSession struct {
 	ReplayErrorPct *float64       `json:"replay_error_pct"`
 	Policies       []WhatifPolicy `json:"policies"`
 	Best           string         `json:"best"`
+	// HindsightUSD is the replay under the cheapest cache schedule of its
+	// requests (docs/metrics.md); ReplayRegretUSD what the replayed
+	// schedule paid over it; HindsightExact whether it is proven optimal.
+	HindsightUSD    *float64 `json:"hindsight_usd,omitempty"`
+	ReplayRegretUSD *float64 `json:"replay_regret_usd,omitempty"`
+	HindsightExact  *bool    `json:"hindsight_exact,omitempty"`
 }
 
 // A WhatifReport prices recorded sessions under other policies against
@@ -112,7 +122,44 @@ func NewWhatif(runs []RunSummary, policies []string) WhatifReport {
 		tot.Best = base
 	}
 	rep.Totals = tot
+	rep.addHindsight(kept, base)
 	return rep
+}
+
+// addHindsight sets each session's hindsight optimum (of the baseline
+// replay) and every policy's regret against it; the totals get the sums
+// when every session has one.
+func (rep *WhatifReport) addHindsight(runs []RunSummary, base string) {
+	hs := map[string]*Hindsight{}
+	for _, r := range runs {
+		if r.Policy == base && r.Hindsight != nil {
+			hs[r.Trace] = r.Hindsight
+		}
+	}
+	set := func(ws *WhatifSession, h float64, exact bool) {
+		h = Round6(h)
+		regret := Round6(ws.ReplayUSD - h)
+		ws.HindsightUSD, ws.HindsightExact, ws.ReplayRegretUSD = &h, &exact, &regret
+		for i := range ws.Policies {
+			r := Round6(ws.Policies[i].CostUSD - h)
+			ws.Policies[i].RegretUSD = &r
+		}
+	}
+	sum, exact, all := 0.0, true, len(rep.Sessions) > 0
+	for i := range rep.Sessions {
+		ws := &rep.Sessions[i]
+		h := hs[ws.ID]
+		if h == nil {
+			all = false
+			continue
+		}
+		set(ws, h.CostUSD, h.Exact)
+		sum += h.CostUSD
+		exact = exact && h.Exact
+	}
+	if all {
+		set(&rep.Totals, sum, exact)
+	}
 }
 
 func savings(name string, cost, base float64) WhatifPolicy {
@@ -147,6 +194,13 @@ func (rep WhatifReport) Table() *Table {
 	t.Columns = append(t.Columns, "best")
 	t.Right = append(t.Right, false)
 	t.Drop = append(t.Drop, 0)
+	hs := rep.Totals.HindsightUSD != nil
+	if hs {
+		t.Columns = append(t.Columns, "hindsight", "replay regret")
+		t.Right = append(t.Right, true, true)
+		// Narrow terminals drop these before the policies (rightmost first).
+		t.Drop = append(t.Drop, 1, 1)
+	}
 	row := func(ws WhatifSession) {
 		rec := "n/a"
 		if ws.RecordedUSD != nil {
@@ -173,7 +227,18 @@ func (rep WhatifReport) Table() *Table {
 			}
 			cells = append(cells, fmt.Sprintf("%s (%s%s)", FormatUSD(p.CostUSD, 2), mark, change(-p.SavingsPct)))
 		}
-		t.AddRow(append(cells, ws.Best)...)
+		cells = append(cells, ws.Best)
+		if hs {
+			h, r := "", ""
+			if ws.HindsightUSD != nil {
+				h, r = FormatUSD(*ws.HindsightUSD, 2), FormatUSD(*ws.ReplayRegretUSD, 2)
+				if ws.ReplayUSD > 0 {
+					r += fmt.Sprintf(" (%.1f%%)", 100**ws.ReplayRegretUSD/ws.ReplayUSD)
+				}
+			}
+			cells = append(cells, h, r)
+		}
+		t.AddRow(cells...)
 	}
 	for _, ws := range rep.Sessions {
 		row(ws)
@@ -181,6 +246,9 @@ func (rep WhatifReport) Table() *Table {
 	row(rep.Totals)
 	t.Notes = append(t.Notes, "(+N%) is the change against the replay of what happened (recorded-observed: the re-sends the log shows included);",
 		"error is that replay's own error against the bill; (~N%) marks a change the error could explain.")
+	if hs {
+		t.Notes = append(t.Notes, "hindsight: the replay's requests under the cheapest cache schedule; replay regret: what the replayed schedule paid over it (--json has every policy's regret_usd).")
+	}
 	return t
 }
 

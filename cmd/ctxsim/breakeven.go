@@ -1,10 +1,15 @@
 package main
 
 import (
+	"math"
+	"time"
+
 	"github.com/spf13/pflag"
 
 	"github.com/ctxsim/ctxsim/experiment"
+	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/report"
+	"github.com/ctxsim/ctxsim/sim/hindsight"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
@@ -49,7 +54,8 @@ Examples:
   ctxsim breakeven --model claude-opus-4-6 --json
   ctxsim breakeven --growth 0.02 --long 0.1
   ctxsim breakeven ~/.claude/projects
-  ctxsim breakeven --plots figs/ --format markdown testdata/claude-code`,
+  ctxsim breakeven --plots figs/ --format markdown testdata/claude-code
+  ctxsim breakeven --hindsight testdata/claude-code`,
 		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
 			model := fs.String("model", "claude-opus-4-6", "model whose rate card the break-even figures use")
 			prices := fs.String("prices", "", "LiteLLM model_prices_and_context_window.json to override or extend the rate card")
@@ -59,6 +65,7 @@ Examples:
 			plotDir := fs.String("plots", "", "write the break-even and idle-gap figures (SVG, PNG and data) to `DIR`")
 			fs.StringVar(plotDir, "plot", "", "old name of --plots")
 			_ = fs.MarkDeprecated("plot", "use --plots DIR, as every command spells it")
+			hs := fs.Bool("hindsight", false, "also replay the sessions (recorded policy, Anthropic provider) and show what the cheapest cache schedule chose at each idle gap over 5 minutes: 1h, 5m or none")
 			var format formatFlags
 			format.add(fs, "same as --format json")
 			return func(e *env, args []string) error {
@@ -94,6 +101,11 @@ Examples:
 					if err := replayTiers(e, rep, sessions, *prices); err != nil {
 						return err
 					}
+					if *hs {
+						if err := addHindsightGaps(e, rep, sessions, card); err != nil {
+							return err
+						}
+					}
 				}
 				if *plotDir != "" {
 					figs, err := report.BreakevenFigures(p, *growth)
@@ -122,7 +134,7 @@ func replayTiers(e *env, rep *report.BreakevenReport, sessions []*traces.Session
 	if len(tenants) == 0 || !tenants[0].HasRecorded() {
 		return nil
 	}
-	sf := simFlags{prices: prices, provider: "auto", seed: 1, jobs: 1}
+	sf := simFlags{prices: prices, provider: "auto", seed: 1, jobs: 1, noHindsight: true}
 	st, err := sf.setup(e)
 	if err != nil {
 		return err
@@ -152,4 +164,30 @@ func replayTiers(e *env, rep *report.BreakevenReport, sessions []*traces.Session
 	}
 	rep.SetReplayCosts(cost["ttl-5m"], cost["ttl-1h"])
 	return nil
+}
+
+// addHindsightGaps replays the sessions with recorded usage under the
+// recorded policy on the Anthropic provider and lists, per idle gap over 5
+// minutes, what the hindsight optimum of the replay's requests chose
+// across it.
+func addHindsightGaps(e *env, rep *report.BreakevenReport, ss []*traces.Session, card *pricing.Card) error {
+	st, err := experiment.NewSetup(card, "anthropic", 1)
+	if err != nil {
+		return err
+	}
+	st.Hindsight = true
+	st.Memo.Warm(ss)
+	cells, err := st.Cells(experiment.Tenants(ss), []experiment.Spec{experiment.Recorded()})
+	if err != nil {
+		return err
+	}
+	return runCells(e, st, cells, 0, nil, func(c *experiment.Cell) {
+		if c.Result.Hindsight == nil {
+			return
+		}
+		for _, g := range hindsight.Gaps(c.Result.Tape, c.Result.Hindsight, 5*time.Minute) {
+			rep.Gaps = append(rep.Gaps, report.HindsightGap{Session: g.Key, At: g.At.UTC().Format(time.RFC3339), IdleMin: math.Round(g.Idle.Minutes()*10) / 10,
+				Choice: g.Choice, Read: g.Read, PolicyRead: g.PolicyRead})
+		}
+	})
 }

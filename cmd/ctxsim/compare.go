@@ -88,19 +88,20 @@ func (w *workloadFlags) load(e *env, seed uint64) ([]*traces.Session, error) {
 
 // simFlags are the settings every replay command shares.
 type simFlags struct {
-	policies []string
-	sets     []string
-	provider string
-	prices   string
-	seed     uint64
-	jobs     int
-	failRate float64
-	errRate  float64
-	clearTU  bool
-	cacheDir string
-	noCache  bool
-	kvCap    int
-	kvBlock  int
+	policies    []string
+	sets        []string
+	provider    string
+	prices      string
+	seed        uint64
+	jobs        int
+	failRate    float64
+	errRate     float64
+	clearTU     bool
+	cacheDir    string
+	noCache     bool
+	kvCap       int
+	kvBlock     int
+	noHindsight bool
 }
 
 func (f *simFlags) add(fs *pflag.FlagSet, defaultPolicies string) {
@@ -116,6 +117,7 @@ func (f *simFlags) add(fs *pflag.FlagSet, defaultPolicies string) {
 	fs.BoolVar(&f.clearTU, "clear-tool-uses", false, "anthropic: server-side context editing (clear_tool_uses_20250919 with its defaults)")
 	f.addCache(fs)
 	addVLLMFlags(fs, f)
+	fs.BoolVar(&f.noHindsight, "no-hindsight", false, "skip the hindsight optimum (the cheapest cache schedule of each run's requests) and the regret columns")
 }
 
 // addVLLMFlags declares the vllm provider's KV cache, with the defaults of
@@ -153,6 +155,7 @@ func (f *simFlags) setup(e *env) (*experiment.Setup, error) {
 		return nil, err
 	}
 	st.SummarizerFailRate, st.ProviderErrorRate, st.ClearToolUses = f.failRate, f.errRate, f.clearTU
+	st.Hindsight = !f.noHindsight
 	if f.kvCap < 0 || f.kvBlock < 0 || (f.kvCap > 0 && f.kvBlock > f.kvCap) {
 		return nil, usagef("--kv-capacity %d, --block-size %d: want positive sizes, the block no larger than the cache", f.kvCap, f.kvBlock)
 	}

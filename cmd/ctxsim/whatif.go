@@ -70,7 +70,10 @@ the recorded behaviour (recorded-observed: it also honours the re-sends the
 log shows and cannot explain, which every variant then replays too), and
 "error" its own error against the bill. A change no larger than that error
 is marked ~ (within_error in --json): the error could explain it. See ctxsim
-fidelity for the error distribution over many sessions.
+fidelity for the error distribution over many sessions. "hindsight" is the
+replay's requests under the cheapest cache schedule any harness could have
+chosen, and "replay regret" what the replayed schedule paid over it (--json
+adds every policy's regret_usd; docs/metrics.md defines them).
 
 Default policies (variants of the recorded behaviour):
 ` + variants.String() + `
@@ -97,6 +100,7 @@ Examples:
 			fs.IntVarP(&sf.jobs, "jobs", "j", runtime.GOMAXPROCS(0), "parallel replays; output is identical for any value")
 			sf.addCache(fs)
 			addVLLMFlags(fs, &sf)
+			fs.BoolVar(&sf.noHindsight, "no-hindsight", false, "skip the hindsight optimum (the cheapest cache schedule of the replay's requests) and the regrets")
 			of.add(fs)
 			fs.Lookup("json").Usage = "print the what-if report (sessions, policies, savings) as JSON (same as --format json)"
 			var sh shardFlags

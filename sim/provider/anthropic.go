@@ -85,19 +85,18 @@ type cachedBP struct {
 	chain uint64
 }
 
-type entry struct {
-	ready, expires time.Time
-	ttl            prompt.TTL
-}
-
-func (e *entry) live(now time.Time) bool { return !now.Before(e.ready) && now.Before(e.expires) }
-
 type anthropicCache struct {
 	price   pricing.Price
 	lat     Latency
-	entries map[uint64]*entry
+	entries entryMap
 	sweepAt int
 }
+
+// entryMap is the provider's Entries.
+type entryMap map[uint64]Entry
+
+func (m entryMap) Entry(k uint64) (Entry, bool) { e, ok := m[k]; return e, ok }
+func (m entryMap) SetEntry(k uint64, e Entry)   { m[k] = e }
 
 // NewAnthropic returns an Anthropic provider with a cold cache.
 func NewAnthropic(o AnthropicOptions) *Anthropic {
@@ -115,7 +114,7 @@ func (a *Anthropic) cache(model string) (*anthropicCache, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &anthropicCache{price: p, lat: a.opts.latency("anthropic", model), entries: map[uint64]*entry{}, sweepAt: 64}
+	c := &anthropicCache{price: p, lat: a.opts.latency("anthropic", model), entries: entryMap{}, sweepAt: 64}
 	a.models[model] = c
 	return c, nil
 }
@@ -134,32 +133,86 @@ func (a *Anthropic) Send(now time.Time, req *prompt.Request) (Response, error) {
 	if err := overflow(v.total, c.price.Window); err != nil {
 		return Response{}, err
 	}
-	minLen := c.price.MinCacheable
+	// Whether the previous call's entry is live is judged before this call
+	// writes.
+	prevLive := false
+	if prev := a.convs[req.Key]; prev != nil {
+		e, ok := c.entries[prev.bp.chain]
+		prevLive = ok && e.live(now)
+	}
+	limit := len(req.Blocks)
+	if req.Limited {
+		limit = req.ReadLimit
+	}
+	o := AnthropicStep(now, &v, v.total, req.Output, bps, limit, c.price.MinCacheable, c.lat, c.entries)
+	miss := a.attribute(&v, req, prevLive, o.Hit, o.Last, bps, c.price.MinCacheable)
+	c.sweep(now)
+	return Response{Usage: o.Usage, TTFT: o.TTFT, Decode: o.Decode, Wire: WireUsage{ClearedInputTokens: int64(req.Total - v.total)}, Miss: miss}, nil
+}
 
+// A Prefix is a prompt as the cache sees it: the hash chain and the
+// cumulative token end of each block.
+type Prefix interface {
+	Chain(i int) uint64
+	End(i int) int
+}
+
+// An Entry is one cached prefix: readable from Ready, alive until Expires,
+// refreshed with its own TTL tier.
+type Entry struct {
+	Ready, Expires time.Time
+	TTL            prompt.TTL
+}
+
+func (e *Entry) live(now time.Time) bool { return !now.Before(e.Ready) && now.Before(e.Expires) }
+
+// Entries is a cache's entries by prefix chain. The provider keeps a map;
+// package hindsight keeps the few entries a schedule can still use.
+type Entries interface {
+	Entry(chain uint64) (Entry, bool)
+	SetEntry(chain uint64, e Entry)
+}
+
+// A Step is what one request did to an Anthropic cache: its usage, the
+// highest hit (A) and last written position (C), and its timing.
+type Step struct {
+	Usage        traces.Usage
+	Hit, Last    int
+	TTFT, Decode time.Duration
+}
+
+// AnthropicStep bills one request of total tokens (output out) whose
+// validated breakpoints, sorted by block, are bps, against the entries in
+// s, and updates them; no entry past block readLimit is served
+// (prompt.Request.ReadLimit): the rules of the Anthropic type's comment, in one
+// place, shared by Send and by package hindsight's search and replay.
+func AnthropicStep[P Prefix, S Entries](now time.Time, p P, total, out int, bps []prompt.Breakpoint, readLimit, minLen int, lat Latency, s S) Step {
 	// A: the longest live prefix any breakpoint's lookback reaches.
 	hit := 0
 	for _, bp := range bps {
-		if v.end(bp.Block) < minLen {
+		if p.End(bp.Block) < minLen {
 			continue
 		}
 		for j := bp.Block; j >= 0 && j >= bp.Block-Lookback; j-- {
-			if req.Limited && j > req.ReadLimit {
+			if j > readLimit {
 				continue
 			}
-			e := c.entries[v.chain(j)]
-			if e == nil || !e.live(now) {
+			k := p.Chain(j)
+			e, ok := s.Entry(k)
+			if !ok || !e.live(now) {
 				continue
 			}
-			if x := now.Add(e.ttl.Duration()); x.After(e.expires) {
-				e.expires = x
+			if x := now.Add(e.TTL.Duration()); x.After(e.Expires) {
+				e.Expires = x
+				s.SetEntry(k, e)
 			}
-			hit = max(hit, v.end(j))
+			hit = max(hit, p.End(j))
 			break
 		}
 	}
 	b, last := hit, hit
 	for _, bp := range bps {
-		end := v.end(bp.Block)
+		end := p.End(bp.Block)
 		if end < minLen || end <= hit {
 			continue
 		}
@@ -168,39 +221,41 @@ func (a *Anthropic) Send(now time.Time, req *prompt.Request) (Response, error) {
 		}
 		last = max(last, end)
 	}
-	u := traces.Usage{
-		Input:        int64(v.total - last),
-		CacheWrite5m: int64(last - b),
-		CacheWrite1h: int64(b - hit),
-		CacheRead:    int64(hit),
-		Output:       int64(req.Output),
+	st := Step{
+		Usage: traces.Usage{
+			Input:        int64(total - last),
+			CacheWrite5m: int64(last - b),
+			CacheWrite1h: int64(b - hit),
+			CacheRead:    int64(hit),
+			Output:       int64(out),
+		},
+		Hit: hit, Last: last,
 	}
-	miss := a.attribute(c, &v, req, now, hit, last, bps, minLen)
-	ttft, decode := c.lat.Time(v.total-hit, hit, req.Output)
-	ready := now.Add(ttft)
+	st.TTFT, st.Decode = lat.Time(total-hit, hit, out)
+	ready := now.Add(st.TTFT)
 	for _, bp := range bps {
-		end := v.end(bp.Block)
+		end := p.End(bp.Block)
 		if end < minLen || end <= hit {
 			continue
 		}
-		k := v.chain(bp.Block)
+		k := p.Chain(bp.Block)
 		exp := ready.Add(bp.TTL.Duration())
-		if e := c.entries[k]; e != nil && now.Before(e.ready) {
+		if e, ok := s.Entry(k); ok && now.Before(e.Ready) {
 			// A concurrent request is writing the same prefix: its entry
 			// appears first; this one only extends its life.
-			e.expires = later(e.expires, exp)
+			e.Expires = later(e.Expires, exp)
+			s.SetEntry(k, e)
 			continue
 		}
-		c.entries[k] = &entry{ready: ready, expires: exp, ttl: bp.TTL}
+		s.SetEntry(k, Entry{Ready: ready, Expires: exp, TTL: bp.TTL})
 	}
-	c.sweep(now)
-	return Response{Usage: u, TTFT: ttft, Decode: decode, Wire: WireUsage{ClearedInputTokens: int64(req.Total - v.total)}, Miss: miss}, nil
+	return st
 }
 
 // attribute says why this call read less than its conversation's previous
 // call cached, and remembers what this call caches for the next one. It
 // looks at the previous call's last breakpoint only: O(1) per call.
-func (a *Anthropic) attribute(c *anthropicCache, v *view, req *prompt.Request, now time.Time, hit, last int, bps []prompt.Breakpoint, minLen int) Miss {
+func (a *Anthropic) attribute(v *view, req *prompt.Request, prevLive bool, hit, last int, bps []prompt.Breakpoint, minLen int) Miss {
 	var m Miss
 	prev := a.convs[req.Key]
 	switch {
@@ -212,9 +267,9 @@ func (a *Anthropic) attribute(c *anthropicCache, v *view, req *prompt.Request, n
 	default:
 		pb := prev.bp
 		m.Tokens = prev.end - hit
-		if pb.block >= len(req.Blocks) || v.chain(pb.block) != pb.chain {
+		if pb.block >= len(req.Blocks) || v.Chain(pb.block) != pb.chain {
 			m.Reason = MissRewrite
-		} else if e := c.entries[pb.chain]; e == nil || !e.live(now) {
+		} else if !prevLive {
 			m.Reason = MissExpired
 		} else {
 			m.Reason = MissLookback
@@ -230,8 +285,8 @@ func (a *Anthropic) attribute(c *anthropicCache, v *view, req *prompt.Request, n
 	}
 	lc.model, lc.end = req.Model, 0
 	for i := len(bps) - 1; i >= 0; i-- {
-		if b := bps[i].Block; v.end(b) >= minLen {
-			lc.bp, lc.end = cachedBP{block: b, chain: v.chain(b)}, last
+		if b := bps[i].Block; v.End(b) >= minLen {
+			lc.bp, lc.end = cachedBP{block: b, chain: v.Chain(b)}, last
 			break
 		}
 	}
@@ -252,7 +307,7 @@ func (c *anthropicCache) sweep(now time.Time) {
 		return
 	}
 	for k, e := range c.entries {
-		if !now.Before(e.expires) {
+		if !now.Before(e.Expires) {
 			delete(c.entries, k)
 		}
 	}
@@ -329,14 +384,16 @@ type view struct {
 	total  int
 }
 
-func (v *view) chain(i int) uint64 {
+// Chain implements Prefix.
+func (v *view) Chain(i int) uint64 {
 	if i < v.from {
 		return v.b[i].Chain
 	}
 	return v.chains[i-v.from]
 }
 
-func (v *view) end(i int) int {
+// End implements Prefix.
+func (v *view) End(i int) int {
 	if i < v.from {
 		return v.b[i].End
 	}

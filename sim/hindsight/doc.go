@@ -1,0 +1,33 @@
+// Package hindsight computes the hindsight optimum of a fixed sequence of
+// requests: the cheapest bill any prompt-cache schedule could have reached
+// on the fake Anthropic provider, the schedule that reaches it, and a proven
+// lower bound. It is the yardstick a policy's regret is measured against,
+// as Belady's clairvoyant algorithm is for cache replacement.
+//
+// The caller controls, on each request, where its up to four breakpoints go
+// among the cacheable block boundaries and each one's TTL (none, 5m, 1h);
+// everything else is fixed: the blocks, their hash chains and token ends,
+// the send times, the model. The rules are the provider's own
+// (provider.AnthropicStep): prefix matching by hash chain, the 20-block
+// lookback, the minimum cacheable length, TTL refreshed on a hit, entries
+// readable from the writer's TTFT, 1h before 5m, write premiums and read
+// discounts.
+//
+// # Typical use
+//
+//	tape := &hindsight.Tape{Inner: provider.NewAnthropic(opts)}
+//	res, _ := sim.RunTenant(sessions, pol, tape, simOpts) // the policy's run, taped
+//	h, _ := hindsight.Solve(tape.Calls, hindsight.Options{Prices: card})
+//	// h.CostUSD ≤ h.PolicyUSD; h.BoundUSD ≤ every schedule's bill;
+//	// h.Schedule replays (Replay) to exactly h.CostUSD.
+//
+// Solve is a dynamic program over cache states (see its comment); Bound is
+// a per-token relaxation (see its comment). When the search's cost meets
+// the bound, or the search was exhaustive, Result.Exact is set; otherwise
+// GapUSD says how far from optimal the schedule may be.
+//
+// Solve's work per call is the states kept (Options.Beam) times the
+// choices tried per state, plus a scan of the later calls for the prefixes
+// they share; Bound's is one small dynamic program step per block of each
+// call. BenchmarkSolveBig times the largest shared session.
+package hindsight

@@ -1,0 +1,100 @@
+package hindsight
+
+import (
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/ctxsim/ctxsim/policies/prompt"
+	"github.com/ctxsim/ctxsim/sim/provider"
+)
+
+// A Block is what the cache sees of one content block: the hash chain of
+// the prefix through it, the prompt size through its end, and whether it
+// may carry cache_control.
+type Block struct {
+	Chain     uint64
+	End       int
+	Cacheable bool
+}
+
+// A Call is one request of a fixed sequence, as the provider received it.
+type Call struct {
+	Time time.Time
+	// Key is the request's conversation (prompt.Request.Key); costs are
+	// reported per key.
+	Key   string
+	Model string
+	// Blocks may share storage with other calls' (a growing conversation
+	// is one array); it is never written after the call is taped.
+	Blocks        []Block
+	Total, Output int
+	// ReadLimit, when Limited, is the last block whose cached prefix the
+	// provider may serve (prompt.Request.ReadLimit: an observation of the
+	// log, part of the fixed sequence).
+	ReadLimit int
+	Limited   bool
+	// Policy is the breakpoints the policy marked, sorted by block.
+	Policy []prompt.Breakpoint
+	// Fixed marks a request the caller does not control and does not pay
+	// for (the engine's prewarm, standing for another session's call): it
+	// is replayed as sent and left out of every cost.
+	Fixed bool
+}
+
+// A Tape is a provider that records what it forwards: the sequence of
+// requests a run sent, for Solve. Only accepted requests are taped (a
+// rejected one is not billed, whatever its breakpoints). A request with no
+// Key is taped Fixed: the engine sends one only to prewarm an account's
+// shared floor, a call the session did not make.
+type Tape struct {
+	Inner provider.Provider
+	Calls []Call
+	// arena holds the blocks of the last call; a call that extends it
+	// appends in place, so taping a growing conversation copies each block
+	// once.
+	arena []Block
+}
+
+// Name implements provider.Provider.
+func (t *Tape) Name() string { return t.Inner.Name() }
+
+// Send implements provider.Provider.
+func (t *Tape) Send(now time.Time, req *prompt.Request) (provider.Response, error) {
+	resp, err := t.Inner.Send(now, req)
+	if err != nil {
+		return resp, err
+	}
+	bps := slices.Clone(req.Breakpoints)
+	sort.SliceStable(bps, func(i, j int) bool { return bps[i].Block < bps[j].Block })
+	t.Calls = append(t.Calls, Call{
+		Time: now, Key: req.Key, Model: req.Model, Blocks: t.blocks(req.Blocks),
+		Total: req.Total, Output: req.Output, Policy: bps, Fixed: req.Key == "",
+		ReadLimit: req.ReadLimit, Limited: req.Limited,
+	})
+	return resp, nil
+}
+
+// blocks returns the cache's view of bs, sharing the arena's storage with
+// earlier calls for the common prefix.
+func (t *Tape) blocks(bs []prompt.Block) []Block {
+	// Chains are prefix hashes: equal at i means equal before i, so the
+	// common prefix is found by binary search.
+	n := sort.Search(min(len(bs), len(t.arena)), func(i int) bool { return bs[i].Chain != t.arena[i].Chain })
+	if n < len(t.arena) {
+		// A divergence: earlier calls keep the old array.
+		t.arena = slices.Clip(t.arena[:n])
+	}
+	for i := n; i < len(bs); i++ {
+		t.arena = append(t.arena, Block{Chain: bs[i].Chain, End: bs[i].End, Cacheable: bs[i].Cacheable})
+	}
+	return t.arena[:len(bs):len(bs)]
+}
+
+// readLimit is the last block the provider may serve for c.
+func (c *Call) readLimit() int {
+	if c.Limited {
+		return c.ReadLimit
+	}
+	return len(c.Blocks)
+}
