@@ -9,7 +9,8 @@ import (
 // A FidelitySession is one recorded session's replay against its bill,
 // under the default recorded replay (which never reads the billed usage of
 // the call it predicts) and under recorded-observed (which also honours
-// the re-sends the log shows).
+// the re-sends and reads past the TTL the log shows). Both sides are
+// summed over the calls the log billed (see billedCost).
 type FidelitySession struct {
 	Trace       string  `json:"trace"`
 	Calls       int     `json:"calls"`
@@ -63,13 +64,13 @@ type FidelityReport struct {
 // Fidelity causes, from the two replays of a session.
 const (
 	CauseNone     = "within 2%"
-	CauseResends  = "re-sends the log does not explain"
+	CauseResends  = "re-sends or reads past the TTL the log does not explain"
 	CauseSizing   = "prompt sizing (open-loop error over 5%)"
 	CauseCacheHit = "cache reads differ (timing, breakpoints or unseen context)"
 )
 
-// FidelityCause attributes a session's error: to re-sends when honouring
-// them halves it, to sizing when the open-loop prompt error is large, else
+// FidelityCause attributes a session's error: to the observed events
+// (re-sends, reads past the TTL) when honouring them halves it, to sizing when the open-loop prompt error is large, else
 // to the cache reads.
 func FidelityCause(s FidelitySession) string {
 	switch {
@@ -98,8 +99,8 @@ func NewFidelityReport(recorded, observed []RunSummary) FidelityReport {
 		if r.Recorded == nil || r.Recorded.CostUSD <= 0 {
 			continue
 		}
-		s := FidelitySession{Trace: r.Trace, RecordedUSD: r.Recorded.CostUSD, ReplayUSD: r.CostUSD,
-			ErrorPct: pctErr(r.CostUSD, r.Recorded.CostUSD)}
+		s := FidelitySession{Trace: r.Trace, RecordedUSD: r.Recorded.CostUSD, ReplayUSD: billedCost(r),
+			ErrorPct: pctErr(billedCost(r), r.Recorded.CostUSD)}
 		if f := r.Fidelity; f != nil {
 			s.Calls, s.ReadMatchPct, s.OpenLoopMdAPE, s.OpenLoopCalls = f.Calls, f.ReadMatchPct, f.OpenLoopMdAPE, f.OpenLoopCalls
 			calls += f.Calls
@@ -110,7 +111,7 @@ func NewFidelityReport(recorded, observed []RunSummary) FidelityReport {
 		}
 		s.ObservedUSD, s.ObservedErrorPct = s.ReplayUSD, s.ErrorPct
 		if o, ok := obs[r.Trace]; ok {
-			s.ObservedUSD, s.ObservedErrorPct = o.CostUSD, pctErr(o.CostUSD, r.Recorded.CostUSD)
+			s.ObservedUSD, s.ObservedErrorPct = billedCost(o), pctErr(billedCost(o), r.Recorded.CostUSD)
 		}
 		s.Cause = FidelityCause(s)
 		rep.Sessions = append(rep.Sessions, s)
@@ -132,6 +133,16 @@ func NewFidelityReport(recorded, observed []RunSummary) FidelityReport {
 		rep.OpenLoopMdAPE = quantile(opens, 0.5)
 	}
 	return rep
+}
+
+// billedCost is a run's simulated cost over the calls its log billed: a
+// call the log shows without usage has no bill to compare with (Codex
+// rollouts with a missing token_count), so it is left out of both sides.
+func billedCost(r RunSummary) float64 {
+	if r.Error != nil {
+		return r.Error.ReplayCostUSD
+	}
+	return r.CostUSD
 }
 
 func fidelityStats(ss []FidelitySession, replay func(FidelitySession) float64) FidelityStats {

@@ -160,6 +160,9 @@ type RecordedSummary struct {
 // ErrorSummary is simulated minus recorded, in percent of recorded, over the
 // calls that recorded usage.
 type ErrorSummary struct {
+	// ReplayCostUSD is the simulated cost of the calls that recorded
+	// usage: what CostPct compares with the recorded cost.
+	ReplayCostUSD float64 `json:"replay_cost_usd"`
 	CostPct       float64 `json:"cost_pct"`
 	CacheReadPct  float64 `json:"cache_read_pct"`
 	CacheWritePct float64 `json:"cache_write_pct"`
@@ -361,6 +364,7 @@ func Summarize(trace, policy string, recs []sim.Record, opts Options) RunSummary
 	if nRec > 0 {
 		s.Recorded = &RecordedSummary{Tokens: recTokens, CostUSD: recCost, CacheHitRate: recTokens.HitRate()}
 		s.Error = &ErrorSummary{
+			ReplayCostUSD: simCostRec,
 			CostPct:       pctErr(simCostRec, recCost),
 			CacheReadPct:  pctErr(float64(simOnRec.CacheRead), float64(recTokens.CacheRead)),
 			CacheWritePct: pctErr(float64(simOnRec.Writes()), float64(recTokens.Writes())),

@@ -66,6 +66,9 @@ type Calibrator struct {
 	// same session to replay.
 	observe bool
 	resends map[int]resendAt
+	// kept holds the observed reads past the TTL (see KeepAlive), by call
+	// event, like resends.
+	kept map[int]resendAt
 }
 
 // resendAt is where an observed re-send cut the served prefix, in terms
@@ -73,7 +76,10 @@ type Calibrator struct {
 // request, the end of the floor, or the end of a transcript message.
 type resendAt struct {
 	where uint8 // resendStart, resendFloor or resendMessage
-	event int   // the message's event, for resendMessage
+	// event is the message's event for resendMessage, and the last
+	// readable floor block for resendFloor (the floor is the same in every
+	// policy's request).
+	event int
 }
 
 const (
@@ -99,7 +105,7 @@ func NewOpenLoop(s *traces.Session, memo *estimate.Memo, cal fit.Calibration) *C
 // fit for new content.
 func (c *Calibrator) Freeze() *Calibrator {
 	return &Calibrator{mode: Frozen, memo: c.memo, sess: c.sess, cal: c.cal, extra: c.extra, framing: c.framing, sizes: c.sizes,
-		resends: c.resends, lastCall: -1}
+		resends: c.resends, kept: c.kept, lastCall: -1}
 }
 
 // ObserveResends makes an anchored calibrator honour and record observed
@@ -107,6 +113,7 @@ func (c *Calibrator) Freeze() *Calibrator {
 func (c *Calibrator) ObserveResends() *Calibrator {
 	c.observe = true
 	c.resends = map[int]resendAt{}
+	c.kept = map[int]resendAt{}
 	return c
 }
 
@@ -147,24 +154,60 @@ func (c *Calibrator) ReadLimit(idx int, e *traces.Event, req *prompt.Request, v 
 		// below the last prompt is expected, not a re-send.
 		return 0, false
 	}
-	tol := max(256, int(r/50))
+	at := position(int(r), req, v)
+	c.resends[idx] = at
+	return at.block(req, v), true
+}
+
+// KeepAlive is the mirror of ReadLimit: when the log shows the call at
+// event idx reading a cached prefix after a gap longer than the TTL, some
+// request the log does not show kept that prefix alive (another process
+// on the same account, or the provider keeping an entry a little past its
+// TTL: corpus attio-mcp-server 6706089d reads all 100,196 tokens of a
+// prefix written 31 minutes earlier, with nothing logged in between;
+// c7428042 reads 112,945 tokens 316 s after the call that wrote them,
+// where 322 s and later gaps miss). An anchored observing calibrator maps
+// the read to the block boundary it ended at, and the provider serves
+// that prefix as if alive; a frozen one replays the same position. Other
+// modes never keep anything alive.
+func (c *Calibrator) KeepAlive(idx int, e *traces.Event, req *prompt.Request, v *prompt.View, withinTTL bool) (int, bool) {
+	switch {
+	case c.mode == Frozen && c.kept != nil:
+		at, ok := c.kept[idx]
+		if !ok {
+			return 0, false
+		}
+		return at.block(req, v), true
+	case c.mode != Anchored || !c.observe || e.Usage == nil || c.lastCall < 0 || withinTTL || e.Usage.CacheRead < 1024:
+		return 0, false
+	}
+	at := position(int(e.Usage.CacheRead), req, v)
+	if at.where == resendStart {
+		return 0, false
+	}
+	c.kept[idx] = at
+	return at.block(req, v), true
+}
+
+// position is where in req a billed read of r tokens ended, in terms that
+// survive another policy's rewrite of the transcript.
+func position(r int, req *prompt.Request, v *prompt.View) resendAt {
+	tol := max(256, r/50)
 	j := -1
 	for k := range req.Blocks {
-		if req.Blocks[k].End > int(r)+tol {
+		if req.Blocks[k].End > r+tol {
 			break
 		}
 		j = k
 	}
-	at := resendAt{where: resendStart}
 	switch {
 	case j < 0:
+		return resendAt{where: resendStart}
 	case req.Blocks[j].Section != prompt.Messages:
-		at.where = resendFloor
+		return resendAt{where: resendFloor, event: j}
 	default:
-		at = resendAt{where: resendMessage, event: v.Messages[req.Blocks[j].Msg].Event}
+		return resendAt{where: resendMessage, event: v.Messages[req.Blocks[j].Msg].Event}
 	}
-	c.resends[idx] = at
-	return at.block(req, v), true
 }
 
 // block is the last block of req the re-send leaves readable.
@@ -174,7 +217,7 @@ func (at resendAt) block(req *prompt.Request, v *prompt.View) int {
 		b := &req.Blocks[k]
 		switch at.where {
 		case resendFloor:
-			if b.Section == prompt.Messages {
+			if b.Section == prompt.Messages || k > at.event {
 				return last
 			}
 		case resendMessage:

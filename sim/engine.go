@@ -155,11 +155,16 @@ func newRun(s *traces.Session, pol *Policy, prov provider.Provider, opts Options
 	}
 	r.view = &prompt.View{}
 	floor := s.Floor
-	if len(floor) == 0 {
+	switch {
+	case len(floor) == 0:
 		floor = inferFloor(s, opts, r.b)
 		if pol.ObserveResends {
 			floor, r.hidden = revealSystem(s, floor)
 		}
+	case s.FloorPartial && opts.FloorTokens == 0:
+		// What the log shows of the floor goes after what it does not.
+		unseen := inferFloor(s, opts, r.b, floor...)
+		floor = append(unseen, floor...)
 	}
 	r.view.Tools, r.view.System = splitFloor(floor)
 	ft := 0
@@ -209,15 +214,18 @@ func (r *run) prewarm() {
 
 // inferFloor sizes the floor a recorded log does not show from its first
 // billed call: the billed prompt minus what the transcript before the call
-// counts. What the first call read from cache was cached by an earlier
+// and the logged part of the floor (shown) count. What the first call read from cache was cached by an earlier
 // session of the same account, so it is the part of the floor sessions share
 // (the tool schemas and the static system prompt); it becomes its own block,
 // named by its size, so that sessions of one tenant share it.
-func inferFloor(s *traces.Session, opts Options, b *prompt.Builder) []traces.Block {
-	if opts.FloorTokens > 0 {
+func inferFloor(s *traces.Session, opts Options, b *prompt.Builder, shown ...traces.Block) []traces.Block {
+	if opts.FloorTokens > 0 && len(shown) == 0 {
 		return []traces.Block{{Kind: traces.System, Name: "floor", Tokens: opts.FloorTokens}}
 	}
 	seen := b.Wire.Tail
+	for i := range shown {
+		seen += b.Count(&shown[i], shown[i].Hash())
+	}
 	for i := range s.Events {
 		e := &s.Events[i]
 		if e.Kind == traces.Assistant {
@@ -820,6 +828,7 @@ func (r *run) attempt(e *traces.Event, idx int, stall time.Duration) (apiErr, er
 	if r.pol.ObserveResends && r.cal != nil {
 		within := !r.recEnd.IsZero() && e.Time.Sub(r.recEnd) < r.ttl.Duration()
 		req.ReadLimit, req.Limited = r.cal.ReadLimit(idx, e, req, r.view, within)
+		req.KeepAlive, req.KeptAlive = r.cal.KeepAlive(idx, e, req, r.view, within)
 	}
 	req.Freeze()
 	rec.Breakpoints = len(req.Breakpoints)

@@ -117,6 +117,34 @@ func TestInferFloor(t *testing.T) {
 	}
 }
 
+// A log that shows only part of its floor (Codex logs its instructions,
+// never its tool schemas) gets the rest from its first billed call, before
+// the part it shows; a complete floor is left alone.
+func TestPartialFloor(t *testing.T) {
+	mk := func(partial bool) *traces.Session {
+		return &traces.Session{ID: "cx", Model: "claude-opus-4-6", FloorPartial: partial,
+			Floor: []traces.Block{{Kind: traces.System, Text: strings.Repeat("i", 500)}},
+			Events: []traces.Event{
+				{Time: at(0), Kind: traces.User, Blocks: txt("0123456789")},
+				{Time: at(1), Kind: traces.Assistant, Blocks: txt("x"), Usage: &traces.Usage{Input: 10, CacheWrite5m: 1500, CacheRead: 1000, Output: 1}},
+			}}
+	}
+	p := &flat{}
+	if _, err := Run(context.Background(), mk(true), &Policy{Name: "none"}, p, testOpts()); err != nil {
+		t.Fatal(err)
+	}
+	if p.totals[0] != 2510 {
+		t.Errorf("partial floor: first prompt %d, want the recorded 2510", p.totals[0])
+	}
+	q := &flat{}
+	if _, err := Run(context.Background(), mk(false), &Policy{Name: "none"}, q, testOpts()); err != nil {
+		t.Fatal(err)
+	}
+	if q.totals[0] != 510 {
+		t.Errorf("complete floor: first prompt %d, want the 500 logged + 10 sent", q.totals[0])
+	}
+}
+
 func TestFloorTooLarge(t *testing.T) {
 	s := &traces.Session{ID: "big", Model: "claude-opus-4-6", Window: 100, Floor: []traces.Block{{Kind: traces.System, Name: "f", Tokens: 200}},
 		Events: []traces.Event{{Time: at(0), Kind: traces.User, Blocks: txt("hi")}}}

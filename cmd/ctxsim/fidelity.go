@@ -28,9 +28,11 @@ sessions with the cause each error is attributed to.
 
 Two replays are reported. "recorded" never reads the billed usage of the
 call it predicts (the headline). "observed" (the recorded-observed policy)
-also honours the re-sends the log shows but cannot explain (a billed read
-that collapses to an earlier breakpoint inside the TTL); it is the baseline
-ctxsim whatif prices counterfactuals against.
+also honours what the log shows the cache did but cannot explain: a billed
+read that collapses to an earlier breakpoint inside the TTL (a re-send), and
+a read after a gap longer than the TTL (a prefix something unlogged kept
+alive); it is the baseline ctxsim whatif prices counterfactuals against.
+Both are compared with the bill over the calls the log billed.
 
 A session that cannot be replayed is reported and skipped; the others go on
 (exit 1 when any was skipped).

@@ -42,10 +42,9 @@ func TestFidelityShared(t *testing.T) {
 }
 
 // The training corpus (../shared/traces/corpus, 24 repos, 2025 and 2026
-// logs): the distribution issue 9 sets as the bar, as a gate against
-// regressions. The figures asserted are what the rules reach today (see
-// the README's fidelity section); the issue's targets that are not met yet
-// are named there.
+// logs): the distribution issue 9 sets as the bar. The observed replay is
+// held to the issue's targets; the default replay, which cannot see
+// re-sends, to what it reaches today (see the README's fidelity section).
 func TestFidelityCorpus(t *testing.T) {
 	const corpus = "../../../shared/traces/corpus"
 	if _, err := os.Stat(corpus); err != nil {
@@ -64,10 +63,16 @@ func TestFidelityCorpus(t *testing.T) {
 	t.Logf("read match %.1f%%, open-loop median %.2f%%", rep.ReadMatchPct, rep.OpenLoopMdAPE)
 	require.GreaterOrEqual(t, rep.ReadMatchPct, 95.0, "call-weighted read match")
 	require.LessOrEqual(t, rep.OpenLoopMdAPE, 3.0, "open-loop prompt error, median")
-	require.LessOrEqual(t, rep.Recorded.MedianAbsPct, 4.5)
+	// The default replay cannot predict the re-sends (see the README): a
+	// regression gate at what it reaches.
+	require.LessOrEqual(t, rep.Recorded.MedianAbsPct, 2.5)
+	require.GreaterOrEqual(t, rep.Recorded.Within2Pct, 0.45)
+	// The observed replay meets issue 9's bar: total within ±1 %, 80 %
+	// of sessions within ±2 % and 95 % within ±5 %.
+	require.LessOrEqual(t, abs(rep.Observed.TotalErrorPct), 1.0, "observed total error")
+	require.GreaterOrEqual(t, rep.Observed.Within2Pct, 0.80, "observed within 2%")
+	require.GreaterOrEqual(t, rep.Observed.Within5Pct, 0.95, "observed within 5%")
 	require.LessOrEqual(t, rep.Observed.MedianAbsPct, 1.0)
-	require.GreaterOrEqual(t, rep.Observed.Within5Pct, 0.85)
-	require.LessOrEqual(t, abs(rep.Observed.TotalErrorPct), 2.5)
 	for _, s := range rep.Sessions {
 		require.NotEmpty(t, s.Cause, s.Trace)
 		require.False(t, strings.Contains(s.Trace, ".agent-side"), "inline sidechains are reported under their root: %s", s.Trace)

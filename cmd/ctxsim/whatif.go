@@ -66,8 +66,9 @@ policy's simulated cost and its savings, and the best policy.
 Each counterfactual uses the recorded replay's calibration: its prompt is the
 recorded prompt plus the calibrated size of what the policy changed. The
 "recorded" column is what the provider billed; "replay" is the simulation of
-the recorded behaviour (recorded-observed: it also honours the re-sends the
-log shows and cannot explain, which every variant then replays too), and
+the recorded behaviour (recorded-observed: it also honours the re-sends and
+the reads past the TTL the log shows and cannot explain, which every variant
+then replays too), and
 "error" its own error against the bill. A change no larger than that error
 is marked ~ (within_error in --json): the error could explain it. See ctxsim
 fidelity for the error distribution over many sessions. "hindsight" is the

@@ -142,6 +142,13 @@ type Request struct {
 	// replay makes the provider do what the bill shows it did.
 	ReadLimit int
 	Limited   bool
+	// KeepAlive, when KeptAlive, is the last block of a prefix the provider
+	// serves from cache even if nothing this replay sent kept it alive: the
+	// log shows a read after a gap longer than the TTL, so a request the
+	// log does not show (or the provider's slack past the TTL) kept it.
+	// Also an observation, the mirror of ReadLimit.
+	KeepAlive int
+	KeptAlive bool
 	frozen    uint64
 	isFrozen  bool
 }

@@ -140,6 +140,25 @@ func (a *Anthropic) Send(now time.Time, req *prompt.Request) (Response, error) {
 		e, ok := c.entries[prev.bp.chain]
 		prevLive = ok && e.live(now)
 	}
+	if req.KeptAlive && req.KeepAlive >= 0 && req.KeepAlive < len(req.Blocks) {
+		// An observed read past the TTL: the entry was alive, whatever
+		// this replay sent, and so were the entries of this request's
+		// breakpoints inside it (the unseen request that kept it alive
+		// marked them too). A revived entry lives only as long as a hit
+		// now refreshes it.
+		revive := func(b int) {
+			k := v.Chain(b)
+			if e, ok := c.entries[k]; !ok || !e.live(now) {
+				c.entries[k] = Entry{Ready: now, Expires: now.Add(time.Nanosecond), TTL: prompt.TTL5m}
+			}
+		}
+		for _, bp := range bps {
+			if bp.Block < req.KeepAlive {
+				revive(bp.Block)
+			}
+		}
+		revive(req.KeepAlive)
+	}
 	limit := len(req.Blocks)
 	if req.Limited {
 		limit = req.ReadLimit
@@ -208,6 +227,25 @@ func AnthropicStep[P Prefix, S Entries](now time.Time, p P, total, out int, bps 
 			}
 			hit = max(hit, p.End(j))
 			break
+		}
+	}
+	if n := len(bps); n > 0 && readLimit >= 0 && readLimit < bps[n-1].Block {
+		// An observed re-send cut the served prefix at readLimit: the log
+		// shows the read landing on a boundary there, so the entry at or
+		// just before it is served as a breakpoint's would be, even when no
+		// breakpoint of this request looks back that far (corpus
+		// attio-mcp-server c7428042: a re-send reads exactly the first
+		// call's 58,384-token entry, 40 blocks before the tail).
+		for j := readLimit; j >= 0 && j >= readLimit-Lookback; j-- {
+			k := p.Chain(j)
+			if e, ok := s.Entry(k); ok && e.live(now) {
+				if x := now.Add(e.TTL.Duration()); x.After(e.Expires) {
+					e.Expires = x
+					s.SetEntry(k, e)
+				}
+				hit = max(hit, p.End(j))
+				break
+			}
 		}
 	}
 	b, last := hit, hit

@@ -48,6 +48,8 @@ type OpenAIOptions struct {
 //     75% gpt-4.1, 90% gpt-5).
 //   - A prompt over the window is a 400 ErrContextOverflow; a model switch
 //     starts cold.
+//   - A request whose ReadLimit is set (an observed re-send) is served at
+//     most that much of its cached prefix.
 //
 // Simplifications: matching is at block granularity (see prefixIndex);
 // routing by prompt_cache_key and the ~15 RPM overflow to other machines
@@ -120,6 +122,11 @@ func (o *OpenAI) Send(now time.Time, req *prompt.Request) (Response, error) {
 		return Response{}, err
 	}
 	hit, _ := c.idx.longest(now, req, false)
+	if req.Limited && hit > req.ReadLimit {
+		// An observed re-send (prompt.Request.ReadLimit): on OpenAI, a
+		// request routed to a machine that does not hold the prefix.
+		hit = req.ReadLimit
+	}
 	// Prefixes a concurrent request is still writing are not rewritten.
 	pend, l := c.idx.longest(now, req, true)
 	cached := 0

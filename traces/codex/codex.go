@@ -239,6 +239,7 @@ func Read(r io.Reader, name string, w *traces.Warnings) (*traces.Session, error)
 	if s.ID == "" {
 		s.ID = strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
 	}
+	s.FloorPartial = true
 	if hasSystem(s.Floor) {
 		s.Notes = append(s.Notes, "floor holds the logged system prompt only: Codex does not log its tool schemas")
 	} else {

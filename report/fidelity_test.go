@@ -1,0 +1,38 @@
+package report
+
+import (
+	"math"
+	"testing"
+)
+
+// A session is compared with its bill over the calls the log billed: a
+// call the log shows without usage adds to the replay's cost but has no
+// recorded cost to compare with, so it is left out of both sides.
+func TestFidelityBilledCalls(t *testing.T) {
+	runs := []RunSummary{
+		{Trace: "a", CostUSD: 1.50, Recorded: &RecordedSummary{CostUSD: 1.00}, Error: &ErrorSummary{ReplayCostUSD: 1.015, CostPct: 1.5}},
+		{Trace: "b", CostUSD: 2.08, Recorded: &RecordedSummary{CostUSD: 2.00}},
+		{Trace: "c", CostUSD: 0.50}, // no bill: not a fidelity sample
+	}
+	obs := []RunSummary{
+		{Trace: "a", CostUSD: 1.40, Recorded: &RecordedSummary{CostUSD: 1.00}, Error: &ErrorSummary{ReplayCostUSD: 0.99, CostPct: -1}},
+	}
+	rep := NewFidelityReport(runs, obs)
+	if len(rep.Sessions) != 2 {
+		t.Fatalf("%d sessions, want 2 (c has no bill)", len(rep.Sessions))
+	}
+	byTrace := map[string]FidelitySession{}
+	for _, s := range rep.Sessions {
+		byTrace[s.Trace] = s
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+	if a := byTrace["a"]; !near(a.ReplayUSD, 1.015) || !near(a.ErrorPct, 1.5) || !near(a.ObservedUSD, 0.99) || !near(a.ObservedErrorPct, -1) {
+		t.Errorf("a: %+v, want replay 1.015 (+1.5%%) and observed 0.99 (-1%%), the billed calls only", a)
+	}
+	if b := byTrace["b"]; !near(b.ReplayUSD, 2.08) || !near(b.ErrorPct, 4) || b.ObservedUSD != b.ReplayUSD {
+		t.Errorf("b: %+v, want its whole cost 2.08 (+4%%), and no observed run: the default replay's", b)
+	}
+	if r := rep.Recorded; !near(r.RecordedUSD, 3) || !near(r.ReplayUSD, 3.095) || !near(r.TotalErrorPct, 0.095/3*100) || !near(r.Within2Pct, 0.5) || !near(r.Within5Pct, 1) {
+		t.Errorf("recorded stats %+v", r)
+	}
+}

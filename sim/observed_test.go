@@ -1,0 +1,87 @@
+package sim
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ctxsim/ctxsim/policies/estimate"
+	"github.com/ctxsim/ctxsim/sim/provider"
+	"github.com/ctxsim/ctxsim/traces"
+)
+
+// observedSession is a recorded session whose bill shows both observed
+// events: call 2 reads its whole prefix after 10 idle minutes on the 5m
+// tier (something the log does not show kept it alive), and call 3 reads
+// only the 5,000-token floor a minute later (a re-send the transcript does
+// not explain). One token per byte (bytesTok).
+func observedSession() *traces.Session {
+	u := func(read, write int64) *traces.Usage {
+		return &traces.Usage{Input: 1, CacheRead: read, CacheWrite5m: write, Output: 5}
+	}
+	msg := func(c byte) []traces.Block { return txt(strings.Repeat(string(c), 2000)) }
+	// Prompts: call 1 = 5,000 floor + 2,000 + framing; later calls add a
+	// 2,000-byte answer and a 2,000-byte message each.
+	return &traces.Session{ID: "obs", Model: "claude-opus-4-6", Events: []traces.Event{
+		{Time: at(0), Kind: traces.User, Blocks: msg('a')},
+		{Time: at(5), Kind: traces.Assistant, Blocks: msg('b'), Usage: u(0, 7009)},
+		{Time: at(600), Kind: traces.User, Blocks: msg('c')},
+		{Time: at(605), Kind: traces.Assistant, Blocks: msg('d'), Usage: u(7009, 4008)},
+		{Time: at(660), Kind: traces.User, Blocks: msg('e')},
+		{Time: at(665), Kind: traces.Assistant, Blocks: msg('f'), Usage: u(5000, 10025)},
+	}}
+}
+
+// The observing replay does what the bill shows (reads past the TTL, and
+// re-sends to the floor) and a frozen counterfactual of it replays both at
+// the same places; the plain recorded replay predicts neither.
+func TestObservedReads(t *testing.T) {
+	memo := estimate.NewMemo(bytesTok{})
+	s := observedSession()
+	reads := func(pol *Policy, cal func(*traces.Session) *Calibrator) []int64 {
+		t.Helper()
+		prov := provider.NewAnthropic(provider.AnthropicOptions{Common: provider.Common{Prices: testOpts().Prices}})
+		opts := Options{Prices: testOpts().Prices, Count: memo.CountHash, Calibrate: cal}
+		res, err := Run(context.Background(), s, pol, prov, opts)
+		require.NoError(t, err)
+		var out []int64
+		for _, r := range res.Records {
+			if r.Kind == KindCall {
+				out = append(out, r.Usage.CacheRead)
+			}
+		}
+		return out
+	}
+	plain := reads(NewRecorded(), func(s *traces.Session) *Calibrator { return NewCalibrator(s, memo) })
+	require.Len(t, plain, 3)
+	if plain[1] != 0 {
+		t.Errorf("recorded replay, call 2 after 10 idle minutes read %d, want 0 (expired)", plain[1])
+	}
+	if plain[2] < 10000 {
+		t.Errorf("recorded replay, call 3 read %d, want the whole previous prompt (it cannot know of the re-send)", plain[2])
+	}
+	var anchored *Calibrator
+	obs := reads(NewRecordedObserved(), func(s *traces.Session) *Calibrator {
+		anchored = NewCalibrator(s, memo).ObserveResends()
+		return anchored
+	})
+	if obs[1] < 6900 || obs[1] > 7100 {
+		t.Errorf("observing replay, call 2 read %d, want about the billed 7,009 (kept alive)", obs[1])
+	}
+	// The floor is the first bill less the transcript as the calibration
+	// prior sizes it: within a few percent of the 5,000 the bill reads.
+	if obs[2] < 4700 || obs[2] > 5100 {
+		t.Errorf("observing replay, call 3 read %d, want about the billed 5,000 (the floor)", obs[2])
+	}
+	if n := anchored.Resends(); n != 1 {
+		t.Errorf("%d re-sends recorded, want 1", n)
+	}
+	frozen := reads(NewRecordedObserved(), func(*traces.Session) *Calibrator { return anchored.Freeze() })
+	for i := range obs {
+		if frozen[i] != obs[i] {
+			t.Errorf("frozen call %d read %d, anchored %d", i+1, frozen[i], obs[i])
+		}
+	}
+}

@@ -1,0 +1,83 @@
+package provider
+
+import (
+	"testing"
+	"time"
+
+	"github.com/ctxsim/ctxsim/policies/prompt"
+)
+
+// observedReq renders c with breakpoints on the system block and the last
+// block, and the observation fields set by set.
+func observedReq(c *convo, set func(r *prompt.Request)) *prompt.Request {
+	r := c.b.Build(c.model, &c.v, 7)
+	r.Mark(0, prompt.TTL5m)
+	r.Mark(len(r.Blocks)-1, prompt.TTL5m)
+	set(r)
+	r.Freeze()
+	return r
+}
+
+// Observed events of a recorded log (prompt.Request.ReadLimit and
+// KeepAlive) make the provider serve what the bill shows, and nothing else
+// changes.
+func TestObservedEvents(t *testing.T) {
+	newA := func() *Anthropic {
+		return NewAnthropic(AnthropicOptions{Common: Common{Prices: testCard(1000, 1_000_000), Latency: zeroLatency}})
+	}
+	none := func(*prompt.Request) {}
+	start := func(a *Anthropic) *convo {
+		c := newConvo(t, 2000).add(prompt.RoleUser, 500)
+		send(t, a, t0, observedReq(c, none)) // entries at 2000 and 2500
+		return c
+	}
+	t.Run("re-send served from the entry at the limit", func(t *testing.T) {
+		a := newA()
+		c := start(a).blocks(25, 10) // the 2,500 entry is out of the tail's lookback
+		u := send(t, a, t0.Add(time.Minute), observedReq(c, func(r *prompt.Request) { r.ReadLimit, r.Limited = 1, true }))
+		if u.CacheRead != 2500 {
+			t.Errorf("limited at block 1: read %d, want the 2,500 entry there", u.CacheRead)
+		}
+		b := newA()
+		c = start(b).blocks(25, 10)
+		if u := send(t, b, t0.Add(time.Minute), observedReq(c, none)); u.CacheRead != 2000 {
+			t.Errorf("unlimited: read %d, want the system entry only (lookback)", u.CacheRead)
+		}
+	})
+	t.Run("kept alive past the TTL", func(t *testing.T) {
+		a := newA()
+		c := start(a).add(prompt.RoleUser, 50)
+		u := send(t, a, t0.Add(10*time.Minute), observedReq(c, func(r *prompt.Request) { r.KeepAlive, r.KeptAlive = 1, true }))
+		if u.CacheRead != 2500 {
+			t.Errorf("kept alive through block 1: read %d, want 2,500", u.CacheRead)
+		}
+		// The revived system entry was refreshed with the read: a re-send
+		// to it a minute later is served.
+		c.add(prompt.RoleUser, 50)
+		if u := send(t, a, t0.Add(11*time.Minute), observedReq(c, func(r *prompt.Request) { r.ReadLimit, r.Limited = 0, true })); u.CacheRead != 2000 {
+			t.Errorf("re-send to the system block after a kept-alive read: read %d, want 2,000", u.CacheRead)
+		}
+		b := newA()
+		c = start(b).add(prompt.RoleUser, 50)
+		if u := send(t, b, t0.Add(10*time.Minute), observedReq(c, none)); u.CacheRead != 0 {
+			t.Errorf("not kept alive: read %d after 10 idle minutes on 5m, want 0", u.CacheRead)
+		}
+	})
+	t.Run("openai honours the limit", func(t *testing.T) {
+		o := newTestOpenAI(t, OpenAIOptions{})
+		c := newConvo(t, 2000).add(prompt.RoleUser, 500)
+		c.model = "gpt"
+		send(t, o, t0, c.req(prompt.NoCache))
+		c.add(prompt.RoleUser, 100)
+		r := c.b.Build(c.model, &c.v, 7)
+		r.ReadLimit, r.Limited = 0, true
+		r.Freeze()
+		if u := send(t, o, t0.Add(time.Minute), r); u.CacheRead != 1920 {
+			t.Errorf("limited to the system block: cached %d, want 1,920 (2,000 in 128-token steps)", u.CacheRead)
+		}
+		c.add(prompt.RoleUser, 100)
+		if u := send(t, o, t0.Add(2*time.Minute), c.req(prompt.NoCache)); u.CacheRead != 2560 {
+			t.Errorf("unlimited: cached %d, want 2,560 (the 2,600-token prefix sent before, in 128-token steps)", u.CacheRead)
+		}
+	})
+}
