@@ -178,7 +178,10 @@ func (c *Calibrator) KeepAlive(idx int, e *traces.Event, req *prompt.Request, v 
 			return 0, false
 		}
 		return at.block(req, v), true
-	case c.mode != Anchored || !c.observe || e.Usage == nil || c.lastCall < 0 || withinTTL || e.Usage.CacheRead < 1024:
+	case c.mode != Anchored || !c.observe || e.Usage == nil || withinTTL || e.Usage.CacheRead < 1024:
+		// The first call counts too: a read past the shared floor on it
+		// was cached by a request the log does not show (10-box-os
+		// 1a16b56e reads all of its first prompt).
 		return 0, false
 	}
 	at := position(int(e.Usage.CacheRead), req, v)
@@ -294,9 +297,10 @@ func (c *Calibrator) Extra(m *prompt.Message) int {
 func (c *Calibrator) features(from, to int) (f fit.Features, exact float64, boundary bool) {
 	for i := from; i < to; i++ {
 		e := &c.sess.Events[i]
-		// A pair of calls across a compaction, a floor change or a model
-		// switch measures the rewrite, not the content added: never fit.
-		if e.Summary || e.Kind == traces.Compaction || e.Kind == traces.FloorChange || e.Kind == traces.ModelSwitch {
+		// A pair of calls across a compaction, a floor change, a model
+		// switch or a rewind measures the rewrite, not the content added:
+		// never fit.
+		if _, rewound := e.RewindTo(i); rewound || e.Summary || e.Kind == traces.Compaction || e.Kind == traces.FloorChange || e.Kind == traces.ModelSwitch {
 			boundary = true
 		}
 		if len(e.Blocks) == 0 {

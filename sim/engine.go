@@ -200,7 +200,7 @@ func newRun(s *traces.Session, pol *Policy, prov provider.Provider, opts Options
 // see inferFloor) to the provider's cache as the session starts,
 // with the session's TTL, as the session the log does not show did.
 func (r *run) prewarm() {
-	if r.ttl == prompt.NoCache || len(r.view.Tools) > 0 || len(r.view.System) < 2 || !strings.HasPrefix(r.view.System[0].Name, "shared-floor/") {
+	if r.ttl == prompt.NoCache || len(r.view.Tools) > 0 || len(r.view.System) == 0 || !strings.HasPrefix(r.view.System[0].Name, "shared-floor/") {
 		return
 	}
 	b := prompt.NewBuilder(r.b.Count, r.b.Wire)
@@ -237,8 +237,15 @@ func inferFloor(s *traces.Session, opts Options, b *prompt.Builder, shown ...tra
 				return nil
 			}
 			shared := int(e.Usage.CacheRead)
-			if shared <= 0 || shared >= rest {
+			if shared <= 0 {
 				return []traces.Block{{Kind: traces.System, Name: "floor", Tokens: rest}}
+			}
+			if shared >= rest {
+				// The first call read the whole floor and more: an
+				// earlier request the log does not show had sent it all
+				// (corpus 10-box-os 1a16b56e reads its whole first
+				// prompt). The floor is all shared.
+				return []traces.Block{{Kind: traces.System, Name: fmt.Sprintf("shared-floor/%d", rest), Tokens: rest}}
 			}
 			return []traces.Block{
 				{Kind: traces.System, Name: fmt.Sprintf("shared-floor/%d", shared), Tokens: shared},
@@ -470,6 +477,9 @@ func (r *run) step() error {
 				return err
 			}
 		}
+		if k, ok := e.RewindTo(idx); ok {
+			r.rewind(k)
+		}
 		if rs, ok := r.cm.(Resumer); ok && !r.lastAct.IsZero() {
 			idle := r.now.Sub(r.lastAct)
 			cold := r.ttl == prompt.NoCache || idle >= r.ttl.Duration()
@@ -565,6 +575,21 @@ func (r *run) hook(f func(ctx context.Context)) error {
 
 // setView adopts a view a policy returned, recounting the verbatim user
 // messages only when the view really changed.
+// rewind takes the conversation back to the path it had after event k
+// (traces.MetaRewindTo): the messages of later events are off the path.
+// Messages are in event order, so the path is a prefix.
+func (r *run) rewind(k int) {
+	v := r.view
+	n := 0
+	for n < len(v.Messages) && v.Messages[n].Event <= k {
+		n++
+	}
+	if n == len(v.Messages) {
+		return
+	}
+	r.setView(&prompt.View{Tools: v.Tools, System: v.System, Messages: append([]prompt.Message(nil), v.Messages[:n]...)})
+}
+
 func (r *run) setView(v *prompt.View) {
 	if v == r.view {
 		return

@@ -8,8 +8,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ctxsim/ctxsim/policies/estimate"
+	"github.com/ctxsim/ctxsim/policies/estimate/tiktoken"
 	"github.com/ctxsim/ctxsim/sim/provider"
 	"github.com/ctxsim/ctxsim/traces"
+	"github.com/ctxsim/ctxsim/traces/claudecode"
 )
 
 // observedSession is a recorded session whose bill shows both observed
@@ -83,5 +85,41 @@ func TestObservedReads(t *testing.T) {
 		if frozen[i] != obs[i] {
 			t.Errorf("frozen call %d read %d, anchored %d", i+1, frozen[i], obs[i])
 		}
+	}
+}
+
+// A rewind (traces.MetaRewindTo) takes the abandoned message off the
+// conversation, and the read after it lands on the boundary before it,
+// inside the entry the abandoned call wrote (a sub-prefix no breakpoint
+// marked). Fixture: a trimmed real Claude Code 1.0.72 log.
+func TestRewindReplay(t *testing.T) {
+	ss, _, err := claudecode.Import("../traces/claudecode/testdata/rewind/aa57d486.jsonl")
+	require.NoError(t, err)
+	s := ss[0]
+	tok, err := tiktoken.Get("o200k_base")
+	require.NoError(t, err)
+	memo := estimate.NewMemo(tok)
+	prov := provider.NewAnthropic(provider.AnthropicOptions{Common: provider.Common{Prices: testOpts().Prices}})
+	opts := Options{Prices: testOpts().Prices, Count: memo.CountHash, Calibrate: func(s *traces.Session) *Calibrator { return NewCalibrator(s, memo) }}
+	res, err := Run(context.Background(), s, NewRecorded(), prov, opts)
+	require.NoError(t, err)
+	var calls []Record
+	for _, r := range res.Records {
+		if r.Kind == KindCall {
+			calls = append(calls, r)
+		}
+	}
+	require.Len(t, calls, 4)
+	abandoned, after := calls[2], calls[3]
+	require.Equal(t, int64(85196), abandoned.Recorded.CacheWrite5m)
+	t.Logf("after the rewind: prompt %d (billed %d), read %d (billed %d)", after.Prompt, after.Recorded.Prompt(), after.Usage.CacheRead, after.Recorded.CacheRead)
+	// Carrying the abandoned message (~370 tokens) would put the prompt
+	// that much above the abandoned call's, and the read at that call's
+	// whole entry.
+	if after.Prompt >= abandoned.Prompt+200 || after.Prompt < int(after.Recorded.Prompt())-250 {
+		t.Errorf("prompt after the rewind %d (abandoned call %d, billed %d): the abandoned message must be off the path", after.Prompt, abandoned.Prompt, after.Recorded.Prompt())
+	}
+	if after.Usage.CacheRead >= int64(abandoned.Prompt)-200 || after.Usage.CacheRead < after.Recorded.CacheRead-250 {
+		t.Errorf("read after the rewind %d, billed %d: want the prefix before the abandoned message", after.Usage.CacheRead, after.Recorded.CacheRead)
 	}
 }

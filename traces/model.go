@@ -1,6 +1,7 @@
 package traces
 
 import (
+	"strconv"
 	"time"
 )
 
@@ -152,6 +153,29 @@ type Event struct {
 // it is history the conversation carries, not a call; replays append it
 // without calling the model, and its bill belongs to the other session.
 const MetaCopied = "copied"
+
+// MetaRewindTo, on a user event, is the index of the earlier event the
+// message follows when that is not the event before it: the person rewound
+// the conversation (Esc Esc in Claude Code, or an edited message) and the
+// events after that index, up to this one, are off the conversation's path
+// from now on. Their calls were made and billed; later calls do not carry
+// them.
+const MetaRewindTo = "rewind_to"
+
+// RewindTo is the event index a user event's conversation was rewound to,
+// and whether it was: the MetaRewindTo value when it is a valid index
+// before i.
+func (e *Event) RewindTo(i int) (int, bool) {
+	v, ok := e.Meta[MetaRewindTo]
+	if !ok || e.Kind != User {
+		return 0, false
+	}
+	k, err := strconv.Atoi(v)
+	if err != nil || k < 0 || k >= i {
+		return 0, false
+	}
+	return k, true
+}
 
 // BlockKind is the type of a content block.
 type BlockKind string

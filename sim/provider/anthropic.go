@@ -56,10 +56,16 @@ type AnthropicOptions struct {
 //   - A prompt over the model's Window is a 400 ErrContextOverflow.
 //   - Cache state is per model: a model switch starts cold. One provider
 //     instance is one organization (tenant).
+//   - A written entry also caches the prefixes at the block boundaries
+//     inside it (from the hit on): a later request that diverges inside it
+//     (a rewind, an edited last message) reads up to the last common
+//     boundary its lookback reaches, though no request marked it. A
+//     re-send's ReadLimit and a kept-alive read (prompt.Request) are
+//     observations the provider follows.
 //
-// Simplifications: entries are written only at breakpoints past the hit,
-// so a lower breakpoint whose entry expired while a longer one survived is
-// not rewritten (the API bills nothing below A either; whether it recreates
+// Simplifications: breakpoint entries are written only at breakpoints
+// past the hit, so a lower breakpoint whose entry expired while a longer
+// one survived is not rewritten (the API bills nothing below A either; whether it recreates
 // the entry is not documented). A refresh keeps the entry's own tier.
 // Thinking-block stripping and the invalidation matrix for tool_choice,
 // images and thinking parameters live in the Builder and the view (a change
@@ -97,6 +103,13 @@ type entryMap map[uint64]Entry
 
 func (m entryMap) Entry(k uint64) (Entry, bool) { e, ok := m[k]; return e, ok }
 func (m entryMap) SetEntry(k uint64, e Entry)   { m[k] = e }
+func (m entryMap) SubPrefixes() bool            { return true }
+
+// SubPrefixes is implemented by an entry store that keeps the prefixes
+// inside a written entry, at every block boundary (see AnthropicStep).
+// package hindsight's store does not: its search knows entries at
+// breakpoints only, so its optimum is of a cache without them.
+type SubPrefixes interface{ SubPrefixes() bool }
 
 // NewAnthropic returns an Anthropic provider with a cold cache.
 func NewAnthropic(o AnthropicOptions) *Anthropic {
@@ -181,6 +194,9 @@ type Prefix interface {
 type Entry struct {
 	Ready, Expires time.Time
 	TTL            prompt.TTL
+	// sub marks the entry of a prefix inside a written one, at a boundary
+	// no breakpoint marked.
+	sub bool
 }
 
 func (e *Entry) live(now time.Time) bool { return !now.Before(e.Ready) && now.Before(e.Expires) }
@@ -207,7 +223,7 @@ type Step struct {
 // place, shared by Send and by package hindsight's search and replay.
 func AnthropicStep[P Prefix, S Entries](now time.Time, p P, total, out int, bps []prompt.Breakpoint, readLimit, minLen int, lat Latency, s S) Step {
 	// A: the longest live prefix any breakpoint's lookback reaches.
-	hit := 0
+	hit, hitBlock := 0, -1
 	for _, bp := range bps {
 		if p.End(bp.Block) < minLen {
 			continue
@@ -225,7 +241,9 @@ func AnthropicStep[P Prefix, S Entries](now time.Time, p P, total, out int, bps 
 				e.Expires = x
 				s.SetEntry(k, e)
 			}
-			hit = max(hit, p.End(j))
+			if p.End(j) > hit {
+				hit, hitBlock = p.End(j), j
+			}
 			break
 		}
 	}
@@ -243,7 +261,9 @@ func AnthropicStep[P Prefix, S Entries](now time.Time, p P, total, out int, bps 
 					e.Expires = x
 					s.SetEntry(k, e)
 				}
-				hit = max(hit, p.End(j))
+				if p.End(j) > hit {
+					hit, hitBlock = p.End(j), j
+				}
 				break
 			}
 		}
@@ -271,6 +291,9 @@ func AnthropicStep[P Prefix, S Entries](now time.Time, p P, total, out int, bps 
 	}
 	st.TTFT, st.Decode = lat.Time(total-hit, hit, out)
 	ready := now.Add(st.TTFT)
+	from := hitBlock + 1 // the first block this request writes
+	sp, subs := any(s).(SubPrefixes)
+	subs = subs && sp.SubPrefixes()
 	for _, bp := range bps {
 		end := p.End(bp.Block)
 		if end < minLen || end <= hit {
@@ -278,6 +301,22 @@ func AnthropicStep[P Prefix, S Entries](now time.Time, p P, total, out int, bps 
 		}
 		k := p.Chain(bp.Block)
 		exp := ready.Add(bp.TTL.Duration())
+		// The prefixes ending at the written blocks' boundaries are
+		// cached with it: a later request that diverges inside this
+		// entry reads up to the last common boundary, when its lookback
+		// reaches it (corpus llm-guard aa57d486: after a rewind that
+		// drops a 376-token message, the read is the 84,820 tokens before
+		// it, a boundary no request had marked).
+		for j := from; subs && j < bp.Block; j++ {
+			if p.End(j) < minLen {
+				continue
+			}
+			sk := p.Chain(j)
+			if e, ok := s.Entry(sk); !ok || e.Expires.Before(exp) {
+				s.SetEntry(sk, Entry{Ready: ready, Expires: exp, TTL: bp.TTL, sub: true})
+			}
+		}
+		from = max(from, bp.Block+1)
 		if e, ok := s.Entry(k); ok && now.Before(e.Ready) {
 			// A concurrent request is writing the same prefix: its entry
 			// appears first; this one only extends its life.

@@ -60,10 +60,19 @@ func TestAnthropicRules(t *testing.T) {
 		{"a prefix hit through the lookback refreshes it too", 1024, []call{
 			{0, nil, prompt.TTL5m, []int{-1}, [5]int64{1, 2000, 0, 0, 7}},
 			{4 * time.Minute, func(c *convo) { c.blocks(3, 100) }, prompt.TTL5m, []int{-1}, [5]int64{1, 300, 0, 2000, 7}},
-			// 8m after the floor entry was written: the edit drops the
-			// 2300 entry's prefix; the floor entry, 3 blocks back, still
-			// serves because the lookback at 4m refreshed it.
-			{8 * time.Minute, func(c *convo) { c.v.Messages = c.v.Messages[:2]; c.blocks(1, 5) }, prompt.TTL5m, []int{-1}, [5]int64{1, 205, 0, 2000, 7}},
+			// 8m after the floor entry was written: the edit replaces
+			// all three messages, so nothing of the 2300 entry (nor its
+			// sub-prefixes) matches; the floor entry, 3 blocks back,
+			// still serves because the lookback at 4m refreshed it.
+			{8 * time.Minute, func(c *convo) { c.v.Messages = c.v.Messages[:0]; c.blocks(3, 5) }, prompt.TTL5m, []int{-1}, [5]int64{1, 15, 0, 2000, 7}},
+		}},
+		// Keeping two of the three messages: the prefix through them is a
+		// sub-prefix of the 2300 entry written at 4m, read though no
+		// breakpoint marked it.
+		{"a sub-prefix of a written entry serves", 1024, []call{
+			{0, nil, prompt.TTL5m, []int{-1}, [5]int64{1, 2000, 0, 0, 7}},
+			{4 * time.Minute, func(c *convo) { c.blocks(3, 100) }, prompt.TTL5m, []int{-1}, [5]int64{1, 300, 0, 2000, 7}},
+			{8 * time.Minute, func(c *convo) { c.v.Messages = c.v.Messages[:2]; c.blocks(1, 5) }, prompt.TTL5m, []int{-1}, [5]int64{1, 5, 0, 2200, 7}},
 		}},
 		{"1h entries survive a 30 minute gap", 1024, []call{
 			{0, nil, prompt.TTL1h, []int{-1}, [5]int64{1, 0, 2000, 0, 7}},

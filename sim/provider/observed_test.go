@@ -81,3 +81,22 @@ func TestObservedEvents(t *testing.T) {
 		}
 	})
 }
+
+// A written entry caches the prefixes at its block boundaries too: a
+// request that diverges inside it reads up to the last common boundary
+// when a breakpoint's lookback reaches it, though no request marked it.
+// package hindsight's store keeps breakpoints only (SubPrefixes).
+func TestSubPrefixRead(t *testing.T) {
+	a := NewAnthropic(AnthropicOptions{Common: Common{Prices: testCard(1000, 1_000_000), Latency: zeroLatency}})
+	c := newConvo(t, 2000).add(prompt.RoleUser, 500).add(prompt.RoleAssistant, 300).add(prompt.RoleUser, 400)
+	send(t, a, t0, c.req(prompt.TTL5m, 0, -1)) // entries at 2000 and 3200 (and the boundaries between)
+	// Rewind: the last message is replaced by another.
+	c.v.Messages = c.v.Messages[:2]
+	c.add(prompt.RoleUser, 450)
+	if u := send(t, a, t0.Add(time.Minute), c.req(prompt.TTL5m, 0, -1)); u.CacheRead != 2800 {
+		t.Errorf("after replacing the last message: read %d, want 2,800 (system, user, assistant)", u.CacheRead)
+	}
+	if _, ok := any(entryMap{}).(SubPrefixes); !ok {
+		t.Error("the provider's store keeps sub-prefixes")
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -304,6 +305,20 @@ type fileState struct {
 	files    [][2]string
 	// pending are attachments waiting for the next user-role message.
 	pending []traces.Block
+	// The transcript is a tree (uuid, parentUuid): parents holds every
+	// main-chain line's parent, msgEvent the event each user or assistant
+	// line went into, lastMsg the last such line. A user message whose
+	// parent (through hook, system and attachment lines) is an earlier
+	// message than lastMsg starts a branch: the person rewound (Esc Esc)
+	// or edited a message (corpus home-assistant-green-button cfef384f,
+	// attio-mcp-server aa57d486), and the conversation later calls saw is
+	// the path from the root, not file order.
+	parents  map[string]string
+	msgEvent map[string]int
+	lastMsg  string
+	// touched is the event the line being applied went into (a new one,
+	// or one it merged into), -1 for none.
+	touched int
 	// lastSID is the sessionId of the last user or assistant line: a
 	// resumed session's file opens with lines copied from the session it
 	// continues, under that session's id (corpus conneroisu/templar
@@ -325,6 +340,8 @@ func newFileState(name string, w *traces.Warnings) *fileState {
 		calls:    map[string]int{},
 		last:     map[int]time.Time{},
 		toolUses: map[string]bool{},
+		parents:  map[string]string{},
+		msgEvent: map[string]int{},
 	}
 }
 
@@ -485,7 +502,34 @@ func (st *fileState) line(b []byte, last bool) {
 		st.identify(&l) // a file may open with a sidechain line
 		return
 	}
+	if l.UUID != "" {
+		st.parents[l.UUID] = l.ParentUUID
+	}
+	st.touched = -1
 	st.apply(&l)
+	if (l.Type == "user" || l.Type == "assistant") && l.UUID != "" && st.touched >= 0 {
+		st.msgEvent[l.UUID] = st.touched
+		st.lastMsg = l.UUID
+	}
+}
+
+// rewoundTo is the event a user message with parent p follows, when that
+// is not the last message: the message a rewind went back to.
+func (st *fileState) rewoundTo(p string) (int, bool) {
+	for range len(st.parents) + 1 {
+		if p == "" || p == st.lastMsg {
+			return 0, false
+		}
+		if k, ok := st.msgEvent[p]; ok {
+			return k, k < len(st.s.Events)-1
+		}
+		next, ok := st.parents[p]
+		if !ok {
+			return 0, false
+		}
+		p = next
+	}
+	return 0, false // a cycle: not a tree, no rewind
 }
 
 // apply imports one decoded line into st's session.
@@ -568,7 +612,8 @@ func (st *fileState) add(ev traces.Event) int {
 		ev.Meta = nil
 	}
 	st.s.Events = append(st.s.Events, ev)
-	return len(st.s.Events) - 1
+	st.touched = len(st.s.Events) - 1
+	return st.touched
 }
 
 func (st *fileState) assistant(l *line, t time.Time) {
@@ -604,6 +649,7 @@ func (st *fileState) assistant(l *line, t time.Time) {
 			}
 		}
 		st.last[i] = t
+		st.touched = i
 		return
 	}
 	ev := traces.Event{Time: t, Kind: traces.Assistant, Blocks: blocks, Model: m.Model, RequestID: l.RequestID}
@@ -782,6 +828,12 @@ func (st *fileState) user(l *line, t time.Time) {
 		if l.IsMeta {
 			ev.Meta = map[string]string{"meta": "true"}
 		}
+		if k, ok := st.rewoundTo(l.ParentUUID); ok && !ev.Summary && st.parents != nil {
+			if ev.Meta == nil {
+				ev.Meta = map[string]string{}
+			}
+			ev.Meta[traces.MetaRewindTo] = strconv.Itoa(k)
+		}
 		if ev.Summary && !clear && st.compacted() {
 			if restored := st.restore(); len(restored) > 0 {
 				ev.Blocks = append(append([]traces.Block(nil), blocks...), restored...)
@@ -803,6 +855,7 @@ func (st *fileState) user(l *line, t time.Time) {
 	if n := len(st.s.Events); kind == traces.ToolResult && n > 0 && st.s.Events[n-1].Kind == traces.ToolResult {
 		prev := &st.s.Events[n-1]
 		prev.Blocks = append(prev.Blocks, blocks...)
+		st.touched = n - 1
 		return
 	}
 	st.add(ev)
@@ -877,6 +930,8 @@ func (st *fileState) blocks(raw json.RawMessage) []traces.Block {
 			out = append(out, imgs...)
 		case "image":
 			out = append(out, imageBlock(b))
+		case "document":
+			out = append(out, documentBlock(b))
 		default:
 			st.warn(warnUnknownBlock)
 		}
@@ -915,6 +970,8 @@ func (st *fileState) resultContent(raw json.RawMessage) (string, []traces.Block)
 			texts = append(texts, "tool_reference: "+bs[i].ToolName)
 		case "image":
 			imgs = append(imgs, imageBlock(&bs[i]))
+		case "document":
+			imgs = append(imgs, documentBlock(&bs[i]))
 		default:
 			st.warn(warnUnknownBlock)
 		}
@@ -941,6 +998,37 @@ func imageBlock(b *block) traces.Block {
 			out.Tokens = min(max(cfg.Width*cfg.Height/750, 1), imageTokens)
 		}
 	}
+	return out
+}
+
+// pdfPageTokens is what a PDF page costs: Anthropic extracts each page's
+// text (1,500–3,000 tokens a page by its PDF-support documentation; the
+// midpoint, 2,250) and also sends the page as an image (at most
+// imageTokens). Claude Code's Read tool returns a PDF as a document block.
+const pdfPageTokens = 2250 + imageTokens
+
+// pdfPage matches a page object of a PDF ("/Type /Page", not "/Pages").
+var pdfPage = regexp.MustCompile(`/Type\s*/Page[^s]`)
+
+// documentBlock sizes a document block: a plain-text document is its
+// text; a base64 PDF is an opaque block of pdfPageTokens a page (pages
+// counted from its page objects, at least one), named by its data's hash.
+func documentBlock(b *block) traces.Block {
+	if b.Source != nil && b.Source.Type == "text" {
+		return traces.Block{Kind: traces.Text, Text: b.Source.Data}
+	}
+	out := traces.Block{Kind: traces.Image, Tokens: pdfPageTokens, Name: "document"}
+	if b.Source == nil {
+		return out
+	}
+	pages := 1
+	if b.Source.Type == "base64" {
+		if raw, err := base64.StdEncoding.DecodeString(b.Source.Data); err == nil {
+			pages = max(1, len(pdfPage.FindAllIndex(raw, -1)))
+		}
+	}
+	out.Tokens = pages * pdfPageTokens
+	out.Name = fmt.Sprintf("%s %016x %d pages", b.Source.MediaType, traces.HashString(b.Source.Data), pages)
 	return out
 }
 

@@ -1,6 +1,7 @@
 package claudecode
 
 import (
+	"encoding/base64"
 	"slices"
 	"strings"
 	"testing"
@@ -394,4 +395,67 @@ func TestResumedSessionID(t *testing.T) {
 	require.Len(t, ss, 1)
 	require.Equal(t, "s1", ss[0].ID)
 	require.Equal(t, []string{"resumes session s0"}, ss[0].Notes)
+}
+
+// A rewound message (an edit after an interrupted call) follows its
+// parentUuid: the event it continues is the assistant message before the
+// abandoned one, and the abandoned message and its call stay in the
+// session (they were sent and billed) but off the path.
+func TestRewind(t *testing.T) {
+	ss, _, err := Import("testdata/rewind/aa57d486.jsonl")
+	require.NoError(t, err)
+	require.Len(t, ss, 1)
+	evs := ss[0].Events
+	var rewound []int
+	for i := range evs {
+		if _, ok := evs[i].Meta[traces.MetaRewindTo]; ok {
+			rewound = append(rewound, i)
+		}
+	}
+	require.Len(t, rewound, 1, "one rewind in the fixture")
+	i := rewound[0]
+	k, ok := evs[i].RewindTo(i)
+	require.True(t, ok)
+	require.Equal(t, traces.Assistant, evs[k].Kind)
+	require.True(t, strings.HasPrefix(evs[k].Blocks[0].Text, "## ✅ LLM Guard API"), "rewound to the answer before the abandoned message: %q", evs[k].Blocks[0].Text)
+	// Between them: the first version of the message and its call.
+	require.Equal(t, traces.User, evs[k+1].Kind)
+	require.True(t, strings.HasPrefix(evs[k+1].Blocks[0].Text, "Couple of things here"))
+	require.Equal(t, traces.Assistant, evs[k+2].Kind)
+	require.Equal(t, int64(85196), evs[k+2].Usage.CacheWrite5m, "the abandoned call is kept, with its bill")
+	require.Equal(t, k+3, i)
+	// No other user message is a rewind: a message whose parent is a hook
+	// or system line after the last message is not one.
+	for j := range evs {
+		if j != i {
+			_, ok := evs[j].RewindTo(j)
+			require.False(t, ok, "event %d", j)
+		}
+	}
+}
+
+// Documents (Claude Code's Read of a PDF, a pasted text document) are sized
+// by Anthropic's PDF rule, a page's text plus its image, never as base64
+// text; a text document is its text.
+func TestDocuments(t *testing.T) {
+	pdf := "%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >>\n2 0 obj << /Type /Pages /Kids [3 0 R 4 0 R 5 0 R] >>\n" +
+		"3 0 obj << /Type /Page >>\n4 0 obj << /Type/Page >>\n5 0 obj << /Type /Page /Parent 2 0 R >>\n%%EOF"
+	data := base64.StdEncoding.EncodeToString([]byte(pdf))
+	read := `{"type":"user","sessionId":"s1","timestamp":"2026-02-10T21:00:03.000Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"` + data + `"}}]}]}}`
+	use := `{"type":"assistant","sessionId":"s1","requestId":"r0","timestamp":"2026-02-10T21:00:01.000Z","message":{"id":"m0","model":"claude-opus-4-6","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"a.pdf"}}],"usage":{"input_tokens":3,"cache_creation_input_tokens":10,"cache_read_input_tokens":100,"cache_creation":{"ephemeral_5m_input_tokens":10,"ephemeral_1h_input_tokens":0},"output_tokens":5}}}`
+	text := `{"type":"user","sessionId":"s1","timestamp":"2026-02-10T21:00:04.000Z","message":{"role":"user","content":[{"type":"document","source":{"type":"text","media_type":"text/plain","data":"the notes"}}]}}`
+	call := strings.ReplaceAll(goodCall, "21:00:02", "21:00:06")
+	fsys := fstest.MapFS{"s1.jsonl": {Data: []byte(goodUser + "\n" + use + "\n" + read + "\n" + text + "\n" + call + "\n")}}
+	ss, w, err := ImportFS(fsys, "s1.jsonl", "")
+	require.NoError(t, err)
+	require.Zero(t, w.Total(), w.String())
+	evs := ss[0].Events
+	require.Equal(t, traces.ToolResult, evs[2].Kind)
+	require.Len(t, evs[2].Blocks, 2)
+	doc := evs[2].Blocks[1]
+	require.True(t, doc.Opaque())
+	require.Equal(t, 3*pdfPageTokens, doc.Tokens, "three page objects, the /Pages tree not counted")
+	require.Contains(t, doc.Name, "application/pdf")
+	require.Equal(t, traces.User, evs[3].Kind)
+	require.Equal(t, "the notes", evs[3].Blocks[0].Text)
 }
