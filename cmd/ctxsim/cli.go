@@ -69,6 +69,25 @@ type env struct {
 	// warn gathers every warning of the command's input (loadTraces),
 	// for --json and summary.json; stderr gets them as they come.
 	warn traces.Warnings
+	// noCall counts the sessions skipped for having no model call.
+	noCall int
+}
+
+// nothingToReplay is a command's input holding sessions, none with a model
+// call: they cost nothing, which is an answer, not an error (exit 0).
+type nothingToReplay struct{ sessions int }
+
+func (n nothingToReplay) Error() string {
+	return fmt.Sprintf("nothing to replay: %d session(s), none with a model call (a session without one costs nothing)", n.sessions)
+}
+
+// noSessions is the error of a command left with no session to replay:
+// nothingToReplay when every session found had no model call.
+func noSessions(e *env, format string, args ...any) error {
+	if e.noCall > 0 {
+		return nothingToReplay{sessions: e.noCall}
+	}
+	return fmt.Errorf(format, args...)
 }
 
 // formatFlags are --format and its --json shorthand, which wins.
@@ -181,11 +200,15 @@ func runEnv(e *env, args []string) int {
 	e.atExit = nil
 	var ue *usageError
 	var re *regressionError
+	var nr nothingToReplay
 	switch {
 	case err == nil && e.failed > 0:
 		fmt.Fprintf(stderr, "ctxsim %s: %d session(s) could not be loaded (see the warnings above); the rest were run\n", c.name, e.failed)
 		return exitFailure
 	case err == nil:
+		return exitOK
+	case errors.As(err, &nr) && e.failed == 0:
+		fmt.Fprintf(stderr, "ctxsim %s: %v\n", c.name, nr)
 		return exitOK
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "ctxsim %s: %v\n(see ctxsim %s --help)\n", c.name, err, c.name)

@@ -81,7 +81,7 @@ func (w *workloadFlags) load(e *env, seed uint64) ([]*traces.Session, error) {
 		printWarnings(e, warn)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("no sessions to replay")
+		return nil, noSessions(e, "no sessions to replay")
 	}
 	return out, nil
 }

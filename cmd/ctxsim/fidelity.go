@@ -122,7 +122,7 @@ func runFidelity(e *env, fs *pflag.FlagSet, paths []string, from string, worst i
 	}
 	cells = keep
 	if len(cells) == 0 && !sh.sp.Sharded() {
-		return fmt.Errorf("no session under %s carries recorded usage", strings.Join(paths, ", "))
+		return noSessions(e, "no session under %s carries recorded usage", strings.Join(paths, ", "))
 	}
 	st.Memo.Warm(sessions)
 	at := map[*experiment.Cell][]int{}

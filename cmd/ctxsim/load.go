@@ -30,6 +30,7 @@ func keepCalls(e *env, ss []*traces.Session, w *traces.Warnings, stub func(*trac
 	for _, s := range ss {
 		if !hasCall(s) && (stub == nil || !stub(s)) {
 			w.AddPlace(s.ID, warnNoCall)
+			e.noCall++
 			continue
 		}
 		kept = append(kept, s)

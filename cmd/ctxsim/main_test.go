@@ -219,3 +219,19 @@ func TestFormatEverywhere(t *testing.T) {
 	require.Equal(t, a, b)
 	require.True(t, strings.HasPrefix(b, "["))
 }
+
+// A log whose sessions never called the model costs nothing: the replay
+// commands say so and exit 0 (issue 9); an empty directory is an error.
+func TestNothingToReplay(t *testing.T) {
+	dir := t.TempDir()
+	line := `{"type":"user","sessionId":"nc1","uuid":"u1","timestamp":"2026-02-10T21:00:00.000Z","message":{"role":"user","content":"hi"}}` + "\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "nc1.jsonl"), []byte(line), 0o644))
+	for _, args := range [][]string{{"run", "--trace", filepath.Join(dir, "nc1.jsonl")}, {"whatif", dir}, {"fidelity", dir}, {"compare", dir}} {
+		code, _, stderr := runCmd(t, args...)
+		require.Equal(t, exitOK, code, "%v: %s", args, stderr)
+		require.Contains(t, stderr, "nothing to replay: 1 session(s), none with a model call", args)
+		require.Contains(t, stderr, warnNoCall, args)
+	}
+	code, _, stderr := runCmd(t, "whatif", t.TempDir())
+	require.Equal(t, exitFailure, code, stderr)
+}

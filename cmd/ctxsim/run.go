@@ -77,7 +77,7 @@ func runRun(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots string,
 		printWarnings(e, warn)
 	}
 	if len(sessions) == 0 {
-		return fmt.Errorf("%s: no sessions", wf.traces[0])
+		return noSessions(e, "%s: no sessions", wf.traces[0])
 	}
 	for _, s := range sessions {
 		s.Tenant = "run"

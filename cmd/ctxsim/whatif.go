@@ -158,7 +158,7 @@ func runWhatif(e *env, fs *pflag.FlagSet, paths []string, from string, names []s
 		printWarnings(e, warn)
 	}
 	if len(sessions) == 0 {
-		return fmt.Errorf("no sessions found under %s", strings.Join(paths, ", "))
+		return noSessions(e, "no sessions found under %s", strings.Join(paths, ", "))
 	}
 	// One account: every session loaded shares the provider cache.
 	for _, s := range sessions {
