@@ -273,16 +273,42 @@ func (st *Setup) calibrate(ctx context.Context, t Tenant) (*Result, map[string]*
 // replay runs t under pol; calibrate, when set, sizes recorded sessions;
 // hs computes the hindsight optimum of the run's requests.
 func (st *Setup) replay(ctx context.Context, t Tenant, pol *sim.Policy, summaryModel string, calibrate func(*traces.Session) *sim.Calibrator, hs bool) (*Result, error) {
-	prov, err := st.newProvider(st.ProviderFor(t), t.Key)
-	if err != nil {
-		return nil, err
-	}
 	var tape *hindsight.Tape
-	if hs && st.ProviderFor(t) == "anthropic" && !st.ClearToolUses {
-		// With server-side editing the billed prompt is not the request:
-		// the schedule's choices are not the caller's alone.
-		tape = &hindsight.Tape{Inner: prov}
-		prov = tape
+	// With server-side editing the billed prompt is not the request: the
+	// schedule's choices are not the caller's alone.
+	hs = hs && !st.ClearToolUses
+	var prov provider.Provider
+	if names := st.providersFor(t); len(names) > 1 {
+		// One account's sessions on several providers (Claude Code and
+		// Codex logs together): each request goes to its model's
+		// provider; hindsight covers the Anthropic calls.
+		prov = &provider.Router{
+			For: func(model string) string {
+				name, ok := st.providerOf(model)
+				if !ok {
+					return names[0]
+				}
+				return name
+			},
+			New: func(name string) (provider.Provider, error) {
+				p, err := st.newProvider(name, t.Key)
+				if err == nil && hs && name == "anthropic" {
+					tape = &hindsight.Tape{Inner: p}
+					p = tape
+				}
+				return p, err
+			},
+		}
+	} else {
+		p, err := st.newProvider(st.ProviderFor(t), t.Key)
+		if err != nil {
+			return nil, err
+		}
+		if hs && st.ProviderFor(t) == "anthropic" {
+			tape = &hindsight.Tape{Inner: p}
+			p = tape
+		}
+		prov = p
 	}
 	opts := st.options(pol, summaryModel)
 	accounts := map[string]provider.Provider{}

@@ -144,3 +144,38 @@ func TestSweepJournal(t *testing.T) {
 		t.Errorf("resumed cell replayed: first run %q", first)
 	}
 }
+
+// One account's Claude and GPT sessions replayed together ("auto"): each
+// meets its own model's provider, so each costs what it costs alone.
+func TestMixedProviderTenant(t *testing.T) {
+	claude, err := synth.Generate("coding-burst", 1, 1, synth.Options{})
+	require.NoError(t, err)
+	gpt, err := synth.Generate("coding-burst", 1, 2, synth.Options{Model: "gpt-5.4"})
+	require.NoError(t, err)
+	st, err := NewSetup(nil, "auto", 1)
+	require.NoError(t, err)
+	sp, err := Preset("no-compaction")
+	require.NoError(t, err)
+	cost := func(ss []*traces.Session) map[string]float64 {
+		for _, s := range ss {
+			s.Tenant = "one account"
+		}
+		st.Memo.Warm(ss)
+		cells, err := st.Cells(Tenants(ss), []Spec{sp})
+		require.NoError(t, err)
+		out := map[string]float64{}
+		for _, r := range collect(t, st, cells, 1) {
+			out[r.Trace] = r.CostUSD
+		}
+		return out
+	}
+	alone := cost(claude)
+	for k, v := range cost(gpt) {
+		alone[k] = v
+	}
+	together := cost(append(append([]*traces.Session(nil), claude...), gpt...))
+	require.Len(t, together, 2)
+	for id, c := range together {
+		require.InDelta(t, alone[id], c, 1e-9, "session %s: together %v, alone %v", id, c, alone[id])
+	}
+}

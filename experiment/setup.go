@@ -68,23 +68,49 @@ func (st *Setup) stream(parts ...string) *rand.Rand {
 // ProviderFor names the fake provider of a tenant: Setup.Provider, or with
 // "auto" the provider of the tenant's first priced model (anthropic for
 // Claude, openai for GPT, deepseek for DeepSeek), so a Codex log replays
-// against OpenAI's automatic cache.
+// against OpenAI's automatic cache. A tenant whose models belong to
+// several providers is replayed through a provider.Router (see
+// providersFor).
 func (st *Setup) ProviderFor(t Tenant) string {
-	if st.Provider != "" && st.Provider != "auto" {
-		return st.Provider
+	if names := st.providersFor(t); len(names) > 0 {
+		return names[0]
 	}
+	return "anthropic"
+}
+
+// providersFor is the providers of a tenant's priced models, in order of
+// first appearance; with an explicit Setup.Provider, that one only.
+func (st *Setup) providersFor(t Tenant) []string {
+	if st.Provider != "" && st.Provider != "auto" {
+		return []string{st.Provider}
+	}
+	var out []string
 	for _, s := range t.Sessions {
-		model := s.Model
-		for i := 0; model == "" && i < len(s.Events); i++ {
-			model = s.Events[i].Model
+		models := []string{s.Model}
+		for i := range s.Events {
+			if m := s.Events[i].Model; m != "" && m != models[len(models)-1] {
+				models = append(models, m)
+			}
 		}
-		if p, err := st.Prices.Lookup(model); err == nil && p.Provider != "" {
-			if slices.Contains(provider.Names(), p.Provider) {
-				return p.Provider
+		for _, m := range models {
+			if name, ok := st.providerOf(m); ok && !slices.Contains(out, name) {
+				out = append(out, name)
 			}
 		}
 	}
-	return "anthropic"
+	return out
+}
+
+// providerOf is the fake provider of a model, from the rate card.
+func (st *Setup) providerOf(model string) (string, bool) {
+	if model == "" {
+		return "", false
+	}
+	p, err := st.Prices.Lookup(model)
+	if err != nil || p.Provider == "" || !slices.Contains(provider.Names(), p.Provider) {
+		return "", false
+	}
+	return p.Provider, true
 }
 
 func (st *Setup) newProvider(name, tenant string) (provider.Provider, error) {

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -98,5 +99,39 @@ func TestSubPrefixRead(t *testing.T) {
 	}
 	if _, ok := any(entryMap{}).(SubPrefixes); !ok {
 		t.Error("the provider's store keeps sub-prefixes")
+	}
+}
+
+// A Router bills each request on its model's provider, each with its own
+// cache: a Claude request writes (Anthropic), a GPT request does not
+// (OpenAI's automatic cache).
+func TestRouter(t *testing.T) {
+	card := testCard(1000, 1_000_000)
+	made := map[string]int{}
+	r := &Router{
+		For: func(model string) string {
+			p, err := card.Lookup(model)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return p.Provider
+		},
+		New: func(name string) (Provider, error) {
+			made[name]++
+			return ByName(name, Options{Common: Common{Prices: card, Latency: zeroLatency}, OpenAI: OpenAIOptions{Rand: rand.New(rand.NewPCG(1, 2))}})
+		},
+	}
+	claude := newConvo(t, 2000).add(prompt.RoleUser, 500)
+	if u := send(t, r, t0, claude.req(prompt.TTL5m, -1)); u.CacheWrite5m != 2500 {
+		t.Errorf("claude request: %+v, want a 2,500-token write", u)
+	}
+	gpt := newConvo(t, 2000).add(prompt.RoleUser, 500)
+	gpt.model = "gpt"
+	send(t, r, t0, gpt.req(prompt.NoCache))
+	if u := send(t, r, t0.Add(time.Minute), gpt.add(prompt.RoleUser, 10).req(prompt.NoCache)); u.Writes() != 0 || u.CacheRead != 2432 {
+		t.Errorf("gpt request: %+v, want no writes and 2,432 cached (OpenAI's 128-token steps)", u)
+	}
+	if made["anthropic"] != 1 || made["openai"] != 1 {
+		t.Errorf("providers made %v, want one of each", made)
 	}
 }
