@@ -333,6 +333,18 @@ func Lookup(formats []Importer, name string) (Importer, error) {
 	return nil, &UnknownFormatError{Name: name, Known: known}
 }
 
+// MixedFiles reports whether the directory at path p holds .jsonl logs of
+// more than one of formats (a corpus of Claude Code logs and Codex
+// rollouts), and if so returns its .jsonl files as paths under p, sorted,
+// for the caller to read one by one in their own formats, as Open does.
+func MixedFiles(ctx context.Context, p string, stdin io.Reader, formats []Importer) ([]string, bool, error) {
+	src, err := PathInput(p, stdin)
+	if err != nil {
+		return nil, false, err
+	}
+	return mixedTree(ctx, src, p, OpenOptions{Formats: formats})
+}
+
 // mixedTree reports whether src is a directory whose .jsonl files are not
 // all of one detected format, and if so returns them as paths under p,
 // sorted. A tree of one format is read by its importer as a whole (which

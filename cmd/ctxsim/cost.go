@@ -190,6 +190,29 @@ type costCall struct {
 	requests int
 }
 
+// splitMixed replaces each directory holding logs of several formats (a
+// corpus of Claude Code logs and Codex rollouts) by its files, so that each
+// is read in its own format; without it the whole tree was read in the
+// format of its first file. --from keeps the paths as given.
+func splitMixed(e *env, paths []string, from string) ([]string, error) {
+	if from != "" {
+		return paths, nil
+	}
+	var out []string
+	for _, p := range paths {
+		files, mixed, err := traces.MixedFiles(e.ctx, p, e.stdin, formats.All())
+		if err != nil {
+			return nil, err
+		}
+		if mixed {
+			out = append(out, files...)
+		} else {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
 // costSessions reads the paths: Claude Code logs on disk by ScanUsage,
 // everything else (standard input included) through the importers.
 func costSessions(e *env, paths []string, from string) ([]costSession, *traces.Warnings, error) {
@@ -198,6 +221,10 @@ func costSessions(e *env, paths []string, from string) ([]costSession, *traces.W
 	var ccPaths []string
 	var out []costSession
 	seen := map[string]bool{}
+	paths, err := splitMixed(e, paths, from)
+	if err != nil {
+		return nil, nil, err
+	}
 	for _, p := range paths {
 		in, err := traces.PathInput(p, e.stdin)
 		if err != nil {

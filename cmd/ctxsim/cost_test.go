@@ -341,3 +341,26 @@ func TestCostCodexMatchesCCUsage(t *testing.T) {
 	}
 	require.InDelta(t, 1.153109, total, 1e-6)
 }
+
+// A directory of logs of several formats (Claude Code logs beside a Codex
+// rollout) is read file by file, each in its own format; it used to be
+// read whole in the first file's format, which found nothing.
+func TestCostMixedTree(t *testing.T) {
+	dir := t.TempDir()
+	copyFile := func(from, to string) {
+		b, err := os.ReadFile(from)
+		require.NoError(t, err)
+		require.NoError(t, os.MkdirAll(filepath.Dir(to), 0o755))
+		require.NoError(t, os.WriteFile(to, b, 0o644))
+	}
+	copyFile("testdata/codex-gpt56/rollout-2026-11-02T10-00-00-0000gpt56.jsonl", filepath.Join(dir, "codex", "rollout.jsonl"))
+	copyFile(filepath.Join(ccDir, "short.jsonl"), filepath.Join(dir, "claude", "short.jsonl"))
+	alone := costGroups(t, "--by", "model", "--timezone", "UTC", filepath.Join(ccDir, "short.jsonl"))
+	g := costGroups(t, "--by", "model", "--timezone", "UTC", dir)
+	var models []string
+	for _, gr := range g.Groups {
+		models = append(models, gr.Key)
+	}
+	require.Contains(t, models, "gpt-5.6-sol")
+	require.InDelta(t, alone.Totals.CostUSD+0.066, g.Totals.CostUSD, 1e-9, "the Claude Code log's cost plus the rollout's $0.066")
+}
