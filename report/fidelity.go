@@ -27,6 +27,9 @@ type FidelitySession struct {
 	OpenLoopCalls int     `json:"open_loop_calls"`
 	// Cause is what the error is attributed to (see FidelityCause).
 	Cause string `json:"cause"`
+	// ObservedEvents is how many of the session's calls the observed
+	// replay followed the bill on (re-sends and reads past the TTL).
+	ObservedEvents int `json:"observed_events"`
 }
 
 // A FidelityStats is the distribution of one replay's errors over sessions.
@@ -59,6 +62,12 @@ type FidelityReport struct {
 	OpenLoopMdAPE float64 `json:"open_loop_prompt_mdape_pct"`
 	// Skipped names the sessions that could not be replayed, and why.
 	Skipped []string `json:"skipped"`
+	// ObservedResends and ObservedKept are the calls, over all sessions,
+	// whose bill the observed replay followed (a re-send, a read past the
+	// TTL), of ObservedCalls billed calls.
+	ObservedResends int `json:"observed_resends"`
+	ObservedKept    int `json:"observed_kept"`
+	ObservedCalls   int `json:"observed_calls"`
 }
 
 // Fidelity causes, from the two replays of a session.
@@ -112,6 +121,12 @@ func NewFidelityReport(recorded, observed []RunSummary) FidelityReport {
 		s.ObservedUSD, s.ObservedErrorPct = s.ReplayUSD, s.ErrorPct
 		if o, ok := obs[r.Trace]; ok {
 			s.ObservedUSD, s.ObservedErrorPct = billedCost(o), pctErr(billedCost(o), r.Recorded.CostUSD)
+			if f := o.Fidelity; f != nil {
+				s.ObservedEvents = f.ObservedResends + f.ObservedKept
+				rep.ObservedResends += f.ObservedResends
+				rep.ObservedKept += f.ObservedKept
+				rep.ObservedCalls += f.Calls
+			}
 		}
 		s.Cause = FidelityCause(s)
 		rep.Sessions = append(rep.Sessions, s)

@@ -15,7 +15,8 @@ func TestFidelityBilledCalls(t *testing.T) {
 		{Trace: "c", CostUSD: 0.50}, // no bill: not a fidelity sample
 	}
 	obs := []RunSummary{
-		{Trace: "a", CostUSD: 1.40, Recorded: &RecordedSummary{CostUSD: 1.00}, Error: &ErrorSummary{ReplayCostUSD: 0.99, CostPct: -1}},
+		{Trace: "a", CostUSD: 1.40, Recorded: &RecordedSummary{CostUSD: 1.00}, Error: &ErrorSummary{ReplayCostUSD: 0.99, CostPct: -1},
+			Fidelity: &Fidelity{Calls: 7, ObservedResends: 2, ObservedKept: 1}},
 	}
 	rep := NewFidelityReport(runs, obs)
 	if len(rep.Sessions) != 2 {
@@ -31,6 +32,9 @@ func TestFidelityBilledCalls(t *testing.T) {
 	}
 	if b := byTrace["b"]; !near(b.ReplayUSD, 2.08) || !near(b.ErrorPct, 4) || b.ObservedUSD != b.ReplayUSD {
 		t.Errorf("b: %+v, want its whole cost 2.08 (+4%%), and no observed run: the default replay's", b)
+	}
+	if a := byTrace["a"]; a.ObservedEvents != 3 || rep.ObservedResends != 2 || rep.ObservedKept != 1 || rep.ObservedCalls != 7 {
+		t.Errorf("observed events: session %d, report %d + %d of %d calls; want 3, 2 + 1 of 7", a.ObservedEvents, rep.ObservedResends, rep.ObservedKept, rep.ObservedCalls)
 	}
 	if r := rep.Recorded; !near(r.RecordedUSD, 3) || !near(r.ReplayUSD, 3.095) || !near(r.TotalErrorPct, 0.095/3*100) || !near(r.Within2Pct, 0.5) || !near(r.Within5Pct, 1) {
 		t.Errorf("recorded stats %+v", r)

@@ -31,6 +31,11 @@ type Fidelity struct {
 	OpenLoopMdAPE float64 `json:"open_loop_prompt_mdape_pct"`
 	OpenLoopP90   float64 `json:"open_loop_prompt_p90_ape_pct"`
 	OpenLoopCalls int     `json:"open_loop_calls"`
+	// ObservedResends and ObservedKept count the calls whose bill the
+	// replay followed (sim.DetailObservedResend, sim.DetailObservedKept):
+	// nonzero only for the replays that honour observed events.
+	ObservedResends int `json:"observed_resends"`
+	ObservedKept    int `json:"observed_kept"`
 }
 
 // Options tune Summarize. The zero value is ready to use.
@@ -272,6 +277,7 @@ func Summarize(trace, policy string, recs []sim.Record, opts Options) RunSummary
 		turns               []int
 		verbatim            *float64
 		readMatch           int
+		resends, kept       int
 		misses              = map[string]*MissStat{}
 		apes                []float64
 		haveOpenLoop        bool
@@ -335,6 +341,12 @@ func Summarize(trace, policy string, recs []sim.Record, opts Options) RunSummary
 			if d := math.Abs(float64(r.Usage.CacheRead - r.Recorded.CacheRead)); d <= 0.05*float64(r.Recorded.CacheRead) {
 				readMatch++
 			}
+			if v, _ := r.DetailValue(sim.DetailObservedResend); v > 0 {
+				resends++
+			}
+			if v, _ := r.DetailValue(sim.DetailObservedKept); v > 0 {
+				kept++
+			}
 			for _, e := range r.Estimates {
 				if e.Name != sim.EstimateOpenLoop {
 					continue
@@ -370,7 +382,8 @@ func Summarize(trace, policy string, recs []sim.Record, opts Options) RunSummary
 			CacheWritePct: pctErr(float64(simOnRec.Writes()), float64(recTokens.Writes())),
 		}
 		if haveOpenLoop || s.Policy == sim.RecordedObservedName {
-			f := &Fidelity{Calls: nRec, CostPct: s.Error.CostPct, ReadMatchPct: 100 * float64(readMatch) / float64(nRec), OpenLoopCalls: len(apes)}
+			f := &Fidelity{Calls: nRec, CostPct: s.Error.CostPct, ReadMatchPct: 100 * float64(readMatch) / float64(nRec), OpenLoopCalls: len(apes),
+				ObservedResends: resends, ObservedKept: kept}
 			if len(apes) > 0 {
 				slices.Sort(apes)
 				f.OpenLoopMdAPE = quantile(apes, 0.5)

@@ -854,6 +854,9 @@ func (r *run) attempt(e *traces.Event, idx int, stall time.Duration) (apiErr, er
 		within := !r.recEnd.IsZero() && e.Time.Sub(r.recEnd) < r.ttl.Duration()
 		req.ReadLimit, req.Limited = r.cal.ReadLimit(idx, e, req, r.view, within)
 		req.KeepAlive, req.KeptAlive = r.cal.KeepAlive(idx, e, req, r.view, within)
+		if req.Limited {
+			rec.Detail = append(rec.Detail, compact.KV{Key: string(DetailObservedResend), Value: 1})
+		}
 	}
 	req.Freeze()
 	rec.Breakpoints = len(req.Breakpoints)
@@ -882,6 +885,9 @@ func (r *run) attempt(e *traces.Event, idx int, stall time.Duration) (apiErr, er
 		}
 		rec.Usage = resp.Usage
 		rec.CostUSD = r.price.Cost(resp.Usage)
+		if resp.KeptAlive {
+			rec.Detail = append(rec.Detail, compact.KV{Key: string(DetailObservedKept), Value: 1})
+		}
 		rec.Prompt = int(resp.Usage.Prompt())
 		rec.TTFTMS = resp.TTFT.Milliseconds()
 		rec.LatencyMS = resp.Latency().Milliseconds()

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -42,8 +43,10 @@ func observedSession() *traces.Session {
 func TestObservedReads(t *testing.T) {
 	memo := estimate.NewMemo(bytesTok{})
 	s := observedSession()
+	var details []string
 	reads := func(pol *Policy, cal func(*traces.Session) *Calibrator) []int64 {
 		t.Helper()
+		details = details[:0]
 		prov := provider.NewAnthropic(provider.AnthropicOptions{Common: provider.Common{Prices: testOpts().Prices}})
 		opts := Options{Prices: testOpts().Prices, Count: memo.CountHash, Calibrate: cal}
 		res, err := Run(context.Background(), s, pol, prov, opts)
@@ -52,6 +55,13 @@ func TestObservedReads(t *testing.T) {
 		for _, r := range res.Records {
 			if r.Kind == KindCall {
 				out = append(out, r.Usage.CacheRead)
+				d := ""
+				for _, kv := range r.Detail {
+					if kv.Key == string(DetailObservedResend) || kv.Key == string(DetailObservedKept) {
+						d += kv.Key
+					}
+				}
+				details = append(details, d)
 			}
 		}
 		return out
@@ -76,6 +86,9 @@ func TestObservedReads(t *testing.T) {
 	// prior sizes it: within a few percent of the 5,000 the bill reads.
 	if obs[2] < 4700 || obs[2] > 5100 {
 		t.Errorf("observing replay, call 3 read %d, want about the billed 5,000 (the floor)", obs[2])
+	}
+	if want := []string{"", string(DetailObservedKept), string(DetailObservedResend)}; !slices.Equal(details, want) {
+		t.Errorf("call details %q, want %q: each followed bill is marked", details, want)
 	}
 	if n := anchored.Resends(); n != 1 {
 		t.Errorf("%d re-sends recorded, want 1", n)

@@ -98,6 +98,14 @@ const (
 	// DetailFitPrefix, on a call record of the recorded policy, is 1 when
 	// the call was among those the open-loop calibration was fitted on.
 	DetailFitPrefix DetailKey = "fit_prefix"
+	// DetailObservedResend and DetailObservedKept, on a call record of a
+	// policy that honours observed events (recorded-observed and its
+	// frozen variants), are 1 when the call's bill was followed: a re-send
+	// the transcript does not explain (prompt.Request.ReadLimit), or a read
+	// kept alive past the TTL (prompt.Request.KeepAlive). They say how much
+	// of that replay's fit comes from reading the bill.
+	DetailObservedResend DetailKey = "observed_resend"
+	DetailObservedKept   DetailKey = "observed_kept"
 )
 
 // EstimateOpenLoop names the open-loop prediction of a recorded call's

@@ -211,6 +211,7 @@ func fidelitySummary(rep report.FidelityReport) *report.Table {
 	row("recorded", rep.Recorded)
 	row("observed", rep.Observed)
 	t.Notes = append(t.Notes, fmt.Sprintf("call-weighted read match %.1f%%; open-loop prompt error, median over sessions %.2f%%.", rep.ReadMatchPct, rep.OpenLoopMdAPE))
+	t.Notes = append(t.Notes, fmt.Sprintf("observed followed the bill on %d of %d calls: %d re-sends, %d reads past the TTL.", rep.ObservedResends+rep.ObservedKept, rep.ObservedCalls, rep.ObservedResends, rep.ObservedKept))
 	for _, s := range rep.Skipped {
 		t.Notes = append(t.Notes, "skipped: "+s)
 	}

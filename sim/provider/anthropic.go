@@ -153,6 +153,7 @@ func (a *Anthropic) Send(now time.Time, req *prompt.Request) (Response, error) {
 		e, ok := c.entries[prev.bp.chain]
 		prevLive = ok && e.live(now)
 	}
+	revived := false
 	if req.KeptAlive && req.KeepAlive >= 0 && req.KeepAlive < len(req.Blocks) {
 		// An observed read past the TTL: the entry was alive, whatever
 		// this replay sent, and so were the entries of this request's
@@ -163,6 +164,7 @@ func (a *Anthropic) Send(now time.Time, req *prompt.Request) (Response, error) {
 			k := v.Chain(b)
 			if e, ok := c.entries[k]; !ok || !e.live(now) {
 				c.entries[k] = Entry{Ready: now, Expires: now.Add(time.Nanosecond), TTL: prompt.TTL5m}
+				revived = true
 			}
 		}
 		for _, bp := range bps {
@@ -179,7 +181,7 @@ func (a *Anthropic) Send(now time.Time, req *prompt.Request) (Response, error) {
 	o := AnthropicStep(now, &v, v.total, req.Output, bps, limit, c.price.MinCacheable, c.lat, c.entries)
 	miss := a.attribute(&v, req, prevLive, o.Hit, o.Last, bps, c.price.MinCacheable)
 	c.sweep(now)
-	return Response{Usage: o.Usage, TTFT: o.TTFT, Decode: o.Decode, Wire: WireUsage{ClearedInputTokens: int64(req.Total - v.total)}, Miss: miss}, nil
+	return Response{Usage: o.Usage, TTFT: o.TTFT, Decode: o.Decode, Wire: WireUsage{ClearedInputTokens: int64(req.Total - v.total)}, Miss: miss, KeptAlive: revived}, nil
 }
 
 // A Prefix is a prompt as the cache sees it: the hash chain and the

@@ -33,6 +33,9 @@ type Response struct {
 	// Miss says why the call did not read what the conversation's previous
 	// call cached, when it did not.
 	Miss Miss
+	// KeptAlive is true when the request's KeepAlive observation made
+	// live a prefix this provider had let expire (or never had).
+	KeptAlive bool
 }
 
 // implicitResponse is the response of a provider that caches without
