@@ -1,0 +1,127 @@
+package usage
+
+import (
+	"context"
+	"io"
+	"path/filepath"
+
+	"github.com/ctxsim/ctxsim/traces"
+	"github.com/ctxsim/ctxsim/traces/claudecode"
+	"github.com/ctxsim/ctxsim/traces/formats"
+	"github.com/ctxsim/ctxsim/traces/hermes"
+)
+
+// Load reads the billed calls of the sessions at paths (files or trees;
+// "-" is stdin): Claude Code logs on disk by claudecode.ScanUsage, which
+// decodes only the lines carrying usage, everything else through the
+// importers. from forces a format by name ("" detects it). A session seen
+// twice counts once, with a warning.
+func Load(ctx context.Context, paths []string, from string, stdin io.Reader) ([]Session, *traces.Warnings, error) {
+	ws := &traces.Warnings{}
+	var ccPaths []string
+	var out []Session
+	seen := map[string]bool{}
+	paths, err := splitMixed(ctx, paths, from, stdin)
+	if err != nil {
+		return nil, ws, err
+	}
+	for _, p := range paths {
+		in, err := traces.PathInput(p, stdin)
+		if err != nil {
+			return nil, ws, err
+		}
+		imp, err := traces.Detect(ctx, in, formats.All())
+		if from != "" {
+			imp, err = traces.Lookup(formats.All(), from)
+		}
+		if err != nil {
+			return nil, ws, err
+		}
+		if imp == formats.ClaudeCode && p != "-" {
+			ccPaths = append(ccPaths, p)
+			continue
+		}
+		ss, w, err := imp.Import(ctx, in)
+		if err != nil {
+			return nil, ws, err
+		}
+		ws.Merge(w)
+		for _, s := range ss {
+			if seen[s.ID] {
+				ws.AddPlace(s.ID, traces.WarnDupSession) // counted once
+				continue
+			}
+			seen[s.ID] = true
+			cs := Session{ID: s.ID, Parent: s.Parent, Start: s.Start(), Project: filepath.Base(filepath.Clean(p)), File: p}
+			for i := range s.Events {
+				ev := &s.Events[i]
+				if ev.Kind == traces.Assistant && ev.Usage != nil {
+					m := ev.Model
+					if m == "" {
+						m = s.Model
+					}
+					cs.Calls = append(cs.Calls, SessionCall{At: ev.Time, Model: m, Usage: *ev.Usage})
+				}
+			}
+			if len(cs.Calls) == 0 {
+				// hermes' state.db keeps per-session totals, not per call.
+				if u, n, ok := hermes.Totals(s); ok && u.Prompt()+u.Output > 0 {
+					cs.Calls = append(cs.Calls, SessionCall{At: s.Start(), Model: s.Model, Usage: u, Requests: int(max(n, 1))})
+				}
+			}
+			if len(cs.Calls) > 0 {
+				out = append(out, cs)
+			}
+		}
+	}
+	if len(ccPaths) > 0 {
+		ss, w, err := ScanClaudeCode(ccPaths...)
+		if err != nil {
+			return nil, ws, err
+		}
+		ws.Merge(w)
+		out = append(out, ss...)
+	}
+	return out, ws, nil
+}
+
+// splitMixed replaces each directory holding logs of several formats (a
+// corpus of Claude Code logs and Codex rollouts) by its files, so that each
+// is read in its own format; without it the whole tree was read in the
+// format of its first file. A forced format (from) keeps the paths as
+// given.
+func splitMixed(ctx context.Context, paths []string, from string, stdin io.Reader) ([]string, error) {
+	if from != "" {
+		return paths, nil
+	}
+	var out []string
+	for _, p := range paths {
+		files, mixed, err := traces.MixedFiles(ctx, p, stdin, formats.All())
+		if err != nil {
+			return nil, err
+		}
+		if mixed {
+			out = append(out, files...)
+		} else {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// ScanClaudeCode is claudecode.ScanUsage of the files or trees as Sessions.
+func ScanClaudeCode(paths ...string) ([]Session, *traces.Warnings, error) {
+	us, w, err := claudecode.ScanUsage(paths...)
+	if err != nil {
+		return nil, w, err
+	}
+	var out []Session
+	for _, u := range us {
+		cs := Session{ID: u.ID, Parent: u.Parent, Start: u.Start, Project: ProjectOf(u.File), File: u.File}
+		for _, c := range u.Calls {
+			cs.Calls = append(cs.Calls, SessionCall{At: c.Time, Model: c.Model, Usage: c.Usage})
+		}
+		out = append(out, cs)
+	}
+	return out, w, nil
+}

@@ -1,0 +1,59 @@
+package usage
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ctxsim/ctxsim/pricing"
+	"github.com/ctxsim/ctxsim/traces"
+)
+
+// A subagent's calls count in its root session in the groups, and under
+// its own row, indented below its parent, in the session tree; a parent
+// cycle stops instead of looping; an unpriced model costs $0 with one
+// warning per call.
+func TestCostOfTree(t *testing.T) {
+	u := traces.Usage{Input: 1000, Output: 10}
+	ss := []Session{
+		{ID: "root", Start: at("2026-01-01T10:00:00Z"), File: "root.jsonl",
+			Calls: []SessionCall{{At: at("2026-01-01T10:00:00Z"), Model: "claude-opus-4-6", Usage: u}}},
+		{ID: "root.sub", Parent: "root", Start: at("2026-01-01T10:01:00Z"), File: "sub.jsonl",
+			Calls: []SessionCall{{At: at("2026-01-01T10:01:00Z"), Model: "claude-opus-4-6", Usage: u}, {At: at("2026-01-01T10:02:00Z"), Model: "no-such-model", Usage: u}}},
+		{ID: "a", Parent: "b", Start: at("2026-01-02T10:00:00Z"), Calls: []SessionCall{{At: at("2026-01-02T10:00:00Z"), Model: "claude-opus-4-6", Usage: u}}},
+		{ID: "b", Parent: "a", Start: at("2026-01-02T10:00:00Z"), Calls: []SessionCall{{At: at("2026-01-02T10:00:00Z"), Model: "claude-opus-4-6", Usage: u}}},
+	}
+	ws := &traces.Warnings{}
+	rep := CostOf(ss, pricing.Default(), Options{By: BySession, Loc: time.UTC}, ws)
+	require.Equal(t, 5, rep.Totals.Requests)
+	require.Len(t, rep.Unpriced, 1)
+	require.Equal(t, "no-such-model", rep.Unpriced[0].Model)
+	list := ws.List()
+	require.Len(t, list, 1)
+	require.Equal(t, 1, list[0].Count)
+	// Unpriced names the grouped (root) session: the warning points at its file.
+	require.Contains(t, list[0].First, "root.jsonl")
+
+	var ids []string
+	for _, g := range rep.Groups {
+		ids = append(ids, g.Key)
+	}
+	require.NotContains(t, ids, "root.sub", "a subagent's calls count in its root")
+
+	require.NotEmpty(t, rep.Sessions)
+	require.Equal(t, "root", rep.Sessions[0].ID)
+	require.Len(t, rep.Sessions[0].Children, 1)
+	child := rep.Sessions[0].Children[0]
+	require.Equal(t, "root.sub", child.ID)
+	require.Equal(t, 2, child.Requests)
+	require.Equal(t, "claude-opus-4-6", child.Model, "the model of the session's first call")
+	require.Equal(t, 1, rep.Sessions[0].Requests, "a parent's row holds its own calls")
+}
+
+func TestProjectOf(t *testing.T) {
+	require.Equal(t, "-home-me-proj", ProjectOf("/x/.claude/projects/-home-me-proj/s.jsonl"))
+	require.Equal(t, "-home-me-proj", ProjectOf("/x/.claude/projects/-home-me-proj/s/subagents/a.jsonl"))
+	require.Equal(t, "logs", ProjectOf("/x/logs/s.jsonl"))
+	require.Equal(t, "logs", ProjectOf("/x/logs/s/subagents/a.jsonl"))
+}
