@@ -12,6 +12,7 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 
+	"github.com/ctxsim/ctxsim/internal/storyargs"
 	"github.com/ctxsim/ctxsim/policies"
 	"github.com/ctxsim/ctxsim/policies/compact"
 	"github.com/ctxsim/ctxsim/policies/estimate"
@@ -70,36 +71,16 @@ type story struct {
 
 var storyT0 = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 
-func storyArgs(d *datadriven.TestData) map[string][]string {
-	m := map[string][]string{}
-	for _, a := range d.CmdArgs {
-		m[a.Key] = a.Vals
-	}
-	return m
-}
+// The story arguments parse as policies/compact's scenarios' do
+// (internal/storyargs).
+var storyArgs = storyargs.Lists
 
 func (st *story) int(t *testing.T, a map[string][]string, k string, def int) int {
-	v, ok := a[k]
-	if !ok {
-		return def
-	}
-	n, err := strconv.Atoi(v[0])
-	if err != nil {
-		t.Fatalf("%s=%v: %v", k, v, err)
-	}
-	return n
+	return storyargs.Int(t, a, k, def)
 }
 
 func (st *story) at(t *testing.T, a map[string][]string) time.Time {
-	v, ok := a["at"]
-	if !ok {
-		t.Fatalf("want at=DURATION")
-	}
-	d, err := time.ParseDuration(v[0])
-	if err != nil {
-		t.Fatalf("at=%s: %v", v[0], err)
-	}
-	return storyT0.Add(d)
+	return storyT0.Add(storyargs.Duration(t, a, "at"))
 }
 
 // block is a fresh opaque block of n tokens: distinct blocks never share a

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 
+	"github.com/ctxsim/ctxsim/internal/storyargs"
 	"github.com/ctxsim/ctxsim/policies"
 	"github.com/ctxsim/ctxsim/policies/compact"
 	"github.com/ctxsim/ctxsim/policies/estimate"
@@ -65,32 +66,15 @@ type scenario struct {
 	out     strings.Builder
 }
 
-func args(d *datadriven.TestData) map[string]string {
-	m := map[string]string{}
-	for _, a := range d.CmdArgs {
-		m[a.Key] = strings.Join(a.Vals, ",")
-	}
-	return m
-}
+// The story arguments parse as the sim stories' do (internal/storyargs).
+var args = storyargs.Joined
 
 func intArg(t testing.TB, a map[string]string, k string, def int) int {
-	s, ok := a[k]
-	if !ok {
-		return def
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		t.Fatalf("%s=%q: %v", k, s, err)
-	}
-	return n
+	return storyargs.Int(t, a, k, def)
 }
 
 func durArg(t testing.TB, a map[string]string, k string) time.Duration {
-	d, err := time.ParseDuration(a[k])
-	if err != nil {
-		t.Fatalf("%s=%q: %v", k, a[k], err)
-	}
-	return d
+	return storyargs.Duration(t, a, k)
 }
 
 func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
