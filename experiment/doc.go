@@ -28,6 +28,15 @@
 // (seed, names of the cell), and the provider's from (seed, tenant), so
 // every policy meets the same provider (common random numbers).
 //
+// The commands' pieces are here too: ResolvePolicies, DefaultSpecs and
+// WhatifSpecs turn names into specs (a *SpecError is bad input); Each runs
+// cells past failures (*CellsFailed counts them); Outputs writes a run's
+// output set (records.jsonl, summary.json, report.html, runs.parquet,
+// records.parquet) and Labels names each run's tenant and workload;
+// ClampWarnings flags thresholds hermes would clamp; TierCosts and
+// HindsightGaps are breakeven's replays. Sharding a run is package shard's
+// (shard.Plan), which builds on these.
+//
 // # Aggregation
 //
 // report.Pivot sums runs into rows × columns and owns the one rule for "best":
@@ -42,7 +51,8 @@
 // synced) to an io.Writer as soon as it finishes, so an interrupted sweep
 // resumes (ReadJournal, CompleteCells, Resume) without running a finished
 // cell again. A sweep's Identity hashes every input that changes a result,
-// so a resume can refuse another sweep's journal and say what differs. A
-// journal write that fails stops the sweep: results that cannot be saved
-// are not computed.
+// so a resume can refuse another sweep's journal and say what differs.
+// OpenJournal keeps one in a directory (sweep.json beside cells.jsonl),
+// rewriting a torn tail away before a resume appends. A journal write that
+// fails stops the sweep: results that cannot be saved are not computed.
 package experiment

@@ -11,6 +11,7 @@ import (
 	"github.com/ctxsim/ctxsim/policies/compact"
 	"github.com/ctxsim/ctxsim/policies/estimate"
 	"github.com/ctxsim/ctxsim/policies/estimate/tiktoken"
+	"github.com/ctxsim/ctxsim/policies/estimate/tokcache"
 	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/sim"
 	"github.com/ctxsim/ctxsim/sim/provider"
@@ -208,4 +209,30 @@ func (st *Setup) build(p Spec) (*sim.Policy, string, error) {
 		}
 	}
 	return pol, p.Config.SummaryModel, nil
+}
+
+// OwnMemo gives st a token memo of its own over o200k_base (wrapped by
+// wrap, when set: the seam tests count tokenizer calls through), backed by
+// the persistent count cache in dir when dir is set (package tokcache).
+// flush writes the cache and returns its warnings; call it once the runs
+// are done. The process-wide memo may already serve another cache or
+// tokenizer, hence a memo of its own.
+func (st *Setup) OwnMemo(dir string, wrap func(estimate.Tokenizer) estimate.Tokenizer) (flush func() []string, err error) {
+	var tok estimate.Tokenizer
+	if tok, err = tiktoken.Get("o200k_base"); err != nil {
+		return nil, err
+	}
+	if wrap != nil {
+		tok = wrap(tok)
+	}
+	st.Memo = estimate.NewMemo(tok)
+	if dir == "" {
+		return func() []string { return nil }, nil
+	}
+	c := tokcache.Open(dir, tok.Name(), tokcache.Options{})
+	st.Memo.SetStore(c)
+	return func() []string {
+		c.Flush()
+		return c.Warnings()
+	}, nil
 }

@@ -38,6 +38,13 @@
 // cost table and heatmaps) and NewWhatif are drawn from it. WriteDir
 // writes a comparison's records.jsonl, summary.json and report.html.
 //
+// The CLI's other outputs render here too, from values other packages
+// compute: WriteCost (usage.Cost), a FidelityReport's WorstTable and
+// SummaryTable, Schedule and ScheduleTable (a run beside its hindsight
+// optimum), a SweepGrid's table and matrix, the policy listings
+// (WritePresets, WritePolicy, WritePolicyKeys) and native trace sets
+// (WriteNativeSet, WriteWritten). WriteJSON is every command's JSON.
+//
 // For CI, Check(baseline, current, tolerances) compares every cell metric by
 // metric, direction-aware; CheckReport.Failed says whether to fail the job
 // and WriteMarkdownSummary writes a job summary.

@@ -29,5 +29,15 @@
 // then Fill reads in full those of the tenants the shard owns, so a shard's
 // memory is its own tenants', not the fleet's.
 //
+// A sharded replay runs through a Plan: NewPlan keeps the cells the shard
+// owns (TenantUnit or CellUnit names a cell's unit), each with its place in
+// the unsharded run; Plan.Run replays them (experiment.Setup.Each) and
+// keeps each finished cell as a part; WritePart writes the parts and then
+// the manifest (NewManifest, with Inputs' hashes), which marks the shard
+// complete. Labels and Merged.Outputs turn merged cells back into the
+// run's experiment.Outputs. A sharded cost run splits Claude Code log
+// trees by project directory instead (CostProjects, ScanCost, CostCells,
+// MergeWarnings).
+//
 // Nothing here reads flags or the clock; the command passes them in.
 package shard

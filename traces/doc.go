@@ -21,4 +21,6 @@
 // full specification. Reader reads it like bufio.Scanner and stops at the
 // first bad line with a *SyntaxError ("file:line: reason"); WriteSession
 // writes it canonically, so read-then-write reproduces the bytes.
+// CheckFiles lints native trace files given together (Validate, and the
+// parent/children links between them).
 package traces

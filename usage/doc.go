@@ -30,6 +30,12 @@
 // know costs $0 and is listed in Report.Unpriced with the sessions that
 // used it; it never stops the others from being priced.
 //
+// The cost report of recorded sessions (ctxsim cost) is built here too:
+// Load reads sessions' billed calls (Claude Code logs by the fast
+// claudecode.ScanUsage, every other format through its importer), and
+// CostOf groups them, subagents in their root session, with BySession's
+// tree of sessions and subagents; report.WriteCost renders it.
+//
 // Calls without a timestamp (a hermes state.db keeps none per call) are
 // grouped under "(no time)" by day, week, month and block, and dropped by
 // Since/Until.

@@ -1,15 +1,13 @@
 package main
 
 import (
-	"math"
-	"time"
+	"fmt"
 
 	"github.com/spf13/pflag"
 
 	"github.com/ctxsim/ctxsim/experiment"
 	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/report"
-	"github.com/ctxsim/ctxsim/sim/hindsight"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
@@ -122,72 +120,29 @@ Examples:
 	})
 }
 
-// replayTiers prices each recorded root session under whatif's ttl-5m and
-// ttl-1h variants, as one account, and makes those the report's tier costs.
+// replayTiers makes whatif's ttl-5m and ttl-1h replays of the recorded
+// sessions the report's tier costs (experiment.Setup.TierCosts).
 func replayTiers(e *env, rep *report.BreakevenReport, sessions []*traces.Session, prices string) error {
-	var recorded []*traces.Session
-	for _, s := range sessions {
-		s.Tenant = "breakeven"
-		recorded = append(recorded, s)
-	}
-	tenants := experiment.Tenants(recorded)
-	if len(tenants) == 0 || !tenants[0].HasRecorded() {
-		return nil
-	}
 	sf := simFlags{prices: prices, provider: "auto", seed: 1, jobs: 1, noHindsight: true}
 	st, err := sf.setup(e)
 	if err != nil {
 		return err
 	}
-	var specs []experiment.Spec
-	for _, n := range []string{"ttl-5m", "ttl-1h"} {
-		v, _ := experiment.LookupVariant(n)
-		specs = append(specs, v.Spec())
+	c5, c1, ok, err := st.TierCosts(e.ctx, sessions)
+	if ok {
+		rep.SetReplayCosts(c5, c1)
 	}
-	st.Memo.Warm(recorded)
-	cells, err := st.Cells(tenants, specs)
-	if err != nil {
-		return err
-	}
-	cost := map[string]map[string]float64{"ttl-5m": {}, "ttl-1h": {}}
-	err = st.Run(e.ctx, cells, 0, func(c *experiment.Cell) error {
-		if c.Err != nil {
-			return c.Err
-		}
-		for _, r := range c.Result.Runs {
-			cost[c.Spec.Name][r.Trace] = r.CostUSD
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	rep.SetReplayCosts(cost["ttl-5m"], cost["ttl-1h"])
-	return nil
+	return err
 }
 
-// addHindsightGaps replays the sessions with recorded usage under the
-// recorded policy on the Anthropic provider and lists, per idle gap over 5
-// minutes, what the hindsight optimum of the replay's requests chose
-// across it.
+// addHindsightGaps adds what the hindsight optimum chose across each idle
+// gap (experiment.HindsightGaps), with a progress bar on stderr.
 func addHindsightGaps(e *env, rep *report.BreakevenReport, ss []*traces.Session, card *pricing.Card) error {
-	st, err := experiment.NewSetup(card, "anthropic", 1)
-	if err != nil {
-		return err
-	}
-	st.Hindsight = true
-	st.Memo.Warm(ss)
-	cells, err := st.Cells(experiment.Tenants(ss), []experiment.Spec{experiment.Recorded()})
-	if err != nil {
-		return err
-	}
-	return runCells(e, st, cells, 0, nil, func(c *experiment.Cell) {
-		if c.Result.Hindsight == nil {
-			return
-		}
-		for _, g := range hindsight.Gaps(c.Result.Tape, c.Result.Hindsight, 5*time.Minute) {
-			rep.Gaps = append(rep.Gaps, report.HindsightGap{Session: g.Key, At: g.At.UTC().Format(time.RFC3339), IdleMin: math.Round(g.Idle.Minutes()*10) / 10,
-				Choice: g.Choice, Read: g.Read, PolicyRead: g.PolicyRead})
-		}
+	bar := newProgress(e.stderr, len(experiment.Tenants(ss)))
+	defer bar.Finish()
+	gaps, err := experiment.HindsightGaps(e.ctx, card, ss, func(*experiment.Cell) { bar.Add(1) }, func(c *experiment.Cell) {
+		fmt.Fprintf(e.stderr, "ctxsim: cell %s: %v\n", c.Key(), c.Err)
 	})
+	rep.Gaps = append(rep.Gaps, gaps...)
+	return err
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/ctxsim/ctxsim/experiment"
 	"github.com/ctxsim/ctxsim/policies/estimate"
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/traces"
@@ -199,6 +200,7 @@ func runEnv(e *env, args []string) int {
 	}
 	e.atExit = nil
 	var ue *usageError
+	var se *experiment.SpecError
 	var re *regressionError
 	var nr nothingToReplay
 	switch {
@@ -210,7 +212,7 @@ func runEnv(e *env, args []string) int {
 	case errors.As(err, &nr) && e.failed == 0:
 		fmt.Fprintf(stderr, "ctxsim %s: %v\n", c.name, nr)
 		return exitOK
-	case errors.As(err, &ue):
+	case errors.As(err, &ue) || errors.As(err, &se):
 		fmt.Fprintf(stderr, "ctxsim %s: %v\n(see ctxsim %s --help)\n", c.name, err, c.name)
 		return exitUsage
 	case errors.As(err, &re):

@@ -1,23 +1,13 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"runtime"
 
 	"github.com/spf13/pflag"
 
 	"github.com/ctxsim/ctxsim/experiment"
-	"github.com/ctxsim/ctxsim/policies"
-	"github.com/ctxsim/ctxsim/policies/estimate"
-	"github.com/ctxsim/ctxsim/policies/estimate/tiktoken"
-	"github.com/ctxsim/ctxsim/policies/estimate/tokcache"
-	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/report"
-	"github.com/ctxsim/ctxsim/report/columnar"
 	"github.com/ctxsim/ctxsim/shard"
 	"github.com/ctxsim/ctxsim/sim"
 	"github.com/ctxsim/ctxsim/sim/provider"
@@ -164,26 +154,15 @@ func (f *simFlags) setup(e *env) (*experiment.Setup, error) {
 	if dir == "" && e.tokenizer == nil {
 		return st, nil // the process-wide memo, no store
 	}
-	// A memo of its own: the process-wide one may already serve another
-	// store or tokenizer (tests run commands in one process).
-	var tok estimate.Tokenizer
-	if tok, err = tiktoken.Get("o200k_base"); err != nil {
+	flush, err := st.OwnMemo(dir, e.tokenizer)
+	if err != nil {
 		return nil, err
 	}
-	if e.tokenizer != nil {
-		tok = e.tokenizer(tok)
-	}
-	st.Memo = estimate.NewMemo(tok)
-	if dir != "" {
-		c := tokcache.Open(dir, tok.Name(), tokcache.Options{})
-		st.Memo.SetStore(c)
-		e.atExit = append(e.atExit, func() {
-			c.Flush()
-			for _, w := range c.Warnings() {
-				fmt.Fprintf(e.stderr, "ctxsim: warning: %s\n", w)
-			}
-		})
-	}
+	e.atExit = append(e.atExit, func() {
+		for _, w := range flush() {
+			fmt.Fprintf(e.stderr, "ctxsim: warning: %s\n", w)
+		}
+	})
 	return st, nil
 }
 
@@ -208,51 +187,6 @@ type outFlags struct {
 func (o *outFlags) add(fs *pflag.FlagSet) {
 	o.formatFlags.add(fs, "print summary.json to stdout (same as --format json)")
 	fs.StringVarP(&o.out, "out", "o", "", "directory to write records.jsonl, summary.json and report.html to")
-}
-
-// runCells replays cells on jobs workers with a progress bar on stderr;
-// emit sees the cells that ran, in cell order. A cell that fails is named
-// on stderr and left out, and counted in the error returned at the end;
-// the others' results stand.
-func runCells(e *env, st *experiment.Setup, cells []*experiment.Cell, jobs int, journal *experiment.Journal, emit func(*experiment.Cell)) error {
-	todo := 0
-	for _, c := range cells {
-		if c.Result == nil {
-			todo++
-		}
-	}
-	bar := newProgress(e.stderr, todo)
-	failed := 0
-	err := st.Sweep(e.ctx, cells, jobs, journal, func(c *experiment.Cell) error {
-		bar.Add(1)
-		if c.Err != nil {
-			failed++
-			fmt.Fprintf(e.stderr, "ctxsim: cell %s: %v\n", c.Key(), c.Err)
-			return nil
-		}
-		emit(c)
-		return nil
-	})
-	bar.Finish()
-	if err == nil && failed > 0 {
-		err = &cellsFailed{failed, len(cells)}
-	}
-	return err
-}
-
-// cellsFailed is runCells' error when some cells failed and the rest ran.
-type cellsFailed struct{ n, of int }
-
-func (e *cellsFailed) Error() string {
-	return fmt.Sprintf("%d of %d cells failed (see above)", e.n, e.of)
-}
-
-func defaultPolicySpecs(sets []string) ([]experiment.Spec, error) {
-	names := append(policies.PresetNames(), sim.RecordedName)
-	if len(sets) > 0 {
-		names = names[:len(names)-1]
-	}
-	return resolvePolicies(names, sets)
 }
 
 func init() {
@@ -319,9 +253,9 @@ func runCompare(e *env, fs *pflag.FlagSet, wf *workloadFlags, sf *simFlags, of *
 	}
 	var specs []experiment.Spec
 	if len(sf.policies) == 0 {
-		specs, err = defaultPolicySpecs(sf.sets)
+		specs, err = experiment.DefaultSpecs(sf.sets)
 	} else {
-		specs, err = resolvePolicies(sf.policies, sf.sets)
+		specs, err = experiment.ResolvePolicies(sf.policies, sf.sets)
 	}
 	if err != nil {
 		return err
@@ -333,7 +267,7 @@ func runCompare(e *env, fs *pflag.FlagSet, wf *workloadFlags, sf *simFlags, of *
 		if err != nil {
 			return err
 		}
-		if m, err = manifest(fs, "compare", sf.seed, in, compareRender{Policies: specNames(specs), Suite: suite, Detail: detail}); err != nil {
+		if m, err = manifest(fs, "compare", sf.seed, in, compareRender{Policies: experiment.SpecNames(specs), Suite: suite, Detail: detail}); err != nil {
 			return err
 		}
 	}
@@ -342,23 +276,23 @@ func runCompare(e *env, fs *pflag.FlagSet, wf *workloadFlags, sf *simFlags, of *
 	if err != nil {
 		return err
 	}
-	for _, w := range clampWarnings(sf.sets, nil, rp.sessions, st.Prices) {
+	for _, w := range experiment.ClampWarnings(sf.sets, nil, rp.sessions, st.Prices) {
 		fmt.Fprintln(e.stderr, "warning: "+w)
 	}
 	wl := map[string]string{}
 	for _, s := range rp.sessions {
 		wl[s.ID] = experiment.Workload(s)
 	}
-	res := &results{title: "ctxsim compare", seed: st.Seed, runs: rp.runs, recs: rp.recs, labels: rp.labels, workloads: wl,
-		price: firstPrice(st, rp.recs), warnings: e.warn.List()}
-	if err := res.write(of.out, plots); err != nil {
+	res := &experiment.Outputs{Title: "ctxsim compare", Seed: st.Seed, Runs: rp.runs, Records: rp.recs, Labels: rp.labels, Workloads: wl,
+		Price: experiment.FirstPrice(st.Prices, rp.recs), Warnings: e.warn.List()}
+	if err := res.Write(of.out, plots); err != nil {
 		return err
 	}
-	if err := compareTable(e, format, res.runs, wl, specNames(specs), suite && !detail, res.warnings); err != nil {
+	if err := compareTable(e, format, res.Runs, wl, experiment.SpecNames(specs), suite && !detail, res.Warnings); err != nil {
 		return err
 	}
 	if cellErr == nil {
-		return sh.write(of.out, m, res.warnings)
+		return sh.write(of.out, m, res.Warnings)
 	}
 	return cellErr
 }
@@ -379,14 +313,6 @@ func compareTable(e *env, format report.Format, runs []report.RunSummary, wl map
 	return report.WriteRuns(e.stdout, format, runs, report.RunsOptions{Warnings: warnings})
 }
 
-func specNames(specs []experiment.Spec) []string {
-	names := make([]string, len(specs))
-	for i, sp := range specs {
-		names[i] = sp.Name
-	}
-	return names
-}
-
 // replayed is what replayAll returns: every session loaded, the runs sorted
 // by trace and policy order, the records when kept, and each run's tenant
 // and workload.
@@ -394,13 +320,13 @@ type replayed struct {
 	sessions []*traces.Session
 	runs     []report.RunSummary
 	recs     []sim.Record
-	labels   map[string]runLabel
+	labels   map[string]experiment.Label
 }
 
 // replayAll loads wf's sessions and replays each (tenant, policy) cell on
 // jobs workers; a shard (sh set and sharded) replays only the tenants it
 // owns. cellErr reports cells that failed (the others' results stand);
-// err, a failure before any cell ran.
+// err, a failure before any cell ran or one that stopped the run.
 func replayAll(e *env, wf *workloadFlags, st *experiment.Setup, seed uint64, jobs int, specs []experiment.Spec, keep bool, sh *shardFlags) (rp replayed, cellErr, err error) {
 	if rp.sessions, err = wf.load(e, seed); err != nil {
 		return rp, nil, err
@@ -409,160 +335,23 @@ func replayAll(e *env, wf *workloadFlags, st *experiment.Setup, seed uint64, job
 	if sh != nil {
 		sp = sh.sp
 	}
-	cells, order, err := shardCells(e, st, wf.stubs, experiment.Tenants(rp.sessions), specs, sp,
-		func(_ experiment.Spec, t experiment.Tenant) string { return t.Key })
+	plan, err := shard.NewPlan(e.ctx, st, wf.stubs, experiment.Tenants(rp.sessions), specs, sp, shard.TenantUnit)
 	if err != nil {
 		return rp, nil, err
 	}
 	st.Memo.Warm(rp.sessions)
-	rp.labels = labels(cells)
-	at := map[*experiment.Cell][]int{}
-	for i := range order {
-		at[cells[i]] = order[i]
-	}
-	var addErr error
-	cellErr = runCells(e, st, cells, jobs, nil, func(c *experiment.Cell) {
+	rp.labels = experiment.Labels(plan.Cells)
+	cellErr = runPlan(e, st, plan, jobs, nil, keep, sh, func(c *experiment.Cell) {
 		rp.runs = append(rp.runs, c.Result.Runs...)
-		n := 0
 		if keep {
 			rp.recs = append(rp.recs, c.Result.Records...)
-			n = len(c.Result.Records)
-		}
-		if sh != nil && addErr == nil {
-			addErr = sh.cell(at[c], c.Tenant.Key, c, st, n)
 		}
 	})
-	if failed := (*cellsFailed)(nil); cellErr != nil && !errors.As(cellErr, &failed) {
+	if stopped(cellErr) {
 		return rp, nil, cellErr // interrupted: no partial output
 	}
-	if addErr != nil {
-		return rp, nil, addErr
-	}
-	sortRuns(rp.runs, specs)
+	report.SortRuns(rp.runs, experiment.SpecNames(specs))
 	return rp, cellErr, nil
-}
-
-// sortRuns orders rows by trace, then by the order policies were given.
-func sortRuns(runs []report.RunSummary, specs []experiment.Spec) {
-	sortRunsBy(runs, specNames(specs))
-}
-
-func sortRunsBy(runs []report.RunSummary, policies []string) {
-	rank := map[string]int{}
-	for i, s := range policies {
-		rank[s] = i
-	}
-	sortStable(runs, func(a, b report.RunSummary) bool {
-		if a.Trace != b.Trace {
-			return a.Trace < b.Trace
-		}
-		return rank[a.Policy] < rank[b.Policy]
-	})
-}
-
-// A runLabel is a run's tenant and workload, for runs.parquet.
-type runLabel struct{ tenant, workload string }
-
-// labels names the tenant and workload of every root session of cells.
-func labels(cells []*experiment.Cell) map[string]runLabel {
-	out := map[string]runLabel{}
-	for _, c := range cells {
-		for _, r := range c.Tenant.Roots {
-			out[r.ID] = runLabel{c.Tenant.Key, experiment.Workload(r)}
-		}
-	}
-	return out
-}
-
-// results are what a replay command writes, from its own replays or merged
-// from shards: the same bytes either way.
-type results struct {
-	title  string
-	seed   uint64
-	runs   []report.RunSummary
-	recs   []sim.Record
-	labels map[string]runLabel
-	// workloads names each trace's workload in report.html (nil: the
-	// trace's own name).
-	workloads map[string]string
-	// price is the first call's, for report.html's break-even figures.
-	price *pricing.Price
-	// warnings are the input's, for summary.json.
-	warnings []traces.Warning
-}
-
-// write writes records.jsonl, summary.json, report.html, runs.parquet and
-// records.parquet to out as one set (report.WriteSetAtomic), and the
-// figures to plots.
-func (res *results) write(out, plots string) error {
-	if out != "" {
-		in := report.HTMLInput{Title: res.title, Subtitle: fmt.Sprintf("seed %d", res.seed), Runs: res.runs, Records: res.recs,
-			Price: res.price, Workloads: res.workloads, Warnings: res.warnings}
-		// One set: a report that fails to render must not leave new
-		// records beside an old report.
-		files := []report.SetFile{
-			{Name: "records.jsonl", Write: func(w io.Writer) error { return report.WriteRecords(w, res.recs) }},
-			{Name: "summary.json", Write: func(w io.Writer) error {
-				return report.WriteResults(w, report.Results{Runs: res.runs, Warnings: res.warnings})
-			}},
-			{Name: "report.html", Write: func(w io.Writer) error { return report.WriteHTML(w, in) }},
-		}
-		if err := report.WriteSetAtomic(out, append(files, parquetFiles(res.runs, res.labels, res.recs, true)...)); err != nil {
-			return err
-		}
-	}
-	if plots != "" {
-		if err := os.MkdirAll(plots, 0o755); err != nil {
-			return err
-		}
-		return report.WriteFigures(plots, report.RunFigures(res.recs))
-	}
-	return nil
-}
-
-// writeParquet writes runs.parquet (and records.parquet when withRecords)
-// to out; docs/parquet.md is the schema.
-func writeParquet(out string, runs []report.RunSummary, labels map[string]runLabel, recs []sim.Record, withRecords bool) error {
-	for _, f := range parquetFiles(runs, labels, recs, withRecords) {
-		if err := report.WriteFileAtomic(filepath.Join(out, f.Name), f.Write); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// parquetFiles are runs.parquet (and records.parquet when withRecords), as
-// files of an output set.
-func parquetFiles(runs []report.RunSummary, labels map[string]runLabel, recs []sim.Record, withRecords bool) []report.SetFile {
-	files := []report.SetFile{{Name: "runs.parquet", Write: func(w io.Writer) error {
-		rows := make([]columnar.Run, len(runs))
-		for i, r := range runs {
-			l := labels[r.Trace]
-			rows[i] = columnar.RunOf(r, l.tenant, l.workload)
-		}
-		return columnar.WriteRuns(w, rows)
-	}}}
-	if withRecords {
-		files = append(files, report.SetFile{Name: "records.parquet", Write: func(w io.Writer) error {
-			return columnar.WriteRecords(w, recs)
-		}})
-	}
-	return files
-}
-
-// firstPrice is the price of the first call's model, for the report's
-// break-even figures; nil when the rate card has none.
-func firstPrice(st *experiment.Setup, recs []sim.Record) *pricing.Price {
-	for _, r := range recs {
-		if r.Kind == sim.KindCall && r.Model != "" {
-			p, err := st.Prices.Lookup(r.Model)
-			if err != nil {
-				return nil
-			}
-			return &p
-		}
-	}
-	return nil
 }
 
 // suiteResults runs the embedded suite under the preset policies, as
@@ -575,7 +364,7 @@ func suiteResults(e *env) (report.Results, error) {
 	if err != nil {
 		return report.Results{}, err
 	}
-	specs, err := defaultPolicySpecs(nil)
+	specs, err := experiment.DefaultSpecs(nil)
 	if err != nil {
 		return report.Results{}, err
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -105,48 +104,26 @@ func runFidelity(e *env, fs *pflag.FlagSet, paths []string, from string, worst i
 	}
 	specs := []experiment.Spec{experiment.Recorded(), experiment.RecordedObserved()}
 	// A shard owns sessions (tenants); only the recorded ones replay.
-	cells, order, err := shardCells(e, st, stubs, experiment.Tenants(sessions), specs, sh.sp,
-		func(_ experiment.Spec, t experiment.Tenant) string { return t.Key })
+	plan, err := shard.NewPlan(e.ctx, st, stubs, experiment.Tenants(sessions), specs, sh.sp, shard.TenantUnit)
 	if err != nil {
 		return err
 	}
-	var keep []*experiment.Cell
-	var keepOrder [][]int
-	for i, c := range cells {
-		if c.Tenant.HasRecorded() {
-			keep = append(keep, c)
-			if order != nil {
-				keepOrder = append(keepOrder, order[i])
-			}
-		}
-	}
-	cells = keep
+	plan.Keep(func(c *experiment.Cell) bool { return c.Tenant.HasRecorded() })
+	cells := plan.Cells
 	if len(cells) == 0 && !sh.sp.Sharded() {
 		return noSessions(e, "no session under %s carries recorded usage", strings.Join(paths, ", "))
 	}
 	st.Memo.Warm(sessions)
-	at := map[*experiment.Cell][]int{}
-	for i := range keepOrder {
-		at[cells[i]] = keepOrder[i]
-	}
 	var rec, obs []report.RunSummary
-	var addErr error
-	cellErr := runCells(e, st, cells, sf.jobs, nil, func(c *experiment.Cell) {
+	cellErr := runPlan(e, st, plan, sf.jobs, nil, false, sh, func(c *experiment.Cell) {
 		if c.Spec.Name == experiment.RecordedObserved().Name {
 			obs = append(obs, c.Result.Runs...)
 		} else {
 			rec = append(rec, c.Result.Runs...)
 		}
-		if addErr == nil {
-			addErr = sh.cell(at[c], c.Tenant.Key, c, st, 0)
-		}
 	})
-	var failed *cellsFailed
-	if cellErr != nil && !errors.As(cellErr, &failed) {
+	if stopped(cellErr) {
 		return cellErr
-	}
-	if addErr != nil {
-		return addErr
 	}
 	var skipped []string
 	for _, c := range cells {
@@ -176,44 +153,8 @@ func fidelityPrint(e *env, format report.Format, rec, obs []report.RunSummary, s
 	if format == report.JSON {
 		return writeJSON(e.stdout, rep)
 	}
-	if err := fidelityTable(rep, worst).Write(e.stdout, format); err != nil {
+	if err := rep.WorstTable(worst).Write(e.stdout, format); err != nil {
 		return err
 	}
-	return fidelitySummary(rep).Write(e.stdout, format)
-}
-
-func fidelityTable(rep report.FidelityReport, worst int) *report.Table {
-	t := &report.Table{
-		Title:   "Worst sessions (recorded replay against the bill)",
-		Columns: []string{"session", "calls", "recorded $", "replay $", "error", "observed", "read match", "open loop", "cause"},
-		Right:   []bool{false, true, true, true, true, true, true, true, false},
-	}
-	for i, s := range rep.Sessions {
-		if worst > 0 && i == worst {
-			break
-		}
-		t.AddRow(s.Trace, fmt.Sprint(s.Calls), report.FormatUSD(s.RecordedUSD, 2), report.FormatUSD(s.ReplayUSD, 2), fmt.Sprintf("%+.2f%%", s.ErrorPct),
-			fmt.Sprintf("%+.2f%%", s.ObservedErrorPct), fmt.Sprintf("%.1f%%", s.ReadMatchPct), fmt.Sprintf("%.2f%%", s.OpenLoopMdAPE), s.Cause)
-	}
-	return t
-}
-
-func fidelitySummary(rep report.FidelityReport) *report.Table {
-	t := &report.Table{
-		Title:   fmt.Sprintf("Fidelity over %d sessions", len(rep.Sessions)),
-		Columns: []string{"replay", "recorded $", "replay $", "total error", "median |err|", "p90 |err|", "$-weighted", "within 2%", "within 5%"},
-		Right:   []bool{false, true, true, true, true, true, true, true, true},
-	}
-	row := func(name string, s report.FidelityStats) {
-		t.AddRow(name, report.FormatUSD(s.RecordedUSD, 2), report.FormatUSD(s.ReplayUSD, 2), fmt.Sprintf("%+.2f%%", s.TotalErrorPct), fmt.Sprintf("%.2f%%", s.MedianAbsPct),
-			fmt.Sprintf("%.2f%%", s.P90AbsPct), fmt.Sprintf("%.2f%%", s.DollarWeightedPct), fmt.Sprintf("%.0f%%", 100*s.Within2Pct), fmt.Sprintf("%.0f%%", 100*s.Within5Pct))
-	}
-	row("recorded", rep.Recorded)
-	row("observed", rep.Observed)
-	t.Notes = append(t.Notes, fmt.Sprintf("call-weighted read match %.1f%%; open-loop prompt error, median over sessions %.2f%%.", rep.ReadMatchPct, rep.OpenLoopMdAPE))
-	t.Notes = append(t.Notes, fmt.Sprintf("observed followed the bill on %d of %d calls: %d re-sends, %d reads past the TTL.", rep.ObservedResends+rep.ObservedKept, rep.ObservedCalls, rep.ObservedResends, rep.ObservedKept))
-	for _, s := range rep.Skipped {
-		t.Notes = append(t.Notes, "skipped: "+s)
-	}
-	return t
+	return rep.SummaryTable().Write(e.stdout, format)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -113,28 +112,14 @@ func listProfiles(e *env, asJSON bool) error {
 	return t.Write(e.stdout, report.Text)
 }
 
-// writeSessions writes ss as native traces under dir and says what it
-// wrote, with the warnings of the read that produced them; from names that
-// read's format, empty for generated sessions.
+// writeSessions writes ss as native traces under dir (report.WriteNativeSet)
+// and says what it wrote, with the warnings of the read that produced
+// them; from names that read's format, empty for generated sessions.
 func writeSessions(e *env, ss []*traces.Session, dir string, asJSON bool, from string, ws *traces.Warnings) error {
-	out, err := writeTraces(dir, ss)
+	out, err := report.WriteNativeSet(dir, ss)
 	if err != nil {
 		return err
 	}
 	printWarnings(e, ws) // stderr always: JSON on stdout stays clean
-	if asJSON {
-		return writeJSON(e.stdout, struct {
-			Written  []written        `json:"written"`
-			Warnings []traces.Warning `json:"warnings"`
-		}{nonNil(out), ws.List()})
-	}
-	for _, w := range out {
-		fmt.Fprintf(e.stdout, "wrote %s (%d events, %d calls)\n", w.File, w.Events, w.Calls)
-	}
-	if from != "" {
-		fmt.Fprintf(e.stdout, "%d sessions from %s\n", len(out), from)
-	} else {
-		fmt.Fprintf(e.stdout, "%d sessions\n", len(out))
-	}
-	return nil
+	return report.WriteWritten(e.stdout, asJSON, out, from, ws.List())
 }

@@ -92,7 +92,7 @@ func TestRunHindsight(t *testing.T) {
 				Exact   bool    `json:"exact"`
 			} `json:"hindsight"`
 		} `json:"runs"`
-		Schedule []scheduleCall `json:"hindsight_schedule"`
+		Schedule []report.ScheduleCall `json:"hindsight_schedule"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &doc))
 	require.Len(t, doc.Runs, 1)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
@@ -64,7 +65,7 @@ func TestImportJSON(t *testing.T) {
 		t.Fatalf("exit %d\nstderr: %s", code, errb.String())
 	}
 	var got struct {
-		Written  []written        `json:"written"`
+		Written  []report.Written `json:"written"`
 		Warnings []traces.Warning `json:"warnings"`
 	}
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxsim/ctxsim/traces/formats"
 	"github.com/stretchr/testify/require"
 )
 
@@ -72,7 +73,7 @@ func TestHelp(t *testing.T) {
 		}
 	}
 	_, out, _ := runCmd(t, "import", "--help")
-	for _, n := range importerNames() {
+	for _, n := range formats.LogNames() {
 		if !strings.Contains(out, "\n  "+n+" ") {
 			t.Errorf("import --help does not list the %s format:\n%s", n, out)
 		}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/shard"
 	"github.com/ctxsim/ctxsim/traces"
@@ -105,7 +104,7 @@ func runMerge(e *env, dirs []string, out string, format report.Format, prices st
 		}
 		return nil
 	}
-	labels, wl, price, err := cellLabels(m.Cells)
+	labels, wl, price, err := shard.Labels(m.Cells)
 	if err != nil {
 		return err
 	}
@@ -122,67 +121,34 @@ func runMerge(e *env, dirs []string, out string, format report.Format, prices st
 		if err := decode(&r); err != nil {
 			return err
 		}
-		res, err := mergedResults(m, "ctxsim compare", labels, wl, price, warnings)
+		res, err := m.Outputs("ctxsim compare", labels, wl, price, warnings)
 		if err != nil {
 			return err
 		}
-		sortRunsBy(res.runs, r.Policies)
-		if err := res.write(out, ""); err != nil {
+		report.SortRuns(res.Runs, r.Policies)
+		if err := res.Write(out, ""); err != nil {
 			return err
 		}
-		return compareTable(e, format, res.runs, wl, r.Policies, r.Suite && !r.Detail, warnings)
+		return compareTable(e, format, res.Runs, wl, r.Policies, r.Suite && !r.Detail, warnings)
 	case "whatif":
 		var r whatifRender
 		if err := decode(&r); err != nil {
 			return err
 		}
-		res, err := mergedResults(m, "ctxsim whatif", labels, nil, price, warnings)
+		res, err := m.Outputs("ctxsim whatif", labels, nil, price, warnings)
 		if err != nil {
 			return err
 		}
-		if err := res.write(out, ""); err != nil {
+		if err := res.Write(out, ""); err != nil {
 			return err
 		}
-		return whatifPrint(e, format, res.runs, r.Policies, warnings)
+		return whatifPrint(e, format, res.Runs, r.Policies, warnings)
 	case "sweep":
-		var r sweepRender
+		var r report.SweepGrid
 		if err := decode(&r); err != nil {
 			return err
 		}
 		return sweepOutput(e, format, out, "", m.Runs(), labels, r, warnings)
 	}
 	return fmt.Errorf("%s: command %q cannot be merged", filepath.Join(dirs[0], shard.ManifestFile), man.Command)
-}
-
-// mergedResults are the merged runs (in cell order) and records.
-func mergedResults(m *shard.Merged, title string, labels map[string]runLabel, workloads map[string]string, price *pricing.Price, warnings []traces.Warning) (*results, error) {
-	recs, err := m.Records()
-	if err != nil {
-		return nil, err
-	}
-	return &results{title: title, seed: m.Manifest.Seed, runs: m.Runs(), recs: recs, labels: labels, workloads: workloads, price: price, warnings: warnings}, nil
-}
-
-// cellLabels reads the cells' data: each run's tenant and workload, the
-// workload of every root session, and the price of the run's first call
-// (that of the first cell that made one).
-func cellLabels(cells []shard.Cell) (map[string]runLabel, map[string]string, *pricing.Price, error) {
-	labels := map[string]runLabel{}
-	wl := map[string]string{}
-	var price *pricing.Price
-	priced := false
-	for _, c := range cells {
-		var d cellData
-		if err := json.Unmarshal(c.Data, &d); err != nil {
-			return nil, nil, nil, fmt.Errorf("cell %s: data: %v", c.Unit, err)
-		}
-		for id, w := range d.Workloads {
-			wl[id] = w
-			labels[id] = runLabel{d.Tenant, w}
-		}
-		if !priced && d.FirstModel != "" {
-			price, priced = d.Price, true
-		}
-	}
-	return labels, wl, price, nil
 }

@@ -3,10 +3,10 @@ package main
 import (
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/spf13/pflag"
 
+	"github.com/ctxsim/ctxsim/experiment"
 	"github.com/ctxsim/ctxsim/policies"
 	"github.com/ctxsim/ctxsim/report"
 )
@@ -44,13 +44,13 @@ Examples:
 					return usagef("want at most one preset NAME")
 				}
 				if *listKeys {
-					return writeKeys(e, f)
+					return report.WritePolicyKeys(e.stdout, f)
 				}
 				if len(args) == 0 && *config == "" {
 					if len(*sets) > 0 {
 						return usagef("--set needs a preset NAME or --config")
 					}
-					return writePresets(e, f)
+					return report.WritePresets(e.stdout, f)
 				}
 				if len(args) == 1 && *config != "" {
 					return usagef("give a preset NAME or --config, not both")
@@ -59,7 +59,7 @@ Examples:
 				if err != nil {
 					return err
 				}
-				return writePolicy(e, f, &c)
+				return report.WritePolicy(e.stdout, f, &c)
 			}
 		},
 	})
@@ -89,77 +89,5 @@ func resolvePolicy(e *env, args []string, config string, sets []string) (policie
 			return c, usagef("%v", err)
 		}
 	}
-	return c, applySets(&c, sets)
-}
-
-func writePresets(e *env, f report.Format) error {
-	base := policies.Default()
-	type row struct {
-		Name        string             `json:"name"`
-		Description string             `json:"description"`
-		Changes     []policies.Setting `json:"changes"`
-	}
-	var rows []row
-	t := report.Table{Title: "Preset policies (changes from hermes-agent's defaults)", Columns: []string{"preset", "changes", "description"}}
-	for _, c := range policies.Presets() {
-		d := c.Diff(&base)
-		rows = append(rows, row{c.Name, c.Description, append([]policies.Setting{}, d...)})
-		parts := make([]string, len(d))
-		for i, s := range d {
-			parts[i] = s.Key + "=" + s.Value
-		}
-		changes := strings.Join(parts, " ")
-		if changes == "" {
-			changes = "-"
-		}
-		t.AddRow(c.Name, changes, c.Description)
-	}
-	if f == report.JSON {
-		return writeJSON(e.stdout, rows)
-	}
-	t.Notes = []string{
-		`"ctxsim policies NAME" prints every setting of one preset.`,
-		`Also: "recorded" replays what a recorded log shows (run, compare, whatif); whatif adds variants of it (ctxsim whatif --help).`,
-	}
-	return t.Write(e.stdout, f)
-}
-
-func writePolicy(e *env, f report.Format, c *policies.Config) error {
-	if f == report.JSON {
-		return writeJSON(e.stdout, struct {
-			Name     string             `json:"name"`
-			Settings []policies.Setting `json:"settings"`
-		}{c.Name, c.Settings()})
-	}
-	t := report.Table{Title: "Policy " + c.Name, Columns: []string{"key", "value"}}
-	for _, s := range c.Settings() {
-		t.AddRow(s.Key, s.Value)
-	}
-	if c.Description != "" {
-		t.Notes = []string{c.Description}
-	}
-	return t.Write(e.stdout, f)
-}
-
-func writeKeys(e *env, f report.Format) error {
-	type row struct {
-		Key     string `json:"key"`
-		Allowed string `json:"allowed"`
-		Default string `json:"default"`
-		Help    string `json:"help"`
-	}
-	base := policies.Default()
-	var rows []row
-	t := report.Table{Title: "Policy keys", Columns: []string{"key", "default", "allowed", "meaning"}}
-	for _, k := range policies.Keys() {
-		d, _ := base.Get(k.Name)
-		rows = append(rows, row{k.Name, k.Allowed, d, k.Help})
-		t.AddRow(k.Name, d, k.Allowed, k.Help)
-	}
-	t.AddRow("compression.model_thresholds.<model>", "-", "a number in (0, 1]", "per-model threshold; longest matching substring wins")
-	rows = append(rows, row{"compression.model_thresholds.<model>", "a number in (0, 1]", "", "per-model threshold; longest matching substring wins"})
-	if f == report.JSON {
-		return writeJSON(e.stdout, rows)
-	}
-	return t.Write(e.stdout, f)
+	return c, experiment.ApplySets(&c, sets)
 }

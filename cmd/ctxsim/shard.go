@@ -1,18 +1,13 @@
 package main
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
-	"runtime/debug"
+	"errors"
+	"fmt"
 
 	"github.com/spf13/pflag"
 
-	ctxsim "github.com/ctxsim/ctxsim"
 	"github.com/ctxsim/ctxsim/experiment"
-	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/shard"
-	"github.com/ctxsim/ctxsim/sim"
 	"github.com/ctxsim/ctxsim/traces"
 	"github.com/ctxsim/ctxsim/traces/formats"
 )
@@ -41,62 +36,9 @@ func (f *shardFlags) parse(out string) error {
 	return nil
 }
 
-// cellData is what merge needs of a cell besides its runs: for
-// runs.parquet and the suite table, each run's tenant and workload; for
-// report.html, the price of the cell's first call.
-type cellData struct {
-	Tenant    string            `json:"tenant"`
-	Workloads map[string]string `json:"workloads,omitempty"`
-	// FirstModel is the model of the cell's first call record; Price its
-	// price, nil when the rate card has none.
-	FirstModel string         `json:"first_model,omitempty"`
-	Price      *pricing.Price `json:"price,omitempty"`
-}
-
-// cell records a finished cell at its place in the unsharded run.
-func (f *shardFlags) cell(order []int, unit string, c *experiment.Cell, st *experiment.Setup, nrec int) error {
-	if !f.sp.Sharded() {
-		return nil
-	}
-	d := cellData{Tenant: c.Tenant.Key, Workloads: map[string]string{}}
-	for _, r := range c.Tenant.Roots {
-		d.Workloads[r.ID] = experiment.Workload(r)
-	}
-	if nrec > 0 {
-		for _, r := range c.Result.Records {
-			if r.Kind == sim.KindCall && r.Model != "" {
-				d.FirstModel = r.Model
-				if p, err := st.Prices.Lookup(r.Model); err == nil {
-					d.Price = &p
-				}
-				break
-			}
-		}
-	}
-	b, err := json.Marshal(d)
-	if err != nil {
-		return err
-	}
-	f.cells = append(f.cells, shard.Cell{Order: order, Unit: unit, Runs: c.Result.Runs, Records: nrec, Data: b})
-	return nil
-}
-
-// write writes the shard's cells and then its manifest, with the run's
-// warnings, which marks the shard complete: a shard that failed has none,
-// and merge refuses it.
+// write writes the shard's part (shard.WritePart).
 func (f *shardFlags) write(dir string, m shard.Manifest, warnings []traces.Warning) error {
-	if !f.sp.Sharded() {
-		return nil
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	if err := shard.WriteCells(dir, f.cells); err != nil {
-		return err
-	}
-	m.Shard = f.sp.String()
-	m.Warnings = warnings
-	return shard.WriteManifest(dir, m)
+	return shard.WritePart(dir, f.sp, f.cells, m, warnings)
 }
 
 // outputOnly are the flags that change neither a result nor the table's
@@ -108,75 +50,25 @@ var outputOnly = map[string]bool{
 // manifest is the identity of a sharded run of command: every other flag,
 // the seed, and the inputs' hashes.
 func manifest(fs *pflag.FlagSet, command string, seed uint64, inputs []shard.Input, render any) (shard.Manifest, error) {
-	m := shard.Manifest{Version: buildVersion(), Command: command, Seed: seed, Inputs: inputs}
+	var flags []string
 	fs.VisitAll(func(fl *pflag.Flag) {
 		if !outputOnly[fl.Name] {
-			m.Flags = append(m.Flags, fl.Name+"="+fl.Value.String())
+			flags = append(flags, fl.Name+"="+fl.Value.String())
 		}
 	})
-	b, err := json.Marshal(render)
-	m.Render = b
-	return m, err
+	return shard.NewManifest(command, seed, flags, inputs, render)
 }
 
-// buildVersion names the build: module version and VCS revision, so that
-// shards of different builds do not merge.
-func buildVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	v := bi.Main.Version
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			v += " " + s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				v += " modified"
-			}
-		}
-	}
-	return v
-}
-
-// inputs hashes what a run reads: each --trace path's files (or the
-// embedded suite) and the --prices file.
+// inputs is shard.Inputs, refusing stdin as a usage error.
 func inputs(paths []string, suite bool, prices string) ([]shard.Input, error) {
-	var out []shard.Input
-	if suite {
-		h, err := shard.HashFiles(ctxsim.Recorded(), ".")
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, shard.Input{Name: "embedded suite", Hash: h})
+	in, err := shard.Inputs(paths, suite, prices)
+	if errors.Is(err, shard.ErrStdin) {
+		return nil, usagef("%v", err)
 	}
-	for _, p := range paths {
-		if p == "-" {
-			return nil, usagef("--shard cannot read standard input: every shard must read the same input")
-		}
-		h, err := hashPath(p)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, shard.Input{Name: "--trace " + p, Hash: h})
-	}
-	if prices != "" {
-		h, err := hashPath(prices)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, shard.Input{Name: "--prices", Hash: h})
-	}
-	return out, nil
+	return in, err
 }
 
-// hashPath hashes the file or tree at p; Clean first, so "traces/" is
-// the directory traces, not an entry "traces" inside it.
-func hashPath(p string) (string, error) {
-	p = filepath.Clean(p)
-	return shard.HashFiles(os.DirFS(filepath.Dir(p)), filepath.Base(p))
-}
+func hashPath(p string) (string, error) { return shard.HashPath(p) }
 
 // openTraces is loadTraces for a shard: native traces by header only
 // (shard.Open), so that only the owned tenants are ever read in full.
@@ -192,49 +84,30 @@ func openTraces(e *env, paths []string, from string, sp shard.Spec) ([]*traces.S
 	return keepCalls(e, ss, w, stubs.Stub), stubs, w, nil
 }
 
-// shardCells pairs tenants with specs as experiment.Setup.Cells does
-// (spec-major, tenants in order), keeping for a shard the cells whose unit
-// it owns, each with its place in the unsharded run: [spec index, tenant
-// index]. The tenants kept are read in full (stubs) before their cells are
-// built, since a cell needs to know whether its tenant recorded usage.
-// Unsharded, it is Cells itself, and order is nil.
-func shardCells(e *env, st *experiment.Setup, stubs *shard.Stubs, all []experiment.Tenant, specs []experiment.Spec, sp shard.Spec,
-	unit func(experiment.Spec, experiment.Tenant) string) (cells []*experiment.Cell, order [][]int, err error) {
-	if !sp.Sharded() {
-		cells, err = st.Cells(all, specs)
-		return cells, nil, err
-	}
-	for i, s := range specs {
-		var mine []experiment.Tenant
-		var at []int
-		for j, t := range all {
-			if sp.Owns(unit(s, t)) {
-				mine, at = append(mine, t), append(at, j)
-				if stubs != nil {
-					if err := stubs.Fill(e.ctx, t.Sessions); err != nil {
-						return nil, nil, err
-					}
-				}
-			}
-		}
-		cs, err := st.Cells(mine, []experiment.Spec{s})
-		if err != nil {
-			return nil, nil, err
-		}
-		k := 0
-		for _, c := range cs {
-			for mine[k].Key != c.Tenant.Key {
-				k++
-			}
-			cells = append(cells, c)
-			order = append(order, []int{i, at[k]})
+// runPlan replays the plan's cells on jobs workers (shard.Plan.Run) with
+// a progress bar on stderr, naming each cell that fails there; the shard's
+// parts go to sh when set.
+func runPlan(e *env, st *experiment.Setup, p *shard.Plan, jobs int, j *experiment.Journal, records bool, sh *shardFlags, emit func(*experiment.Cell)) error {
+	todo := 0
+	for _, c := range p.Cells {
+		if c.Result == nil {
+			todo++
 		}
 	}
-	return cells, order, nil
+	bar := newProgress(e.stderr, todo)
+	err := p.Run(e.ctx, st, jobs, j, records, func(*experiment.Cell) { bar.Add(1) }, func(c *experiment.Cell) {
+		fmt.Fprintf(e.stderr, "ctxsim: cell %s: %v\n", c.Key(), c.Err)
+	}, emit)
+	bar.Finish()
+	if sh != nil {
+		sh.cells = append(sh.cells, p.Parts...)
+	}
+	return err
 }
 
-// cellUnit is a cell's identity for the commands sharded by cell (sweep,
-// whatif): its policy and its tenant.
-func cellUnit(spec experiment.Spec, t experiment.Tenant) string {
-	return spec.Name + "\x00" + t.Key
+// stopped reports whether err stopped the run (interrupted, a journal or
+// part that could not be written), rather than counting failed cells.
+func stopped(err error) bool {
+	var failed *experiment.CellsFailed
+	return err != nil && !errors.As(err, &failed)
 }

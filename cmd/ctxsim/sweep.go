@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -133,7 +131,7 @@ func runSweep(e *env, sw *sweepFlags) error {
 	case sw.resume && sw.of.out == "":
 		return usagef("--resume needs --out DIR, the sweep to continue")
 	}
-	specs, err := resolvePolicies(sw.sf.policies, sw.sf.sets)
+	specs, err := experiment.ResolvePolicies(sw.sf.policies, sw.sf.sets)
 	if err != nil {
 		return err
 	}
@@ -153,7 +151,7 @@ func runSweep(e *env, sw *sweepFlags) error {
 	if err != nil {
 		return err
 	}
-	render := sweepRender{Base: base.Name, Axes: axes, Points: specNames(points)}
+	render := report.SweepGrid{Base: base.Name, Axes: axes, Points: experiment.SpecNames(points)}
 	var man shard.Manifest
 	if sw.sh.sp.Sharded() {
 		in, err := inputs(sw.wf.traces, len(sw.wf.traces) == 0 && len(sw.wf.profiles) == 0, sw.sf.prices)
@@ -169,15 +167,16 @@ func runSweep(e *env, sw *sweepFlags) error {
 	if err != nil {
 		return err
 	}
-	for _, w := range clampWarnings(sw.sf.sets, axes, sessions, st.Prices) {
+	for _, w := range experiment.ClampWarnings(sw.sf.sets, axes, sessions, st.Prices) {
 		fmt.Fprintln(e.stderr, "warning: "+w)
 	}
 	// A shard owns (grid point, tenant) cells, and reads in full only the
 	// tenants of its cells: its identity hashes those.
-	cells, order, err := shardCells(e, st, sw.wf.stubs, experiment.Tenants(sessions), points, sw.sh.sp, cellUnit)
+	plan, err := shard.NewPlan(e.ctx, st, sw.wf.stubs, experiment.Tenants(sessions), points, sw.sh.sp, shard.CellUnit)
 	if err != nil {
 		return err
 	}
+	cells := plan.Cells
 	var jr *experiment.Journal
 	done := map[string][]report.RunSummary{}
 	if sw.of.out != "" {
@@ -186,7 +185,8 @@ func runSweep(e *env, sw *sweepFlags) error {
 			return err
 		}
 		var closeJournal func() error
-		jr, done, closeJournal, err = openJournal(e, sw.of.out, sw.resume, experiment.SweepMeta{Format: experiment.JournalFormat, Identity: id, Base: base.Name, Grid: experiment.MetaGrid(axes)})
+		jr, done, closeJournal, err = experiment.OpenJournal(sw.of.out, sw.resume, experiment.SweepMeta{Format: experiment.JournalFormat, Identity: id, Base: base.Name, Grid: experiment.MetaGrid(axes)},
+			e.journal, journalDropped(e))
 		if err != nil {
 			return err
 		}
@@ -197,28 +197,16 @@ func runSweep(e *env, sw *sweepFlags) error {
 		n := experiment.Resume(cells, done)
 		fmt.Fprintf(e.stderr, "ctxsim sweep: resuming %s: %d of %d cells done, %d to run\n", sw.of.out, n, len(cells), len(cells)-n)
 	}
-	at := map[*experiment.Cell][]int{}
-	for i := range order {
-		at[cells[i]] = order[i]
-	}
 	var runs []report.RunSummary
-	var addErr error
-	cellErr := runCells(e, st, cells, sw.sf.jobs, jr, func(c *experiment.Cell) {
+	cellErr := runPlan(e, st, plan, sw.sf.jobs, jr, false, &sw.sh, func(c *experiment.Cell) {
 		runs = append(runs, c.Result.Runs...)
-		if addErr == nil {
-			addErr = sw.sh.cell(at[c], cellUnit(c.Spec, c.Tenant), c, st, 0)
-		}
 	})
-	var failed *cellsFailed
-	if cellErr != nil && !errors.As(cellErr, &failed) {
+	if stopped(cellErr) {
 		// Interrupted, or the journal cannot be written: stop without a
 		// summary, as a crash would, so the journal stays the one record.
 		return cellErr
 	}
-	if addErr != nil {
-		return addErr
-	}
-	if err := sweepOutput(e, format, sw.of.out, sw.plots, runs, labels(cells), render, e.warn.List()); err != nil {
+	if err := sweepOutput(e, format, sw.of.out, sw.plots, runs, experiment.Labels(cells), render, e.warn.List()); err != nil {
 		return err
 	}
 	if cellErr == nil {
@@ -227,27 +215,10 @@ func runSweep(e *env, sw *sweepFlags) error {
 	return cellErr
 }
 
-// sweepRender is what merge needs to print a sharded sweep's table.
-type sweepRender struct {
-	Base   string        `json:"base"`
-	Axes   []report.Axis `json:"axes"`
-	Points []string      `json:"points"`
-}
-
 // sweepOutput writes summary.json and runs.parquet to out (when set), the
 // heatmaps to plots, and prints the sweep's table, from runs in cell order.
-func sweepOutput(e *env, format report.Format, out, plots string, runs []report.RunSummary, labels map[string]runLabel, r sweepRender, warnings []traces.Warning) error {
-	// Runs in cell order (grid order, then tenant order), then by trace.
-	rank := map[string]int{}
-	for i, p := range r.Points {
-		rank[p] = i
-	}
-	sortStable(runs, func(a, b report.RunSummary) bool {
-		if rank[a.Policy] != rank[b.Policy] {
-			return rank[a.Policy] < rank[b.Policy]
-		}
-		return a.Trace < b.Trace
-	})
+func sweepOutput(e *env, format report.Format, out, plots string, runs []report.RunSummary, labels map[string]experiment.Label, g report.SweepGrid, warnings []traces.Warning) error {
+	g.Sort(runs)
 	if out != "" {
 		if err := os.MkdirAll(out, 0o755); err != nil {
 			return err
@@ -257,17 +228,12 @@ func sweepOutput(e *env, format report.Format, out, plots string, runs []report.
 		}); err != nil {
 			return err
 		}
-		if err := writeParquet(out, runs, labels, nil, false); err != nil {
+		if err := experiment.WriteRunsParquet(out, runs, labels); err != nil {
 			return err
 		}
 	}
-	axes := r.Axes
-	var m *report.Matrix
-	if len(axes) == 2 {
-		m = sweepMatrix(axes, r.Points, runs)
-	}
 	if plots != "" {
-		figs, err := m.Heatmaps()
+		figs, err := g.Matrix(runs).Heatmaps()
 		if err != nil {
 			return err
 		}
@@ -275,32 +241,7 @@ func sweepOutput(e *env, format report.Format, out, plots string, runs []report.
 			return err
 		}
 	}
-	if format == report.JSON {
-		return report.WriteResults(e.stdout, report.Results{Runs: runs})
-	}
-	// The table groups rows by trace, as compare's does, so the cheapest
-	// cell of each trace stands out.
-	byTrace := append([]report.RunSummary(nil), runs...)
-	sortRunsBy(byTrace, r.Points)
-	title := fmt.Sprintf("Sweep of %s over %s (%d cells)", r.Base, axisNames(axes), len(r.Points))
-	if err := report.WriteRuns(e.stdout, format, byTrace, report.RunsOptions{Title: title, Warnings: warnings}); err != nil {
-		return err
-	}
-	if m != nil && (format == report.Text || format == report.Markdown) {
-		fmt.Fprintln(e.stdout)
-		if err := m.Table().Write(e.stdout, format); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func axisNames(axes []report.Axis) string {
-	names := make([]string, len(axes))
-	for i, ax := range axes {
-		names[i] = ax.Key
-	}
-	return strings.Join(names, " × ")
+	return g.Write(e.stdout, format, runs, warnings)
 }
 
 // notIdentity are the flags left out of the sweep's identity: output and
@@ -330,89 +271,10 @@ func sweepIdentity(fs *pflag.FlagSet, prices string, points []experiment.Spec, s
 	return experiment.NewIdentity(points, flags, b, sessions)
 }
 
-// openJournal prepares dir for a sweep with meta. A fresh sweep writes
-// sweep.json and an empty cells.jsonl; a resumed one checks sweep.json,
-// reads the finished cells and rewrites cells.jsonl without any torn or
-// incomplete tail, so appends start on a line boundary.
-func openJournal(e *env, dir string, resume bool, meta experiment.SweepMeta) (*experiment.Journal, map[string][]report.RunSummary, func() error, error) {
-	metaPath := filepath.Join(dir, "sweep.json")
-	path := filepath.Join(dir, "cells.jsonl")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, nil, nil, err
-	}
-	done := map[string][]report.RunSummary{}
-	_, statErr := os.Stat(path)
-	have := statErr == nil
-	old, err := os.ReadFile(metaPath)
-	switch {
-	case err == nil && resume:
-		var was experiment.SweepMeta
-		if err := json.Unmarshal(old, &was); err != nil || was.Format != experiment.JournalFormat {
-			return nil, nil, nil, fmt.Errorf("%s: not a %s file", metaPath, experiment.JournalFormat)
-		}
-		if d := was.Identity.Diff(meta.Identity); d != "" {
-			return nil, nil, nil, fmt.Errorf("--resume: the sweep in %s is another one: %s; rerun it with the same flags, or sweep into a new --out", dir, d)
-		}
-		if have {
-			lines, err := readJournal(e, path)
-			if err != nil {
-				return nil, nil, nil, err
-			}
-			done = experiment.CompleteCells(lines)
-			if err := report.WriteFileAtomic(path, func(w io.Writer) error {
-				return experiment.WriteComplete(w, lines, done)
-			}); err != nil {
-				return nil, nil, nil, err
-			}
-		}
-	case err == nil || have:
-		if resume {
-			return nil, nil, nil, fmt.Errorf("--resume: %s has cells.jsonl but no sweep.json; cannot tell which sweep it holds", dir)
-		}
-		return nil, nil, nil, fmt.Errorf("--out %s already holds a sweep: add --resume to continue it, or remove it", dir)
-	case !errors.Is(err, os.ErrNotExist):
-		return nil, nil, nil, err
-	default:
-		if err := report.WriteFileAtomic(metaPath, func(w io.Writer) error {
-			return writeJSON(w, meta)
-		}); err != nil {
-			return nil, nil, nil, err
-		}
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	var w io.Writer = f
-	if e.journal != nil {
-		w = e.journal(f)
-	}
-	return experiment.NewJournal(w, path), done, f.Close, nil
-}
-
-// readJournal reads cells.jsonl, warning on stderr about a last line cut
-// short by an interrupted write (its cell runs again).
-func readJournal(e *env, path string) ([]experiment.JournalLine, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return experiment.ReadJournal(f, path, func(line int) {
+// journalDropped warns on stderr about a last journal line cut short by an
+// interrupted write (its cell runs again).
+func journalDropped(e *env) func(string, int) {
+	return func(path string, line int) {
 		fmt.Fprintf(e.stderr, "ctxsim sweep: %s:%d: dropped the last line, cut short by an interrupted write; its cell runs again\n", path, line)
-	})
-}
-
-// sweepMatrix is a two-key sweep's cost matrix: rows the first key's
-// values, columns the second's.
-func sweepMatrix(axes []report.Axis, points []string, runs []report.RunSummary) *report.Matrix {
-	at := map[string]int{}
-	for i, p := range points {
-		at[p] = i
 	}
-	nc := len(axes[1].Values)
-	return report.NewMatrix(axes[0], axes[1], runs, func(r report.RunSummary) (string, string) {
-		i := at[r.Policy] // GridPoints varies the last key fastest
-		return axes[0].Values[i/nc], axes[1].Values[i%nc]
-	})
 }

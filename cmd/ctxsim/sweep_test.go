@@ -16,8 +16,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ctxsim/ctxsim/experiment"
-	"github.com/ctxsim/ctxsim/policies"
-	"github.com/ctxsim/ctxsim/report"
 )
 
 // sweepArgs is a small sweep: 2 coding-burst sessions (two tenants) × a
@@ -253,77 +251,6 @@ func (k *killWriter) Write(p []byte) (int, error) {
 	return k.w.Write(p)
 }
 
-func TestJournalTornOnly(t *testing.T) {
-	// A journal whose only line is torn resumes from nothing.
-	dir := t.TempDir()
-	path := filepath.Join(dir, "cells.jsonl")
-	require.NoError(t, os.WriteFile(path, []byte(`{"cell":"x[a=1]","tenant":"t","of":1,"run":{"tra`), 0o644))
-	var errb bytes.Buffer
-	lines, err := readJournal(&env{stderr: &errb}, path)
-	require.NoError(t, err)
-	if len(lines) != 0 || !strings.Contains(errb.String(), "cells.jsonl:1: dropped the last line") {
-		t.Errorf("lines %v, stderr %q", lines, errb.String())
-	}
-}
-
-// A cell of several runs torn midway through its lines leaves complete
-// lines of an incomplete cell: resume must run the whole cell again and
-// drop those lines, so the journal never holds a cell twice.
-func TestJournalTornMultiRunCell(t *testing.T) {
-	dir := t.TempDir()
-	var errb bytes.Buffer
-	kw := &killWriter{after: 1}
-	e := &env{stderr: &errb, journal: func(w io.Writer) io.Writer { kw.w = w; return kw }}
-	meta := experiment.SweepMeta{Format: experiment.JournalFormat, Identity: experiment.Identity{Cells: "c", Flags: []string{"seed=1"}, Workload: "w", Sessions: 3}, Base: "p"}
-	mk := func(name string, traces ...string) (*experiment.Cell, []report.RunSummary) {
-		var runs []report.RunSummary
-		for _, tr := range traces {
-			runs = append(runs, report.RunSummary{Trace: tr, Policy: name, Requests: len(tr)})
-		}
-		return &experiment.Cell{Tenant: experiment.Tenant{Key: "tenant"}, Spec: experiment.Spec{Name: name}}, runs
-	}
-	c1, r1 := mk("p[a=1]", "x")
-	c2, r2 := mk("p[a=2]", "x", "yy", "zzz")
-
-	jr, done, closeJ, err := openJournal(e, dir, false, meta)
-	require.NoError(t, err)
-	require.Empty(t, done)
-	require.NoError(t, jr.Append(c1, r1))
-	err = jr.Append(c2, r2)
-	require.ErrorIs(t, err, errKilled)
-	require.ErrorIs(t, jr.Append(c1, r1), errKilled, "a journal that failed refuses later writes")
-	require.NoError(t, closeJ())
-	path := filepath.Join(dir, "cells.jsonl")
-	if n := strings.Count(readFile(t, path), "\n"); n != 2 {
-		t.Fatalf("torn journal has %d complete lines, want 2 (c1 and the first run of c2)", n)
-	}
-
-	e.journal = nil
-	jr, done, closeJ, err = openJournal(e, dir, true, meta)
-	require.NoError(t, err)
-	if len(done) != 1 || len(done[c1.JournalKey()]) != 1 {
-		t.Fatalf("resumed done = %v, want only %s", done, c1.Spec.Name)
-	}
-	if got := journalCells(t, path); !slices.Equal(got, []string{"p[a=1] tenant"}) {
-		t.Errorf("rewritten journal = %q, want only c1's line", got)
-	}
-	require.NoError(t, jr.Append(c2, r2))
-	require.NoError(t, closeJ())
-
-	lines, err := readJournal(e, path)
-	require.NoError(t, err)
-	done = experiment.CompleteCells(lines)
-	got := done[c2.JournalKey()]
-	if len(got) != 3 || got[0].Trace != "x" || got[1].Trace != "yy" || got[2].Trace != "zzz" {
-		t.Errorf("c2 runs = %+v, want x, yy, zzz in order", got)
-	}
-
-	meta.Identity.Workload = "other"
-	if _, _, _, err := openJournal(e, dir, true, meta); err == nil || !strings.Contains(err.Error(), "the workload differs (3 sessions then, 3 now") {
-		t.Errorf("resume with another workload: err = %v", err)
-	}
-}
-
 // BenchmarkSweep runs a 1-cell and a 16-cell sweep of 4 coding-burst
 // sessions in-process on one worker. Token counts are memoized per process,
 // so after the first iteration this is the replay cost alone; compare the
@@ -352,37 +279,6 @@ func BenchmarkSweep(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*c.cells), "ns/cell")
 		})
-	}
-}
-
-// The sweep matrix once starred a cell whose calls overflowed the window
-// (rejected, so unbilled, so cheapest) while the table above it excluded
-// it. The cheapest comparable cell gets the star; the overflowed one a "!".
-func TestSweepMatrixSkipsOverflow(t *testing.T) {
-	axes := []report.Axis{
-		{Key: "compression.threshold", Short: "threshold", Values: []string{"0.3", "0.9"}},
-		{Key: "prompt_caching.cache_ttl", Short: "cache_ttl", Values: []string{"5m", "1h"}},
-	}
-	base, err := policies.Preset("hermes-default")
-	require.NoError(t, err)
-	points, err := experiment.GridPoints(base, axes)
-	require.NoError(t, err)
-	costs := []float64{0.50, 0.60, 0.05, 0.70} // 0.9/5m is cheapest: it overflowed
-	var runs []report.RunSummary
-	for i, p := range points {
-		r := report.RunSummary{Trace: "t", Policy: p.Name, CostUSD: costs[i]}
-		if i == 2 {
-			r.OverflowErrors = 4
-		}
-		runs = append(runs, r)
-	}
-	var b bytes.Buffer
-	require.NoError(t, sweepMatrix(axes, specNames(points), runs).Table().Write(&b, report.Markdown))
-	got := b.String()
-	for _, want := range []string{"| 0.3 | 0.5000 * | 0.6000 |", "| 0.9 | 0.0500 ! | 0.7000 |", "! some calls overflowed"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("matrix lacks %q:\n%s", want, got)
-		}
 	}
 }
 

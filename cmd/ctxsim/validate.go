@@ -40,72 +40,8 @@ Examples:
 	})
 }
 
-// validated is one file's verdict.
-type validated struct {
-	File        string   `json:"file"`
-	OK          bool     `json:"ok"`
-	Session     string   `json:"session,omitempty"`
-	Events      int      `json:"events"`
-	Calls       int      `json:"calls"`
-	BilledCalls int      `json:"billed_calls"`
-	Problems    []string `json:"problems"`
-}
-
 func runValidate(e *env, files []string, asJSON bool) error {
-	type loaded struct {
-		file string
-		s    *traces.Session
-	}
-	var good []loaded
-	bad := 0
-	problems := map[string][]string{}
-	var out []validated
-	for _, f := range files {
-		s, err := readNative(e, f)
-		if err != nil {
-			out = append(out, validated{File: f, Problems: []string{err.Error()}})
-			bad++
-			continue
-		}
-		for _, p := range traces.Validate(s) {
-			problems[f] = append(problems[f], fmt.Sprintf("%s:%d: %s", f, p.Line(), p.Msg))
-		}
-		good = append(good, loaded{f, s})
-	}
-	// Links between files given together.
-	byID := map[string]*traces.Session{}
-	for _, l := range good {
-		byID[l.s.ID] = l.s
-	}
-	for _, l := range good {
-		for _, c := range l.s.Children {
-			if cs := byID[c]; cs != nil && cs.Parent != l.s.ID {
-				problems[l.file] = append(problems[l.file], fmt.Sprintf("%s:1: child %s names parent %q, not %s", l.file, c, cs.Parent, l.s.ID))
-			}
-		}
-	}
-	for _, l := range good {
-		v := validated{File: l.file, Session: l.s.ID, Events: len(l.s.Events), Problems: problems[l.file]}
-		for i := range l.s.Events {
-			if l.s.Events[i].Kind == traces.Assistant {
-				v.Calls++
-				if l.s.Events[i].Usage != nil {
-					v.BilledCalls++
-				}
-			}
-		}
-		v.OK = len(v.Problems) == 0
-		if !v.OK {
-			bad++
-		}
-		out = append(out, v)
-	}
-	// Files in the order given.
-	order := map[string]int{}
-	for i, f := range files {
-		order[f] = i
-	}
-	sortStable(out, func(a, b validated) bool { return order[a.File] < order[b.File] })
+	out, bad := traces.CheckFiles(files, func(f string) (*traces.Session, error) { return readNative(e, f) })
 	if asJSON {
 		for i := range out {
 			if out[i].Problems == nil {
@@ -113,7 +49,7 @@ func runValidate(e *env, files []string, asJSON bool) error {
 			}
 		}
 		if err := writeJSON(e.stdout, struct {
-			Files []validated `json:"files"`
+			Files []traces.FileCheck `json:"files"`
 		}{out}); err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxsim/ctxsim/traces"
 	"github.com/stretchr/testify/require"
 )
 
@@ -68,7 +69,7 @@ func TestValidateJSON(t *testing.T) {
 		t.Errorf("exit %d, want %d for a missing file", code, exitFailure)
 	}
 	var rep struct {
-		Files []validated `json:"files"`
+		Files []traces.FileCheck `json:"files"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 	if len(rep.Files) != 2 || rep.Files[0].OK || !rep.Files[1].OK || rep.Files[1].Calls != 4 || rep.Files[1].BilledCalls != 4 {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -9,45 +8,11 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ctxsim/ctxsim/experiment"
-	"github.com/ctxsim/ctxsim/policies"
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/shard"
 	"github.com/ctxsim/ctxsim/sim"
 	"github.com/ctxsim/ctxsim/traces"
 )
-
-func whatifNames() []string {
-	var out []string
-	for _, v := range experiment.Variants() {
-		out = append(out, v.Name)
-	}
-	return out
-}
-
-// whatifSpecs resolves --policies: whatif variants by name, else presets and
-// config files as compare takes them.
-func whatifSpecs(names []string, sets []string) ([]experiment.Spec, error) {
-	var out []experiment.Spec
-	for _, n := range names {
-		if v, ok := experiment.LookupVariant(n); ok {
-			sp := v.Spec()
-			if err := applySets(sp.Config, sets); err != nil {
-				return nil, err
-			}
-			out = append(out, sp)
-			continue
-		}
-		if _, err := policies.Preset(n); err != nil && n != sim.RecordedName && !isPolicyFile(n) {
-			return nil, usagef("--policies %q: not a whatif variant (%s), a preset or a policy file", n, strings.Join(whatifNames(), ", "))
-		}
-		sp, err := resolvePolicies([]string{n}, sets)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, sp...)
-	}
-	return out, nil
-}
 
 func init() {
 	var variants strings.Builder
@@ -92,7 +57,7 @@ Examples:
 			var of outFlags
 			from := fs.String("from", "", "force the log format (native, claude-code, codex, hermes, chatlog)")
 			var picked []string
-			fs.StringArrayVar(&picked, "policy", nil, "a policy to compare; repeatable (default: "+strings.Join(whatifNames(), ", ")+")")
+			fs.StringArrayVar(&picked, "policy", nil, "a policy to compare; repeatable (default: "+strings.Join(experiment.VariantNames(), ", ")+")")
 			addPolicyAlias(fs, &picked)
 			fs.StringArrayVar(&sf.sets, "set", nil, "override a setting of every policy, key=value; repeatable")
 			fs.StringVar(&sf.provider, "provider", "auto", "fake provider: anthropic, openai, deepseek, gemini, vllm, or auto (the provider of each trace's model)")
@@ -115,7 +80,7 @@ Examples:
 				}
 				names := picked
 				if len(names) == 0 {
-					names = whatifNames()
+					names = experiment.VariantNames()
 				}
 				return runWhatif(e, fs, args, *from, names, &sf, &of, &sh)
 			}
@@ -132,7 +97,7 @@ func runWhatif(e *env, fs *pflag.FlagSet, paths []string, from string, names []s
 	if err != nil {
 		return err
 	}
-	specs, err := whatifSpecs(names, sf.sets)
+	specs, err := experiment.WhatifSpecs(names, sf.sets)
 	if err != nil {
 		return err
 	}
@@ -146,7 +111,7 @@ func runWhatif(e *env, fs *pflag.FlagSet, paths []string, from string, names []s
 		if err != nil {
 			return err
 		}
-		if m, err = manifest(fs, "whatif", sf.seed, in, whatifRender{Policies: specNames(specs)}); err != nil {
+		if m, err = manifest(fs, "whatif", sf.seed, in, whatifRender{Policies: experiment.SpecNames(specs)}); err != nil {
 			return err
 		}
 	}
@@ -170,44 +135,31 @@ func runWhatif(e *env, fs *pflag.FlagSet, paths []string, from string, names []s
 		return fmt.Errorf("the sessions carry no recorded usage: nothing to compare with (try ctxsim compare)")
 	}
 	// All the logs are one tenant, so a shard owns (policy, tenant) cells.
-	cells, order, err := shardCells(e, st, nil, tenants, specs, sh.sp, cellUnit)
+	plan, err := shard.NewPlan(e.ctx, st, nil, tenants, specs, sh.sp, shard.CellUnit)
 	if err != nil {
 		return err
 	}
-	at := map[*experiment.Cell][]int{}
-	for i := range order {
-		at[cells[i]] = order[i]
-	}
 	var runs []report.RunSummary
 	var recs []sim.Record
-	var addErr error
-	cellErr := runCells(e, st, cells, sf.jobs, nil, func(c *experiment.Cell) {
+	cellErr := runPlan(e, st, plan, sf.jobs, nil, of.out != "", sh, func(c *experiment.Cell) {
 		runs = append(runs, c.Result.Runs...)
-		n := 0
 		if of.out != "" {
 			recs = append(recs, c.Result.Records...)
-			n = len(c.Result.Records)
-		}
-		if addErr == nil {
-			addErr = sh.cell(at[c], cellUnit(c.Spec, c.Tenant), c, st, n)
 		}
 	})
-	var failed *cellsFailed
-	if cellErr != nil && !errors.As(cellErr, &failed) {
+	if stopped(cellErr) {
 		return cellErr
 	}
-	if addErr != nil {
-		return addErr
-	}
-	res := &results{title: "ctxsim whatif", seed: st.Seed, runs: runs, recs: recs, labels: labels(cells), price: firstPrice(st, recs), warnings: e.warn.List()}
-	if err := res.write(of.out, ""); err != nil {
+	res := &experiment.Outputs{Title: "ctxsim whatif", Seed: st.Seed, Runs: runs, Records: recs, Labels: experiment.Labels(plan.Cells),
+		Price: experiment.FirstPrice(st.Prices, recs), Warnings: e.warn.List()}
+	if err := res.Write(of.out, ""); err != nil {
 		return err
 	}
-	if err := whatifPrint(e, format, runs, specNames(specs), res.warnings); err != nil {
+	if err := whatifPrint(e, format, runs, experiment.SpecNames(specs), res.Warnings); err != nil {
 		return err
 	}
 	if cellErr == nil {
-		return sh.write(of.out, m, res.warnings)
+		return sh.write(of.out, m, res.Warnings)
 	}
 	return cellErr
 }

@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"fmt"
@@ -16,10 +16,10 @@ import (
 // _SMALL_CTX_WINDOW_LIMIT; see policies/compact.Threshold).
 const thresholdKey = "compression.threshold"
 
-// clampWarnings names each compression.threshold a user gave (by --set or
+// ClampWarnings names each compression.threshold a user gave (by --set or
 // --grid) below 0.75 that acts as 0.75 on some of the sessions, whose
 // window is under 512K: two such values give identical results there.
-func clampWarnings(sets []string, axes []report.Axis, sessions []*traces.Session, card *pricing.Card) []string {
+func ClampWarnings(sets []string, axes []report.Axis, sessions []*traces.Session, card *pricing.Card) []string {
 	var vals []string
 	for _, s := range sets {
 		if k, v, ok := strings.Cut(s, "="); ok && strings.TrimSpace(k) == thresholdKey {

@@ -1,0 +1,128 @@
+package experiment
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ctxsim/ctxsim/policies"
+	"github.com/ctxsim/ctxsim/sim"
+)
+
+// A SpecError is a policy name or setting that does not resolve: the
+// input is at fault, not the run (the CLI exits 2).
+type SpecError struct{ Msg string }
+
+func (e *SpecError) Error() string { return e.Msg }
+
+func specErrorf(format string, args ...any) error {
+	return &SpecError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// IsPolicyFile reports whether a policy name is a policy file.
+func IsPolicyFile(n string) bool {
+	return strings.HasSuffix(n, ".yaml") || strings.HasSuffix(n, ".yml") || strings.HasSuffix(n, ".json")
+}
+
+// ApplySets applies KEY=VALUE overrides to c, in order.
+func ApplySets(c *policies.Config, sets []string) error {
+	for _, kv := range sets {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return specErrorf("--set %q: want KEY=VALUE", kv)
+		}
+		if err := c.Set(k, v); err != nil {
+			return specErrorf("--set %s: %v", kv, err)
+		}
+	}
+	return nil
+}
+
+// ResolvePolicies are the specs of names (presets, "recorded",
+// "recorded-observed" or .yaml/.json policy files), each with the sets
+// applied.
+func ResolvePolicies(names []string, sets []string) ([]Spec, error) {
+	var out []Spec
+	for _, n := range names {
+		if n == sim.RecordedName || n == sim.RecordedObservedName {
+			if len(sets) > 0 {
+				return nil, specErrorf("--set does not apply to the recorded policy")
+			}
+			out = append(out, Spec{Name: n})
+			continue
+		}
+		var cfg policies.Config
+		if IsPolicyFile(n) {
+			f, err := os.Open(n)
+			if err != nil {
+				return nil, fmt.Errorf("--policy %s: %w", n, err)
+			}
+			c, _, err := policies.Load(f, n)
+			f.Close()
+			if err != nil {
+				return nil, err
+			}
+			cfg = c
+			if cfg.Name == "" {
+				cfg.Name = strings.TrimSuffix(filepath.Base(n), filepath.Ext(n))
+			}
+		} else {
+			c, err := policies.Preset(n)
+			if err != nil {
+				return nil, specErrorf("--policy %q: not a preset, %q, %q or a .yaml/.json policy file (presets: %s)", n, sim.RecordedName, sim.RecordedObservedName, strings.Join(policies.PresetNames(), ", "))
+			}
+			cfg = c
+		}
+		if err := ApplySets(&cfg, sets); err != nil {
+			return nil, err
+		}
+		c := cfg
+		out = append(out, Spec{Name: cfg.Name, Config: &c})
+	}
+	return out, nil
+}
+
+// DefaultSpecs are compare's default policies: every preset, and the
+// recorded policy unless sets override settings (it has none).
+func DefaultSpecs(sets []string) ([]Spec, error) {
+	names := append(policies.PresetNames(), sim.RecordedName)
+	if len(sets) > 0 {
+		names = names[:len(names)-1]
+	}
+	return ResolvePolicies(names, sets)
+}
+
+// VariantNames are the what-if variants' names, in order.
+func VariantNames() []string {
+	var out []string
+	for _, v := range variants {
+		out = append(out, v.Name)
+	}
+	return out
+}
+
+// WhatifSpecs resolves whatif's policies: what-if variants by name, else
+// presets and policy files as ResolvePolicies takes them.
+func WhatifSpecs(names []string, sets []string) ([]Spec, error) {
+	var out []Spec
+	for _, n := range names {
+		if v, ok := LookupVariant(n); ok {
+			sp := v.Spec()
+			if err := ApplySets(sp.Config, sets); err != nil {
+				return nil, err
+			}
+			out = append(out, sp)
+			continue
+		}
+		if _, err := policies.Preset(n); err != nil && n != sim.RecordedName && !IsPolicyFile(n) {
+			return nil, specErrorf("--policies %q: not a whatif variant (%s), a preset or a policy file", n, strings.Join(VariantNames(), ", "))
+		}
+		sp, err := ResolvePolicies([]string{n}, sets)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sp...)
+	}
+	return out, nil
+}

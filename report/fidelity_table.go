@@ -1,0 +1,43 @@
+package report
+
+import "fmt"
+
+// WorstTable lists the worst sessions of the report, worst of them (0:
+// all), with the cause each error is attributed to.
+func (rep FidelityReport) WorstTable(worst int) *Table {
+	t := &Table{
+		Title:   "Worst sessions (recorded replay against the bill)",
+		Columns: []string{"session", "calls", "recorded $", "replay $", "error", "observed", "read match", "open loop", "cause"},
+		Right:   []bool{false, true, true, true, true, true, true, true, false},
+	}
+	for i, s := range rep.Sessions {
+		if worst > 0 && i == worst {
+			break
+		}
+		t.AddRow(s.Trace, fmt.Sprint(s.Calls), FormatUSD(s.RecordedUSD, 2), FormatUSD(s.ReplayUSD, 2), fmt.Sprintf("%+.2f%%", s.ErrorPct),
+			fmt.Sprintf("%+.2f%%", s.ObservedErrorPct), fmt.Sprintf("%.1f%%", s.ReadMatchPct), fmt.Sprintf("%.2f%%", s.OpenLoopMdAPE), s.Cause)
+	}
+	return t
+}
+
+// SummaryTable is the error distribution of both replays, with the read
+// match, the open-loop error and the sessions skipped as notes.
+func (rep FidelityReport) SummaryTable() *Table {
+	t := &Table{
+		Title:   fmt.Sprintf("Fidelity over %d sessions", len(rep.Sessions)),
+		Columns: []string{"replay", "recorded $", "replay $", "total error", "median |err|", "p90 |err|", "$-weighted", "within 2%", "within 5%"},
+		Right:   []bool{false, true, true, true, true, true, true, true, true},
+	}
+	row := func(name string, s FidelityStats) {
+		t.AddRow(name, FormatUSD(s.RecordedUSD, 2), FormatUSD(s.ReplayUSD, 2), fmt.Sprintf("%+.2f%%", s.TotalErrorPct), fmt.Sprintf("%.2f%%", s.MedianAbsPct),
+			fmt.Sprintf("%.2f%%", s.P90AbsPct), fmt.Sprintf("%.2f%%", s.DollarWeightedPct), fmt.Sprintf("%.0f%%", 100*s.Within2Pct), fmt.Sprintf("%.0f%%", 100*s.Within5Pct))
+	}
+	row("recorded", rep.Recorded)
+	row("observed", rep.Observed)
+	t.Notes = append(t.Notes, fmt.Sprintf("call-weighted read match %.1f%%; open-loop prompt error, median over sessions %.2f%%.", rep.ReadMatchPct, rep.OpenLoopMdAPE))
+	t.Notes = append(t.Notes, fmt.Sprintf("observed followed the bill on %d of %d calls: %d re-sends, %d reads past the TTL.", rep.ObservedResends+rep.ObservedKept, rep.ObservedCalls, rep.ObservedResends, rep.ObservedKept))
+	for _, s := range rep.Skipped {
+		t.Notes = append(t.Notes, "skipped: "+s)
+	}
+	return t
+}
