@@ -36,3 +36,13 @@ func TestCheckFiles(t *testing.T) {
 	require.False(t, got[2].OK)
 	require.Equal(t, []string{`p.jsonl:1: child c names parent "other", not p`}, got[2].Problems)
 }
+
+func TestDropCallless(t *testing.T) {
+	withCall := &Session{ID: "a", Events: []Event{{Kind: User}, {Kind: Assistant}}}
+	none := &Session{ID: "b", Events: []Event{{Kind: User}}}
+	stub := &Session{ID: "c"}
+	w := &Warnings{}
+	got := DropCallless([]*Session{withCall, none, stub}, w, func(s *Session) bool { return s == stub })
+	require.Equal(t, []*Session{withCall, stub}, got)
+	require.Equal(t, []Warning{{Reason: WarnNoCall, Count: 1, First: "b"}}, w.List())
+}

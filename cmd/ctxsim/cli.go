@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -111,13 +110,6 @@ func (o *formatFlags) parse() (report.Format, error) {
 		return "", usagef("%v", err)
 	}
 	return f, nil
-}
-
-// writeJSON is every command's machine output: indented, one document.
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }
 
 // usageError is a bad command line: exit code 2.

@@ -151,7 +151,7 @@ func fidelityPrint(e *env, format report.Format, rec, obs []report.RunSummary, s
 	rep := report.NewFidelityReport(rec, obs)
 	rep.Skipped = append(rep.Skipped, skipped...)
 	if format == report.JSON {
-		return writeJSON(e.stdout, rep)
+		return report.WriteJSON(e.stdout, rep)
 	}
 	if err := rep.WorstTable(worst).Write(e.stdout, format); err != nil {
 		return err

@@ -103,7 +103,7 @@ func listProfiles(e *env, asJSON bool) error {
 		for i, p := range ps {
 			rows[i] = row{p.Name, p.Description, p.Model, p.Window}
 		}
-		return writeJSON(e.stdout, rows)
+		return report.WriteJSON(e.stdout, rows)
 	}
 	t := &report.Table{Columns: []string{"profile", "description"}}
 	for _, p := range ps {

@@ -22,33 +22,15 @@ func loadTraces(e *env, paths []string, from string) ([]*traces.Session, *traces
 	return keepCalls(e, ss, w, nil), w, nil
 }
 
-// keepCalls drops the sessions with no model call, with a warning, and
-// adds w to the run's warnings. A stub (a shard's session read by header
-// only) is kept: its events are not read yet.
+// keepCalls drops the sessions with no model call (traces.DropCallless;
+// stub keeps a shard's sessions read by header only), and adds w to the
+// run's warnings and failures.
 func keepCalls(e *env, ss []*traces.Session, w *traces.Warnings, stub func(*traces.Session) bool) []*traces.Session {
-	kept := ss[:0]
-	for _, s := range ss {
-		if !hasCall(s) && (stub == nil || !stub(s)) {
-			w.AddPlace(s.ID, warnNoCall)
-			e.noCall++
-			continue
-		}
-		kept = append(kept, s)
-	}
+	kept := traces.DropCallless(ss, w, stub)
+	e.noCall += len(ss) - len(kept)
 	e.failed += w.Failed()
 	e.warn.Merge(w)
 	return kept
-}
-
-const warnNoCall = "skipped session with no model call (nothing to replay)"
-
-func hasCall(s *traces.Session) bool {
-	for i := range s.Events {
-		if s.Events[i].Kind == traces.Assistant {
-			return true
-		}
-	}
-	return false
 }
 
 // fromError makes an unknown --from format a usage error.

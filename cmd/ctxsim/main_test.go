@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxsim/ctxsim/traces"
 	"github.com/ctxsim/ctxsim/traces/formats"
 	"github.com/stretchr/testify/require"
 )
@@ -231,7 +232,7 @@ func TestNothingToReplay(t *testing.T) {
 		code, _, stderr := runCmd(t, args...)
 		require.Equal(t, exitOK, code, "%v: %s", args, stderr)
 		require.Contains(t, stderr, "nothing to replay: 1 session(s), none with a model call", args)
-		require.Contains(t, stderr, warnNoCall, args)
+		require.Contains(t, stderr, traces.WarnNoCall, args)
 	}
 	code, _, stderr := runCmd(t, "whatif", t.TempDir())
 	require.Equal(t, exitFailure, code, stderr)

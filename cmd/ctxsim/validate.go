@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
@@ -48,7 +49,7 @@ func runValidate(e *env, files []string, asJSON bool) error {
 				out[i].Problems = []string{}
 			}
 		}
-		if err := writeJSON(e.stdout, struct {
+		if err := report.WriteJSON(e.stdout, struct {
 			Files []traces.FileCheck `json:"files"`
 		}{out}); err != nil {
 			return err

@@ -175,7 +175,7 @@ func whatifPrint(e *env, format report.Format, runs []report.RunSummary, policie
 	rep := report.NewWhatif(runs, policies)
 	if format == report.JSON {
 		rep.Warnings = warnings
-		return writeJSON(e.stdout, rep)
+		return report.WriteJSON(e.stdout, rep)
 	}
 	return rep.Table().Write(e.stdout, format)
 }
