@@ -1,8 +1,6 @@
 package main
 
 import (
-	"strings"
-	"time"
 
 	// --timezone takes IANA names on machines without a zoneinfo database.
 	_ "time/tzdata"
@@ -132,36 +130,9 @@ func printCost(e *env, f report.Format, sessions []usage.Session, ws *traces.War
 
 // costOptions checks the grouping flags.
 func costOptions(by, since, until, tz, weekStart string) (usage.Options, error) {
-	var o usage.Options
-	b, err := usage.ParseBy(by)
+	o, err := usage.ParseOptions(by, since, until, tz, weekStart)
 	if err != nil {
-		return o, usagef("--by: %v", err)
-	}
-	o.By = b
-	if o.Loc, err = usage.LoadLocation(tz); err != nil {
 		return o, usagef("%v", err)
-	}
-	if since != "" {
-		if o.Since, err = usage.ParseBound(since, o.Loc, false); err != nil {
-			return o, usagef("--since: %v", err)
-		}
-	}
-	if until != "" {
-		if o.Until, err = usage.ParseBound(until, o.Loc, true); err != nil {
-			return o, usagef("--until: %v", err)
-		}
-	}
-	if !o.Since.IsZero() && !o.Until.IsZero() && o.Until.Before(o.Since) {
-		return o, usagef("--until %s is before --since %s", until, since)
-	}
-	found := false
-	for d := time.Sunday; d <= time.Saturday; d++ {
-		if strings.EqualFold(d.String(), weekStart) {
-			o.WeekStart, found = d, true
-		}
-	}
-	if !found {
-		return o, usagef("--week-start %q: want a weekday name (sunday, monday, ...)", weekStart)
 	}
 	return o, nil
 }
