@@ -461,6 +461,16 @@ func (r *run) advanceTo(t time.Time) {
 // step replays the next event. An error stops the run.
 func (r *run) step() error {
 	e := &r.sess.Events[r.i]
+	if e.Kind == traces.User && r.inTurn && (!e.Summary || r.pol.Recorded) {
+		// The turn closed with its last call: hermes runs micro-compaction
+		// from finalize_turn, after the reply and before the next user
+		// message (agent/micro_compaction.py), so its summary call's stall
+		// ends the turn, on the clock from the last call's end; the next
+		// message waits only if it comes sooner.
+		if err := r.endTurn(); err != nil {
+			return err
+		}
+	}
 	r.advanceTo(r.nextTime())
 	if r.i == 0 && r.opts.Prewarm {
 		r.prewarm()
@@ -471,11 +481,6 @@ func (r *run) step() error {
 	case traces.User:
 		if e.Summary && !r.pol.Recorded {
 			return nil // another policy's compaction, not ours
-		}
-		if r.inTurn {
-			if err := r.endTurn(); err != nil {
-				return err
-			}
 		}
 		if k, ok := e.RewindTo(idx); ok {
 			r.rewind(k)

@@ -174,7 +174,7 @@ func (m *Manager) compress(ctx context.Context, now time.Time, v *prompt.View, k
 
 	m.dur.Compactions++
 	m.mem.verify = true
-	m.mem.cursor, m.mem.rolling = -1, ""
+	m.mem.cursor, m.mem.rolling, m.mem.stamped = -1, "", 0
 	if fallback {
 		p.Outcome = OutcomeFallback
 		m.dur.FallbackStreak++

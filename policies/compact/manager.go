@@ -139,6 +139,7 @@ type memory struct {
 	cursor     int    // micro cursor: index of the first unabsorbed message, -1 none
 	cursorMark uint64 // hash of the message just before cursor, to validate it
 	rolling    string // the rolling micro summary
+	stamped    uint64 // hash of the batch marker rolling was rehydrated from (superseded by the next absorb)
 	failAt     uint64 // hash of the exchange that failed
 	failCount  int
 	turns      int
