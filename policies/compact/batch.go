@@ -88,15 +88,27 @@ func (m *Manager) compress(ctx context.Context, now time.Time, v *prompt.View, k
 	}
 	window := pruned[start:end]
 	// Earlier summaries in the window are the previous summary (an iterative
-	// update), not input to summarize again.
+	// update), not input to summarize again. A summary merged into a tail
+	// message carries that message too: its own blocks are conversation,
+	// summarized like any other message. hermes' merged carrier keeps the
+	// message's content before _MERGED_SUMMARY_DELIMITER, and its handoff
+	// readers unwrap it rather than drop the row
+	// (agent/context_compressor.py classify_summary_content "merged",
+	// _MERGED_PRIOR_CONTEXT_HEADER; #57690).
 	var previous []string
 	var rest []prompt.Message
 	for i := range window {
 		if IsSummary(&window[i]) {
+			var own []traces.Block
 			for _, b := range window[i].Blocks {
 				if strings.HasPrefix(b.Text, SummaryPrefix) {
 					previous = append(previous, strings.TrimPrefix(b.Text, SummaryPrefix))
+					continue
 				}
+				own = append(own, b)
+			}
+			if len(own) > 0 {
+				rest = append(rest, prompt.NewMessage(window[i].Role, own, window[i].Event, prompt.Plain))
 			}
 			continue
 		}
