@@ -66,8 +66,11 @@ func (m *Manager) compress(ctx context.Context, now time.Time, v *prompt.View, k
 	before := m.rough.Estimate(v)
 	p := Pass{Kind: kind, Trigger: trigger, TokensBefore: before, TokensAfter: before}
 	noop := func(outcome string) (*prompt.View, []Pass) {
+		// A structural no-op: nothing to compress right now, not an
+		// ineffective compaction. It backs off instead of striking.
 		p.Outcome = outcome
-		return v, append([]Pass{p}, m.strike(now, outcome, before)...)
+		p.Detail = m.structuralNoOp(now)
+		return v, []Pass{p}
 	}
 	msgs := v.Messages
 	head := m.headCount(msgs)
@@ -186,6 +189,8 @@ func (m *Manager) compress(ctx context.Context, now time.Time, v *prompt.View, k
 
 	m.dur.Compactions++
 	m.mem.verify = true
+	m.mem.structuralUntil = time.Time{} // record_completed_compaction clears it
+	m.dur.PruneRearm = 0                // and so does a batch compaction (compress's tail)
 	m.mem.cursor, m.mem.rolling, m.mem.stamped = -1, "", 0
 	if fallback {
 		p.Outcome = OutcomeFallback
