@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxsim/ctxsim/policies/cacheplan"
 	"github.com/ctxsim/ctxsim/policies/compact"
 	"github.com/ctxsim/ctxsim/policies/prompt"
 	"github.com/ctxsim/ctxsim/pricing"
@@ -556,6 +557,21 @@ func (r *run) step() error {
 	return nil
 }
 
+// planner is the policy's planner on the provider this run sends to: a
+// planner may choose its layout by route, as hermes does
+// (cacheplan.RoutePlanner).
+func (r *run) planner() Planner {
+	rp, ok := r.pol.Planner.(cacheplan.RoutePlanner)
+	if !ok {
+		return r.pol.Planner
+	}
+	name := r.prov.Name()
+	if rt, ok := r.prov.(*provider.Router); ok && rt.For != nil {
+		name = rt.For(r.model) // the provider this model's requests go to
+	}
+	return rp.OnRoute(name)
+}
+
 // hook runs a compactor hook under the run's context. A policy that forks
 // its summaries has the engine send each summary call (run.sendFork); a fork that
 // must stop the run cancels the hook's context with its error, which the
@@ -852,8 +868,8 @@ func (r *run) attempt(e *traces.Event, idx int, stall time.Duration) (apiErr, er
 	}
 	req := r.b.Build(r.model, r.view, out)
 	req.Key = r.sess.ID
-	if r.pol.Planner != nil && r.ttl != prompt.NoCache {
-		r.pol.Planner.Plan(req, r.ttl)
+	if pl := r.planner(); pl != nil && r.ttl != prompt.NoCache {
+		pl.Plan(req, r.ttl)
 	}
 	if r.pol.ObserveResends && r.cal != nil {
 		within := !r.recEnd.IsZero() && e.Time.Sub(r.recEnd) < r.ttl.Duration()
