@@ -161,7 +161,7 @@ func stringKey(name, help string, p func(c *Config) *string) Key {
 
 // Layouts are the cache planner names prompt_caching.layout accepts. The
 // engine resolves them with cacheplan.ByName.
-var Layouts = []string{"none", "auto", "system_and_3", "hermes", "hermes_tools", "claude-code"}
+var Layouts = []string{"none", "auto", "system_and_3", "hermes", "hermes_prefix", "hermes_tools", "claude-code"}
 
 const modelThresholdsKey = "compression.model_thresholds"
 

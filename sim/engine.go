@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxsim/ctxsim/policies/cacheplan"
 	"github.com/ctxsim/ctxsim/policies/compact"
 	"github.com/ctxsim/ctxsim/policies/prompt"
 	"github.com/ctxsim/ctxsim/pricing"
@@ -461,6 +462,16 @@ func (r *run) advanceTo(t time.Time) {
 // step replays the next event. An error stops the run.
 func (r *run) step() error {
 	e := &r.sess.Events[r.i]
+	if e.Kind == traces.User && r.inTurn && (!e.Summary || r.pol.Recorded) {
+		// The turn closed with its last call: hermes runs micro-compaction
+		// from finalize_turn, after the reply and before the next user
+		// message (agent/micro_compaction.py), so its summary call's stall
+		// ends the turn, on the clock from the last call's end; the next
+		// message waits only if it comes sooner.
+		if err := r.endTurn(); err != nil {
+			return err
+		}
+	}
 	r.advanceTo(r.nextTime())
 	if r.i == 0 && r.opts.Prewarm {
 		r.prewarm()
@@ -471,11 +482,6 @@ func (r *run) step() error {
 	case traces.User:
 		if e.Summary && !r.pol.Recorded {
 			return nil // another policy's compaction, not ours
-		}
-		if r.inTurn {
-			if err := r.endTurn(); err != nil {
-				return err
-			}
 		}
 		if k, ok := e.RewindTo(idx); ok {
 			r.rewind(k)
@@ -549,6 +555,21 @@ func (r *run) step() error {
 		return r.endTurn()
 	}
 	return nil
+}
+
+// planner is the policy's planner on the provider this run sends to: a
+// planner may choose its layout by route, as hermes does
+// (cacheplan.RoutePlanner).
+func (r *run) planner() Planner {
+	rp, ok := r.pol.Planner.(cacheplan.RoutePlanner)
+	if !ok {
+		return r.pol.Planner
+	}
+	name := r.prov.Name()
+	if rt, ok := r.prov.(*provider.Router); ok && rt.For != nil {
+		name = rt.For(r.model) // the provider this model's requests go to
+	}
+	return rp.OnRoute(name)
 }
 
 // hook runs a compactor hook under the run's context. A policy that forks
@@ -847,8 +868,8 @@ func (r *run) attempt(e *traces.Event, idx int, stall time.Duration) (apiErr, er
 	}
 	req := r.b.Build(r.model, r.view, out)
 	req.Key = r.sess.ID
-	if r.pol.Planner != nil && r.ttl != prompt.NoCache {
-		r.pol.Planner.Plan(req, r.ttl)
+	if pl := r.planner(); pl != nil && r.ttl != prompt.NoCache {
+		pl.Plan(req, r.ttl)
 	}
 	if r.pol.ObserveResends && r.cal != nil {
 		within := !r.recEnd.IsZero() && e.Time.Sub(r.recEnd) < r.ttl.Duration()

@@ -60,8 +60,8 @@ func (r *run) sendFork(now time.Time, out compact.SummaryOutput) (compact.Summar
 	// Its own conversation key: the fork's extra turn must not count as
 	// the session's last call when its next call's misses are attributed.
 	req.Key = r.sess.ID + "/compaction"
-	if r.pol.Planner != nil && r.ttl != prompt.NoCache {
-		r.pol.Planner.Plan(req, r.ttl)
+	if pl := r.planner(); pl != nil && r.ttl != prompt.NoCache {
+		pl.Plan(req, r.ttl)
 	}
 	req.Freeze()
 	resp, err := r.prov.Send(now, req)

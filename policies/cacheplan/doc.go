@@ -8,11 +8,13 @@
 //   - none: no breakpoints.
 //   - system_and_3: hermes-agent's legacy layout, the system prompt plus the
 //     last 3 messages that can carry a marker.
-//   - hermes: hermes' static-prefix layout, the static system prefix, the
-//     whole system prompt and the last 2 messages.
+//   - hermes: what hermes picks for the route (a RoutePlanner): hermes_tools
+//     on native Anthropic, hermes_prefix elsewhere.
+//   - hermes_prefix: hermes' static-prefix layout, the static system
+//     prefix, the whole system prompt and the last 2 messages.
 //   - hermes_tools: hermes' tool-cache layout for direct native Anthropic,
 //     the static system prefix, the last tool schema and the last 2
-//     completed transaction endpoints.
+//     completed transaction endpoints (hermes_prefix without tools).
 //   - claude-code: what Claude Code's recorded usage shows it marks (the
 //     floor's stable part, the end of the system prompt, the end of the last
 //     message); the evidence is in ClaudeCode's doc comment.

@@ -45,17 +45,48 @@ func markLast(req *prompt.Request, m *marker, n int) {
 // With ToolCache set it uses the tool-cache layout of hermes.md §1.3 (direct
 // native Anthropic with tools): the static system prefix only, the last tool
 // schema, and the last 2 completed transaction endpoints.
+//
+// With ByRoute set (the "hermes" layout, every hermes preset's default) it
+// chooses as hermes does, per route (OnRoute): the tool-cache layout on
+// native Anthropic, the static-prefix layout elsewhere.
 type Hermes struct {
 	ToolCache bool
+	ByRoute   bool
 }
 
 // Name implements Planner.
 func (h Hermes) Name() string {
-	if h.ToolCache {
+	switch {
+	case h.ByRoute:
+		return "hermes"
+	case h.ToolCache:
 		return "hermes_tools"
 	}
-	return "hermes"
+	return "hermes_prefix"
 }
+
+// OnRoute implements RoutePlanner. hermes builds the tool-cache plan only
+// when direct_native_tool_cache holds, api_mode anthropic_messages on
+// api.anthropic.com (agent/prompt_caching.py build_prompt_cache_plan,
+// anthropic_prompt_cache_policy branch 5; reference/hermes.md §1.3, §1.4):
+// here the anthropic provider, the simulator's native Anthropic API. With
+// no tools in a request, Plan falls back to the static-prefix layout, as
+// hermes does.
+func (h Hermes) OnRoute(provider string) Planner {
+	if !h.ByRoute {
+		return h
+	}
+	return Hermes{ToolCache: provider == NativeAnthropic}
+}
+
+// NativeAnthropic is the provider name of Anthropic's own API.
+const NativeAnthropic = "anthropic"
+
+// toolCacheEndpoints is how many completed transaction endpoints the
+// tool-cache layout marks: 2, whatever breakpoints are left (hermes marks
+// the last 2 even when the static prefix cannot be split, leaving one
+// breakpoint unused).
+const toolCacheEndpoints = 2
 
 // Plan implements Planner.
 func (h Hermes) Plan(req *prompt.Request, ttl prompt.TTL) {
@@ -70,7 +101,7 @@ func (h Hermes) Plan(req *prompt.Request, ttl prompt.TTL) {
 			m.add(sys[len(sys)-2])
 		}
 		m.add(tool)
-		for _, s := range endpoints(req, prompt.MaxBreakpoints-len(m)) {
+		for _, s := range endpoints(req, min(toolCacheEndpoints, prompt.MaxBreakpoints-len(m))) {
 			m.add(markBlock(req, s))
 		}
 		m.apply(req, ttl)

@@ -19,12 +19,28 @@ type Planner interface {
 }
 
 var registry = map[string]func() Planner{
-	"none":         func() Planner { return None{} },
-	"auto":         func() Planner { return Auto{} },
-	"system_and_3": func() Planner { return SystemAnd3{} },
-	"hermes":       func() Planner { return Hermes{} },
-	"hermes_tools": func() Planner { return Hermes{ToolCache: true} },
-	"claude-code":  func() Planner { return ClaudeCode{} },
+	"none":          func() Planner { return None{} },
+	"auto":          func() Planner { return Auto{} },
+	"system_and_3":  func() Planner { return SystemAnd3{} },
+	"hermes":        func() Planner { return Hermes{ByRoute: true} },
+	"hermes_prefix": func() Planner { return Hermes{} },
+	"hermes_tools":  func() Planner { return Hermes{ToolCache: true} },
+	"claude-code":   func() Planner { return ClaudeCode{} },
+}
+
+// A RoutePlanner chooses its layout by the provider a session is served
+// on, as hermes chooses by route; the engine asks it once per session.
+type RoutePlanner interface {
+	Planner
+	OnRoute(provider string) Planner
+}
+
+// ForRoute is p as it plans on provider's route.
+func ForRoute(p Planner, provider string) Planner {
+	if rp, ok := p.(RoutePlanner); ok {
+		return rp.OnRoute(provider)
+	}
+	return p
 }
 
 // ByName returns the planner registered under name (see Names).

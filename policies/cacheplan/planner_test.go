@@ -204,3 +204,47 @@ func TestByName(t *testing.T) {
 		t.Error("ByName(nope) succeeded")
 	}
 }
+
+func TestHermesByRoute(t *testing.T) {
+	// The hermes presets' layout picks hermes' tool-cache plan on native
+	// Anthropic (the request has tools) and the static-prefix plan on any
+	// other route, as anthropic_prompt_cache_policy does.
+	p, err := ByName("hermes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		provider string
+		want     []string
+	}{
+		{"anthropic", []string{"1:-1/tool_schema@5m", "2:-1/system@5m", "9:3/text@5m", "11:5/text@5m"}},
+		{"openai", []string{"2:-1/system@5m", "3:-1/system@5m", "10:4/text@5m", "11:5/text@5m"}},
+	} {
+		req := build(t, prompt.Wire{}, []string{"static", "volatile"}, conversation()...)
+		ForRoute(p, tt.provider).Plan(req, prompt.TTL5m)
+		if got := marks(req); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: marks %v, want %v", tt.provider, got, tt.want)
+		}
+	}
+}
+
+func TestToolCacheTwoEndpoints(t *testing.T) {
+	// With one system block there is no static prefix to mark: hermes
+	// still marks only the last 2 completed endpoints (a1, a3 here; the
+	// user messages that are not last are open), leaving a breakpoint
+	// unused. Before, the spare breakpoint went to a third endpoint.
+	msgs := []prompt.Message{
+		msg(prompt.RoleUser, text("q1")),
+		msg(prompt.RoleAssistant, text("a1")),
+		msg(prompt.RoleUser, text("q2")),
+		msg(prompt.RoleAssistant, text("a2")),
+		msg(prompt.RoleUser, text("q3")),
+		msg(prompt.RoleAssistant, text("a3")),
+	}
+	req := build(t, prompt.Wire{}, []string{"sys"}, msgs...)
+	Hermes{ToolCache: true}.Plan(req, prompt.TTL5m)
+	want := []string{"1:-1/tool_schema@5m", "6:3/text@5m", "8:5/text@5m"}
+	if got := marks(req); !slices.Equal(got, want) {
+		t.Errorf("marks %v, want %v", got, want)
+	}
+}

@@ -66,8 +66,11 @@ func (m *Manager) compress(ctx context.Context, now time.Time, v *prompt.View, k
 	before := m.rough.Estimate(v)
 	p := Pass{Kind: kind, Trigger: trigger, TokensBefore: before, TokensAfter: before}
 	noop := func(outcome string) (*prompt.View, []Pass) {
+		// A structural no-op: nothing to compress right now, not an
+		// ineffective compaction. It backs off instead of striking.
 		p.Outcome = outcome
-		return v, append([]Pass{p}, m.strike(now, outcome, before)...)
+		p.Detail = m.structuralNoOp(now)
+		return v, []Pass{p}
 	}
 	msgs := v.Messages
 	head := m.headCount(msgs)
@@ -88,15 +91,27 @@ func (m *Manager) compress(ctx context.Context, now time.Time, v *prompt.View, k
 	}
 	window := pruned[start:end]
 	// Earlier summaries in the window are the previous summary (an iterative
-	// update), not input to summarize again.
+	// update), not input to summarize again. A summary merged into a tail
+	// message carries that message too: its own blocks are conversation,
+	// summarized like any other message. hermes' merged carrier keeps the
+	// message's content before _MERGED_SUMMARY_DELIMITER, and its handoff
+	// readers unwrap it rather than drop the row
+	// (agent/context_compressor.py classify_summary_content "merged",
+	// _MERGED_PRIOR_CONTEXT_HEADER; #57690).
 	var previous []string
 	var rest []prompt.Message
 	for i := range window {
 		if IsSummary(&window[i]) {
+			var own []traces.Block
 			for _, b := range window[i].Blocks {
 				if strings.HasPrefix(b.Text, SummaryPrefix) {
 					previous = append(previous, strings.TrimPrefix(b.Text, SummaryPrefix))
+					continue
 				}
+				own = append(own, b)
+			}
+			if len(own) > 0 {
+				rest = append(rest, prompt.NewMessage(window[i].Role, own, window[i].Event, prompt.Plain))
 			}
 			continue
 		}
@@ -174,7 +189,9 @@ func (m *Manager) compress(ctx context.Context, now time.Time, v *prompt.View, k
 
 	m.dur.Compactions++
 	m.mem.verify = true
-	m.mem.cursor, m.mem.rolling = -1, ""
+	m.mem.structuralUntil = time.Time{} // record_completed_compaction clears it
+	m.dur.PruneRearm = 0                // and so does a batch compaction (compress's tail)
+	m.mem.cursor, m.mem.rolling, m.mem.stamped = -1, "", 0
 	if fallback {
 		p.Outcome = OutcomeFallback
 		m.dur.FallbackStreak++

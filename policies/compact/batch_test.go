@@ -237,3 +237,41 @@ func TestCompressCancelled(t *testing.T) {
 	}
 	require.Equal(t, before, m.Durable(), "a cancelled summary must not count against the breaker")
 }
+
+type recordingSummarizer struct{ ins []SummaryInput }
+
+func (s *recordingSummarizer) Summarize(_ context.Context, _ time.Time, in SummaryInput) (SummaryOutput, error) {
+	s.ins = append(s.ins, in)
+	return SummaryOutput{Text: "the summary", Usage: traces.Usage{Input: int64(in.PromptTokens()), Output: 3}}, nil
+}
+
+func TestMergedSummaryKeepsItsMessage(t *testing.T) {
+	// The first compaction merges its summary into the first tail message
+	// (a user message, see TestSummaryRoleAndMerge). When that message
+	// falls in the next compaction's window, its own text is summarized
+	// with the rest; before, only the summary's text was kept (as the
+	// previous summary) and the message was lost.
+	sum := &recordingSummarizer{}
+	m := newManager(t, sum, nil)
+	m.dur.Compactions = 1
+	v := &prompt.View{System: []traces.Block{{Kind: traces.System, Text: "sys"}}, Messages: conversation(42)}
+	nv, ps := m.compress(context.Background(), time.Unix(0, 0), v, KindBatch, "test")
+	require.Equal(t, OutcomeCompacted, ps[0].Outcome)
+	carrier := nv.Messages[0]
+	require.Equal(t, prompt.BatchSummary, carrier.Tag)
+	require.Len(t, carrier.Blocks, 2)
+	own := carrier.Blocks[1].Text
+
+	more := conversation(42)
+	for i := range more {
+		more[i] = msg(more[i].Role, 100+i, txt(strings.Repeat("x", 4000)+string(rune('a'+i%26))))
+	}
+	v2 := &prompt.View{System: nv.System, Messages: append(append([]prompt.Message(nil), nv.Messages...), more...)}
+	_, ps = m.compress(context.Background(), time.Unix(100, 0), v2, KindBatch, "test")
+	require.Equal(t, OutcomeCompacted, ps[0].Outcome)
+	require.Len(t, sum.ins, 2)
+	in := sum.ins[1]
+	require.Contains(t, in.Previous, "the summary", "the merged summary is the previous summary")
+	require.NotContains(t, in.Transcript, SummaryPrefix, "the summary is not summarized again")
+	require.Contains(t, in.Transcript, own[len(own)-200:], "the carrier's own message is summarized")
+}

@@ -12,6 +12,13 @@ const (
 	// ProbationAfter is _ANTI_THRASH_RECOVERY_SECONDS (300 s in most
 	// copies; one test copy asserts 900 s).
 	ProbationAfter = 300 * time.Second
+	// StructuralBackoff is _STRUCTURAL_NO_OP_BACKOFF_SECONDS: a compaction
+	// that found nothing to compress (too few messages, no compressible
+	// window, only summaries in it) defers the next attempt this long
+	// instead of striking the breaker, which would latch auto-compaction
+	// off on a short session (agent/context_compressor.py
+	// _record_structural_no_op, #93022, #40803).
+	StructuralBackoff = 300 * time.Second
 )
 
 // cooldownLadder is the summary-failure cooldown: 60 → 300 → 900 s.
@@ -26,10 +33,15 @@ func (m *Manager) tripped() bool {
 }
 
 // gate decides whether a compaction may run now: the failure cooldown
-// (skipped once after a provider-proven overflow), then the breaker with its
-// lazily armed probation deadline.
+// (skipped once after a provider-proven overflow), the structural no-op
+// backoff (which an overflow does not skip), then the breaker with its
+// lazily armed probation deadline; hermes checks them in that order
+// (_compression_block_reason, _automatic_compression_blocked_locally).
 func (m *Manager) gate(now time.Time) (bool, []Pass) {
 	if now.Before(m.dur.CooldownUntil) && !m.mem.overflow {
+		return false, nil
+	}
+	if now.Before(m.mem.structuralUntil) {
 		return false, nil
 	}
 	if !m.tripped() {
@@ -78,4 +90,21 @@ func (m *Manager) summaryFailed(now time.Time) Pass {
 	m.dur.CooldownUntil = now.Add(d)
 	return Pass{Kind: KindBreaker, Trigger: "summary_failure", Outcome: OutcomeCooldown,
 		Detail: []KV{{"cooldown_s", d.Seconds()}}}
+}
+
+// structuralNoOp arms the structural backoff: in memory only (a restart
+// clears it), re-arming slides the deadline, no counter moves.
+func (m *Manager) structuralNoOp(now time.Time) []KV {
+	m.mem.structuralUntil = now.Add(StructuralBackoff)
+	return []KV{{"backoff_s", StructuralBackoff.Seconds()}}
+}
+
+// resetBreaker is what hermes' update_model does to the guards on a model
+// switch: the strikes, the fallback streak, the failure cooldown and the
+// probation deadline were verdicts on the old model (and its window), so
+// they are cleared.
+func (m *Manager) resetBreaker() {
+	m.dur.Ineffective, m.dur.FallbackStreak = 0, 0
+	m.dur.CooldownUntil, m.dur.CooldownStep = time.Time{}, 0
+	m.mem.deadline = time.Time{}
 }

@@ -132,23 +132,29 @@ type Durable struct {
 	// (passes_total, tokens_saved_total).
 	MicroPasses int
 	MicroSaved  int
+	// PruneRearm is the proactive prune's rearm mark in MsgBudget tokens
+	// of the messages: after a committed prune the next waits until the
+	// messages regrow past it; batch compaction clears it
+	// (_proactive_prune_rearm_tokens, persisted in sessions.model_config).
+	PruneRearm int
 }
 
 // memory is the in-process state a restart loses.
 type memory struct {
-	cursor     int    // micro cursor: index of the first unabsorbed message, -1 none
-	cursorMark uint64 // hash of the message just before cursor, to validate it
-	rolling    string // the rolling micro summary
-	failAt     uint64 // hash of the exchange that failed
-	failCount  int
-	turns      int
-	verify     bool      // judge the next billed prompt (the last compaction)
-	deferred   bool      // the one-request wait was spent
-	deadline   time.Time // probation deadline, armed lazily, not persisted
-	overflow   bool      // the provider proved an overflow: ignore the cooldown once
-	pruneRearm int       // the prune rearms at this size
-	pruneLen   int       // message count of the last gated-out prune attempt
-	maskLen    int       // message count of the last gated-out batched masking
+	cursor          int    // micro cursor: index of the first unabsorbed message, -1 none
+	cursorMark      uint64 // hash of the message just before cursor, to validate it
+	rolling         string // the rolling micro summary
+	stamped         uint64 // hash of the batch marker rolling was rehydrated from (superseded by the next absorb)
+	failAt          uint64 // hash of the exchange that failed
+	failCount       int
+	turns           int
+	verify          bool      // judge the next billed prompt (the last compaction)
+	deferred        bool      // the one-request wait was spent
+	deadline        time.Time // probation deadline, armed lazily, not persisted
+	structuralUntil time.Time // the structural no-op backoff, not persisted
+	overflow        bool      // the provider proved an overflow: ignore the cooldown once
+	pruneLen        int       // message count of the last gated-out prune attempt
+	maskLen         int       // message count of the last gated-out batched masking
 }
 
 // A Manager runs the compaction ladder for one session. It is built from a
@@ -177,6 +183,7 @@ type Manager struct {
 	dur       Durable
 	mem       memory
 	args      argsMemo // a cache of a pure function: neither durable nor volatile state
+	budget    estimate.BudgetSummer
 }
 
 // New returns a manager for one session of model. sum may be nil when the
@@ -200,8 +207,13 @@ func New(cfg Config, model Model, sum Summarizer, exact *estimate.ExactEstimator
 }
 
 // SetModel switches the main model: the threshold (with its model override
-// and absolute cap) is recomputed, and the anchor no longer matches.
+// and absolute cap) is recomputed, the anchor no longer matches, and a
+// switch to another model clears the breaker's strikes and cooldowns, as
+// hermes' update_model does.
 func (m *Manager) SetModel(model Model) {
+	if m.model.Name != "" && model.Name != m.model.Name {
+		m.resetBreaker()
+	}
 	m.model = model
 	m.reserve = Reserve(&m.cfg, model)
 	if m.cfg.Rule == RuleClaudeCode {
@@ -335,11 +347,11 @@ func (m *Manager) BeforeCall(ctx context.Context, now time.Time, v *prompt.View)
 		return v, nil, fmt.Errorf("%w: floor %d tokens, effective window %d", ErrDoesNotFit, f, eff)
 	}
 	var passes []Pass
-	if m.cfg.ProactivePruneTokens > 0 && len(v.Messages) != m.mem.pruneLen {
-		if t, _ := m.measure(v); t >= max(m.cfg.ProactivePruneTokens, m.mem.pruneRearm) {
+	if m.cfg.ProactivePruneTokens > 0 && len(v.Messages) != m.mem.pruneLen && afterToolResults(v) {
+		if t, _ := m.measure(v); t >= m.cfg.ProactivePruneTokens && m.budget.Sum(v.Messages) >= m.dur.PruneRearm {
 			nv, p := m.prune(v, KindPrune, "proactive", m.cfg.ProactivePruneMinReclaimTokens)
 			if p.Committed() {
-				m.mem.pruneRearm = p.TokensAfter + m.cfg.ProactivePruneTokens
+				p = m.rearmPrune(nv, p)
 				m.mem.pruneLen = 0
 			} else {
 				m.mem.pruneLen = len(v.Messages)

@@ -3,6 +3,7 @@ package compact
 import (
 	"context"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/ctxsim/ctxsim/policies/estimate"
@@ -26,8 +27,13 @@ func lastMicro(msgs []prompt.Message) int {
 }
 
 // cursorIn is the micro cursor inside [start, end): the in-memory cursor if
-// it is still valid, else just past the last summary marker (and the
-// rolling summary is rehydrated from a micro marker), else start.
+// it is still valid, else just past the last summary marker, else start
+// (agent/micro_compaction.py _resolve_compact_cursor). With no rolling
+// summary in memory (after a restart, or a batch compaction, which clears
+// it) the summary is rehydrated from that marker, batch or micro, and the
+// marker is stamped as contained in it (hermes sets
+// MICRO_COMPACT_MARKER_KEY on it): the next absorb supersedes it and a
+// defrag may rewrite it.
 func (m *Manager) cursorIn(msgs []prompt.Message, start, end int) int {
 	c := m.mem.cursor
 	if c >= start && c <= end && c > 0 && msgs[c-1].Hash() == m.mem.cursorMark {
@@ -35,15 +41,55 @@ func (m *Manager) cursorIn(msgs []prompt.Message, start, end int) int {
 	}
 	for i := end - 1; i >= start; i-- {
 		if IsSummary(&msgs[i]) {
-			if msgs[i].Tag == prompt.MicroSummary {
-				if s, ok := SnapshotOf(msgs[i].Blocks[0].Text); ok {
+			if strings.TrimSpace(m.mem.rolling) == "" {
+				if s := rollingOf(&msgs[i]); s != "" {
 					m.mem.rolling = s
+					if msgs[i].Tag == prompt.BatchSummary {
+						m.mem.stamped = msgs[i].Hash()
+					}
 				}
 			}
 			return i + 1
 		}
 	}
 	return start
+}
+
+// rollingOf is the rolling summary a marker holds (hermes'
+// _rolling_summary_from_marker: the text after the last "## Historical
+// Task Snapshot" heading, up to the end marker). hermes' batch template
+// opens with that heading, so from a batch marker it recovers the whole
+// summary; ours renders the snapshot after the body, so for a batch marker
+// the body is taken too.
+func rollingOf(msg *prompt.Message) string {
+	if len(msg.Blocks) == 0 {
+		return ""
+	}
+	text := msg.Blocks[0].Text
+	if msg.Tag == prompt.MicroSummary {
+		s, _ := SnapshotOf(text)
+		return strings.TrimSpace(s)
+	}
+	if !strings.HasPrefix(text, SummaryPrefix) {
+		return ""
+	}
+	text = strings.TrimPrefix(text, SummaryPrefix)
+	if j := strings.LastIndex(text, EndMarker); j >= 0 {
+		text = text[:j]
+	}
+	return strings.TrimSpace(text)
+}
+
+// lastContained is the index of the newest marker the rolling summary
+// provably contains: a micro marker, or the batch marker it was rehydrated
+// from. -1 when there is none.
+func (m *Manager) lastContained(msgs []prompt.Message) int {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Tag == prompt.MicroSummary || m.mem.stamped != 0 && msgs[i].Tag == prompt.BatchSummary && msgs[i].Hash() == m.mem.stamped {
+			return i
+		}
+	}
+	return -1
 }
 
 // exchangeAt finds the exchange at or after i: the next assistant message
@@ -99,9 +145,13 @@ func (m *Manager) micro(ctx context.Context, now time.Time, v *prompt.View) (*pr
 	if !ok {
 		return v, Pass{}, false
 	}
-	if k := lastMicro(msgs); k >= 0 && estimate.Rough(m.mem.rolling) >= m.cfg.MicroCompactDefragThresholdTokens {
+	if estimate.Rough(m.mem.rolling) >= m.cfg.MicroCompactDefragThresholdTokens {
 		// Defrag: re-summarize the rolling summary and rewrite the newest
-		// marker in place; no splice, no cursor move.
+		// marker it contains in place; no splice, no cursor move. hermes
+		// defrags whether or not such a marker exists (_needs_defrag looks
+		// at the summary only): a summary rehydrated from a batch marker is
+		// shrunk before it is merged into.
+		k := m.lastContained(msgs)
 		out, err = m.summarize(ctx, now, SummaryInput{Kind: KindDefrag, Previous: m.mem.rolling,
 			TargetTokens: m.cfg.MicroCompactDefragThresholdTokens / 2, MaxTokens: min(MicroMaxTokens, MaxSummaryTokens(m.model.Window))})
 		if ctx.Err() != nil {
@@ -111,12 +161,14 @@ func (m *Manager) micro(ctx context.Context, now time.Time, v *prompt.View) (*pr
 			p.Outcome = OutcomeDefragFailed
 		} else {
 			m.mem.rolling = out.Text
-			nm := prompt.NewMessage(prompt.RoleAssistant, []traces.Block{textBlock(marker("", out.Text))}, -1, prompt.MicroSummary)
-			nmsgs := append([]prompt.Message(nil), msgs...)
-			nmsgs[k] = nm
-			nv = &prompt.View{Tools: v.Tools, System: v.System, Messages: nmsgs}
-			if cursor == k+1 {
-				m.mem.cursor, m.mem.cursorMark = k+1, nm.Hash()
+			if k >= 0 {
+				nm := m.rewriteContained(&msgs[k], out.Text)
+				nmsgs := append([]prompt.Message(nil), msgs...)
+				nmsgs[k] = nm
+				nv = &prompt.View{Tools: v.Tools, System: v.System, Messages: nmsgs}
+				if cursor == k+1 {
+					m.mem.cursor, m.mem.cursorMark = k+1, nm.Hash()
+				}
 			}
 			p.Outcome = OutcomeDefrag
 		}
@@ -199,6 +251,23 @@ func (m *Manager) micro(ctx context.Context, now time.Time, v *prompt.View) (*pr
 	return nv, p, true
 }
 
+// rewriteContained is marker msg with its summary replaced by rolling, as
+// hermes' defrag rewrites the marker's content in place, role and keys
+// kept. A micro marker, or a batch marker standing alone, becomes a micro
+// marker; a batch summary merged into a tail message keeps that message's
+// own blocks (hermes overwrites the whole content, the message's text
+// with it) and stays stamped.
+func (m *Manager) rewriteContained(msg *prompt.Message, rolling string) prompt.Message {
+	blocks := append([]traces.Block{textBlock(marker("", rolling))}, msg.Blocks[1:]...)
+	if msg.Tag == prompt.BatchSummary && len(msg.Blocks) > 1 {
+		nm := prompt.NewMessage(msg.Role, blocks, msg.Event, prompt.BatchSummary)
+		m.mem.stamped = nm.Hash()
+		return nm
+	}
+	m.mem.stamped = 0
+	return prompt.NewMessage(msg.Role, blocks[:1], -1, prompt.MicroSummary)
+}
+
 // splice replaces the assistant and tool rows of msgs[s:e] with one micro
 // marker carrying the rolling summary, placed after the last of them; user
 // messages in the span stay. Older micro markers are dropped (the summary
@@ -228,6 +297,19 @@ func (m *Manager) splice(v *prompt.View, s, e int, rolling string) *prompt.View 
 		case msgs[i].Tag == prompt.MicroSummary:
 			dropped = true
 			continue
+		case m.mem.stamped != 0 && msgs[i].Tag == prompt.BatchSummary && msgs[i].Hash() == m.mem.stamped:
+			// The batch marker the rolling summary was rehydrated from is
+			// superseded like a micro marker (hermes stamps it with
+			// MICRO_COMPACT_MARKER_KEY). A summary merged into a tail
+			// message leaves that message as it was (hermes drops the
+			// row, the user's text in it too).
+			if len(msgs[i].Blocks) > 1 {
+				orig := &msgs[i]
+				push(prompt.NewMessage(orig.Role, orig.Blocks[1:], orig.Event, prompt.Plain))
+				continue
+			}
+			dropped = true
+			continue
 		case i >= s && i < e && !realUser(&msgs[i]):
 			dropped = true
 			if i == e-1 {
@@ -245,6 +327,7 @@ func (m *Manager) splice(v *prompt.View, s, e int, rolling string) *prompt.View 
 		}
 	}
 	m.mem.cursor, m.mem.cursorMark = cursor, mk.Hash()
+	m.mem.stamped = 0
 	return &prompt.View{Tools: v.Tools, System: v.System, Messages: out}
 }
 

@@ -242,3 +242,31 @@ func (m *Manager) prune(v *prompt.View, kind Kind, trigger string, gate int) (*p
 	p.TokensAfter = m.rough.Estimate(nv)
 	return nv, p
 }
+
+// afterToolResults reports whether v's last message is tool results: hermes
+// runs the proactive prune from its post-tool path, after tool results are
+// appended (run_agent's loop; tests/run_agent/test_proactive_prune_loop_wiring.py),
+// not before a call that opens a turn.
+func afterToolResults(v *prompt.View) bool {
+	n := len(v.Messages)
+	return n > 0 && v.Messages[n-1].Role == prompt.RoleTool
+}
+
+// rearmPrune sets the rearm mark after committed prune p produced nv: the
+// messages' MsgBudget size after it plus a runway of max(reclaimed,
+// trigger, min_reclaim), on the scale the gate reads (hermes'
+// prune_tool_results_only: next_rearm_tokens = after + runway, both sums of
+// _estimate_msg_budget_tokens over the messages). It is durable, as hermes
+// persists it under _proactive_prune_rearm_tokens.
+func (m *Manager) rearmPrune(nv *prompt.View, p Pass) Pass {
+	reclaim := 0
+	for _, kv := range p.Detail {
+		if kv.Key == "reclaim_tokens" {
+			reclaim = int(kv.Value)
+		}
+	}
+	runway := max(reclaim, m.cfg.ProactivePruneTokens, m.cfg.ProactivePruneMinReclaimTokens)
+	m.dur.PruneRearm = m.budget.Sum(nv.Messages) + runway
+	p.Detail = append(p.Detail, KV{"rearm_tokens", float64(m.dur.PruneRearm)})
+	return p
+}

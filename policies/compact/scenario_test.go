@@ -36,6 +36,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 //	turn [n=N] [user=N] [assistant=N] [tool=N] [calls=K] [cjk] [billed=...] [quiet]
 //	resume idle=DURATION [cold]            OnResume
 //	advance d=DURATION                     move the virtual clock
+//	model name=NAME [window=N]             SetModel (a model switch)
 //	restart                                Restart
 //	summarizer [fail=N]                    the next N summary calls fail
 //	view | system | users | durable        print state
@@ -111,6 +112,11 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 	case "advance":
 		s.now = s.now.Add(durArg(t, a, "d"))
 		fmt.Fprintf(&s.out, "t=%s\n", s.now.Format("15:04:05"))
+	case "model":
+		// A model switch (the engine's ModelSwitch event).
+		s.model = compact.Model{Name: a["name"], Window: intArg(t, a, "window", s.model.Window), MaxOutput: s.model.MaxOutput}
+		s.m.SetModel(s.model)
+		fmt.Fprintf(&s.out, "threshold %d\n", s.m.Threshold())
 	case "restart":
 		s.m.Restart()
 		s.out.WriteString("restarted\n")
@@ -129,8 +135,8 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 		s.printUsers()
 	case "durable":
 		dur := s.m.Durable()
-		fmt.Fprintf(&s.out, "compactions %d, ineffective %d, fallback streak %d, cooldown until %s, micro passes %d, micro saved %d\n",
-			dur.Compactions, dur.Ineffective, dur.FallbackStreak, clock(dur.CooldownUntil), dur.MicroPasses, dur.MicroSaved)
+		fmt.Fprintf(&s.out, "compactions %d, ineffective %d, fallback streak %d, cooldown until %s, micro passes %d, micro saved %d, prune rearm %d\n",
+			dur.Compactions, dur.Ineffective, dur.FallbackStreak, clock(dur.CooldownUntil), dur.MicroPasses, dur.MicroSaved, dur.PruneRearm)
 	default:
 		t.Fatalf("unknown command %q", d.Cmd)
 	}

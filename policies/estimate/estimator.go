@@ -228,3 +228,19 @@ func (e *ExactEstimator) size(m *prompt.Message) int {
 	}
 	return s
 }
+
+// A BudgetSummer sums MsgBudget over messages, sizing only those after the
+// common prefix with its last call: the prune's rearm gate reads it before
+// every call after tool results. The zero value is ready to use.
+type BudgetSummer struct {
+	cache  msgCache
+	prefix prefixSums
+}
+
+// Sum is the MsgBudget total of msgs.
+func (b *BudgetSummer) Sum(msgs []prompt.Message) int {
+	if b.cache == nil {
+		b.cache = msgCache{}
+	}
+	return b.prefix.sum(msgs, func(m *prompt.Message) int { return b.cache.get(m, MsgBudget) })
+}
