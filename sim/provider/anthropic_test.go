@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ctxsim/ctxsim/policies/prompt"
+	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
@@ -325,4 +326,44 @@ func TestAnthropicClearToolUses(t *testing.T) {
 			t.Errorf("cleared %d, want 290 (Grep only)", r.Wire.ClearedInputTokens)
 		}
 	})
+}
+
+// For models before Opus 4.5 (and Sonnet 4.6) a new user turn that is not
+// only tool results drops the earlier thinking blocks, so the cache breaks
+// from the first of them (prompt-caching page, "Caching with thinking
+// blocks"; prompt.StripsThinking): the third call below reads only the
+// first call's entry on Sonnet 4.5, the whole tool loop on Opus 4.6.
+func TestAnthropicStaleThinking(t *testing.T) {
+	card := pricing.NewCard(
+		pricing.Price{Model: "claude-sonnet-4-5", Provider: "anthropic", Input: 3, Output: 15, CacheWrite5m: 3.75, CacheWrite1h: 6, CacheRead: 0.3, Window: 200000, MinCacheable: 1024},
+		pricing.Price{Model: "claude-opus-4-6", Provider: "anthropic", Input: 5, Output: 25, CacheWrite5m: 6.25, CacheWrite1h: 10, CacheRead: 0.5, Window: 200000, MinCacheable: 1024},
+	)
+	for _, tt := range []struct {
+		model string
+		read  int64
+	}{
+		{"claude-sonnet-4-5", 2100},
+		{"claude-opus-4-6", 2470},
+	} {
+		p := NewAnthropic(AnthropicOptions{Common: Common{Prices: card, Latency: zeroLatency}})
+		b := prompt.NewBuilder(count, prompt.Wire{Tail: 1, ThinkingByModel: true})
+		v := prompt.View{System: []traces.Block{{Kind: traces.System, Name: "sys", Tokens: 2000}}}
+		step := func(at time.Duration, role prompt.Role, bs ...traces.Block) traces.Usage {
+			v.Messages = append(v.Messages, prompt.NewMessage(role, bs, -1, prompt.Plain))
+			r := b.Build(tt.model, &v, 7)
+			r.Mark(len(r.Blocks)-1, prompt.TTL5m)
+			r.Freeze()
+			return send(t, p, t0.Add(at), r)
+		}
+		step(0, prompt.RoleUser, traces.Block{Kind: traces.Text, Name: "u1", Tokens: 100})
+		v.Messages = append(v.Messages, prompt.NewMessage(prompt.RoleAssistant, []traces.Block{
+			{Kind: traces.Thinking, Name: "th", Tokens: 300}, {Kind: traces.ToolUse, ID: "t1", Name: "Read", Tokens: 50}}, -1, prompt.Plain))
+		if u := step(time.Second, prompt.RoleTool, traces.Block{Kind: traces.ToolResultBlock, ID: "t1", Tokens: 20}); u.CacheRead != 2100 {
+			t.Errorf("%s: the tool-result call read %d, want 2100 (thinking kept in the loop)", tt.model, u.CacheRead)
+		}
+		v.Messages = append(v.Messages, prompt.NewMessage(prompt.RoleAssistant, []traces.Block{{Kind: traces.Text, Name: "a2", Tokens: 30}}, -1, prompt.Plain))
+		if u := step(2*time.Second, prompt.RoleUser, traces.Block{Kind: traces.Text, Name: "u3", Tokens: 10}); u.CacheRead != tt.read {
+			t.Errorf("%s: the call after a new user turn read %d, want %d", tt.model, u.CacheRead, tt.read)
+		}
+	}
 }
