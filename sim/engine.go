@@ -847,6 +847,7 @@ func (r *run) attempt(e *traces.Event, idx int, stall time.Duration) (apiErr, er
 	}
 	req := r.b.Build(r.model, r.view, out)
 	req.Key = r.sess.ID
+	req.Window = r.window
 	if r.pol.Planner != nil && r.ttl != prompt.NoCache {
 		r.pol.Planner.Plan(req, r.ttl)
 	}
