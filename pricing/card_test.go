@@ -1,6 +1,7 @@
 package pricing
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -229,4 +230,49 @@ func TestSnapshotBehindRates(t *testing.T) {
 	require.Equal(t, 1.0, p.Input)
 	_, err = c.Lookup("no-such-model-9")
 	require.ErrorContains(t, err, `"no-such-model-9"`)
+}
+
+// Long-context pricing (Anthropic pricing page, "Long context pricing";
+// LiteLLM's *_above_200k_tokens rates): a Sonnet 4.5 request past 200K
+// prompt tokens bills every token at the premium rates; at 200K it does
+// not. The 1M window is accepted only when asked for.
+func TestLongContext(t *testing.T) {
+	p, err := Default().Lookup("claude-sonnet-4-5-20250929")
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := traces.Usage{Input: 1000, CacheWrite5m: 9000, CacheRead: 190000, Output: 1000}
+	if got, want := p.Cost(at), (1000*3+9000*3.75+190000*0.3+1000*15)/1e6; math.Abs(got-want) > 1e-9 {
+		t.Errorf("200K prompt: $%v, want $%v (standard rates)", got, want)
+	}
+	past := traces.Usage{Input: 1000, CacheWrite5m: 9000, CacheWrite1h: 1000, CacheRead: 240000, Output: 1000}
+	want := (1000*6 + 9000*7.5 + 1000*12 + 240000*0.6 + 1000*22.5) / 1e6
+	if got := p.Cost(past); math.Abs(got-want) > 1e-9 {
+		t.Errorf("251K prompt: $%v, want $%v (long-context rates)", got, want)
+	}
+	if c := p.Classes(past); math.Abs(c.CacheRead-0.144) > 1e-9 {
+		t.Errorf("251K prompt: reads $%v, want $0.144", c.CacheRead)
+	}
+	for _, tt := range []struct {
+		model       string
+		asked, want int
+	}{
+		{"claude-sonnet-4-5", 0, 200000},
+		{"claude-sonnet-4-5", 1000000, 1000000},
+		{"claude-opus-4-6", 1000000, 1000000},
+		{"claude-opus-4-8", 1000000, 1000000},
+		{"claude-opus-4-6", 0, 200000},
+		{"claude-opus-4-1", 1000000, 200000},
+	} {
+		p, err := Default().Lookup(tt.model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.WindowFor(tt.asked); got != tt.want {
+			t.Errorf("%s asking %d: window %d, want %d", tt.model, tt.asked, got, tt.want)
+		}
+		if p.LongContext != nil && tt.model != "claude-sonnet-4-5" {
+			t.Errorf("%s: long-context premium, want none (1M at standard rates)", tt.model)
+		}
+	}
 }

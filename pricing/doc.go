@@ -34,10 +34,13 @@
 // FILE); callers that report cost price such calls at $0 with a warning
 // naming the model, never silently.
 //
-// Simplifications: one price per model. Long-context tiers (Anthropic's
-// 1M-context beta above 200K prompt tokens, GPT-5.5 above 272K; the
-// snapshot keeps LiteLLM's *_above_200k_tokens fields but Cost ignores
-// them) and
-// DeepSeek's peak-hour rates are not modelled, so such calls are
-// under-priced.
+// A rates.json entry may carry max_window, the window of the model's
+// 1M-context option (Price.WindowFor), and long_context, the rates every
+// token of a request is billed at once its prompt passes long_context.above
+// (Anthropic's Sonnet 4/4.5 above 200K).
+//
+// Simplifications: long-context tiers come only from rates.json: the
+// snapshot's *_above_200k_tokens fields are not read, and GPT-5.5's tier
+// above 272K and DeepSeek's peak-hour rates are not modelled, so such
+// calls are under-priced.
 package pricing

@@ -20,6 +20,14 @@ type Price struct {
 	// Window is the context window in tokens; MaxOutput the largest output.
 	Window    int `json:"window"`
 	MaxOutput int `json:"max_output,omitempty"`
+	// MaxWindow is the window of the model's 1M-context option (0: none):
+	// a request that asks for it may be that long.
+	MaxWindow int `json:"max_window,omitempty"`
+	// LongContext, when set, prices a request whose prompt exceeds
+	// LongContext.Above tokens: every token of it, input and output, is
+	// billed at those rates ("Long context pricing" on the Anthropic
+	// pricing page; LiteLLM's *_above_200k_tokens rates).
+	LongContext *LongContext `json:"long_context,omitempty"`
 	// MinCacheable is the shortest prefix the provider caches.
 	MinCacheable int `json:"min_cacheable"`
 	// StoragePerHour is the storage rate of an explicit cache, USD per
@@ -32,8 +40,38 @@ type Price struct {
 	Date   string `json:"date"`
 }
 
+// LongContext are the rates of a request past Above prompt tokens.
+type LongContext struct {
+	Above        int     `json:"above"`
+	Input        float64 `json:"input"`
+	Output       float64 `json:"output"`
+	CacheWrite5m float64 `json:"cache_write_5m"`
+	CacheWrite1h float64 `json:"cache_write_1h"`
+	CacheRead    float64 `json:"cache_read"`
+}
+
+// WindowFor is the largest prompt the model accepts for a request that
+// asked for window tokens (0: the default): Window, or up to MaxWindow
+// with the long-context option.
+func (p Price) WindowFor(window int) int {
+	if window > p.Window && p.MaxWindow > p.Window {
+		return min(window, p.MaxWindow)
+	}
+	return p.Window
+}
+
+// rates is p with the long-context rates in place when u's prompt is past
+// their threshold.
+func (p Price) rates(u traces.Usage) Price {
+	if lc := p.LongContext; lc != nil && u.Prompt() > int64(lc.Above) {
+		p.Input, p.Output, p.CacheWrite5m, p.CacheWrite1h, p.CacheRead = lc.Input, lc.Output, lc.CacheWrite5m, lc.CacheWrite1h, lc.CacheRead
+	}
+	return p
+}
+
 // Cost is the price of u in USD.
 func (p Price) Cost(u traces.Usage) float64 {
+	p = p.rates(u)
 	return (float64(u.Input)*p.Input +
 		float64(u.CacheWrite5m)*p.CacheWrite5m +
 		float64(u.CacheWrite1h)*p.CacheWrite1h +
@@ -52,6 +90,7 @@ type ClassCost struct {
 
 // Classes is the cost of u by token class.
 func (p Price) Classes(u traces.Usage) ClassCost {
+	p = p.rates(u)
 	return ClassCost{
 		Input:        float64(u.Input) * p.Input / 1e6,
 		CacheWrite5m: float64(u.CacheWrite5m) * p.CacheWrite5m / 1e6,

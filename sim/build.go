@@ -78,9 +78,10 @@ func compacts(c compact.Config) bool {
 // sessions (see the fidelity report): a message costs a few tokens of role
 // framing, and 1–3 tokens after the last block are never cached. Every
 // layout renders the same today; the layout is the seam for one that does
-// not.
+// not. Stale thinking is stripped as the Anthropic API does for the
+// request's model (prompt.StripsThinking).
 func WireFor(layout string) prompt.Wire {
-	return prompt.Wire{PerMessage: 3, Tail: 1, SplitScaffolds: true}
+	return prompt.Wire{PerMessage: 3, Tail: 1, SplitScaffolds: true, ThinkingByModel: true}
 }
 
 // NewRecorded is the policy that replays a recorded Claude Code session as it

@@ -868,6 +868,7 @@ func (r *run) attempt(e *traces.Event, idx int, stall time.Duration) (apiErr, er
 	}
 	req := r.b.Build(r.model, r.view, out)
 	req.Key = r.sess.ID
+	req.Window = r.window
 	if pl := r.planner(); pl != nil && r.ttl != prompt.NoCache {
 		pl.Plan(req, r.ttl)
 	}

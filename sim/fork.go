@@ -60,6 +60,7 @@ func (r *run) sendFork(now time.Time, out compact.SummaryOutput) (compact.Summar
 	// Its own conversation key: the fork's extra turn must not count as
 	// the session's last call when its next call's misses are attributed.
 	req.Key = r.sess.ID + "/compaction"
+	req.Window = r.window
 	if pl := r.planner(); pl != nil && r.ttl != prompt.NoCache {
 		pl.Plan(req, r.ttl)
 	}

@@ -46,6 +46,25 @@ import "github.com/ctxsim/ctxsim/policies/prompt"
 //     are billed as input (tool_heavy: the 132-character Glob result that
 //     finished first; subagent: the last two of four search results).
 //
+// Checked against the corpus (../shared/traces/corpus, 2,181 main-chain
+// calls of Claude Code 1.0.x to 2.1.x) for a mark on the second-to-last
+// message as well (issue 14 item 9), which only a read after a rewind or
+// a re-send can show: 2,008 reads land exactly on the previous call's
+// last-message entry, 9 on an older call's, 30 at the floor, 100 are cold,
+// 28 read past the previous prompt (unlogged requests). Only 6 land
+// between two calls' ends, the reads a second mark could explain, and
+// the provider's sub-prefix caching explains them as well:
+// getmany-software/llm-guard aa57d486 line 201, an edited user message
+// after a cold call, reads 84,820, the end of the second-to-last message
+// of the call it rewinds (85,196 less the 376-token message it replaced),
+// which a second mark would have written and which the prefixes cached
+// inside a written entry also hold (see AnthropicStep). Replaying the
+// corpus with the last two messages marked (before the sub-prefix rule)
+// moved the fidelity total by $0.01 of $355 (observed error +0.60% both
+// ways) and the four sessions of testdata/claude-code not at all: the
+// logs do not tell the two apart, so the planner keeps the one mark its
+// evidence above requires.
+//
 // Simplifications: the planner marks the last block of the last message
 // whatever order its results finished in, so it bills those few calls'
 // out-of-order tail as a cache write instead of input (47 and 1562 tokens

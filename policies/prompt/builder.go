@@ -18,6 +18,9 @@ type Wire struct {
 	// come before the last plain user message, as the Anthropic API does when
 	// extended thinking is on.
 	StripStaleThinking bool
+	// ThinkingByModel strips them only for the models whose API does
+	// (StripsThinking): what the Anthropic API does by default.
+	ThinkingByModel bool
 	// SplitScaffolds renders a block with a registered ScaffoldEnd as two
 	// blocks, the static scaffold (Scaffold set) and the volatile tail, so a
 	// planner can mark the scaffold alone.
@@ -59,6 +62,16 @@ type Builder struct {
 	blocks        []Block
 	split         map[uint64]*splitPair
 	req           Request
+	// strips caches StripsThinking of the last model built for.
+	stripModel string
+	strips     bool
+}
+
+func (b *Builder) stripsThinking(model string) bool {
+	if model != b.stripModel || b.stripModel == "" {
+		b.stripModel, b.strips = model, StripsThinking(model)
+	}
+	return b.strips
 }
 
 // NewBuilder returns a builder with the given counter and wire rules.
@@ -140,7 +153,7 @@ func (b *Builder) splitBlock(src *traces.Block, h uint64) *splitPair {
 // until the next Build.
 func (b *Builder) Build(model string, v *View, output int) *Request {
 	lastUser := -1
-	if b.Wire.StripStaleThinking {
+	if b.Wire.StripStaleThinking || (b.Wire.ThinkingByModel && b.stripsThinking(model)) {
 		for i := len(v.Messages) - 1; i >= 0; i-- {
 			if v.Messages[i].Role == RoleUser {
 				lastUser = i

@@ -8,6 +8,13 @@
 // its end, which is all a provider cache needs. The Builder remembers the
 // last request, so the work of a Build is proportional to what changed.
 //
+// Besides its blocks and breakpoints, a Request carries what the provider's
+// rules need and a block cannot say: the settings that invalidate parts of
+// the cache (Params), a top-level automatic cache_control (Automatic), and
+// the window the harness asked for (Window, the 1M-context option). The
+// Builder drops stale thinking blocks the way the Anthropic API does for
+// the request's model (Wire.ThinkingByModel, StripsThinking).
+//
 // Typical steps of one call:
 //
 //	req := builder.Build(model, view, outputTokens) // project

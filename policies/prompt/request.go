@@ -149,8 +149,47 @@ type Request struct {
 	// Also an observation, the mirror of ReadLimit.
 	KeepAlive int
 	KeptAlive bool
-	frozen    uint64
-	isFrozen  bool
+	// Automatic, unless NoCache, is a top-level cache_control with that
+	// TTL: Anthropic's automatic mode, which puts a breakpoint on the last
+	// cacheable block and takes one of the MaxBreakpoints slots
+	// (reference/providers.md §1.1 and §8, the Claude cookbook as quoted in
+	// opencodex PR #4437). The provider resolves it; Breakpoints holds the
+	// explicit marks only.
+	Automatic TTL
+	// Window is the context window the harness asked for: 0 or the
+	// model's default window, or more with the 1M-context option (the
+	// context-1m beta, Claude Code's "[1m]" models). The provider accepts
+	// up to the larger of it and the model's default, within the model's
+	// MaxWindow.
+	Window int
+	// Params are the request-level settings the Anthropic cache keys on
+	// besides the blocks themselves (reference/providers.md §1.2). The
+	// zero value is the API's default: tool_choice auto, thinking off, no
+	// web search, no citations.
+	Params   Params
+	frozen   uint64
+	isFrozen bool
+}
+
+// Params are the request settings outside the content blocks that
+// invalidate part of the Anthropic cache when they change, per the
+// prompt-caching page's "What invalidates the cache" table
+// (reference/providers.md §1.2): a change of ToolChoice or Thinking
+// invalidates the messages cache; toggling WebSearch or Citations
+// invalidates the system and messages caches. The tools cache survives
+// all of them. Images need no field: adding or removing one changes the
+// blocks, which the hash chain already sees (see sim/provider's
+// TestAnthropicInvalidation for why an image appended at the end does not
+// invalidate the earlier messages).
+type Params struct {
+	// ToolChoice is the tool_choice setting as sent ("" is auto).
+	ToolChoice string
+	// Thinking is the thinking setting as sent: "" for off, else its type
+	// and budget (e.g. "enabled:16000", "adaptive").
+	Thinking string
+	// WebSearch and Citations say whether the web search tool and
+	// citations are on.
+	WebSearch, Citations bool
 }
 
 // Mark adds a breakpoint on block i. It panics after Freeze: a broken
@@ -178,6 +217,18 @@ func (r *Request) fingerprint() uint64 {
 		binary.LittleEndian.PutUint64(buf[:], uint64(bp.Block)<<8|uint64(bp.TTL))
 		d.Write(buf[:])
 	}
+	d.Write([]byte{byte(r.Automatic)})
+	d.WriteString(r.Params.ToolChoice)
+	d.WriteString("\x00")
+	d.WriteString(r.Params.Thinking)
+	buf[0], buf[1] = 0, 0
+	if r.Params.WebSearch {
+		buf[0] = 1
+	}
+	if r.Params.Citations {
+		buf[1] = 1
+	}
+	d.Write(buf[:2])
 	return d.Sum64()
 }
 

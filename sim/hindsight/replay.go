@@ -32,7 +32,7 @@ func Replay(calls []Call, schedule [][]prompt.Breakpoint, opts Options) ([]trace
 		for _, b := range c.Blocks {
 			buf = append(buf, prompt.Block{Chain: b.Chain, End: b.End, Cacheable: b.Cacheable})
 		}
-		req := &prompt.Request{Model: c.Model, Key: c.Key, Blocks: buf, Total: c.Total, Output: c.Output, Breakpoints: schedule[i], ReadLimit: c.ReadLimit, Limited: c.Limited}
+		req := &prompt.Request{Model: c.Model, Key: c.Key, Blocks: buf, Total: c.Total, Output: c.Output, Breakpoints: schedule[i], ReadLimit: c.ReadLimit, Limited: c.Limited, Window: c.Window}
 		resp, err := p.Send(c.Time, req)
 		if err != nil {
 			return nil, nil, fmt.Errorf("hindsight: call %d: %w", i, err)

@@ -34,6 +34,9 @@ type Call struct {
 	// log, part of the fixed sequence).
 	ReadLimit int
 	Limited   bool
+	// Window is the context window the request asked for
+	// (prompt.Request.Window: the 1M-context option).
+	Window int
 	// Policy is the breakpoints the policy marked, sorted by block.
 	Policy []prompt.Breakpoint
 	// Fixed marks a request the caller does not control and does not pay
@@ -70,7 +73,7 @@ func (t *Tape) Send(now time.Time, req *prompt.Request) (provider.Response, erro
 	t.Calls = append(t.Calls, Call{
 		Time: now, Key: req.Key, Model: req.Model, Blocks: t.blocks(req.Blocks),
 		Total: req.Total, Output: req.Output, Policy: bps, Fixed: req.Key == "",
-		ReadLimit: req.ReadLimit, Limited: req.Limited,
+		ReadLimit: req.ReadLimit, Limited: req.Limited, Window: req.Window,
 	})
 	return resp, nil
 }

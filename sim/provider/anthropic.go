@@ -53,7 +53,9 @@ type AnthropicOptions struct {
 //     hit, B the highest 1h breakpoint after A (A if none), C the last
 //     breakpoint (A if none after it): read A, 1h write B−A, 5m write C−B,
 //     input Total−C; output is req.Output. Usage is additive.
-//   - A prompt over the model's Window is a 400 ErrContextOverflow.
+//   - A prompt over the model's Window is a 400 ErrContextOverflow, unless
+//     the request asked for a larger window (the 1M-context option) the
+//     model offers (pricing.Price.WindowFor).
 //   - Cache state is per model: a model switch starts cold. One provider
 //     instance is one organization (tenant).
 //   - A written entry also caches the prefixes at the block boundaries
@@ -67,9 +69,11 @@ type AnthropicOptions struct {
 // past the hit, so a lower breakpoint whose entry expired while a longer
 // one survived is not rewritten (the API bills nothing below A either; whether it recreates
 // the entry is not documented). A refresh keeps the entry's own tier.
-// Thinking-block stripping and the invalidation matrix for tool_choice,
-// images and thinking parameters live in the Builder and the view (a change
-// there changes the hash chain), not here. Rate limits are not modelled.
+// Thinking-block stripping lives in the Builder (a stripped block changes
+// the hash chain there, incrementally). The invalidation matrix for
+// request settings (prompt.Params) is applied here: each entry's key is its
+// prefix chain salted with the settings its section depends on (see
+// view.Chain). Rate limits are not modelled.
 type Anthropic struct {
 	opts   AnthropicOptions
 	models map[string]*anthropicCache
@@ -143,7 +147,8 @@ func (a *Anthropic) Send(now time.Time, req *prompt.Request) (Response, error) {
 		return Response{}, err
 	}
 	v := a.opts.ClearToolUses.apply(req)
-	if err := overflow(v.total, c.price.Window); err != nil {
+	v.salts(req.Params)
+	if err := overflow(v.total, c.price.WindowFor(req.Window)); err != nil {
 		return Response{}, err
 	}
 	// Whether the previous call's entry is live is judged before this call
@@ -395,12 +400,39 @@ func (c *anthropicCache) sweep(now time.Time) {
 
 // checkBreakpoints validates req's breakpoints as the API would and returns
 // them sorted by block.
+//
+// A top-level cache_control (req.Automatic) becomes a breakpoint on the
+// last cacheable block and counts against the limit, as the automatic
+// mode takes one of the four slots (reference/providers.md §8). When an
+// explicit mark is already there, the two are one breakpoint.
 func checkBreakpoints(req *prompt.Request) ([]prompt.Breakpoint, error) {
-	if len(req.Breakpoints) > prompt.MaxBreakpoints {
-		return nil, &APIError{Status: 400, Kind: ErrTooManyBreakpoints, Msg: fmt.Sprintf("a maximum of %d blocks with cache_control may be provided; found %d", prompt.MaxBreakpoints, len(req.Breakpoints))}
+	n := len(req.Breakpoints)
+	auto := -1
+	if req.Automatic != prompt.NoCache {
+		for i := len(req.Blocks) - 1; i >= 0; i-- {
+			if req.Blocks[i].Cacheable {
+				auto = i
+				break
+			}
+		}
+		if auto >= 0 && !slices.ContainsFunc(req.Breakpoints, func(bp prompt.Breakpoint) bool { return bp.Block == auto }) {
+			n++
+		} else {
+			auto = -1
+		}
+	}
+	if n > prompt.MaxBreakpoints {
+		what := ""
+		if auto >= 0 {
+			what = " (the automatic cache_control takes one)"
+		}
+		return nil, &APIError{Status: 400, Kind: ErrTooManyBreakpoints, Msg: fmt.Sprintf("a maximum of %d blocks with cache_control may be provided; found %d%s", prompt.MaxBreakpoints, n, what)}
 	}
 	var buf [prompt.MaxBreakpoints]prompt.Breakpoint
 	bps := append(buf[:0], req.Breakpoints...)
+	if auto >= 0 {
+		bps = append(bps, prompt.Breakpoint{Block: auto, TTL: req.Automatic})
+	}
 	slices.SortStableFunc(bps, func(x, y prompt.Breakpoint) int { return x.Block - y.Block })
 	seen5m := false
 	for i, bp := range bps {
@@ -461,14 +493,63 @@ type view struct {
 	chains []uint64
 	ends   []int
 	total  int
+	// sysSalt and msgSalt key the system and messages entries on the
+	// request settings that invalidate them (0: the defaults, no salt).
+	sysSalt, msgSalt uint64
 }
 
-// Chain implements Prefix.
+// Chain implements Prefix. A system or messages block's key is its chain
+// salted with the settings that section's cache depends on, so an entry
+// written under other settings is not found: the "What invalidates the
+// cache" table of the prompt-caching page (reference/providers.md §1.2).
+// Salting the key, not the chain, costs O(1) per lookup instead of a
+// rehash of the prompt.
 func (v *view) Chain(i int) uint64 {
-	if i < v.from {
-		return v.b[i].Chain
+	c := v.b[i].Chain
+	if i >= v.from {
+		c = v.chains[i-v.from]
 	}
-	return v.chains[i-v.from]
+	switch v.b[i].Section {
+	case prompt.System:
+		if v.sysSalt != 0 {
+			c = mix(c, v.sysSalt)
+		}
+	case prompt.Messages:
+		if v.msgSalt != 0 {
+			c = mix(c, v.msgSalt)
+		}
+	}
+	return c
+}
+
+// salts sets the view's salts from the request settings p: web search and
+// citations toggles invalidate system and messages; tool_choice and
+// thinking parameters, messages only (reference/providers.md §1.2). The
+// defaults salt nothing, so a request that sets none keys as it always did.
+func (v *view) salts(p prompt.Params) {
+	if p == (prompt.Params{}) {
+		return
+	}
+	d := xxhash.New()
+	flags := [2]byte{}
+	if p.WebSearch {
+		flags[0] = 1
+	}
+	if p.Citations {
+		flags[1] = 1
+	}
+	if p.WebSearch || p.Citations {
+		d.Write([]byte("system\x00"))
+		d.Write(flags[:])
+		v.sysSalt = d.Sum64()
+		d.Reset()
+	}
+	d.Write([]byte("messages\x00"))
+	d.Write(flags[:])
+	d.WriteString(p.ToolChoice)
+	d.Write([]byte{0})
+	d.WriteString(p.Thinking)
+	v.msgSalt = d.Sum64()
 }
 
 // End implements Prefix.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ctxsim/ctxsim/policies/prompt"
+	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
@@ -325,4 +326,204 @@ func TestAnthropicClearToolUses(t *testing.T) {
 			t.Errorf("cleared %d, want 290 (Grep only)", r.Wire.ClearedInputTokens)
 		}
 	})
+}
+
+// TestAnthropicInvalidation checks one case per row of the prompt-caching
+// page's "What invalidates the cache" table (reference/providers.md §1.2):
+// the second call adds a message and changes one setting; the read shows
+// which cache levels survived. The prompt is tools (2000 tokens), system
+// (1000) and messages, with a breakpoint at the end of each.
+func TestAnthropicInvalidation(t *testing.T) {
+	img := traces.Block{Kind: traces.Image, Name: "image", Tokens: 100}
+	for _, tt := range []struct {
+		name   string
+		before prompt.Params
+		after  prompt.Params
+		// edit changes the second call's messages (nil: append a user
+		// message of 50 tokens).
+		edit func(ms []prompt.Message) []prompt.Message
+		read int64
+	}{
+		{name: "nothing changes", read: 3500},
+		{name: "tool_choice invalidates messages", after: prompt.Params{ToolChoice: "any"}, read: 3000},
+		{name: "thinking on invalidates messages", after: prompt.Params{Thinking: "enabled:16000"}, read: 3000},
+		{name: "thinking budget invalidates messages", before: prompt.Params{Thinking: "enabled:16000"}, after: prompt.Params{Thinking: "enabled:32000"}, read: 3000},
+		{name: "same thinking keeps messages", before: prompt.Params{Thinking: "enabled:16000"}, after: prompt.Params{Thinking: "enabled:16000"}, read: 3500},
+		{name: "web search toggle invalidates system and messages", after: prompt.Params{WebSearch: true}, read: 2000},
+		{name: "citations toggle invalidates system and messages", before: prompt.Params{Citations: true}, read: 2000},
+		// Adding an image changes the blocks from the image on; the log
+		// evidence is that an image in a new message keeps the earlier
+		// messages: in the corpus, 4 calls right after a new image read
+		// the previous call's whole prefix (RaggioS/jcode 120ec635 line
+		// 322, openshrooly 04c2be8b line 556, jekyll a0afb8f8 lines 86 and
+		// 109), so the table's "anywhere" is not a salt on every message.
+		{name: "an image appended keeps the messages", edit: func(ms []prompt.Message) []prompt.Message {
+			return append(ms, prompt.NewMessage(prompt.RoleUser, []traces.Block{img, {Kind: traces.Text, Name: "look", Tokens: 50}}, -1, prompt.Plain))
+		}, read: 3500},
+		{name: "an image removed invalidates from where it was", edit: func(ms []prompt.Message) []prompt.Message {
+			// The first message's image goes; the text block before it
+			// is still a prefix of the written entry (sub-prefixes).
+			return []prompt.Message{prompt.NewMessage(prompt.RoleUser, []traces.Block{{Kind: traces.Text, Name: "q", Tokens: 100}}, -1, prompt.Plain), ms[1]}
+		}, read: 3100},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newTestAnthropic(1024)
+			b := prompt.NewBuilder(count, prompt.Wire{Tail: 1})
+			v := prompt.View{
+				Tools:  []traces.Block{{Kind: traces.ToolSchema, Name: "tools", Tokens: 2000}},
+				System: []traces.Block{{Kind: traces.System, Name: "sys", Tokens: 1000}},
+				Messages: []prompt.Message{
+					prompt.NewMessage(prompt.RoleUser, []traces.Block{{Kind: traces.Text, Name: "q", Tokens: 100}, img}, -1, prompt.Plain),
+					prompt.NewMessage(prompt.RoleAssistant, []traces.Block{{Kind: traces.Text, Name: "a", Tokens: 300}}, -1, prompt.Plain),
+				},
+			}
+			mark := func(r *prompt.Request, ps prompt.Params) *prompt.Request {
+				r.Params = ps
+				r.Mark(0, prompt.TTL5m)
+				r.Mark(1, prompt.TTL5m)
+				r.Mark(len(r.Blocks)-1, prompt.TTL5m)
+				r.Freeze()
+				return r
+			}
+			r := mark(b.Build("m", &v, 7), tt.before)
+			if u := send(t, p, t0, r); u.CacheRead != 0 || r.Blocks[len(r.Blocks)-1].End != 3500 {
+				t.Fatalf("first call read %d, prompt end %d; want 0 and 3500", u.CacheRead, r.Blocks[len(r.Blocks)-1].End)
+			}
+			if tt.edit != nil {
+				v.Messages = tt.edit(v.Messages)
+			} else {
+				v.Messages = append(v.Messages, prompt.NewMessage(prompt.RoleUser, []traces.Block{{Kind: traces.Text, Name: "next", Tokens: 50}}, -1, prompt.Plain))
+			}
+			if u := send(t, p, t0.Add(time.Minute), mark(b.Build("m", &v, 7), tt.after)); u.CacheRead != tt.read {
+				t.Errorf("read %d, want %d", u.CacheRead, tt.read)
+			}
+		})
+	}
+}
+
+// For models before Opus 4.5 (and Sonnet 4.6) a new user turn that is not
+// only tool results drops the earlier thinking blocks, so the cache breaks
+// from the first of them (prompt-caching page, "Caching with thinking
+// blocks"; prompt.StripsThinking): the third call below reads only the
+// first call's entry on Sonnet 4.5, the whole tool loop on Opus 4.6.
+func TestAnthropicStaleThinking(t *testing.T) {
+	card := pricing.NewCard(
+		pricing.Price{Model: "claude-sonnet-4-5", Provider: "anthropic", Input: 3, Output: 15, CacheWrite5m: 3.75, CacheWrite1h: 6, CacheRead: 0.3, Window: 200000, MinCacheable: 1024},
+		pricing.Price{Model: "claude-opus-4-6", Provider: "anthropic", Input: 5, Output: 25, CacheWrite5m: 6.25, CacheWrite1h: 10, CacheRead: 0.5, Window: 200000, MinCacheable: 1024},
+	)
+	for _, tt := range []struct {
+		model string
+		read  int64
+	}{
+		{"claude-sonnet-4-5", 2100},
+		{"claude-opus-4-6", 2470},
+	} {
+		p := NewAnthropic(AnthropicOptions{Common: Common{Prices: card, Latency: zeroLatency}})
+		b := prompt.NewBuilder(count, prompt.Wire{Tail: 1, ThinkingByModel: true})
+		v := prompt.View{System: []traces.Block{{Kind: traces.System, Name: "sys", Tokens: 2000}}}
+		step := func(at time.Duration, role prompt.Role, bs ...traces.Block) traces.Usage {
+			v.Messages = append(v.Messages, prompt.NewMessage(role, bs, -1, prompt.Plain))
+			r := b.Build(tt.model, &v, 7)
+			r.Mark(len(r.Blocks)-1, prompt.TTL5m)
+			r.Freeze()
+			return send(t, p, t0.Add(at), r)
+		}
+		step(0, prompt.RoleUser, traces.Block{Kind: traces.Text, Name: "u1", Tokens: 100})
+		v.Messages = append(v.Messages, prompt.NewMessage(prompt.RoleAssistant, []traces.Block{
+			{Kind: traces.Thinking, Name: "th", Tokens: 300}, {Kind: traces.ToolUse, ID: "t1", Name: "Read", Tokens: 50}}, -1, prompt.Plain))
+		if u := step(time.Second, prompt.RoleTool, traces.Block{Kind: traces.ToolResultBlock, ID: "t1", Tokens: 20}); u.CacheRead != 2100 {
+			t.Errorf("%s: the tool-result call read %d, want 2100 (thinking kept in the loop)", tt.model, u.CacheRead)
+		}
+		v.Messages = append(v.Messages, prompt.NewMessage(prompt.RoleAssistant, []traces.Block{{Kind: traces.Text, Name: "a2", Tokens: 30}}, -1, prompt.Plain))
+		if u := step(2*time.Second, prompt.RoleUser, traces.Block{Kind: traces.Text, Name: "u3", Tokens: 10}); u.CacheRead != tt.read {
+			t.Errorf("%s: the call after a new user turn read %d, want %d", tt.model, u.CacheRead, tt.read)
+		}
+	}
+}
+
+// A request that asks for the 1M-context option may exceed the 200K
+// default window on a model that offers it; without asking, or on a model
+// without it, the same prompt overflows (prompt.Request.Window).
+func TestAnthropicLongWindow(t *testing.T) {
+	card := pricing.NewCard(
+		pricing.Price{Model: "long", Provider: "anthropic", Input: 5, Output: 25, CacheWrite5m: 6.25, CacheWrite1h: 10, CacheRead: 0.5, Window: 200000, MaxWindow: 1000000, MinCacheable: 1024},
+		pricing.Price{Model: "short", Provider: "anthropic", Input: 15, Output: 75, CacheWrite5m: 18.75, CacheWrite1h: 30, CacheRead: 1.5, Window: 200000, MinCacheable: 1024},
+	)
+	for _, tt := range []struct {
+		model    string
+		window   int
+		overflow bool
+	}{
+		{"long", 1000000, false},
+		{"long", 0, true},
+		{"long", 200000, true},
+		{"short", 1000000, true},
+	} {
+		p := NewAnthropic(AnthropicOptions{Common: Common{Prices: card, Latency: zeroLatency}})
+		c := newConvo(t, 300000).add(prompt.RoleUser, 10)
+		c.model = tt.model
+		r := c.b.Build(tt.model, &c.v, 7)
+		r.Window = tt.window
+		r.Freeze()
+		_, err := p.Send(t0, r)
+		var ae *APIError
+		if got := errors.As(err, &ae) && ae.Kind == ErrContextOverflow; got != tt.overflow {
+			t.Errorf("%s asking %d: overflow %v (%v), want %v", tt.model, tt.window, got, err, tt.overflow)
+		}
+	}
+}
+
+// The automatic mode (a top-level cache_control) puts a breakpoint on the
+// last cacheable block and takes one of the four slots (reference/
+// providers.md §8): with four explicit marks elsewhere it is a 400; with
+// three it bills as a fourth mark there; on a block already marked the two
+// are one.
+func TestAnthropicAutomaticTakesASlot(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		marks []int
+		err   error
+		want  [5]int64
+	}{
+		{"alone", nil, nil, [5]int64{1, 2040, 0, 0, 7}},
+		{"with three explicit marks", []int{0, 1, 2}, nil, [5]int64{1, 2040, 0, 0, 7}},
+		{"with four explicit marks", []int{0, 1, 2, 3}, ErrTooManyBreakpoints, [5]int64{}},
+		{"on a marked last block", []int{0, 1, 2, -1}, nil, [5]int64{1, 2040, 0, 0, 7}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newTestAnthropic(1024)
+			c := newConvo(t, 2000).blocks(4, 10)
+			r := c.b.Build(c.model, &c.v, 7)
+			for _, i := range tt.marks {
+				if i < 0 {
+					i += len(r.Blocks)
+				}
+				r.Mark(i, prompt.TTL5m)
+			}
+			r.Automatic = prompt.TTL5m
+			r.Freeze()
+			resp, err := p.Send(t0, r)
+			var ae *APIError
+			if tt.err != nil {
+				if !errors.As(err, &ae) || ae.Kind != tt.err {
+					t.Fatalf("err %v, want %s", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := resp.Usage; got != usage(tt.want[0], tt.want[1], tt.want[2], tt.want[3], tt.want[4]) {
+				t.Errorf("usage %+v, want %v", got, tt.want)
+			}
+			// The next call reads the automatic breakpoint's entry.
+			c.add(prompt.RoleUser, 5)
+			r2 := c.b.Build(c.model, &c.v, 7)
+			r2.Automatic = prompt.TTL5m
+			r2.Freeze()
+			if u := send(t, p, t0.Add(time.Minute), r2); u.CacheRead != 2040 {
+				t.Errorf("next call read %d, want 2040", u.CacheRead)
+			}
+		})
+	}
 }

@@ -1043,6 +1043,15 @@ func compactJSON(raw json.RawMessage) string {
 	return b.String()
 }
 
+// standardWindow is the Anthropic models' default context window, and
+// LongWindow the window of their 1M-context option (Claude Sonnet 4/4.5
+// beta, Opus 4.6 and later: the models' overview pages). RaggioS/jcode
+// 120ec635 (claude-opus-4-8) bills prompts up to 332,701 tokens.
+const (
+	standardWindow = 200_000
+	LongWindow     = 1_000_000
+)
+
 // finish fills what needs the whole file: call latencies and tool run
 // times.
 func (st *fileState) finish() {
@@ -1061,6 +1070,12 @@ func (st *fileState) finish() {
 		e := &evs[i]
 		switch e.Kind {
 		case traces.Assistant:
+			if e.Usage != nil && e.Usage.Prompt() > standardWindow {
+				// A billed prompt past 200K: the session ran with the
+				// 1M-context option (Claude Code's "[1m]" models send
+				// the context-1m beta; the log keeps only the bare id).
+				st.s.Window = LongWindow
+			}
 			if i > 0 {
 				if d := st.last[i].Sub(evs[i-1].Time); d > 0 {
 					e.LatencyMS = d.Milliseconds()

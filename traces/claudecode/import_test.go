@@ -3,6 +3,7 @@ package claudecode
 import (
 	"encoding/base64"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -458,4 +459,23 @@ func TestDocuments(t *testing.T) {
 	require.Contains(t, doc.Name, "application/pdf")
 	require.Equal(t, traces.User, evs[3].Kind)
 	require.Equal(t, "the notes", evs[3].Blocks[0].Text)
+}
+
+// A session whose bill shows a prompt past 200K ran with the 1M-context
+// option: its window is LongWindow, so the replay does not reject its
+// long calls (issue 14 item 12; corpus RaggioS/jcode 120ec635 bills up to
+// 332,701 tokens on claude-opus-4-8, whose default is 200K). One under 200K is not.
+func TestImportLongWindow(t *testing.T) {
+	for _, tt := range []struct {
+		read int
+		want int
+	}{{199_887, 0}, {250_000, LongWindow}} {
+		call := strings.Replace(goodCall, `"cache_read_input_tokens":100`, `"cache_read_input_tokens":`+strconv.Itoa(tt.read), 1)
+		fsys := fstest.MapFS{"s1.jsonl": {Data: []byte(goodUser + "\n" + call + "\n")}}
+		ss, _, err := ImportFS(fsys, "s1.jsonl", "")
+		require.NoError(t, err)
+		if ss[0].Window != tt.want {
+			t.Errorf("read %d: window %d, want %d", tt.read, ss[0].Window, tt.want)
+		}
+	}
 }
