@@ -90,7 +90,7 @@ func runMerge(e *env, dirs []string, out string, format report.Format, prices st
 				obs = append(obs, c.Runs...)
 			}
 		}
-		return fidelityPrint(e, format, rec, obs, nil, r.Worst)
+		return fidelityPrint(e, format, report.NewFidelityReport(rec, obs), r.Worst)
 	}
 	if out == "" {
 		return usagef("--out DIR: where to write the merged %s outputs", man.Command)

@@ -101,9 +101,13 @@ func runRun(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots string,
 	var runs []report.RunSummary
 	var recs []sim.Record
 	var res *experiment.Result
-	if err := runPlan(e, st, &shard.Plan{Cells: cells}, 1, nil, false, nil, func(c *experiment.Cell) {
+	o, finish := runOptions(e, 1, shard.Spec{})
+	o.Start(len(cells))
+	err = st.Each(e.ctx, cells, 1, nil, o.Done, o.Failed, func(c *experiment.Cell) {
 		runs, recs, res = c.Result.Runs, c.Result.Records, c.Result
-	}); err != nil {
+	})
+	finish()
+	if err != nil {
 		return err
 	}
 	out := &experiment.Outputs{Title: "ctxsim run", Seed: st.Seed, Runs: runs, Records: recs, Labels: experiment.Labels(cells),
