@@ -17,6 +17,13 @@
 // that stopped (Stopped: ctx cancelled, a journal or part that could not
 // be written) returns no results.
 //
+// Load reads a Workload (the embedded suite, trace paths in any format,
+// synthetic profiles; a shard reads native traces by header only) and
+// drops sessions with no model call; Join puts a sharded run's parts
+// (shard.Merge) back together as the unsharded run's outputs, reading the
+// render each command keeps in its manifest (CompareRender, WhatifRender,
+// FidelityRender, report.SweepGrid).
+//
 // Each command's own rule lives here: Whatif replays every session as one
 // account against the recorded-observed baseline; Fidelity replays each
 // session as its own account under the recorded and recorded-observed

@@ -234,3 +234,91 @@ func TestSweepResumes(t *testing.T) {
 		}
 	}
 }
+
+func TestLoad(t *testing.T) {
+	ctx := context.Background()
+	l, err := harness.Load(ctx, harness.Workload{Profiles: []string{"coding-burst", "cron"}, PerProfile: 2, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Sessions) != 4 || l.Callless != 0 || l.Warnings.Len() != 0 {
+		t.Errorf("2 profiles × 2: %d sessions, %d callless, %d warnings; want 4, 0, 0", len(l.Sessions), l.Callless, l.Warnings.Len())
+	}
+	l, err = harness.Load(ctx, harness.Workload{Paths: []string{"../testdata/claude-code"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := recorded(t); len(l.Sessions) != len(want) || len(want) == 0 {
+		t.Errorf("traces: %d sessions, formats.Open %d", len(l.Sessions), len(want))
+	}
+	suite, err := harness.Load(ctx, harness.Workload{PerProfile: 1, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(suite.Sessions) <= len(l.Sessions) {
+		t.Errorf("the suite has %d sessions, want the recorded ones (%d) and a session per profile", len(suite.Sessions), len(l.Sessions))
+	}
+	var pe *harness.ProfileError
+	if _, err := harness.Load(ctx, harness.Workload{Profiles: []string{"no-such"}, PerProfile: 1}); !errors.As(err, &pe) {
+		t.Errorf("unknown profile: err %v, want *ProfileError", err)
+	}
+}
+
+// Two shards of a compare, written and joined, are the unsharded run.
+func TestJoinCompareShards(t *testing.T) {
+	specs, err := experiment.ResolvePolicies([]string{"hermes-default", "hermes-micro"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := harness.Compare(context.Background(), setup(t), synthetic(t), specs, harness.Options{Workers: 1, Records: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	render := harness.CompareRender{Policies: whole.Policies}
+	var dirs []string
+	for _, k := range []string{"1/2", "2/2"} {
+		sp, _ := shard.Parse(k)
+		st := setup(t)
+		part, err := harness.Compare(context.Background(), st, synthetic(t), specs, harness.Options{Workers: 1, Shard: sp, Records: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		// A shard writes its output set (records.jsonl), then its part.
+		if err := part.Outputs("ctxsim compare", st, nil, nil).Write(dir, ""); err != nil {
+			t.Fatal(err)
+		}
+		m, err := shard.NewManifest("compare", 1, nil, nil, render)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := shard.WritePart(dir, sp, part.Parts, m, nil); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, dir)
+	}
+	m, err := shard.Merge(dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := harness.Join(m, "manifest.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := j.Render.(harness.CompareRender); !ok || len(r.Policies) != 2 {
+		t.Fatalf("render %#v, want the CompareRender written", j.Render)
+	}
+	got := j.Outputs.Runs
+	if len(got) != len(whole.Runs) || len(got) != 6 {
+		t.Fatalf("joined %d runs, want %d", len(got), len(whole.Runs))
+	}
+	for i := range got {
+		if got[i].Trace != whole.Runs[i].Trace || got[i].Policy != whole.Runs[i].Policy || got[i].CostUSD != whole.Runs[i].CostUSD {
+			t.Errorf("run %d: joined %s/%s $%v, unsharded %s/%s $%v", i, got[i].Trace, got[i].Policy, got[i].CostUSD,
+				whole.Runs[i].Trace, whole.Runs[i].Policy, whole.Runs[i].CostUSD)
+		}
+	}
+	if len(j.Outputs.Records) != len(whole.Records) {
+		t.Errorf("joined %d records, unsharded %d", len(j.Outputs.Records), len(whole.Records))
+	}
+}

@@ -12,7 +12,6 @@ import (
 	"github.com/ctxsim/ctxsim/shard"
 	"github.com/ctxsim/ctxsim/sim/provider"
 	"github.com/ctxsim/ctxsim/traces"
-	"github.com/ctxsim/ctxsim/traces/synth"
 )
 
 // workloadFlags select the traces of compare, sweep and check.
@@ -34,46 +33,22 @@ func (w *workloadFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&w.from, "from", "", "force the format of --trace paths (native, claude-code, codex, hermes, chatlog)")
 }
 
-// load returns the selected sessions; with nothing selected, the embedded
-// suite: the recorded Claude Code sessions and sessions of every profile.
+// load returns the selected sessions (harness.Load); with nothing
+// selected, the embedded suite: the recorded Claude Code sessions and
+// sessions of every profile.
 func (w *workloadFlags) load(e *env, seed uint64) ([]*traces.Session, error) {
-	var out []*traces.Session
-	warn := &traces.Warnings{}
 	if w.sessions < 1 || w.sessions > maxSessions {
 		return nil, usagef("--sessions %d: want 1 to %d", w.sessions, maxSessions)
 	}
-	if len(w.traces) == 0 && len(w.profiles) == 0 {
-		ss, ws, err := experiment.Suite(e.ctx, w.sessions, seed)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, ss...)
-		warn.Merge(ws)
-		e.warn.Merge(ws)
+	l, err := load(e, harness.Workload{Paths: w.traces, From: w.from, Profiles: w.profiles, PerProfile: w.sessions, Seed: seed, Shard: w.shard})
+	if err != nil {
+		return nil, err
 	}
-	if len(w.traces) > 0 {
-		ss, stubs, ws, err := openTraces(e, w.traces, w.from, w.shard)
-		if err != nil {
-			return nil, err
-		}
-		w.stubs = stubs
-		out = append(out, ss...)
-		warn.Merge(ws)
-	}
-	for _, p := range w.profiles {
-		ss, err := synth.Generate(p, w.sessions, seed, synth.Options{})
-		if err != nil {
-			return nil, usagef("--profile: %v", err)
-		}
-		out = append(out, ss...)
-	}
-	if warn.Len() > 0 {
-		printWarnings(e, warn)
-	}
-	if len(out) == 0 {
+	if len(l.Sessions) == 0 {
 		return nil, noSessions(e, "no sessions to replay")
 	}
-	return out, nil
+	w.stubs = l.Stubs
+	return l.Sessions, nil
 }
 
 // simFlags are the settings every replay command shares.
@@ -267,7 +242,7 @@ func runCompare(e *env, fs *pflag.FlagSet, wf *workloadFlags, sf *simFlags, of *
 		if err != nil {
 			return err
 		}
-		if m, err = manifest(fs, "compare", sf.seed, in, compareRender{Policies: experiment.SpecNames(specs), Suite: suite, Detail: detail}); err != nil {
+		if m, err = manifest(fs, "compare", sf.seed, in, harness.CompareRender{Policies: experiment.SpecNames(specs), Suite: suite, Detail: detail}); err != nil {
 			return err
 		}
 	}
@@ -302,13 +277,6 @@ func runCompare(e *env, fs *pflag.FlagSet, wf *workloadFlags, sf *simFlags, of *
 		return sh.write(of.out, m, res.Warnings)
 	}
 	return cellErr
-}
-
-// compareRender is what merge needs to print a sharded compare's table.
-type compareRender struct {
-	Policies []string `json:"policies"`
-	Suite    bool     `json:"suite"`
-	Detail   bool     `json:"detail"`
 }
 
 // compareTable prints compare's table: the workload table of the embedded

@@ -86,20 +86,17 @@ func runFidelity(e *env, fs *pflag.FlagSet, paths []string, from string, worst i
 		if err != nil {
 			return err
 		}
-		if m, err = manifest(fs, "fidelity", sf.seed, in, fidelityRender{Worst: worst}); err != nil {
+		if m, err = manifest(fs, "fidelity", sf.seed, in, harness.FidelityRender{Worst: worst}); err != nil {
 			return err
 		}
 	}
-	sessions, stubs, warn, err := openTraces(e, paths, from, sh.sp)
+	l, err := load(e, harness.Workload{Paths: paths, From: from, Shard: sh.sp})
 	if err != nil {
 		return err
 	}
-	if warn.Len() > 0 {
-		printWarnings(e, warn)
-	}
 	o, finish := runOptions(e, sf.jobs, sh.sp)
-	o.Stubs = stubs
-	rep, rp, cellErr := harness.Fidelity(e.ctx, st, sessions, o)
+	o.Stubs = l.Stubs
+	rep, rp, cellErr := harness.Fidelity(e.ctx, st, l.Sessions, o)
 	finish()
 	if errors.Is(cellErr, harness.ErrNoCells) {
 		return noSessions(e, "no session under %s carries recorded usage", strings.Join(paths, ", "))
@@ -115,11 +112,6 @@ func runFidelity(e *env, fs *pflag.FlagSet, paths []string, from string, worst i
 		return sh.write(out, m, nil) // fidelity reports no warnings
 	}
 	return cellErr
-}
-
-// fidelityRender is what merge needs to print a sharded fidelity report.
-type fidelityRender struct {
-	Worst int `json:"worst"`
 }
 
 // fidelityPrint prints the fidelity report.

@@ -10,7 +10,6 @@ import (
 	"github.com/ctxsim/ctxsim/harness"
 	"github.com/ctxsim/ctxsim/shard"
 	"github.com/ctxsim/ctxsim/traces"
-	"github.com/ctxsim/ctxsim/traces/formats"
 )
 
 // shardFlags is --shard K/N, and where a sharded run's cells go.
@@ -70,20 +69,6 @@ func inputs(paths []string, suite bool, prices string) ([]shard.Input, error) {
 }
 
 func hashPath(p string) (string, error) { return shard.HashPath(p) }
-
-// openTraces is loadTraces for a shard: native traces by header only
-// (shard.Open), so that only the owned tenants are ever read in full.
-func openTraces(e *env, paths []string, from string, sp shard.Spec) ([]*traces.Session, *shard.Stubs, *traces.Warnings, error) {
-	if !sp.Sharded() {
-		ss, w, err := loadTraces(e, paths, from)
-		return ss, nil, w, err
-	}
-	ss, stubs, w, err := shard.Open(e.ctx, paths, traces.OpenOptions{Formats: formats.All(), From: from, Stdin: e.stdin})
-	if err != nil {
-		return nil, nil, nil, fromError(err)
-	}
-	return keepCalls(e, ss, w, stubs.Stub), stubs, w, nil
-}
 
 // runOptions are a harness run's options on jobs workers, for shard sp:
 // a progress bar on stderr, and each cell that fails named there; finish

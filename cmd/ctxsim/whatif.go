@@ -108,17 +108,15 @@ func runWhatif(e *env, fs *pflag.FlagSet, paths []string, from string, names []s
 			return err
 		}
 		policies := append([]string{experiment.RecordedObserved().Name}, experiment.SpecNames(specs)...)
-		if m, err = manifest(fs, "whatif", sf.seed, in, whatifRender{Policies: policies}); err != nil {
+		if m, err = manifest(fs, "whatif", sf.seed, in, harness.WhatifRender{Policies: policies}); err != nil {
 			return err
 		}
 	}
-	sessions, warn, err := loadTraces(e, paths, from)
+	l, err := load(e, harness.Workload{Paths: paths, From: from})
 	if err != nil {
 		return err
 	}
-	if warn.Len() > 0 {
-		printWarnings(e, warn)
-	}
+	sessions := l.Sessions
 	if len(sessions) == 0 {
 		return noSessions(e, "no sessions found under %s", strings.Join(paths, ", "))
 	}
@@ -141,11 +139,6 @@ func runWhatif(e *env, fs *pflag.FlagSet, paths []string, from string, names []s
 		return sh.write(of.out, m, res.Warnings)
 	}
 	return cellErr
-}
-
-// whatifRender is what merge needs to print a sharded whatif's table.
-type whatifRender struct {
-	Policies []string `json:"policies"`
 }
 
 // whatifPrint prints the whatif report of runs (in cell order) for the
