@@ -117,8 +117,8 @@ func Compare(ctx context.Context, st *experiment.Setup, sessions []*traces.Sessi
 // recorded usage: there is no bill to compare with.
 var ErrNoRecorded = errors.New("the sessions carry no recorded usage: nothing to compare with (try ctxsim compare)")
 
-// Whatif replays sessions as one account (every session shares the
-// provider cache) under the recorded-observed baseline and then specs
+// Whatif replays sessions as one account (it sets every session's Tenant
+// to "whatif", so they share the provider cache) under the recorded-observed baseline and then specs
 // (experiment.WhatifSpecs), as ctxsim whatif does: the baseline honours the
 // log's observed re-sends, which happened whatever the policy, so every
 // variant replays them too and savings compare like with like. A shard
@@ -151,7 +151,7 @@ func Whatif(ctx context.Context, st *experiment.Setup, sessions []*traces.Sessio
 var ErrNoCells = errors.New("no session carries recorded usage")
 
 // Fidelity replays every session with recorded usage, each (with its
-// subagents) its own account, under the recorded and the
+// subagents) its own account (it clears every session's Tenant), under the recorded and the
 // recorded-observed policies, as ctxsim fidelity does, and returns the
 // fidelity report; a session that cannot be replayed is listed in
 // Skipped. A shard owns sessions; its report covers them only (merge
