@@ -35,7 +35,8 @@
 // records.parquet) and Labels names each run's tenant and workload;
 // ClampWarnings flags thresholds hermes would clamp; TierCosts and
 // HindsightGaps are breakeven's replays. Sharding a run is package shard's
-// (shard.Plan), which builds on these.
+// (shard.Plan), which builds on these; package harness runs whole
+// commands (load, plan, run, collect) on both.
 //
 // # Aggregation
 //

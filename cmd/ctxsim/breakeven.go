@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ctxsim/ctxsim/experiment"
+	"github.com/ctxsim/ctxsim/harness"
 	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/traces"
@@ -87,12 +88,12 @@ Examples:
 					return err
 				}
 				if len(args) > 0 {
-					sessions, ws, err := loadTraces(e, args, *from)
+					l, err := load(e, harness.Workload{Paths: args, From: *from}) // warnings on stderr: JSON on stdout stays clean
 					if err != nil {
 						return err
 					}
-					printWarnings(e, ws) // stderr always: JSON on stdout stays clean
-					rep.Warnings = ws.List()
+					sessions := l.Sessions
+					rep.Warnings = l.Warnings.List()
 					if err := rep.AddSessions(sessions, card, p); err != nil {
 						return err
 					}

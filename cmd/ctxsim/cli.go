@@ -64,9 +64,9 @@ type env struct {
 	// cache's flush).
 	atExit []func()
 	// failed counts the sessions the command could not load (see
-	// loadTraces): it goes on with the rest and exits 1.
+	// load): it goes on with the rest and exits 1.
 	failed int
-	// warn gathers every warning of the command's input (loadTraces),
+	// warn gathers every warning of the command's input (load),
 	// for --json and summary.json; stderr gets them as they come.
 	warn traces.Warnings
 	// noCall counts the sessions skipped for having no model call.

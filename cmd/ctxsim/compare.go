@@ -7,12 +7,11 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ctxsim/ctxsim/experiment"
+	"github.com/ctxsim/ctxsim/harness"
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/shard"
-	"github.com/ctxsim/ctxsim/sim"
 	"github.com/ctxsim/ctxsim/sim/provider"
 	"github.com/ctxsim/ctxsim/traces"
-	"github.com/ctxsim/ctxsim/traces/synth"
 )
 
 // workloadFlags select the traces of compare, sweep and check.
@@ -34,46 +33,22 @@ func (w *workloadFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&w.from, "from", "", "force the format of --trace paths (native, claude-code, codex, hermes, chatlog)")
 }
 
-// load returns the selected sessions; with nothing selected, the embedded
-// suite: the recorded Claude Code sessions and sessions of every profile.
+// load returns the selected sessions (harness.Load); with nothing
+// selected, the embedded suite: the recorded Claude Code sessions and
+// sessions of every profile.
 func (w *workloadFlags) load(e *env, seed uint64) ([]*traces.Session, error) {
-	var out []*traces.Session
-	warn := &traces.Warnings{}
 	if w.sessions < 1 || w.sessions > maxSessions {
 		return nil, usagef("--sessions %d: want 1 to %d", w.sessions, maxSessions)
 	}
-	if len(w.traces) == 0 && len(w.profiles) == 0 {
-		ss, ws, err := experiment.Suite(e.ctx, w.sessions, seed)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, ss...)
-		warn.Merge(ws)
-		e.warn.Merge(ws)
+	l, err := load(e, harness.Workload{Paths: w.traces, From: w.from, Profiles: w.profiles, PerProfile: w.sessions, Seed: seed, Shard: w.shard})
+	if err != nil {
+		return nil, err
 	}
-	if len(w.traces) > 0 {
-		ss, stubs, ws, err := openTraces(e, w.traces, w.from, w.shard)
-		if err != nil {
-			return nil, err
-		}
-		w.stubs = stubs
-		out = append(out, ss...)
-		warn.Merge(ws)
-	}
-	for _, p := range w.profiles {
-		ss, err := synth.Generate(p, w.sessions, seed, synth.Options{})
-		if err != nil {
-			return nil, usagef("--profile: %v", err)
-		}
-		out = append(out, ss...)
-	}
-	if warn.Len() > 0 {
-		printWarnings(e, warn)
-	}
-	if len(out) == 0 {
+	if len(l.Sessions) == 0 {
 		return nil, noSessions(e, "no sessions to replay")
 	}
-	return out, nil
+	w.stubs = l.Stubs
+	return l.Sessions, nil
 }
 
 // simFlags are the settings every replay command shares.
@@ -267,41 +242,41 @@ func runCompare(e *env, fs *pflag.FlagSet, wf *workloadFlags, sf *simFlags, of *
 		if err != nil {
 			return err
 		}
-		if m, err = manifest(fs, "compare", sf.seed, in, compareRender{Policies: experiment.SpecNames(specs), Suite: suite, Detail: detail}); err != nil {
+		if m, err = manifest(fs, "compare", sf.seed, in, harness.CompareRender{Policies: experiment.SpecNames(specs), Suite: suite, Detail: detail}); err != nil {
 			return err
 		}
 	}
 	wf.shard = sh.sp
-	rp, cellErr, err := replayAll(e, wf, st, sf.seed, sf.jobs, specs, of.out != "" || plots != "", sh)
+	sessions, err := wf.load(e, sf.seed)
 	if err != nil {
 		return err
 	}
-	for _, w := range experiment.ClampWarnings(sf.sets, nil, rp.sessions, st.Prices) {
+	o, finish := runOptions(e, sf.jobs, sh.sp)
+	o.Stubs, o.Records = wf.stubs, of.out != "" || plots != ""
+	rp, cellErr := harness.Compare(e.ctx, st, sessions, specs, o)
+	finish()
+	if harness.Stopped(cellErr) {
+		return cellErr
+	}
+	for _, w := range experiment.ClampWarnings(sf.sets, nil, sessions, st.Prices) {
 		fmt.Fprintln(e.stderr, "warning: "+w)
 	}
 	wl := map[string]string{}
-	for _, s := range rp.sessions {
+	for _, s := range sessions {
 		wl[s.ID] = experiment.Workload(s)
 	}
-	res := &experiment.Outputs{Title: "ctxsim compare", Seed: st.Seed, Runs: rp.runs, Records: rp.recs, Labels: rp.labels, Workloads: wl,
-		Price: experiment.FirstPrice(st.Prices, rp.recs), Warnings: e.warn.List()}
+	res := rp.Outputs("ctxsim compare", st, wl, e.warn.List())
 	if err := res.Write(of.out, plots); err != nil {
 		return err
 	}
-	if err := compareTable(e, format, res.Runs, wl, experiment.SpecNames(specs), suite && !detail, res.Warnings); err != nil {
+	if err := compareTable(e, format, res.Runs, wl, rp.Policies, suite && !detail, res.Warnings); err != nil {
 		return err
 	}
 	if cellErr == nil {
+		sh.cells = append(sh.cells, rp.Parts...)
 		return sh.write(of.out, m, res.Warnings)
 	}
 	return cellErr
-}
-
-// compareRender is what merge needs to print a sharded compare's table.
-type compareRender struct {
-	Policies []string `json:"policies"`
-	Suite    bool     `json:"suite"`
-	Detail   bool     `json:"detail"`
 }
 
 // compareTable prints compare's table: the workload table of the embedded
@@ -311,47 +286,6 @@ func compareTable(e *env, format report.Format, runs []report.RunSummary, wl map
 		return report.WorkloadTable(runs, wl, policies).Write(e.stdout, format)
 	}
 	return report.WriteRuns(e.stdout, format, runs, report.RunsOptions{Warnings: warnings})
-}
-
-// replayed is what replayAll returns: every session loaded, the runs sorted
-// by trace and policy order, the records when kept, and each run's tenant
-// and workload.
-type replayed struct {
-	sessions []*traces.Session
-	runs     []report.RunSummary
-	recs     []sim.Record
-	labels   map[string]experiment.Label
-}
-
-// replayAll loads wf's sessions and replays each (tenant, policy) cell on
-// jobs workers; a shard (sh set and sharded) replays only the tenants it
-// owns. cellErr reports cells that failed (the others' results stand);
-// err, a failure before any cell ran or one that stopped the run.
-func replayAll(e *env, wf *workloadFlags, st *experiment.Setup, seed uint64, jobs int, specs []experiment.Spec, keep bool, sh *shardFlags) (rp replayed, cellErr, err error) {
-	if rp.sessions, err = wf.load(e, seed); err != nil {
-		return rp, nil, err
-	}
-	var sp shard.Spec
-	if sh != nil {
-		sp = sh.sp
-	}
-	plan, err := shard.NewPlan(e.ctx, st, wf.stubs, experiment.Tenants(rp.sessions), specs, sp, shard.TenantUnit)
-	if err != nil {
-		return rp, nil, err
-	}
-	st.Memo.Warm(rp.sessions)
-	rp.labels = experiment.Labels(plan.Cells)
-	cellErr = runPlan(e, st, plan, jobs, nil, keep, sh, func(c *experiment.Cell) {
-		rp.runs = append(rp.runs, c.Result.Runs...)
-		if keep {
-			rp.recs = append(rp.recs, c.Result.Records...)
-		}
-	})
-	if stopped(cellErr) {
-		return rp, nil, cellErr // interrupted: no partial output
-	}
-	report.SortRuns(rp.runs, experiment.SpecNames(specs))
-	return rp, cellErr, nil
 }
 
 // suiteResults runs the embedded suite under the preset policies, as
@@ -368,11 +302,17 @@ func suiteResults(e *env) (report.Results, error) {
 	if err != nil {
 		return report.Results{}, err
 	}
-	rp, cellErr, err := replayAll(e, &wf, st, sf.seed, sf.jobs, specs, false, nil)
+	sessions, err := wf.load(e, sf.seed)
 	if err != nil {
 		return report.Results{}, err
 	}
-	return report.Results{Runs: rp.runs}, cellErr
+	o, finish := runOptions(e, sf.jobs, shard.Spec{})
+	rp, err := harness.Compare(e.ctx, st, sessions, specs, o)
+	finish()
+	if harness.Stopped(err) {
+		return report.Results{}, err
+	}
+	return report.Results{Runs: rp.Runs}, err
 }
 
 func init() { checkSuite = suiteResults }

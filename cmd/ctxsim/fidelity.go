@@ -1,13 +1,13 @@
 package main
 
 import (
-	"fmt"
+	"errors"
 	"runtime"
 	"strings"
 
 	"github.com/spf13/pflag"
 
-	"github.com/ctxsim/ctxsim/experiment"
+	"github.com/ctxsim/ctxsim/harness"
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/shard"
 )
@@ -86,70 +86,36 @@ func runFidelity(e *env, fs *pflag.FlagSet, paths []string, from string, worst i
 		if err != nil {
 			return err
 		}
-		if m, err = manifest(fs, "fidelity", sf.seed, in, fidelityRender{Worst: worst}); err != nil {
+		if m, err = manifest(fs, "fidelity", sf.seed, in, harness.FidelityRender{Worst: worst}); err != nil {
 			return err
 		}
 	}
-	sessions, stubs, warn, err := openTraces(e, paths, from, sh.sp)
+	l, err := load(e, harness.Workload{Paths: paths, From: from, Shard: sh.sp})
 	if err != nil {
 		return err
 	}
-	if warn.Len() > 0 {
-		printWarnings(e, warn)
-	}
-	// Each session (with its subagents) is its own account here: a
-	// directory of logs from many people must not share one cache.
-	for _, s := range sessions {
-		s.Tenant = ""
-	}
-	specs := []experiment.Spec{experiment.Recorded(), experiment.RecordedObserved()}
-	// A shard owns sessions (tenants); only the recorded ones replay.
-	plan, err := shard.NewPlan(e.ctx, st, stubs, experiment.Tenants(sessions), specs, sh.sp, shard.TenantUnit)
-	if err != nil {
-		return err
-	}
-	plan.Keep(func(c *experiment.Cell) bool { return c.Tenant.HasRecorded() })
-	cells := plan.Cells
-	if len(cells) == 0 && !sh.sp.Sharded() {
+	o, finish := runOptions(e, sf.jobs, sh.sp)
+	o.Stubs = l.Stubs
+	rep, rp, cellErr := harness.Fidelity(e.ctx, st, l.Sessions, o)
+	finish()
+	if errors.Is(cellErr, harness.ErrNoCells) {
 		return noSessions(e, "no session under %s carries recorded usage", strings.Join(paths, ", "))
 	}
-	st.Memo.Warm(sessions)
-	var rec, obs []report.RunSummary
-	cellErr := runPlan(e, st, plan, sf.jobs, nil, false, sh, func(c *experiment.Cell) {
-		if c.Spec.Name == experiment.RecordedObserved().Name {
-			obs = append(obs, c.Result.Runs...)
-		} else {
-			rec = append(rec, c.Result.Runs...)
-		}
-	})
-	if stopped(cellErr) {
+	if harness.Stopped(cellErr) {
 		return cellErr
 	}
-	var skipped []string
-	for _, c := range cells {
-		if c.Err != nil && c.Spec.Name == experiment.Recorded().Name {
-			skipped = append(skipped, fmt.Sprintf("%s: %v", c.Tenant.Key, c.Err))
-		}
-	}
-	if err := fidelityPrint(e, format, rec, obs, skipped, worst); err != nil {
+	if err := fidelityPrint(e, format, rep, worst); err != nil {
 		return err
 	}
 	if cellErr == nil {
+		sh.cells = append(sh.cells, rp.Parts...)
 		return sh.write(out, m, nil) // fidelity reports no warnings
 	}
 	return cellErr
 }
 
-// fidelityRender is what merge needs to print a sharded fidelity report.
-type fidelityRender struct {
-	Worst int `json:"worst"`
-}
-
-// fidelityPrint prints the fidelity report of the recorded and observed
-// replays' runs, in cell order.
-func fidelityPrint(e *env, format report.Format, rec, obs []report.RunSummary, skipped []string, worst int) error {
-	rep := report.NewFidelityReport(rec, obs)
-	rep.Skipped = append(rep.Skipped, skipped...)
+// fidelityPrint prints the fidelity report.
+func fidelityPrint(e *env, format report.Format, rep report.FidelityReport, worst int) error {
 	if format == report.JSON {
 		return report.WriteJSON(e.stdout, rep)
 	}

@@ -4,33 +4,31 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/ctxsim/ctxsim/harness"
 	"github.com/ctxsim/ctxsim/traces"
-	"github.com/ctxsim/ctxsim/traces/formats"
 )
 
-// loadTraces reads each path (a file, a directory tree, or "-" for stdin)
-// in the format from names, or the one detected; see traces.Open.
-//
-// A session with no model call is skipped with a warning (there is nothing
-// to replay or bill); a session that cannot be loaded (Warnings.Fail) is
-// counted in e.failed, so the command goes on with the rest and exits 1.
-func loadTraces(e *env, paths []string, from string) ([]*traces.Session, *traces.Warnings, error) {
-	ss, w, err := formats.Open(e.ctx, paths, from, e.stdin)
-	if err != nil {
-		return nil, nil, fromError(err)
+// load loads w (harness.Load) with stdin for "-", prints its warnings on
+// stderr and adds them to the run's: a session that cannot be loaded
+// (Warnings.Fail) is counted in e.failed, so the command goes on with the
+// rest and exits 1; one with no model call, in e.noCall.
+func load(e *env, w harness.Workload) (*harness.Loaded, error) {
+	w.Stdin = e.stdin
+	l, err := harness.Load(e.ctx, w)
+	var pe *harness.ProfileError
+	if errors.As(err, &pe) {
+		return nil, usagef("--profile: %v", pe.Err)
 	}
-	return keepCalls(e, ss, w, nil), w, nil
-}
-
-// keepCalls drops the sessions with no model call (traces.DropCallless;
-// stub keeps a shard's sessions read by header only), and adds w to the
-// run's warnings and failures.
-func keepCalls(e *env, ss []*traces.Session, w *traces.Warnings, stub func(*traces.Session) bool) []*traces.Session {
-	kept := traces.DropCallless(ss, w, stub)
-	e.noCall += len(ss) - len(kept)
-	e.failed += w.Failed()
-	e.warn.Merge(w)
-	return kept
+	if err != nil {
+		return nil, fromError(err)
+	}
+	e.noCall += l.Callless
+	e.failed += l.Warnings.Failed()
+	e.warn.Merge(l.Warnings)
+	if l.Warnings.Len() > 0 {
+		printWarnings(e, l.Warnings)
+	}
+	return l, nil
 }
 
 // fromError makes an unknown --from format a usage error.

@@ -1,15 +1,13 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
 	"path/filepath"
 
 	"github.com/spf13/pflag"
 
+	"github.com/ctxsim/ctxsim/harness"
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/shard"
-	"github.com/ctxsim/ctxsim/traces"
 )
 
 func init() {
@@ -69,86 +67,33 @@ func runMerge(e *env, dirs []string, out string, format report.Format, prices st
 	if err != nil {
 		return err
 	}
-	man := m.Manifest
-	switch man.Command {
-	case "cost":
+	switch cmd := m.Manifest.Command; {
+	case cmd == "cost":
 		return mergeCost(e, m, format, prices)
-	case "fidelity":
-		var r fidelityRender
-		if err := json.Unmarshal(man.Render, &r); err != nil {
-			return fmt.Errorf("%s: render: %v", filepath.Join(dirs[0], shard.ManifestFile), err)
-		}
-		if len(m.Cells) == 0 {
-			return fmt.Errorf("no session in the shards carries recorded usage")
-		}
-		// Cells are spec-major: the recorded replay's, then the observed.
-		var rec, obs []report.RunSummary
-		for _, c := range m.Cells {
-			if c.Order[0] == 0 {
-				rec = append(rec, c.Runs...)
-			} else {
-				obs = append(obs, c.Runs...)
-			}
-		}
-		return fidelityPrint(e, format, rec, obs, nil, r.Worst)
+	case cmd == "fidelity":
+	case out == "":
+		return usagef("--out DIR: where to write the merged %s outputs", cmd)
+	case prices != "":
+		return usagef("--prices is for cost shards; %s shards carry their prices", cmd)
 	}
-	if out == "" {
-		return usagef("--out DIR: where to write the merged %s outputs", man.Command)
-	}
-	if prices != "" {
-		return usagef("--prices is for cost shards; %s shards carry their prices", man.Command)
-	}
-	decode := func(v any) error {
-		if err := json.Unmarshal(man.Render, v); err != nil {
-			return fmt.Errorf("%s: render: %v", filepath.Join(dirs[0], shard.ManifestFile), err)
-		}
-		return nil
-	}
-	labels, wl, price, err := shard.Labels(m.Cells)
+	j, err := harness.Join(m, filepath.Join(dirs[0], shard.ManifestFile))
 	if err != nil {
 		return err
 	}
-	// The shards read the same inputs: the first one's warnings are the
-	// run's. A run with none lists none ([] in whatif's JSON, as one
-	// process writes it).
-	warnings := man.Warnings
-	if warnings == nil {
-		warnings = []traces.Warning{}
-	}
-	switch man.Command {
-	case "compare":
-		var r compareRender
-		if err := decode(&r); err != nil {
-			return err
-		}
-		res, err := m.Outputs("ctxsim compare", labels, wl, price, warnings)
-		if err != nil {
-			return err
-		}
-		report.SortRuns(res.Runs, r.Policies)
+	res := j.Outputs
+	switch r := j.Render.(type) {
+	case harness.FidelityRender:
+		return fidelityPrint(e, format, j.Fidelity, r.Worst)
+	case harness.CompareRender:
 		if err := res.Write(out, ""); err != nil {
 			return err
 		}
-		return compareTable(e, format, res.Runs, wl, r.Policies, r.Suite && !r.Detail, warnings)
-	case "whatif":
-		var r whatifRender
-		if err := decode(&r); err != nil {
-			return err
-		}
-		res, err := m.Outputs("ctxsim whatif", labels, nil, price, warnings)
-		if err != nil {
-			return err
-		}
+		return compareTable(e, format, res.Runs, res.Workloads, r.Policies, r.Suite && !r.Detail, res.Warnings)
+	case harness.WhatifRender:
 		if err := res.Write(out, ""); err != nil {
 			return err
 		}
-		return whatifPrint(e, format, res.Runs, r.Policies, warnings)
-	case "sweep":
-		var r report.SweepGrid
-		if err := decode(&r); err != nil {
-			return err
-		}
-		return sweepOutput(e, format, out, "", m.Runs(), labels, r, warnings)
+		return whatifPrint(e, format, res.Runs, r.Policies, res.Warnings)
 	}
-	return fmt.Errorf("%s: command %q cannot be merged", filepath.Join(dirs[0], shard.ManifestFile), man.Command)
+	return sweepOutput(e, format, out, "", res.Runs, res.Labels, j.Render.(report.SweepGrid), res.Warnings)
 }

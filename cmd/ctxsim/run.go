@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ctxsim/ctxsim/experiment"
+	"github.com/ctxsim/ctxsim/harness"
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/shard"
 	"github.com/ctxsim/ctxsim/sim"
@@ -65,13 +66,11 @@ func runRun(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots string,
 	if err != nil {
 		return err
 	}
-	sessions, warn, err := loadTraces(e, wf.traces, wf.from)
+	l, err := load(e, harness.Workload{Paths: wf.traces, From: wf.from})
 	if err != nil {
 		return err
 	}
-	if warn.Len() > 0 {
-		printWarnings(e, warn)
-	}
+	sessions := l.Sessions
 	if len(sessions) == 0 {
 		return noSessions(e, "%s: no sessions", wf.traces[0])
 	}
@@ -101,9 +100,13 @@ func runRun(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots string,
 	var runs []report.RunSummary
 	var recs []sim.Record
 	var res *experiment.Result
-	if err := runPlan(e, st, &shard.Plan{Cells: cells}, 1, nil, false, nil, func(c *experiment.Cell) {
+	o, finish := runOptions(e, 1, shard.Spec{})
+	o.Start(len(cells))
+	err = st.Each(e.ctx, cells, 1, nil, o.Done, o.Failed, func(c *experiment.Cell) {
 		runs, recs, res = c.Result.Runs, c.Result.Records, c.Result
-	}); err != nil {
+	})
+	finish()
+	if err != nil {
 		return err
 	}
 	out := &experiment.Outputs{Title: "ctxsim run", Seed: st.Seed, Runs: runs, Records: recs, Labels: experiment.Labels(cells),

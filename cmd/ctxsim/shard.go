@@ -7,9 +7,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ctxsim/ctxsim/experiment"
+	"github.com/ctxsim/ctxsim/harness"
 	"github.com/ctxsim/ctxsim/shard"
 	"github.com/ctxsim/ctxsim/traces"
-	"github.com/ctxsim/ctxsim/traces/formats"
 )
 
 // shardFlags is --shard K/N, and where a sharded run's cells go.
@@ -70,44 +70,16 @@ func inputs(paths []string, suite bool, prices string) ([]shard.Input, error) {
 
 func hashPath(p string) (string, error) { return shard.HashPath(p) }
 
-// openTraces is loadTraces for a shard: native traces by header only
-// (shard.Open), so that only the owned tenants are ever read in full.
-func openTraces(e *env, paths []string, from string, sp shard.Spec) ([]*traces.Session, *shard.Stubs, *traces.Warnings, error) {
-	if !sp.Sharded() {
-		ss, w, err := loadTraces(e, paths, from)
-		return ss, nil, w, err
-	}
-	ss, stubs, w, err := shard.Open(e.ctx, paths, traces.OpenOptions{Formats: formats.All(), From: from, Stdin: e.stdin})
-	if err != nil {
-		return nil, nil, nil, fromError(err)
-	}
-	return keepCalls(e, ss, w, stubs.Stub), stubs, w, nil
-}
-
-// runPlan replays the plan's cells on jobs workers (shard.Plan.Run) with
-// a progress bar on stderr, naming each cell that fails there; the shard's
-// parts go to sh when set.
-func runPlan(e *env, st *experiment.Setup, p *shard.Plan, jobs int, j *experiment.Journal, records bool, sh *shardFlags, emit func(*experiment.Cell)) error {
-	todo := 0
-	for _, c := range p.Cells {
-		if c.Result == nil {
-			todo++
-		}
-	}
-	bar := newProgress(e.stderr, todo)
-	err := p.Run(e.ctx, st, jobs, j, records, func(*experiment.Cell) { bar.Add(1) }, func(c *experiment.Cell) {
-		fmt.Fprintf(e.stderr, "ctxsim: cell %s: %v\n", c.Key(), c.Err)
-	}, emit)
-	bar.Finish()
-	if sh != nil {
-		sh.cells = append(sh.cells, p.Parts...)
-	}
-	return err
-}
-
-// stopped reports whether err stopped the run (interrupted, a journal or
-// part that could not be written), rather than counting failed cells.
-func stopped(err error) bool {
-	var failed *experiment.CellsFailed
-	return err != nil && !errors.As(err, &failed)
+// runOptions are a harness run's options on jobs workers, for shard sp:
+// a progress bar on stderr, and each cell that fails named there; finish
+// ends the bar.
+func runOptions(e *env, jobs int, sp shard.Spec) (o harness.Options, finish func()) {
+	var bar progress = noProgress{}
+	return harness.Options{Workers: jobs, Shard: sp,
+		Start: func(todo int) { bar = newProgress(e.stderr, todo) },
+		Done:  func(*experiment.Cell) { bar.Add(1) },
+		Failed: func(c *experiment.Cell) {
+			fmt.Fprintf(e.stderr, "ctxsim: cell %s: %v\n", c.Key(), c.Err)
+		},
+	}, func() { bar.Finish() }
 }

@@ -2,14 +2,13 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/ctxsim/ctxsim/experiment"
+	"github.com/ctxsim/ctxsim/harness"
 	"github.com/ctxsim/ctxsim/policies"
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/shard"
@@ -170,76 +169,45 @@ func runSweep(e *env, sw *sweepFlags) error {
 	for _, w := range experiment.ClampWarnings(sw.sf.sets, axes, sessions, st.Prices) {
 		fmt.Fprintln(e.stderr, "warning: "+w)
 	}
-	// A shard owns (grid point, tenant) cells, and reads in full only the
-	// tenants of its cells: its identity hashes those.
-	plan, err := shard.NewPlan(e.ctx, st, sw.wf.stubs, experiment.Tenants(sessions), points, sw.sh.sp, shard.CellUnit)
-	if err != nil {
-		return err
-	}
-	cells := plan.Cells
-	var jr *experiment.Journal
-	done := map[string][]report.RunSummary{}
+	var journal harness.SweepJournal
 	if sw.of.out != "" {
-		id, err := sweepIdentity(sw.fs, sw.sf.prices, points, sessions)
-		if err != nil {
-			return err
+		journal = func() (*experiment.Journal, map[string][]report.RunSummary, func() error, error) {
+			id, err := sweepIdentity(sw.fs, sw.sf.prices, points, sessions)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			return experiment.OpenJournal(sw.of.out, sw.resume, experiment.SweepMeta{Format: experiment.JournalFormat, Identity: id, Base: base.Name, Grid: experiment.MetaGrid(axes)},
+				e.journal, journalDropped(e))
 		}
-		var closeJournal func() error
-		jr, done, closeJournal, err = experiment.OpenJournal(sw.of.out, sw.resume, experiment.SweepMeta{Format: experiment.JournalFormat, Identity: id, Base: base.Name, Grid: experiment.MetaGrid(axes)},
-			e.journal, journalDropped(e))
-		if err != nil {
-			return err
-		}
-		defer closeJournal()
 	}
-	st.Memo.Warm(sessions)
+	var resumed func(done, of int)
 	if sw.resume {
-		n := experiment.Resume(cells, done)
-		fmt.Fprintf(e.stderr, "ctxsim sweep: resuming %s: %d of %d cells done, %d to run\n", sw.of.out, n, len(cells), len(cells)-n)
+		resumed = func(n, of int) {
+			fmt.Fprintf(e.stderr, "ctxsim sweep: resuming %s: %d of %d cells done, %d to run\n", sw.of.out, n, of, of-n)
+		}
 	}
-	var runs []report.RunSummary
-	cellErr := runPlan(e, st, plan, sw.sf.jobs, jr, false, &sw.sh, func(c *experiment.Cell) {
-		runs = append(runs, c.Result.Runs...)
-	})
-	if stopped(cellErr) {
-		// Interrupted, or the journal cannot be written: stop without a
-		// summary, as a crash would, so the journal stays the one record.
+	o, finish := runOptions(e, sw.sf.jobs, sw.sh.sp)
+	o.Stubs = sw.wf.stubs
+	rp, cellErr := harness.Sweep(e.ctx, st, sessions, points, o, journal, resumed)
+	finish()
+	if harness.Stopped(cellErr) {
 		return cellErr
 	}
-	if err := sweepOutput(e, format, sw.of.out, sw.plots, runs, experiment.Labels(cells), render, e.warn.List()); err != nil {
+	if err := sweepOutput(e, format, sw.of.out, sw.plots, rp.Runs, rp.Labels, render, e.warn.List()); err != nil {
 		return err
 	}
 	if cellErr == nil {
+		sw.sh.cells = append(sw.sh.cells, rp.Parts...)
 		return sw.sh.write(sw.of.out, man, e.warn.List())
 	}
 	return cellErr
 }
 
-// sweepOutput writes summary.json and runs.parquet to out (when set), the
-// heatmaps to plots, and prints the sweep's table, from runs in cell order.
+// sweepOutput writes the sweep's files (harness.WriteSweep) and prints its
+// table, from runs in cell order.
 func sweepOutput(e *env, format report.Format, out, plots string, runs []report.RunSummary, labels map[string]experiment.Label, g report.SweepGrid, warnings []traces.Warning) error {
-	g.Sort(runs)
-	if out != "" {
-		if err := os.MkdirAll(out, 0o755); err != nil {
-			return err
-		}
-		if err := report.WriteFileAtomic(filepath.Join(out, "summary.json"), func(w io.Writer) error {
-			return report.WriteResults(w, report.Results{Runs: runs, Warnings: warnings})
-		}); err != nil {
-			return err
-		}
-		if err := experiment.WriteRunsParquet(out, runs, labels); err != nil {
-			return err
-		}
-	}
-	if plots != "" {
-		figs, err := g.Matrix(runs).Heatmaps()
-		if err != nil {
-			return err
-		}
-		if err := report.WriteFigures(plots, figs); err != nil {
-			return err
-		}
+	if err := harness.WriteSweep(out, plots, g, runs, labels, warnings); err != nil {
+		return err
 	}
 	return g.Write(e.stdout, format, runs, warnings)
 }

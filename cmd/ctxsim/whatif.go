@@ -8,9 +8,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ctxsim/ctxsim/experiment"
+	"github.com/ctxsim/ctxsim/harness"
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/shard"
-	"github.com/ctxsim/ctxsim/sim"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
@@ -101,72 +101,44 @@ func runWhatif(e *env, fs *pflag.FlagSet, paths []string, from string, names []s
 	if err != nil {
 		return err
 	}
-	// The baseline is the recorded replay that honours observed re-sends:
-	// such a break happened whatever the policy, and every variant replays
-	// it too, so savings compare like with like.
-	specs = append([]experiment.Spec{experiment.RecordedObserved()}, specs...)
 	var m shard.Manifest
 	if sh.sp.Sharded() {
 		in, err := inputs(paths, false, sf.prices)
 		if err != nil {
 			return err
 		}
-		if m, err = manifest(fs, "whatif", sf.seed, in, whatifRender{Policies: experiment.SpecNames(specs)}); err != nil {
+		policies := append([]string{experiment.RecordedObserved().Name}, experiment.SpecNames(specs)...)
+		if m, err = manifest(fs, "whatif", sf.seed, in, harness.WhatifRender{Policies: policies}); err != nil {
 			return err
 		}
 	}
-	sessions, warn, err := loadTraces(e, paths, from)
+	l, err := load(e, harness.Workload{Paths: paths, From: from})
 	if err != nil {
 		return err
 	}
-	if warn.Len() > 0 {
-		printWarnings(e, warn)
-	}
+	sessions := l.Sessions
 	if len(sessions) == 0 {
 		return noSessions(e, "no sessions found under %s", strings.Join(paths, ", "))
 	}
-	// One account: every session loaded shares the provider cache.
-	for _, s := range sessions {
-		s.Tenant = "whatif"
-	}
-	st.Memo.Warm(sessions)
-	tenants := experiment.Tenants(sessions)
-	if !tenants[0].HasRecorded() {
-		return fmt.Errorf("the sessions carry no recorded usage: nothing to compare with (try ctxsim compare)")
-	}
-	// All the logs are one tenant, so a shard owns (policy, tenant) cells.
-	plan, err := shard.NewPlan(e.ctx, st, nil, tenants, specs, sh.sp, shard.CellUnit)
-	if err != nil {
-		return err
-	}
-	var runs []report.RunSummary
-	var recs []sim.Record
-	cellErr := runPlan(e, st, plan, sf.jobs, nil, of.out != "", sh, func(c *experiment.Cell) {
-		runs = append(runs, c.Result.Runs...)
-		if of.out != "" {
-			recs = append(recs, c.Result.Records...)
-		}
-	})
-	if stopped(cellErr) {
+	o, finish := runOptions(e, sf.jobs, sh.sp)
+	o.Records = of.out != ""
+	rp, cellErr := harness.Whatif(e.ctx, st, sessions, specs, o)
+	finish()
+	if harness.Stopped(cellErr) {
 		return cellErr
 	}
-	res := &experiment.Outputs{Title: "ctxsim whatif", Seed: st.Seed, Runs: runs, Records: recs, Labels: experiment.Labels(plan.Cells),
-		Price: experiment.FirstPrice(st.Prices, recs), Warnings: e.warn.List()}
+	res := rp.Outputs("ctxsim whatif", st, nil, e.warn.List())
 	if err := res.Write(of.out, ""); err != nil {
 		return err
 	}
-	if err := whatifPrint(e, format, runs, experiment.SpecNames(specs), res.Warnings); err != nil {
+	if err := whatifPrint(e, format, rp.Runs, rp.Policies, res.Warnings); err != nil {
 		return err
 	}
 	if cellErr == nil {
+		sh.cells = append(sh.cells, rp.Parts...)
 		return sh.write(of.out, m, res.Warnings)
 	}
 	return cellErr
-}
-
-// whatifRender is what merge needs to print a sharded whatif's table.
-type whatifRender struct {
-	Policies []string `json:"policies"`
 }
 
 // whatifPrint prints the whatif report of runs (in cell order) for the

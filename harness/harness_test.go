@@ -1,0 +1,324 @@
+package harness_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"testing"
+
+	"github.com/ctxsim/ctxsim/experiment"
+	"github.com/ctxsim/ctxsim/harness"
+	"github.com/ctxsim/ctxsim/report"
+	"github.com/ctxsim/ctxsim/shard"
+	"github.com/ctxsim/ctxsim/traces"
+	"github.com/ctxsim/ctxsim/traces/formats"
+	"github.com/ctxsim/ctxsim/traces/synth"
+)
+
+func setup(t *testing.T) *experiment.Setup {
+	t.Helper()
+	st, err := experiment.NewSetup(nil, "auto", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func recorded(t *testing.T) []*traces.Session {
+	t.Helper()
+	ss, _, err := formats.Open(context.Background(), []string{"../testdata/claude-code"}, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ss
+}
+
+func synthetic(t *testing.T) []*traces.Session {
+	t.Helper()
+	ss, err := synth.Generate("coding-burst", 3, 1, synth.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ss
+}
+
+// direct replays specs over sessions' tenants with experiment alone: the
+// reference Compare and Whatif must agree with.
+func direct(t *testing.T, ss []*traces.Session, specs []experiment.Spec) map[string]float64 {
+	t.Helper()
+	st := setup(t)
+	cells, err := st.Cells(experiment.Tenants(ss), specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float64{}
+	err = st.Run(context.Background(), cells, 1, func(c *experiment.Cell) error {
+		if c.Err != nil {
+			return c.Err
+		}
+		for _, r := range c.Result.Runs {
+			out[r.Trace+"/"+r.Policy] = r.CostUSD
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestCompareMatchesCellsAndShards(t *testing.T) {
+	specs, err := experiment.ResolvePolicies([]string{"hermes-default", "hermes-micro"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := direct(t, synthetic(t), specs)
+	rp, err := harness.Compare(context.Background(), setup(t), synthetic(t), specs, harness.Options{Workers: 2, Records: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rp.Runs) != len(want) || len(rp.Runs) != 6 {
+		t.Fatalf("%d runs, want %d (3 sessions × 2 policies)", len(rp.Runs), len(want))
+	}
+	for i, r := range rp.Runs {
+		if r.CostUSD <= 0 || r.CostUSD != want[r.Trace+"/"+r.Policy] {
+			t.Errorf("%s/%s: $%v, experiment alone $%v", r.Trace, r.Policy, r.CostUSD, want[r.Trace+"/"+r.Policy])
+		}
+		// Sorted by trace, then in the specs' order.
+		if r.Policy != rp.Policies[i%2] {
+			t.Errorf("run %d: policy %s, want %s", i, r.Policy, rp.Policies[i%2])
+		}
+	}
+	if len(rp.Records) == 0 || len(rp.Labels) != 3 {
+		t.Errorf("%d records, %d labels: want records kept and 3 labels", len(rp.Records), len(rp.Labels))
+	}
+	// Two shards own every tenant once, with the same figures.
+	n := 0
+	for k := 1; k <= 2; k++ {
+		sp, _ := shard.Parse([]string{"", "1/2", "2/2"}[k])
+		part, err := harness.Compare(context.Background(), setup(t), synthetic(t), specs, harness.Options{Workers: 1, Shard: sp})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range part.Parts {
+			for _, r := range c.Runs {
+				n++
+				if r.CostUSD != want[r.Trace+"/"+r.Policy] {
+					t.Errorf("shard %d: %s/%s: $%v, want $%v", k, r.Trace, r.Policy, r.CostUSD, want[r.Trace+"/"+r.Policy])
+				}
+			}
+		}
+	}
+	if n != 6 {
+		t.Errorf("the shards ran %d runs, want 6", n)
+	}
+}
+
+func TestWhatif(t *testing.T) {
+	specs, err := experiment.WhatifSpecs([]string{"ttl-1h"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp, err := harness.Whatif(context.Background(), setup(t), recorded(t), specs, harness.Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rp.Policies) != 2 || rp.Policies[0] != experiment.RecordedObserved().Name || rp.Policies[1] != "ttl-1h" {
+		t.Fatalf("policies %v, want the recorded-observed baseline, then ttl-1h", rp.Policies)
+	}
+	// One account: the same cells as experiment's on sessions of one tenant.
+	ss := recorded(t)
+	for _, s := range ss {
+		s.Tenant = "whatif"
+	}
+	want := direct(t, ss, append([]experiment.Spec{experiment.RecordedObserved()}, specs...))
+	if len(rp.Runs) != len(want) || len(rp.Runs) < 2 {
+		t.Fatalf("%d runs, want %d", len(rp.Runs), len(want))
+	}
+	for _, r := range rp.Runs {
+		if r.CostUSD <= 0 || r.CostUSD != want[r.Trace+"/"+r.Policy] {
+			t.Errorf("%s/%s: $%v, experiment alone $%v", r.Trace, r.Policy, r.CostUSD, want[r.Trace+"/"+r.Policy])
+		}
+	}
+	rep := report.NewWhatif(rp.Runs, rp.Policies)
+	if len(rep.Sessions) == 0 {
+		t.Errorf("the what-if report has no session")
+	}
+	if _, err := harness.Whatif(context.Background(), setup(t), synthetic(t), specs, harness.Options{Workers: 1}); !errors.Is(err, harness.ErrNoRecorded) {
+		t.Errorf("synthetic sessions: err %v, want ErrNoRecorded", err)
+	}
+}
+
+func TestFidelity(t *testing.T) {
+	rep, _, err := harness.Fidelity(context.Background(), setup(t), recorded(t), harness.Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each session its own account, under the recorded policy.
+	ss := recorded(t)
+	for _, s := range ss {
+		s.Tenant = ""
+	}
+	want := direct(t, ss, []experiment.Spec{experiment.Recorded()})
+	if len(rep.Sessions) == 0 || len(rep.Sessions) != len(want) {
+		t.Fatalf("%d sessions, want %d", len(rep.Sessions), len(want))
+	}
+	for _, s := range rep.Sessions {
+		if s.RecordedUSD <= 0 || s.ReplayUSD != want[s.Trace+"/"+experiment.Recorded().Name] {
+			t.Errorf("%s: recorded $%v, replay $%v; experiment alone $%v", s.Trace, s.RecordedUSD, s.ReplayUSD, want[s.Trace+"/recorded"])
+		}
+	}
+	if len(rep.Skipped) != 0 {
+		t.Errorf("skipped %v", rep.Skipped)
+	}
+	if _, _, err := harness.Fidelity(context.Background(), setup(t), synthetic(t), harness.Options{Workers: 1}); !errors.Is(err, harness.ErrNoCells) {
+		t.Errorf("synthetic sessions: err %v, want ErrNoCells", err)
+	}
+}
+
+func TestSweepResumes(t *testing.T) {
+	specs, err := experiment.ResolvePolicies([]string{"hermes-micro"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	axes, err := experiment.ParseGrid([]string{"prompt_caching.cache_ttl=5m,1h"}, *specs[0].Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	points, err := experiment.GridPoints(*specs[0].Config, axes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := direct(t, synthetic(t), points)
+	var buf bytes.Buffer
+	journal := func() (*experiment.Journal, map[string][]report.RunSummary, func() error, error) {
+		return experiment.NewJournal(&buf, "cells.jsonl"), nil, func() error { return nil }, nil
+	}
+	first, err := harness.Sweep(context.Background(), setup(t), synthetic(t), points, harness.Options{Workers: 2}, journal, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first.Runs) != 6 {
+		t.Fatalf("%d runs, want 6 (3 sessions × 2 grid points)", len(first.Runs))
+	}
+	for _, r := range first.Runs {
+		if r.CostUSD <= 0 || r.CostUSD != want[r.Trace+"/"+r.Policy] {
+			t.Errorf("%s/%s: $%v, experiment alone $%v", r.Trace, r.Policy, r.CostUSD, want[r.Trace+"/"+r.Policy])
+		}
+	}
+	// Resumed from the journal, nothing runs again and the runs are the same.
+	lines, err := experiment.ReadJournal(bytes.NewReader(buf.Bytes()), "cells.jsonl", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := experiment.CompleteCells(lines)
+	resume := func() (*experiment.Journal, map[string][]report.RunSummary, func() error, error) {
+		return experiment.NewJournal(io.Discard, "cells.jsonl"), done, func() error { return nil }, nil
+	}
+	todo, got, of := -1, -1, -1
+	o := harness.Options{Workers: 1, Start: func(n int) { todo = n }}
+	again, err := harness.Sweep(context.Background(), setup(t), synthetic(t), points, o, resume, func(n, m int) { got, of = n, m })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if todo != 0 || got != 6 || of != 6 {
+		t.Errorf("resume: %d to run, %d of %d done; want 0, 6 of 6", todo, got, of)
+	}
+	if len(again.Runs) != len(first.Runs) {
+		t.Fatalf("resumed: %d runs, want %d", len(again.Runs), len(first.Runs))
+	}
+	for i := range again.Runs {
+		if again.Runs[i].CostUSD != first.Runs[i].CostUSD || again.Runs[i].Trace != first.Runs[i].Trace {
+			t.Errorf("run %d: resumed %s $%v, first %s $%v", i, again.Runs[i].Trace, again.Runs[i].CostUSD, first.Runs[i].Trace, first.Runs[i].CostUSD)
+		}
+	}
+}
+
+func TestLoad(t *testing.T) {
+	ctx := context.Background()
+	l, err := harness.Load(ctx, harness.Workload{Profiles: []string{"coding-burst", "cron"}, PerProfile: 2, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Sessions) != 4 || l.Callless != 0 || l.Warnings.Len() != 0 {
+		t.Errorf("2 profiles × 2: %d sessions, %d callless, %d warnings; want 4, 0, 0", len(l.Sessions), l.Callless, l.Warnings.Len())
+	}
+	l, err = harness.Load(ctx, harness.Workload{Paths: []string{"../testdata/claude-code"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := recorded(t); len(l.Sessions) != len(want) || len(want) == 0 {
+		t.Errorf("traces: %d sessions, formats.Open %d", len(l.Sessions), len(want))
+	}
+	suite, err := harness.Load(ctx, harness.Workload{PerProfile: 1, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(suite.Sessions) <= len(l.Sessions) {
+		t.Errorf("the suite has %d sessions, want the recorded ones (%d) and a session per profile", len(suite.Sessions), len(l.Sessions))
+	}
+	var pe *harness.ProfileError
+	if _, err := harness.Load(ctx, harness.Workload{Profiles: []string{"no-such"}, PerProfile: 1}); !errors.As(err, &pe) {
+		t.Errorf("unknown profile: err %v, want *ProfileError", err)
+	}
+}
+
+// Two shards of a compare, written and joined, are the unsharded run.
+func TestJoinCompareShards(t *testing.T) {
+	specs, err := experiment.ResolvePolicies([]string{"hermes-default", "hermes-micro"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := harness.Compare(context.Background(), setup(t), synthetic(t), specs, harness.Options{Workers: 1, Records: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	render := harness.CompareRender{Policies: whole.Policies}
+	var dirs []string
+	for _, k := range []string{"1/2", "2/2"} {
+		sp, _ := shard.Parse(k)
+		st := setup(t)
+		part, err := harness.Compare(context.Background(), st, synthetic(t), specs, harness.Options{Workers: 1, Shard: sp, Records: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		// A shard writes its output set (records.jsonl), then its part.
+		if err := part.Outputs("ctxsim compare", st, nil, nil).Write(dir, ""); err != nil {
+			t.Fatal(err)
+		}
+		m, err := shard.NewManifest("compare", 1, nil, nil, render)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := shard.WritePart(dir, sp, part.Parts, m, nil); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, dir)
+	}
+	m, err := shard.Merge(dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := harness.Join(m, "manifest.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := j.Render.(harness.CompareRender); !ok || len(r.Policies) != 2 {
+		t.Fatalf("render %#v, want the CompareRender written", j.Render)
+	}
+	got := j.Outputs.Runs
+	if len(got) != len(whole.Runs) || len(got) != 6 {
+		t.Fatalf("joined %d runs, want %d", len(got), len(whole.Runs))
+	}
+	for i := range got {
+		if got[i].Trace != whole.Runs[i].Trace || got[i].Policy != whole.Runs[i].Policy || got[i].CostUSD != whole.Runs[i].CostUSD {
+			t.Errorf("run %d: joined %s/%s $%v, unsharded %s/%s $%v", i, got[i].Trace, got[i].Policy, got[i].CostUSD,
+				whole.Runs[i].Trace, whole.Runs[i].Policy, whole.Runs[i].CostUSD)
+		}
+	}
+	if len(j.Outputs.Records) != len(whole.Records) {
+		t.Errorf("joined %d records, unsharded %d", len(j.Outputs.Records), len(whole.Records))
+	}
+}

@@ -1,0 +1,89 @@
+package harness
+
+import (
+	"context"
+	"io"
+
+	"github.com/ctxsim/ctxsim/experiment"
+	"github.com/ctxsim/ctxsim/shard"
+	"github.com/ctxsim/ctxsim/traces"
+	"github.com/ctxsim/ctxsim/traces/formats"
+	"github.com/ctxsim/ctxsim/traces/synth"
+)
+
+// A Workload is the sessions a run replays: the embedded suite when it
+// names neither paths nor profiles (experiment.Suite), else the traces
+// under Paths (formats.Open: every format, told apart by content unless
+// From names one; "-" is Stdin) and PerProfile synthetic sessions of each
+// of Profiles, seeded by Seed.
+type Workload struct {
+	Paths      []string
+	From       string
+	Stdin      io.Reader
+	Profiles   []string
+	PerProfile int
+	Seed       uint64
+	// Shard, when sharded, reads native traces by header only
+	// (shard.Open); Loaded.Stubs reads the ones a shard owns in full.
+	Shard shard.Spec
+}
+
+// Loaded is a loaded workload.
+type Loaded struct {
+	Sessions []*traces.Session
+	Stubs    *shard.Stubs
+	// Warnings are the input's (a session that could not be loaded is
+	// one, Warnings.Failed counts them); the rest load regardless.
+	Warnings *traces.Warnings
+	// Callless counts the sessions dropped for having no model call
+	// (traces.DropCallless): nothing to replay or bill.
+	Callless int
+}
+
+// ProfileError is Load's error for a profile synth cannot generate.
+type ProfileError struct{ Err error }
+
+func (e *ProfileError) Error() string { return e.Err.Error() }
+func (e *ProfileError) Unwrap() error { return e.Err }
+
+// Load loads w: the suite, then the traces, then the profiles.
+func Load(ctx context.Context, w Workload) (*Loaded, error) {
+	l := &Loaded{Warnings: &traces.Warnings{}}
+	if len(w.Paths) == 0 && len(w.Profiles) == 0 {
+		ss, ws, err := experiment.Suite(ctx, w.PerProfile, w.Seed)
+		if err != nil {
+			return nil, err
+		}
+		l.Sessions = append(l.Sessions, ss...)
+		l.Warnings.Merge(ws)
+	}
+	if len(w.Paths) > 0 {
+		var ss []*traces.Session
+		var ws *traces.Warnings
+		var err error
+		var stub func(*traces.Session) bool
+		if w.Shard.Sharded() {
+			ss, l.Stubs, ws, err = shard.Open(ctx, w.Paths, traces.OpenOptions{Formats: formats.All(), From: w.From, Stdin: w.Stdin})
+			if l.Stubs != nil {
+				stub = l.Stubs.Stub
+			}
+		} else {
+			ss, ws, err = formats.Open(ctx, w.Paths, w.From, w.Stdin)
+		}
+		if err != nil {
+			return nil, err
+		}
+		kept := traces.DropCallless(ss, ws, stub)
+		l.Callless += len(ss) - len(kept)
+		l.Sessions = append(l.Sessions, kept...)
+		l.Warnings.Merge(ws)
+	}
+	for _, p := range w.Profiles {
+		ss, err := synth.Generate(p, w.PerProfile, w.Seed, synth.Options{})
+		if err != nil {
+			return nil, &ProfileError{err}
+		}
+		l.Sessions = append(l.Sessions, ss...)
+	}
+	return l, nil
+}
