@@ -403,13 +403,18 @@ func (res *Result) regret(t Tenant) {
 // its name.
 func (st *Setup) summarize(t Tenant, policy string, all []sim.Record) []report.RunSummary {
 	rootOf := t.rootOf()
-	byRoot := map[string][]sim.Record{}
-	for _, r := range all {
-		byRoot[rootOf[r.Trace]] = append(byRoot[rootOf[r.Trace]], r)
+	byRoot := map[string][]int{} // indices into all: a Record is large, copy it once
+	for i := range all {
+		root := rootOf[all[i].Trace]
+		byRoot[root] = append(byRoot[root], i)
 	}
 	var out []report.RunSummary
 	for _, r := range t.Roots {
-		recs := append([]sim.Record(nil), byRoot[r.ID]...)
+		idx := byRoot[r.ID]
+		recs := make([]sim.Record, len(idx))
+		for k, i := range idx {
+			recs[k] = all[i]
+		}
 		sort.SliceStable(recs, func(i, j int) bool { return recs[i].Time.Before(recs[j].Time) })
 		for i := range recs {
 			recs[i].Trace, recs[i].Seq = r.ID, i
