@@ -16,8 +16,9 @@ type Card struct {
 	prices  map[string]Price
 	aliases map[string]string
 	// fallback answers what the card itself cannot (the embedded LiteLLM
-	// snapshot behind the hand-checked rates); nil for none.
-	fallback *Card
+	// snapshot behind the hand-checked rates, parsed only when a model
+	// is not on the card itself); nil for none.
+	fallback func() *Card
 }
 
 // NewCard returns a card holding ps.
@@ -56,7 +57,7 @@ func (c *Card) Lookup(model string) (Price, error) {
 		return p, nil
 	}
 	if c.fallback != nil {
-		if p, err := c.fallback.Lookup(model); err == nil {
+		if p, err := c.fallback().Lookup(model); err == nil {
 			return p, nil
 		}
 	}
@@ -170,7 +171,7 @@ func Default() *Card {
 			c.Alias(a, e.Model)
 		}
 	}
-	c.fallback = snapshot().card
+	c.fallback = func() *Card { return snapshot().card }
 	return c
 }
 
