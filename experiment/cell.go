@@ -398,18 +398,39 @@ func (res *Result) regret(t Tenant) {
 	}
 }
 
+// ordered reports whether every record of all is root's, numbered by its
+// position, in time order: what summarize would make of them.
+func ordered(all []sim.Record, root string) bool {
+	for i := range all {
+		if all[i].Trace != root || all[i].Seq != i || i > 0 && all[i].Time.Before(all[i-1].Time) {
+			return false
+		}
+	}
+	return true
+}
+
 // summarize makes one row per root session of t. A root's row covers its
 // subagents: their records join its own in time order, renumbered, under
 // its name.
 func (st *Setup) summarize(t Tenant, policy string, all []sim.Record) []report.RunSummary {
+	if len(t.Roots) == 1 && ordered(all, t.Roots[0].ID) {
+		// One session, its records already in time order and numbered:
+		// the regrouped copy would be all itself (a Record is large).
+		return []report.RunSummary{report.Summarize(t.Roots[0].ID, policy, all, report.Options{Prices: st.Prices})}
+	}
 	rootOf := t.rootOf()
-	byRoot := map[string][]sim.Record{}
-	for _, r := range all {
-		byRoot[rootOf[r.Trace]] = append(byRoot[rootOf[r.Trace]], r)
+	byRoot := map[string][]int{} // indices into all: a Record is large, copy it once
+	for i := range all {
+		root := rootOf[all[i].Trace]
+		byRoot[root] = append(byRoot[root], i)
 	}
 	var out []report.RunSummary
 	for _, r := range t.Roots {
-		recs := append([]sim.Record(nil), byRoot[r.ID]...)
+		idx := byRoot[r.ID]
+		recs := make([]sim.Record, len(idx))
+		for k, i := range idx {
+			recs[k] = all[i]
+		}
 		sort.SliceStable(recs, func(i, j int) bool { return recs[i].Time.Before(recs[j].Time) })
 		for i := range recs {
 			recs[i].Trace, recs[i].Seq = r.ID, i

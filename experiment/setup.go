@@ -44,6 +44,9 @@ type Setup struct {
 
 	// recorded holds each recorded tenant's calibration, by tenant key.
 	recorded sync.Map
+	// hashes keeps the block hashes of every session replayed, for all
+	// its cells.
+	hashes sim.BlockHashes
 }
 
 // NewSetup is a setup over prices (pricing.Default() when nil) that
@@ -137,7 +140,7 @@ func (st *Setup) newProvider(name, tenant string) (provider.Provider, error) {
 }
 
 func (st *Setup) options(pol *sim.Policy, summaryModel string) sim.Options {
-	o := sim.Options{Prices: st.Prices, Count: st.Memo.CountHash, SummarizerModel: summaryModel}
+	o := sim.Options{Prices: st.Prices, Count: st.Memo.CountHash, SummarizerModel: summaryModel, Hashes: &st.hashes}
 	o.Summarizer = func(s *traces.Session) compact.Summarizer {
 		model := summaryModel
 		if model == "" {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // A Card is a set of prices by model id, with aliases. Lookup normalizes
@@ -15,8 +16,9 @@ type Card struct {
 	prices  map[string]Price
 	aliases map[string]string
 	// fallback answers what the card itself cannot (the embedded LiteLLM
-	// snapshot behind the hand-checked rates); nil for none.
-	fallback *Card
+	// snapshot behind the hand-checked rates, parsed only when a model
+	// is not on the card itself); nil for none.
+	fallback func() *Card
 }
 
 // NewCard returns a card holding ps.
@@ -55,7 +57,7 @@ func (c *Card) Lookup(model string) (Price, error) {
 		return p, nil
 	}
 	if c.fallback != nil {
-		if p, err := c.fallback.Lookup(model); err == nil {
+		if p, err := c.fallback().Lookup(model); err == nil {
 			return p, nil
 		}
 	}
@@ -144,14 +146,16 @@ type rateFile struct {
 }
 
 // builtin is the parsed embedded card; parsing it is checked by a test, so
-// a failure here is a build defect, not bad input.
-var builtin = func() []rateEntry {
+// a failure here is a build defect, not bad input. It and the snapshot are
+// parsed on first use, not at start-up (the snapshot took ~7 ms of every
+// process's start, priced or not).
+var builtin = sync.OnceValue(func() []rateEntry {
 	var f rateFile
 	if err := json.Unmarshal(ratesJSON, &f); err != nil {
 		panic("pricing: embedded rates.json: " + err.Error())
 	}
 	return f.Models
-}()
+})
 
 // Default returns a fresh copy of the embedded rate card: first rates.json
 // (Claude, OpenAI and DeepSeek models checked by hand, each entry with its
@@ -161,13 +165,13 @@ var builtin = func() []rateEntry {
 // both) without affecting others.
 func Default() *Card {
 	c := NewCard()
-	for _, e := range builtin {
+	for _, e := range builtin() {
 		c.Set(e.Price)
 		for _, a := range e.Aliases {
 			c.Alias(a, e.Model)
 		}
 	}
-	c.fallback = snapshot.card
+	c.fallback = func() *Card { return snapshot().card }
 	return c
 }
 
@@ -183,14 +187,14 @@ type SnapshotInfo struct {
 }
 
 // Snapshot describes the embedded LiteLLM snapshot.
-func Snapshot() SnapshotInfo { return snapshot.info }
+func Snapshot() SnapshotInfo { return snapshot().info }
 
 // snapshot is the parsed litellm.json: an immutable card every Default card
 // falls back on. Its minimum cacheable lengths and windows come from the
 // rates.json entry of the same normalized id, as for a --prices file.
 // Parsing it is checked by a test, so a failure here is a build defect, not
 // bad input.
-var snapshot = func() (s struct {
+var snapshot = sync.OnceValue(func() (s struct {
 	card *Card
 	info SnapshotInfo
 }) {
@@ -201,7 +205,7 @@ var snapshot = func() (s struct {
 		panic("pricing: embedded litellm.json: " + err.Error())
 	}
 	base := NewCard()
-	for _, e := range builtin {
+	for _, e := range builtin() {
 		base.Set(e.Price)
 	}
 	s.card = NewCard()
@@ -215,4 +219,4 @@ var snapshot = func() (s struct {
 	s.info = about.About
 	s.info.Models = len(s.card.prices)
 	return s
-}()
+})

@@ -45,6 +45,9 @@ type Options struct {
 	// cache is that account's, cold for this session's prefix. nil keeps
 	// every call on the run's provider.
 	Account func(account string) provider.Provider
+	// Hashes, when set, keeps each session's block hashes across replays
+	// (nil: each replay hashes the blocks it projects).
+	Hashes *BlockHashes
 	// Prewarm starts a recorded session with the part of its floor that its
 	// first call read from cache already cached: the log proves another
 	// session of the account had written it. The warming request is not
@@ -87,6 +90,8 @@ type run struct {
 	// the first user message (see revealSystem); it is prepended to that
 	// message when the run appends it.
 	hidden *traces.Block
+	// hashes are the session's block hashes by event (Options.Hashes), or nil.
+	hashes [][]uint64
 
 	users    int // plain user messages in the transcript so far
 	verbatim int // of which the view carries verbatim
@@ -114,6 +119,9 @@ func (r *run) compactModel() compact.Model {
 
 func newRun(s *traces.Session, pol *Policy, prov provider.Provider, opts Options) (*run, error) {
 	r := &run{sess: s, pol: pol, prov: prov, opts: opts, model: s.Model}
+	if opts.Hashes != nil {
+		r.hashes = opts.Hashes.of(s)
+	}
 	if r.model == "" {
 		for i := range s.Events {
 			if s.Events[i].Kind == traces.Assistant && s.Events[i].Model != "" {
@@ -679,12 +687,17 @@ func (r *run) append(role prompt.Role, e *traces.Event, idx int) {
 	if n == 0 || len(r.msgs) != n || &r.msgs[0] != &r.view.Messages[0] {
 		r.msgs = append(make([]prompt.Message, 0, 2*n+8), r.view.Messages...)
 	}
-	blocks := e.Blocks
-	if r.hidden != nil && role == prompt.RoleUser {
-		blocks = append([]traces.Block{*r.hidden}, blocks...)
+	var m prompt.Message
+	switch {
+	case r.hidden != nil && role == prompt.RoleUser:
+		m = prompt.NewMessage(role, append([]traces.Block{*r.hidden}, e.Blocks...), idx, tag)
 		r.hidden = nil
+	case idx >= 0 && idx < len(r.hashes) && &r.sess.Events[idx] == e:
+		m = prompt.NewMessageHashed(role, e.Blocks, r.hashes[idx], idx, tag)
+	default:
+		m = prompt.NewMessage(role, e.Blocks, idx, tag)
 	}
-	r.msgs = append(r.msgs, prompt.NewMessage(role, blocks, idx, tag))
+	r.msgs = append(r.msgs, m)
 	v := *r.view
 	v.Messages = r.msgs[: n+1 : n+1]
 	r.view = &v

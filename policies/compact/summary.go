@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ctxsim/ctxsim/policies/estimate"
 	"github.com/ctxsim/ctxsim/policies/prompt"
@@ -162,6 +164,8 @@ func safeCut(s string, i int) int {
 // head), thinking dropped, the whole capped at SummaryInputChars keeping 45%
 // from the head.
 func SummaryTranscript(msgs []prompt.Message) string {
+	// Plain appends, not fmt: this runs on every batch compaction over the
+	// whole window.
 	var b strings.Builder
 	for i := range msgs {
 		m := &msgs[i]
@@ -172,21 +176,34 @@ func SummaryTranscript(msgs []prompt.Message) string {
 			case traces.Thinking:
 				continue
 			case traces.ToolUse:
-				fmt.Fprintf(&body, "[tool call %s] %s\n", bl.Name, capMiddle(bl.Input, argCapChars, argHeadChars, argCapChars-argHeadChars-100))
+				body.WriteString("[tool call ")
+				body.WriteString(bl.Name)
+				body.WriteString("] ")
+				body.WriteString(capMiddle(bl.Input, argCapChars, argHeadChars, argCapChars-argHeadChars-100))
+				body.WriteString("\n")
 			case traces.ToolResultBlock:
-				fmt.Fprintf(&body, "[tool result] %s\n", bl.Text)
+				body.WriteString("[tool result] ")
+				body.WriteString(bl.Text)
+				body.WriteString("\n")
 			case traces.Image:
 				body.WriteString("[image]\n")
 			default:
 				if bl.Opaque() {
-					fmt.Fprintf(&body, "[%s: %d tokens not shown]\n", bl.Name, bl.Tokens)
+					body.WriteString("[")
+					body.WriteString(bl.Name)
+					body.WriteString(": ")
+					body.WriteString(strconv.Itoa(bl.Tokens))
+					body.WriteString(" tokens not shown]\n")
 					continue
 				}
 				body.WriteString(bl.Text)
 				body.WriteString("\n")
 			}
 		}
-		fmt.Fprintf(&b, "%s: %s\n", strings.ToUpper(m.Role.String()), capMiddle(body.String(), msgCapChars, msgHeadChars, msgTailChars))
+		b.WriteString(strings.ToUpper(m.Role.String()))
+		b.WriteString(": ")
+		b.WriteString(capMiddle(body.String(), msgCapChars, msgHeadChars, msgTailChars))
+		b.WriteString("\n")
 	}
 	s := b.String()
 	if len(s) > SummaryInputChars {
@@ -228,6 +245,15 @@ func DigestSummary(msgs []prompt.Message) string {
 }
 
 func oneLine(s string, n int) string {
+	// Only the first n bytes of the joined fields are kept: when a prefix
+	// of s already joins to well over n bytes, the whole of s (a long tool
+	// call's arguments) need not be split. The margin covers a rune cut at
+	// the prefix's end, which can change only its last few bytes.
+	if k := 4*n + 64; len(s) > k {
+		if p := strings.Join(strings.Fields(s[:k]), " "); len(p) > n+2*utf8.UTFMax {
+			return p[:safeCut(p, n)] + "…"
+		}
+	}
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > n {
 		s = s[:safeCut(s, n)] + "…"

@@ -2,6 +2,7 @@ package estimate
 
 import (
 	"encoding/binary"
+	"math/bits"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -45,6 +46,10 @@ type Calibrated struct {
 	floorHash uint64
 	lastKey   viewKey // the last prefix fingerprinted, by identity
 	lastHash  uint64
+	// hashes are the messages of the last view fingerprinted, by content
+	// hash, and chain[i] the fingerprint of the floor and hashes[:i]: the
+	// next fingerprint chains only the messages after the common prefix.
+	hashes, chain []uint64
 }
 
 // NewCalibrated returns a calibrated projection over base.
@@ -106,11 +111,29 @@ func (c *Calibrated) fingerprint(v *prompt.View, n int) uint64 {
 	if k == c.lastKey && k.msgs != nil && k.floor != (floorKey{}) {
 		return c.lastHash
 	}
-	if k.floor != c.floorKey || k.floor == (floorKey{}) {
+	if k.floor != c.floorKey || k.floor == (floorKey{}) || len(c.chain) == 0 {
 		c.floorKey, c.floorHash = k.floor, floorHash(v)
+		c.hashes, c.chain = c.hashes[:0], append(c.chain[:0], c.floorHash)
 	}
-	c.lastKey, c.lastHash = k, messagesHash(c.floorHash, v, n)
+	n = min(n, len(v.Messages))
+	i := 0
+	for m := min(n, len(c.hashes)); i < m && c.hashes[i] == v.Messages[i].Hash(); i++ {
+	}
+	c.hashes, c.chain = c.hashes[:i], c.chain[:i+1]
+	for ; i < n; i++ {
+		h := v.Messages[i].Hash()
+		c.hashes = append(c.hashes, h)
+		c.chain = append(c.chain, chainHash(c.chain[i], h))
+	}
+	c.lastKey, c.lastHash = k, c.chain[n]
 	return c.lastHash
+}
+
+// chainHash extends fingerprint fp by a message's hash h (a 128-bit
+// multiply folded, as wyhash mixes).
+func chainHash(fp, h uint64) uint64 {
+	hi, lo := bits.Mul64(fp^0xa0761d6478bd642f, h^0xe7037ed1a0b428db)
+	return hi ^ lo
 }
 
 func floorHash(v *prompt.View) uint64 {
@@ -126,20 +149,6 @@ func floorHash(v *prompt.View) uint64 {
 	put(1)
 	for i := range v.System {
 		put(v.System[i].Hash())
-	}
-	return d.Sum64()
-}
-
-// messagesHash chains the message hashes (each computed once, when the
-// message was made) onto the floor's.
-func messagesHash(floor uint64, v *prompt.View, n int) uint64 {
-	d := xxhash.New()
-	var buf [8]byte
-	binary.LittleEndian.PutUint64(buf[:], floor)
-	d.Write(buf[:])
-	for i := 0; i < n && i < len(v.Messages); i++ {
-		binary.LittleEndian.PutUint64(buf[:], v.Messages[i].Hash())
-		d.Write(buf[:])
 	}
 	return d.Sum64()
 }

@@ -45,14 +45,23 @@ type Message struct {
 
 // NewMessage builds a message and its content hash.
 func NewMessage(role Role, blocks []traces.Block, event int, tag Tag) Message {
-	m := Message{Role: role, Blocks: blocks, Event: event, Tag: tag, blockHashes: make([]uint64, len(blocks))}
+	hs := make([]uint64, len(blocks))
+	for i := range blocks {
+		hs[i] = blocks[i].Hash()
+	}
+	return NewMessageHashed(role, blocks, hs, event, tag)
+}
+
+// NewMessageHashed is NewMessage for blocks whose hashes (Block.Hash, one
+// per block) the caller already has: a replay hashes each event's blocks
+// once per session, not once per policy. The message keeps hashes.
+func NewMessageHashed(role Role, blocks []traces.Block, hashes []uint64, event int, tag Tag) Message {
+	m := Message{Role: role, Blocks: blocks, Event: event, Tag: tag, blockHashes: hashes}
 	d := xxhash.New()
 	var buf [8]byte
 	buf[0] = byte(role)
 	d.Write(buf[:1])
-	for i := range blocks {
-		h := blocks[i].Hash()
-		m.blockHashes[i] = h
+	for _, h := range hashes {
 		binary.LittleEndian.PutUint64(buf[:], h)
 		d.Write(buf[:])
 	}

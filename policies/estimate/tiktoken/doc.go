@@ -1,12 +1,15 @@
 // Package tiktoken counts tokens exactly as OpenAI's tiktoken does, for the
 // o200k_base and cl100k_base encodings: the same ids, token for token.
 //
-// It keeps tiktoken's BPE ranks (embedded by the offline loader,
+// It keeps tiktoken's BPE ranks (those of the offline loader,
 // pkoukk/tiktoken-go-loader; nothing is downloaded) and replaces the
 // regular-expression pre-tokenizer with a hand-written scanner for the two
 // split patterns, which is where pkoukk/tiktoken-go spends most of its
-// time. The ranks load on the first count (about 10 ms), not at start-up,
-// so commands that never count never pay for them.
+// time. The ranks are embedded as a ready-made hash table (o200k_base.tkt,
+// cl100k_base.tkt, rebuilt from the loader's files by TestTables -update),
+// used where the binary holds them: the first count costs a header check
+// and the pages it touches, so a process counts within a few milliseconds
+// of starting, and commands that never count never read the table.
 //
 //	enc, _ := tiktoken.Get("o200k_base")
 //	n := enc.Count("hello world") // 2

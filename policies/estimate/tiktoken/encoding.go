@@ -1,12 +1,20 @@
 package tiktoken
 
 import (
+	_ "embed"
 	"fmt"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
+)
 
-	"github.com/pkoukk/tiktoken-go-loader/assets"
+// The rank tables, built from pkoukk/tiktoken-go-loader's .tiktoken files
+// by TestTables (go test -run TestTables -update rewrites them).
+var (
+	//go:embed o200k_base.tkt
+	o200kTable string
+	//go:embed cl100k_base.tkt
+	cl100kTable string
 )
 
 // An Encoding is one of tiktoken's BPE encodings. Its ranks load on the
@@ -15,6 +23,7 @@ import (
 type Encoding struct {
 	name string
 	next func(s string, i int) int // the pre-tokenizer
+	data string                    // the embedded table
 
 	once   sync.Once
 	table  *table
@@ -23,8 +32,8 @@ type Encoding struct {
 }
 
 var (
-	o200k  = &Encoding{name: "o200k_base", next: nextO200k}
-	cl100k = &Encoding{name: "cl100k_base", next: nextCL100k}
+	o200k  = &Encoding{name: "o200k_base", next: nextO200k, data: o200kTable}
+	cl100k = &Encoding{name: "cl100k_base", next: nextCL100k, data: cl100kTable}
 )
 
 // Names are the encodings Get knows.
@@ -45,17 +54,13 @@ func Get(name string) (*Encoding, error) {
 // Name is the encoding's name, "o200k_base".
 func (e *Encoding) Name() string { return e.name }
 
-// Load reads the ranks now rather than on the first count.
+// Load checks the embedded ranks now rather than on the first count. It
+// reads a header: the table is used where the binary holds it.
 func (e *Encoding) Load() error {
 	e.once.Do(func() {
-		data, err := assets.Assets.ReadFile(e.name + ".tiktoken")
-		if err != nil {
-			e.err = fmt.Errorf("tiktoken: %s: %w", e.name, err)
-			return
-		}
-		e.table, e.err = parseTable(data)
+		e.table, e.err = loadTable(e.data)
 		if e.err != nil {
-			e.err = fmt.Errorf("tiktoken: %s.tiktoken: %w", e.name, e.err)
+			e.err = fmt.Errorf("tiktoken: %s: %w", e.name, e.err)
 		}
 		e.loaded.Store(true)
 	})

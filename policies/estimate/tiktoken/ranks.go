@@ -3,38 +3,129 @@ package tiktoken
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/binary"
+	"errors"
 	"fmt"
-	"hash/maphash"
 	"math/bits"
-	"runtime"
-	"sync"
-	"sync/atomic"
 )
 
-// A table maps a token's bytes to its rank. It is built once, on the first
-// count, from the offline loader's .tiktoken file (one "base64 rank" line
-// per token, ranks in order): the tokens are decoded into one arena and
-// indexed by an open-addressing table of ranks, so loading costs a base64
-// pass and one probe per token, with no per-token allocation and no sort.
-// The file is cut into one piece per core; each piece is sized, then
-// decoded and indexed in place (slots are claimed with a compare-and-swap,
-// and a probe finds a token whatever the insertion order).
+// A table maps a token's bytes to its rank. It is precomputed from the
+// offline loader's .tiktoken file (one "base64 rank" line per token, ranks
+// in order) and embedded in the binary in the layout it is used in, so
+// loading it costs nothing: no decoding, no hashing, no allocation, and
+// the operating system pages in only the parts a count touches. That is
+// what puts the first count within a few milliseconds of process start
+// (decoding and indexing the text file took ~60 ms of CPU per process).
+// TestTables rebuilds every table from the loader's file and compares.
+//
+// The layout, all integers little-endian uint32 (read byte-wise, so the
+// table works on any architecture and needs no unsafe):
+//
+//	magic "tkt1", n (tokens), nslots (a power of two), arena length
+//	off   [n+1]   token r is arena[off[r]:off[r+1]]
+//	slots [nslots] rank+1 at the token's hash slot (linear probing); 0 is empty
+//	byte1 [256]   the rank of each single byte
+//	arena          every token's bytes, by rank
 type table struct {
-	arena []byte   // every token's bytes, by rank
-	off   []uint32 // token r is arena[off[r]:off[r+1]]
-	slots []uint32 // rank+1 at the token's hash slot; 0 is empty
-	mask  uint64
-	seed  maphash.Seed
-	byte1 [256]uint32 // rank+1 of each single byte while loading, then rank
+	off, slots, arena string
+	mask              uint64
+	byte1             [256]uint32
 }
 
-// piece is one worker's share of the file.
-type piece struct {
-	data        []byte
-	line, first int // line number (1-based) and rank of its first line
-	lines       int
-	base, end   int // where its tokens start and end in the arena
-	err         error
+const magic = "tkt1"
+
+// le32 is the i'th little-endian uint32 of s.
+func le32(s string, i uint64) uint32 {
+	s = s[4*i : 4*i+4]
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
+}
+
+// hash is a fixed hash of a token (the table is built offline, so it
+// cannot use a per-process seed): wyhash's mixing of up to 16 bytes at a
+// time, read as in wyhash for short inputs. Tokens are short; a hash of
+// a long piece that is not a token only needs to be consistent.
+func hash(s string) uint64 {
+	const (
+		p0 = 0xa0761d6478bd642f
+		p1 = 0xe7037ed1a0b428db
+		p2 = 0x8ebc6af09c88c6e3
+	)
+	mix := func(a, b uint64) uint64 {
+		hi, lo := bits.Mul64(a, b)
+		return hi ^ lo
+	}
+	n := len(s)
+	h := uint64(n) ^ p0
+	var a, b uint64
+	switch {
+	case n == 0:
+	case n < 4:
+		a = uint64(s[0])<<16 | uint64(s[n>>1])<<8 | uint64(s[n-1])
+	case n <= 8:
+		a, b = uint64(u32(s)), uint64(u32(s[n-4:]))
+	case n <= 16:
+		a, b = u64(s), u64(s[n-8:])
+	default:
+		for t := s; len(t) > 16; t = t[16:] {
+			h = mix(u64(t)^p1, u64(t[8:])^h)
+		}
+		a, b = u64(s[n-16:]), u64(s[n-8:])
+	}
+	return mix(p1^uint64(n), mix(a^p1, b^h))
+}
+
+func u32(s string) uint32 {
+	s = s[:4]
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
+}
+
+func u64(s string) uint64 {
+	s = s[:8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// loadTable checks an embedded table's header and sizes and reads its
+// single-byte ranks; the rest is used in place.
+func loadTable(data string) (*table, error) {
+	if len(data) < 16 || data[:4] != magic {
+		return nil, errors.New("not a tkt1 table")
+	}
+	n, nslots, arena := uint64(le32(data, 1)), uint64(le32(data, 2)), uint64(le32(data, 3))
+	if nslots == 0 || nslots&(nslots-1) != 0 || uint64(len(data)) != 16+4*(n+1+nslots+256)+arena {
+		return nil, fmt.Errorf("table sizes %d/%d/%d do not add up to %d bytes", n, nslots, arena, len(data))
+	}
+	t := &table{mask: nslots - 1}
+	at := uint64(16)
+	t.off, at = data[at:at+4*(n+1)], at+4*(n+1)
+	t.slots, at = data[at:at+4*nslots], at+4*nslots
+	for b := range t.byte1 {
+		t.byte1[b] = le32(data[at:], uint64(b))
+	}
+	t.arena = data[at+4*256:]
+	if uint64(le32(t.off, n)) != arena {
+		return nil, errors.New("token offsets do not end at the arena's end")
+	}
+	return t, nil
+}
+
+// rank is the rank of token b, if it is one.
+func (t *table) rank(b string) (uint32, bool) {
+	if len(b) == 1 {
+		return t.byte1[b[0]], true
+	}
+	h := hash(b) & t.mask
+	for {
+		s := le32(t.slots, h)
+		if s == 0 {
+			return 0, false
+		}
+		r := uint64(s - 1)
+		if t.arena[le32(t.off, r):le32(t.off, r+1)] == b {
+			return uint32(r), true
+		}
+		h = (h + 1) & t.mask
+	}
 }
 
 // cut cuts the first line off data.
@@ -55,18 +146,19 @@ func decodedLen(b []byte) int {
 	return n
 }
 
-// fill decodes p's tokens into t's arena and indexes them.
-func (p *piece) fill(t *table) {
-	pos, r := p.base, p.first
-	arena, off, slots, mask := t.arena, t.off, t.slots, t.mask
-	for line, data := p.line, p.data; len(data) > 0; line++ {
+// buildTable builds the embedded form of a .tiktoken rank file: one
+// "base64 rank" line per token, ranks in order from 0, every single byte a
+// token. Anything else is an error naming the line.
+func buildTable(data []byte) ([]byte, error) {
+	arena := make([]byte, 0, len(data)*3/4)
+	off := []uint32{0}
+	var byte1 [256]uint32
+	for line := 1; len(data) > 0; line++ {
 		var l []byte
 		l, data = cut(data)
-		if len(l) == 0 {
-			continue
-		}
+		r := len(off) - 1
 		sp := bytes.IndexByte(l, ' ')
-		rank, ok := 0, sp < len(l)-1
+		rank, ok := 0, sp > 0 && sp < len(l)-1
 		for _, d := range l[sp+1:] {
 			if d < '0' || d > '9' {
 				ok = false
@@ -75,111 +167,46 @@ func (p *piece) fill(t *table) {
 			rank = rank*10 + int(d-'0')
 		}
 		if !ok || rank != r {
-			p.err = fmt.Errorf("line %d: want %q's rank to be %d", line, l, r)
-			return
+			return nil, fmt.Errorf("line %d: want %q's rank to be %d", line, l, r)
 		}
-		n, err := base64.StdEncoding.Decode(arena[pos:], l[:sp])
-		if err != nil || n == 0 || n != decodedLen(l[:sp]) {
-			p.err = fmt.Errorf("line %d: bad token %q", line, l[:sp])
-			return
+		tok := make([]byte, decodedLen(l[:sp]))
+		n, err := base64.StdEncoding.Decode(tok, l[:sp])
+		if err != nil || n == 0 || n != len(tok) {
+			return nil, fmt.Errorf("line %d: bad token %q", line, l[:sp])
 		}
-		tok := arena[pos : pos+n]
-		pos += n
-		off[r+1] = uint32(pos)
-		h := maphash.Bytes(t.seed, tok) & mask
-		for !atomic.CompareAndSwapUint32(&slots[h], 0, uint32(r)+1) {
-			h = (h + 1) & mask
-		}
+		arena = append(arena, tok...)
+		off = append(off, uint32(len(arena)))
 		if n == 1 {
-			t.byte1[tok[0]] = uint32(r) + 1
+			byte1[tok[0]] = uint32(r) + 1
 		}
-		r++
 	}
-	if r != p.first+p.lines {
-		p.err = fmt.Errorf("lines %d-%d: %d tokens on %d lines", p.line, p.line+p.lines-1, r-p.first, p.lines)
-	}
-	p.end = pos
-}
-
-func parseTable(data []byte) (*table, error) {
-	t := &table{seed: maphash.MakeSeed()}
-	k := min(4, runtime.GOMAXPROCS(0))
-	var ps []piece
-	for from := 0; from < len(data); {
-		to := len(data)
-		if len(ps) < k-1 {
-			to = from + (len(data)-from)/(k-len(ps))
-			if nl := bytes.IndexByte(data[to:], '\n'); nl >= 0 {
-				to += nl + 1
-			} else {
-				to = len(data)
-			}
-		}
-		ps = append(ps, piece{data: data[from:to]})
-		from = to
-	}
-	// Each piece decodes at a base its text's length bounds (base64 is 4
-	// bytes for 3), in parallel; the gaps are closed up after.
-	n, base := 0, 0
-	for i := range ps {
-		p := &ps[i]
-		p.lines = bytes.Count(p.data, []byte{'\n'})
-		if len(p.data) > 0 && p.data[len(p.data)-1] != '\n' {
-			p.lines++
-		}
-		p.line, p.first, p.base = n+1, n, base
-		n += p.lines
-		base += len(p.data) * 3 / 4
-	}
-	t.arena = make([]byte, base)
-	t.off = make([]uint32, n+1)
-	slots := uint64(1) << bits.Len64(uint64(n)*2)
-	t.slots, t.mask = make([]uint32, slots), slots-1
-	var wg sync.WaitGroup
-	for i := range ps {
-		wg.Go(func() { ps[i].fill(t) })
-	}
-	wg.Wait()
-	end := 0
-	for i := range ps {
-		p := &ps[i]
-		if p.err != nil {
-			return nil, p.err
-		}
-		// Move the piece down to where the last one ended; off[first] is
-		// the last piece's, already moved.
-		if d := p.base - end; d > 0 {
-			copy(t.arena[end:], t.arena[p.base:p.end])
-			for r := p.first + 1; r <= p.first+p.lines; r++ {
-				t.off[r] -= uint32(d)
-			}
-		}
-		end += p.end - p.base
-	}
-	t.arena = t.arena[:end]
-	for b, r := range t.byte1 {
+	for b, r := range byte1 {
 		if r == 0 {
 			return nil, fmt.Errorf("no token for byte %#x", b)
 		}
-		t.byte1[b] = r - 1
+		byte1[b] = r - 1
 	}
-	return t, nil
-}
-
-// rank is the rank of token b, if it is one.
-func (t *table) rank(b string) (uint32, bool) {
-	if len(b) == 1 {
-		return t.byte1[b[0]], true
-	}
-	h := maphash.String(t.seed, b) & t.mask
-	for {
-		s := t.slots[h]
-		if s == 0 {
-			return 0, false
+	n := len(off) - 1
+	// At most half full: linear probing then takes about 1.5 probes to
+	// find a token and 2.5 to miss.
+	nslots := uint64(1) << bits.Len64(uint64(n)*2)
+	slots := make([]uint32, nslots)
+	for r := range n {
+		h := hash(string(arena[off[r]:off[r+1]])) & (nslots - 1)
+		for slots[h] != 0 {
+			h = (h + 1) & (nslots - 1)
 		}
-		if r := s - 1; string(t.arena[t.off[r]:t.off[r+1]]) == b {
-			return r, true
-		}
-		h = (h + 1) & t.mask
+		slots[h] = uint32(r) + 1
 	}
+	out := make([]byte, 0, 16+4*(len(off)+len(slots)+256)+len(arena))
+	out = append(out, magic...)
+	for _, x := range []uint32{uint32(n), uint32(nslots), uint32(len(arena))} {
+		out = binary.LittleEndian.AppendUint32(out, x)
+	}
+	for _, xs := range [][]uint32{off, slots, byte1[:]} {
+		for _, x := range xs {
+			out = binary.LittleEndian.AppendUint32(out, x)
+		}
+	}
+	return append(out, arena...), nil
 }
