@@ -3,7 +3,6 @@ package experiment
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,27 +13,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ctxsim/ctxsim/internal/faultio"
+
 	"github.com/ctxsim/ctxsim/report"
 )
-
-// killWriter stands in for kill -9 during a sweep: after its after-th
-// write (one cell each) it writes half of the next and fails.
-type killWriter struct {
-	w     io.Writer
-	after int
-	n     int
-}
-
-var errKilled = errors.New("killed by the test")
-
-func (k *killWriter) Write(p []byte) (int, error) {
-	if k.n >= k.after {
-		n, _ := k.w.Write(p[:len(p)/2])
-		return n, errKilled
-	}
-	k.n++
-	return k.w.Write(p)
-}
 
 // dropTo writes what OpenJournal reports of a torn last line to b, as the
 // CLI writes it to stderr.
@@ -80,8 +62,8 @@ func TestJournalTornOnly(t *testing.T) {
 func TestJournalTornMultiRunCell(t *testing.T) {
 	dir := t.TempDir()
 	var errb bytes.Buffer
-	kw := &killWriter{after: 1}
-	wrap := func(w io.Writer) io.Writer { kw.w = w; return kw }
+	kw := &faultio.KillWriter{After: 1}
+	wrap := func(w io.Writer) io.Writer { kw.W = w; return kw }
 	meta := SweepMeta{Format: JournalFormat, Identity: Identity{Cells: "c", Flags: []string{"seed=1"}, Workload: "w", Sessions: 3}, Base: "p"}
 	mk := func(name string, traces ...string) (*Cell, []report.RunSummary) {
 		var runs []report.RunSummary
@@ -98,8 +80,8 @@ func TestJournalTornMultiRunCell(t *testing.T) {
 	require.Empty(t, done)
 	require.NoError(t, jr.Append(c1, r1))
 	err = jr.Append(c2, r2)
-	require.ErrorIs(t, err, errKilled)
-	require.ErrorIs(t, jr.Append(c1, r1), errKilled, "a journal that failed refuses later writes")
+	require.ErrorIs(t, err, faultio.ErrKilled)
+	require.ErrorIs(t, jr.Append(c1, r1), faultio.ErrKilled, "a journal that failed refuses later writes")
 	require.NoError(t, closeJ())
 	path := filepath.Join(dir, "cells.jsonl")
 	if n := strings.Count(readFile(t, path), "\n"); n != 2 {

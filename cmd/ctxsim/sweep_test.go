@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/ctxsim/ctxsim/internal/faultio"
 
 	"github.com/ctxsim/ctxsim/experiment"
 )
@@ -66,7 +67,7 @@ func testSweepResume(t *testing.T, args []string, cells, kill int) {
 	// Kill the sweep after kill cells, in the middle of writing the next.
 	var outb, errb bytes.Buffer
 	e := &env{ctx: context.Background(), stdin: strings.NewReader(""), stdout: &outb, stderr: &errb,
-		journal: func(w io.Writer) io.Writer { return &killWriter{w: w, after: kill} }}
+		journal: func(w io.Writer) io.Writer { return &faultio.KillWriter{W: w, After: kill} }}
 	code = runEnv(e, with("-j", "2", "--out", b))
 	out, errs := outb.String(), errb.String()
 	if code != exitFailure || out != "" {
@@ -230,25 +231,6 @@ func TestSweepHelp(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "Examples:\n  ctxsim sweep --policy hermes-micro") || !strings.Contains(out, "--resume") {
 		t.Errorf("sweep --help: exit %d\n%s", code, out)
 	}
-}
-
-// killWriter stands in for kill -9 during a sweep: after its after-th
-// write (one cell each) it writes half of the next and fails.
-type killWriter struct {
-	w     io.Writer
-	after int
-	n     int
-}
-
-var errKilled = errors.New("killed by the test")
-
-func (k *killWriter) Write(p []byte) (int, error) {
-	if k.n >= k.after {
-		n, _ := k.w.Write(p[:len(p)/2])
-		return n, errKilled
-	}
-	k.n++
-	return k.w.Write(p)
 }
 
 // BenchmarkSweep runs a 1-cell and a 16-cell sweep of 4 coding-burst
