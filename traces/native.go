@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 	"unicode/utf8"
 )
 
@@ -143,6 +144,12 @@ func (r *Reader) Scan() bool {
 	}
 	if r.ev.Time.IsZero() {
 		return r.fail("event: missing time")
+	}
+	if y := r.ev.Time.UTC().Year(); y < 1 || y > 9999 {
+		// Writers keep times in UTC and RFC 3339, which has no year
+		// outside 0000–9999 ("0000-01-01T00:00:00+01:00" is year −1 in
+		// UTC): such a time could be read but never written back.
+		return r.fail("event: time %s is outside the years 0001–9999", r.ev.Time.Format(time.RFC3339))
 	}
 	if u := r.ev.Usage; u != nil {
 		for _, f := range []struct {

@@ -31,6 +31,9 @@ func TestReaderErrors(t *testing.T) {
 		{hdr + "\n" + ev + "\n{bad", "f:3: event:"},
 		{hdr + "\n" + `{"t":"2026-01-01T00:00:00Z","kind":"dance"}`, `f:2: event: unknown kind "dance"`},
 		{hdr + "\n" + `{"kind":"user"}`, "f:2: event: missing time"},
+		// Found by FuzzNativeReader: year 0 at +01:00 is year -1 in UTC,
+		// which no RFC 3339 writer can write back.
+		{hdr + "\n" + `{"t":"0000-01-01T00:00:00+01:00","kind":"user"}`, "f:2: event: time 0000-01-01T00:00:00+01:00 is outside the years 0001–9999"},
 		{hdr + "\n" + `{"t":"2026-01-01T00:00:00Z","kind":"user","extra":1}`, `f:2: event: json: unknown field "extra"`},
 		{hdr + "\n\xff", "f:2: event: invalid UTF-8"},
 		// Issue 10: counts that wrapped totals negative.
