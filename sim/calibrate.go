@@ -136,12 +136,8 @@ func (c *Calibrator) Resends() int { return len(c.resends) }
 // limit.
 func (c *Calibrator) ReadLimit(idx int, e *traces.Event, req *prompt.Request, v *prompt.View, withinTTL bool) (int, bool) {
 	switch {
-	case c.mode == Frozen && c.resends != nil:
-		at, ok := c.resends[idx]
-		if !ok {
-			return 0, false
-		}
-		return at.block(req, v), true
+	case c.mode == Frozen:
+		return replayed(c.resends, idx, req, v)
 	case c.mode != Anchored || !c.observe || e.Usage == nil || c.lastCall < 0 || !withinTTL:
 		return 0, false
 	}
@@ -172,12 +168,8 @@ func (c *Calibrator) ReadLimit(idx int, e *traces.Event, req *prompt.Request, v 
 // modes never keep anything alive.
 func (c *Calibrator) KeepAlive(idx int, e *traces.Event, req *prompt.Request, v *prompt.View, withinTTL bool) (int, bool) {
 	switch {
-	case c.mode == Frozen && c.kept != nil:
-		at, ok := c.kept[idx]
-		if !ok {
-			return 0, false
-		}
-		return at.block(req, v), true
+	case c.mode == Frozen:
+		return replayed(c.kept, idx, req, v)
 	case c.mode != Anchored || !c.observe || e.Usage == nil || withinTTL || e.Usage.CacheRead < 1024:
 		// The first call counts too: a read past the shared floor on it
 		// was cached by a request the log does not show (10-box-os
@@ -190,6 +182,17 @@ func (c *Calibrator) KeepAlive(idx int, e *traces.Event, req *prompt.Request, v 
 	}
 	c.kept[idx] = at
 	return at.block(req, v), true
+}
+
+// replayed is the block a frozen calibrator's observation at event idx
+// leaves readable in another policy's request, if the anchored run
+// observed one there.
+func replayed(at map[int]resendAt, idx int, req *prompt.Request, v *prompt.View) (int, bool) {
+	a, ok := at[idx]
+	if !ok {
+		return 0, false
+	}
+	return a.block(req, v), true
 }
 
 // position is where in req a billed read of r tokens ended, in terms that

@@ -229,16 +229,12 @@ type Step struct {
 // (prompt.Request.ReadLimit): the rules of the Anthropic type's comment, in one
 // place, shared by Send and by package hindsight's search and replay.
 func AnthropicStep[P Prefix, S Entries](now time.Time, p P, total, out int, bps []prompt.Breakpoint, readLimit, minLen int, lat Latency, s S) Step {
-	// A: the longest live prefix any breakpoint's lookback reaches.
+	// A: the longest live prefix any breakpoint's lookback reaches. look
+	// checks from's boundary and up to Lookback before it, none past
+	// readLimit, and refreshes the first live entry it finds.
 	hit, hitBlock := 0, -1
-	for _, bp := range bps {
-		if p.End(bp.Block) < minLen {
-			continue
-		}
-		for j := bp.Block; j >= 0 && j >= bp.Block-Lookback; j-- {
-			if j > readLimit {
-				continue
-			}
+	look := func(from int) {
+		for j := min(from, readLimit); j >= 0 && j >= from-Lookback; j-- {
 			k := p.Chain(j)
 			e, ok := s.Entry(k)
 			if !ok || !e.live(now) {
@@ -251,7 +247,12 @@ func AnthropicStep[P Prefix, S Entries](now time.Time, p P, total, out int, bps 
 			if p.End(j) > hit {
 				hit, hitBlock = p.End(j), j
 			}
-			break
+			return
+		}
+	}
+	for _, bp := range bps {
+		if p.End(bp.Block) >= minLen {
+			look(bp.Block)
 		}
 	}
 	if n := len(bps); n > 0 && readLimit >= 0 && readLimit < bps[n-1].Block {
@@ -261,19 +262,7 @@ func AnthropicStep[P Prefix, S Entries](now time.Time, p P, total, out int, bps 
 		// breakpoint of this request looks back that far (corpus
 		// attio-mcp-server c7428042: a re-send reads exactly the first
 		// call's 58,384-token entry, 40 blocks before the tail).
-		for j := readLimit; j >= 0 && j >= readLimit-Lookback; j-- {
-			k := p.Chain(j)
-			if e, ok := s.Entry(k); ok && e.live(now) {
-				if x := now.Add(e.TTL.Duration()); x.After(e.Expires) {
-					e.Expires = x
-					s.SetEntry(k, e)
-				}
-				if p.End(j) > hit {
-					hit, hitBlock = p.End(j), j
-				}
-				break
-			}
-		}
+		look(readLimit)
 	}
 	b, last := hit, hit
 	for _, bp := range bps {
