@@ -43,16 +43,8 @@ import (
 var update = flag.Bool("update", false, "rewrite the stories' expected output")
 
 func TestStories(t *testing.T) {
-	if *update {
-		if err := flag.Set("rewrite", "true"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	datadriven.Walk(t, "testdata/stories", func(t *testing.T, path string) {
-		st := &story{}
-		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
-			return st.run(t, d)
-		})
+	storyargs.Walk(t, "testdata/stories", *update, func() func(*testing.T, *datadriven.TestData) string {
+		return (&story{}).run
 	})
 }
 

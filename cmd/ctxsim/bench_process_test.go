@@ -2,29 +2,19 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/ctxsim/ctxsim/internal/gobuild"
 )
 
 // ctxsimBin builds this command once per test binary, so that a benchmark
 // can time whole processes: start-up, import, tokenizer, cache and replay.
-var ctxsimBin = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "ctxsim-bench")
-	if err != nil {
-		return "", err
-	}
-	bin := filepath.Join(dir, "ctxsim")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build: %v\n%s", err, out)
-	}
-	return bin, nil
-})
+var ctxsimBin = gobuild.Once(".", "ctxsim")
 
 // BenchmarkWhatifProcess is "ctxsim whatif" on the four shared Claude Code
 // sessions (testdata/claude-code), one new process per iteration, as a user

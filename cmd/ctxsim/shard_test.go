@@ -22,20 +22,7 @@ func shardMerge(t *testing.T, n int, files []string, args ...string) []string {
 	whole := filepath.Join(root, "whole")
 	code, wantOut, errs := runCmd(t, append(args, "--out", whole)...)
 	require.Equal(t, exitOK, code, "%v: %s", args, errs)
-	var dirs []string
-	withCells := 0
-	for k := 1; k <= n; k++ {
-		d := filepath.Join(root, fmt.Sprintf("shard-%d", k))
-		code, _, errs := runCmd(t, append(args, "--shard", fmt.Sprintf("%d/%d", k, n), "--out", d)...)
-		require.Equal(t, exitOK, code, "shard %d/%d: %s", k, n, errs)
-		if cells := readFile(t, filepath.Join(d, shard.CellsFile)); cells != "" {
-			withCells++
-		}
-		dirs = append(dirs, d)
-	}
-	if withCells < 2 {
-		t.Errorf("only %d of %d shards got cells: the test does not exercise a merge", withCells, n)
-	}
+	dirs := runShards(t, root, n, args...)
 	merged := filepath.Join(root, "merged")
 	// Shards in reverse order: merge does not depend on it.
 	rev := make([]string, n)
@@ -65,6 +52,28 @@ func shardMerge(t *testing.T, n int, files []string, args ...string) []string {
 		if string(got) != string(want) {
 			t.Errorf("merged %s differs from the single run's (%d vs %d bytes) at byte %d", f, len(got), len(want), firstByteDiff(got, want))
 		}
+	}
+	return dirs
+}
+
+// runShards runs args as n shards, each with --out a directory under
+// root, and returns the directories; fewer than two shards with cells
+// would not exercise a merge, which fails the test.
+func runShards(t *testing.T, root string, n int, args ...string) []string {
+	t.Helper()
+	var dirs []string
+	withCells := 0
+	for k := 1; k <= n; k++ {
+		d := filepath.Join(root, fmt.Sprintf("shard-%d", k))
+		code, _, errs := runCmd(t, append(args, "--shard", fmt.Sprintf("%d/%d", k, n), "--out", d)...)
+		require.Equal(t, exitOK, code, "shard %d/%d: %s", k, n, errs)
+		if readFile(t, filepath.Join(d, shard.CellsFile)) != "" {
+			withCells++
+		}
+		dirs = append(dirs, d)
+	}
+	if withCells < 2 {
+		t.Fatalf("only %d of %d shards got cells: the test does not exercise a merge", withCells, n)
 	}
 	return dirs
 }
@@ -227,18 +236,7 @@ func TestShardMergeCost(t *testing.T) {
 		args := append([]string{"cost", root}, format...)
 		code, want, errs := runCmd(t, args...)
 		require.Equal(t, exitOK, code, errs)
-		var dirs []string
-		withCells := 0
-		for k := 1; k <= 3; k++ {
-			d := filepath.Join(t.TempDir(), "s")
-			code, _, errs := runCmd(t, append(args, "--shard", fmt.Sprintf("%d/3", k), "--out", d)...)
-			require.Equal(t, exitOK, code, errs)
-			if readFile(t, filepath.Join(d, shard.CellsFile)) != "" {
-				withCells++
-			}
-			dirs = append(dirs, d)
-		}
-		require.GreaterOrEqual(t, withCells, 2, "the projects must fall in more than one shard")
+		dirs := runShards(t, t.TempDir(), 3, args...) // the projects must fall in more than one shard
 		mergeArgs := append([]string{"merge"}, dirs...)
 		for i, a := range format {
 			if a == "--json" || a == "--format" {
@@ -268,18 +266,7 @@ func TestShardMergeFidelity(t *testing.T) {
 		t.Skip("replays the recorded sessions twice")
 	}
 	args := []string{"fidelity", "../../testdata/claude-code", "--worst", "3"}
-	var dirs []string
-	withCells := 0
-	for k := 1; k <= 3; k++ {
-		d := filepath.Join(t.TempDir(), "s")
-		code, _, errs := runCmd(t, append(args, "--shard", fmt.Sprintf("%d/3", k), "--out", d)...)
-		require.Equal(t, exitOK, code, errs)
-		if readFile(t, filepath.Join(d, shard.CellsFile)) != "" {
-			withCells++
-		}
-		dirs = append(dirs, d)
-	}
-	require.GreaterOrEqual(t, withCells, 2, "the sessions must fall in more than one shard")
+	dirs := runShards(t, t.TempDir(), 3, args...) // the sessions must fall in more than one shard
 	for _, format := range [][]string{nil, {"--json"}} {
 		code, want, errs := runCmd(t, append(args, format...)...)
 		require.Equal(t, exitOK, code, errs)

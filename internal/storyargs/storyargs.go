@@ -1,9 +1,7 @@
-// Package storyargs parses the arguments of datadriven story commands
-// (key=value, key=(a,b)), shared by the story tests of sim and
-// policies/compact so both read a story's numbers and durations alike.
 package storyargs
 
 import (
+	"flag"
 	"strconv"
 	"strings"
 	"testing"
@@ -68,4 +66,18 @@ func Duration[V string | []string](t testing.TB, a map[string]V, k string) time.
 		t.Fatalf("%s=%q: %v", k, value(v), err)
 	}
 	return d
+}
+
+// Walk runs every story file under dir, each with a fresh handler from
+// newStory; rewrite (a test's -update flag) rewrites the expected outputs
+// through datadriven's own -rewrite.
+func Walk(t *testing.T, dir string, rewrite bool, newStory func() func(*testing.T, *datadriven.TestData) string) {
+	if rewrite {
+		if err := flag.Set("rewrite", "true"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	datadriven.Walk(t, dir, func(t *testing.T, path string) {
+		datadriven.RunTest(t, path, newStory())
+	})
 }

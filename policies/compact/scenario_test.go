@@ -41,16 +41,8 @@ var update = flag.Bool("update", false, "rewrite golden files")
 //	summarizer [fail=N]                    the next N summary calls fail
 //	view | system | users | durable        print state
 func TestScenarios(t *testing.T) {
-	if *update {
-		if err := flag.Set("rewrite", "true"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
-		s := &scenario{}
-		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
-			return s.run(t, d)
-		})
+	storyargs.Walk(t, "testdata", *update, func() func(*testing.T, *datadriven.TestData) string {
+		return (&scenario{}).run
 	})
 }
 

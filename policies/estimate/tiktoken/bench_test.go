@@ -4,16 +4,16 @@ import (
 	"bufio"
 	"encoding/json"
 	"flag"
-	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/ctxsim/ctxsim/traces/claudecode"
+
+	"github.com/ctxsim/ctxsim/internal/gobuild"
 )
 
 // benchTexts is real session text, one string per distinct block (as a
@@ -103,18 +103,7 @@ func BenchmarkLoad(b *testing.B) {
 
 // firstCount builds testdata/firstcount, the smallest program that counts
 // (this package and the runtime, nothing else), once per test binary.
-var firstCount = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "firstcount")
-	if err != nil {
-		return "", err
-	}
-	bin := filepath.Join(dir, "firstcount")
-	out, err := exec.Command("go", "build", "-o", bin, "./testdata/firstcount").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("go build: %v\n%s", err, out)
-	}
-	return bin, nil
-})
+var firstCount = gobuild.Once("./testdata/firstcount", "firstcount")
 
 // BenchmarkStartToFirstCount is process start to the first count: each
 // iteration starts testdata/firstcount, which counts "hello world" (ranks
