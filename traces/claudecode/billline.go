@@ -26,6 +26,96 @@ type billLine struct {
 	hasMessage, messageObject                     bool
 	msgID, model                                  []byte
 	usage                                         []byte // the usage value, any JSON type
+	// odd is set when a key read here is spelled other than exactly (in
+	// another case, or with escapes) or comes twice in its object:
+	// encoding/json, which the importer uses, matches keys without regard
+	// to case and merges a repeated object, so such a line is decoded by
+	// encoding/json instead (billJSON). No Claude Code log has one; the
+	// fuzzer does.
+	odd bool
+}
+
+// The keys parseBillLine and usageOf read, by object.
+var (
+	lineKeys    = newKeySet("type", "sessionId", "agentId", "timestamp", "requestId", "message")
+	messageKeys = newKeySet("id", "model", "usage")
+	usageKeys   = newKeySet("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens", "cache_creation")
+	splitKeys   = newKeySet("ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")
+)
+
+// keySeen tracks one object's keys for oddness: seen is a bit per known
+// key (its index in names).
+type keySeen struct {
+	*keySet
+	seen uint
+}
+
+// keySet is a list of known keys, with a bit per lower-case ASCII letter
+// that starts one of them: a key starting with any other ASCII byte save
+// '\\' can fold to none of them, which dismisses most keys on one byte.
+type keySet struct {
+	names []string
+	first uint32
+}
+
+func newKeySet(names ...string) *keySet {
+	k := &keySet{names: names}
+	for _, n := range names {
+		k.first |= 1 << (n[0] | 0x20 - 'a')
+	}
+	return k
+}
+
+// check reports whether key makes its line odd: a known key seen before,
+// or a key encoding/json would take for a known one although it is not
+// spelled exactly (exact is the known key's index, or -1). A key folds to
+// a name only if it has at least the name's bytes (escapes and the
+// non-ASCII folds, K and ſ, are longer), and a plain ASCII one only if it
+// has exactly as many; most keys are dismissed on their length.
+func (k *keySeen) check(key []byte, exact int) bool {
+	if exact >= 0 {
+		bit := uint(1) << exact
+		dup := k.seen&bit != 0
+		k.seen |= bit
+		return dup
+	}
+	if len(key) == 0 {
+		return false
+	}
+	if c := key[0]; c < 0x80 && c != '\\' {
+		if c |= 0x20; c < 'a' || c > 'z' || k.first&(1<<(c-'a')) == 0 {
+			return false
+		}
+	}
+	var folded []byte // key unescaped, once it is known not to be plain
+	known := false    // whether plainness is known (folded != nil if not plain)
+	for _, n := range k.names {
+		switch {
+		case len(key) < len(n):
+			continue
+		case len(key) == len(n) && bytes.EqualFold(key, []byte(n)):
+			return true
+		case !known:
+			known = true
+			if !plain(key) {
+				folded = []byte(text(key))
+			}
+		}
+		if folded != nil && bytes.EqualFold(folded, []byte(n)) {
+			return true
+		}
+	}
+	return false
+}
+
+// plain reports whether key is ASCII without escapes.
+func plain(key []byte) bool {
+	for _, c := range key {
+		if c == '\\' || c >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // maxDepth bounds nesting, as encoding/json does (10000); deeper is
@@ -51,19 +141,26 @@ func parseBillLine(b []byte, l *billLine) error {
 		}
 		return nil
 	}
+	top := keySeen{keySet: lineKeys}
 	end, err := eachKey(b, i, 0, func(key []byte, v, vend int) error {
+		exact := 0
 		switch string(key) {
 		case "type":
 			l.typ = strVal(b, v, vend)
 		case "sessionId":
-			l.sessionID = strVal(b, v, vend)
+			l.sessionID, exact = strVal(b, v, vend), 1
 		case "agentId":
-			l.agentID = strVal(b, v, vend)
+			l.agentID, exact = strVal(b, v, vend), 2
 		case "timestamp":
-			l.timestamp = strVal(b, v, vend)
+			l.timestamp, exact = strVal(b, v, vend), 3
 		case "requestId":
-			l.requestID = strVal(b, v, vend)
+			l.requestID, exact = strVal(b, v, vend), 4
+		case "message":
+			exact = 5
+		default:
+			exact = -1
 		}
+		l.odd = top.check(key, exact) || l.odd
 		return nil
 	}, func(key []byte) bool {
 		return string(key) == "message"
@@ -73,15 +170,20 @@ func parseBillLine(b []byte, l *billLine) error {
 			return skipValue(b, v, 1)
 		}
 		l.messageObject = true
+		msg := keySeen{keySet: messageKeys}
 		return eachKey(b, v, 1, func(key []byte, v, vend int) error {
+			exact := 0
 			switch string(key) {
 			case "id":
 				l.msgID = strVal(b, v, vend)
 			case "model":
-				l.model = strVal(b, v, vend)
+				l.model, exact = strVal(b, v, vend), 1
 			case "usage":
-				l.usage = b[v:vend]
+				l.usage, exact = b[v:vend], 2
+			default:
+				exact = -1
 			}
+			l.odd = msg.check(key, exact) || l.odd
 			return nil
 		}, nil, nil)
 	})
@@ -262,10 +364,10 @@ func skipWS(b []byte, i int) int {
 
 // usageOf reads a usage object's counts; a count that is not a number is
 // NaN (reported by traces.CheckCount). ok is false when the value is not
-// an object.
-func usageOf(raw []byte) (u traces.RawAnthropic, ok bool) {
+// an object; odd as in billLine.
+func usageOf(raw []byte) (u traces.RawAnthropic, ok, odd bool) {
 	if len(raw) == 0 || raw[0] != '{' {
-		return u, false
+		return u, false, false
 	}
 	num := func(v []byte) float64 {
 		if string(v) == "null" {
@@ -277,33 +379,85 @@ func usageOf(raw []byte) (u traces.RawAnthropic, ok bool) {
 		}
 		return f
 	}
+	top := keySeen{keySet: usageKeys}
 	_, err := eachKey(raw, 0, 0, func(key []byte, v, vend int) error {
+		exact := 0
 		switch string(key) {
 		case "input_tokens":
 			u.Input = num(raw[v:vend])
 		case "cache_creation_input_tokens":
-			u.CacheCreation = num(raw[v:vend])
+			u.CacheCreation, exact = num(raw[v:vend]), 1
 		case "cache_read_input_tokens":
-			u.CacheRead = num(raw[v:vend])
+			u.CacheRead, exact = num(raw[v:vend]), 2
 		case "output_tokens":
-			u.Output = num(raw[v:vend])
+			u.Output, exact = num(raw[v:vend]), 3
 		case "cache_creation":
-			if raw[v] != '{' {
-				return nil
-			}
-			u.HasSplit = true
-			_, err := eachKey(raw, v, 1, func(key []byte, v2, vend2 int) error {
-				switch string(key) {
-				case "ephemeral_5m_input_tokens":
-					u.W5m = num(raw[v2:vend2])
-				case "ephemeral_1h_input_tokens":
-					u.W1h = num(raw[v2:vend2])
-				}
-				return nil
-			}, nil, nil)
-			return err
+			exact = 4
+		default:
+			exact = -1
 		}
-		return nil
+		odd = top.check(key, exact) || odd
+		if exact != 4 || raw[v] != '{' {
+			return nil
+		}
+		u.HasSplit = true
+		split := keySeen{keySet: splitKeys}
+		_, err := eachKey(raw, v, 1, func(key []byte, v2, vend2 int) error {
+			exact := 0
+			switch string(key) {
+			case "ephemeral_5m_input_tokens":
+				u.W5m = num(raw[v2:vend2])
+			case "ephemeral_1h_input_tokens":
+				u.W1h, exact = num(raw[v2:vend2]), 1
+			default:
+				exact = -1
+			}
+			odd = split.check(key, exact) || odd
+			return nil
+		}, nil, nil)
+		return err
 	}, nil, nil)
-	return u, err == nil
+	return u, err == nil, odd
+}
+
+// billJSON is the part of a line the importer bills from, decoded as the
+// importer decodes it: for the lines parseBillLine finds odd.
+type billJSON struct {
+	Type      *string `json:"type"`
+	SessionID *string `json:"sessionId"`
+	AgentID   *string `json:"agentId"`
+	Timestamp *string `json:"timestamp"`
+	RequestID *string `json:"requestId"`
+	Message   *struct {
+		ID    *string   `json:"id"`
+		Model *string   `json:"model"`
+		Usage *rawUsage `json:"usage"`
+	} `json:"message"`
+}
+
+// decodeOdd fills l from b by encoding/json (string spans re-escaped, so
+// that text reads them back) and returns the usage it decoded; ok is false
+// when b does not decode into a billJSON (a field of the wrong type).
+func decodeOdd(b []byte, l *billLine) (u traces.RawAnthropic, hasUsage, ok bool) {
+	var j billJSON
+	if json.Unmarshal(b, &j) != nil {
+		return u, false, false
+	}
+	span := func(s *string) []byte {
+		if s == nil {
+			return nil
+		}
+		q, _ := json.Marshal(*s)
+		return q[1 : len(q)-1]
+	}
+	*l = billLine{typ: span(j.Type), sessionID: span(j.SessionID), agentID: span(j.AgentID),
+		timestamp: span(j.Timestamp), requestID: span(j.RequestID), odd: true}
+	if m := j.Message; m != nil {
+		l.hasMessage, l.messageObject = true, true
+		l.msgID, l.model = span(m.ID), span(m.Model)
+		if m.Usage != nil {
+			return m.Usage.raw(), true, true
+		}
+	}
+	return u, false, true
 }

@@ -111,12 +111,16 @@ type rawUsage struct {
 
 // usage checks u, warning about what it resolves.
 func (u *rawUsage) usage(warn func(string)) traces.Usage {
+	return traces.CheckAnthropic(u.raw(), warn)
+}
+
+func (u *rawUsage) raw() traces.RawAnthropic {
 	r := traces.RawAnthropic{Input: float64(u.Input), CacheCreation: float64(u.CacheCreation),
 		CacheRead: float64(u.CacheRead), Output: float64(u.Output)}
 	if u.Split != nil {
 		r.HasSplit, r.W5m, r.W1h = true, float64(u.Split.W5m), float64(u.Split.W1h)
 	}
-	return traces.CheckAnthropic(r, warn)
+	return r
 }
 
 // mergeUsage folds another line's usage of one call into *have, keeping the

@@ -266,6 +266,14 @@ func scanFile(r io.Reader, name string, w *traces.Warnings) (fileUsage, error) {
 			}
 			continue
 		}
+		raw, hasUsage, uodd := usageOf(l.usage)
+		if l.odd || uodd {
+			var ok bool
+			if raw, hasUsage, ok = decodeOdd(b, &l); !ok {
+				warn(warnInvalidJSON)
+				continue
+			}
+		}
 		if l.typ == nil {
 			warn(warnNotRecord)
 			continue
@@ -295,8 +303,7 @@ func scanFile(r io.Reader, name string, w *traces.Warnings) (fileUsage, error) {
 			s.ID, s.Parent, s.Compaction = identity(text(l.sessionID), text(l.agentID))
 			idTime = t
 		}
-		raw, ok := usageOf(l.usage)
-		if !ok {
+		if !hasUsage {
 			warn(warnNoUsage)
 			continue
 		}

@@ -295,3 +295,40 @@ func FuzzBillLine(f *testing.F) {
 		}
 	})
 }
+
+// TestScanKeysAsEncodingJSON pins FuzzImport's finding c1ef72af: the
+// importer decodes with encoding/json, which matches keys without regard
+// to case, decodes escapes in them and merges a repeated object key, so
+// the fast scan must bill such lines as the importer does (it hands them
+// to encoding/json too).
+func TestScanKeysAsEncodingJSON(t *testing.T) {
+	split := `"cache_creation":{"ephemeral_5m_input_tokens":10,"ephemeral_1h_input_tokens":0}`
+	for name, line := range map[string]string{
+		"split key case":     strings.Replace(goodCall, split, `"cache_creation":{"ephemeral_5m_input_tokens":0,"Ephemeral_1h_input_tokens":10}`, 1),
+		"usage key case":     strings.Replace(goodCall, `"usage":`, `"USAGE":`, 1),
+		"escaped usage key":  strings.Replace(goodCall, `"usage":`, `"us\u0061ge":`, 1),
+		"kelvin in key":      strings.Replace(goodCall, `"input_tokens":3`, `"input_to\u212aens":3`, 1),
+		"type key case":      strings.Replace(goodCall, `{"type":"assistant"`, `{"TYPE":"assistant"`, 1),
+		"usage repeated":     strings.Replace(goodCall, `"output_tokens":5}`, `"output_tokens":5},"usage":{"output_tokens":7}`, 1),
+		"split repeated":     strings.Replace(goodCall, split, split+`,"cache_creation":{"ephemeral_1h_input_tokens":10}`, 1),
+		"message repeated":   strings.Replace(goodCall, `"requestId":"r1"`, `"message":{"id":"m0","usage":{"input_tokens":50}},"requestId":"r1"`, 1),
+		"request id escaped": strings.Replace(goodCall, `"requestId":"r1"`, `"request\u0049d":"r1"`, 1),
+	} {
+		data := goodUser + "\n" + line + "\n"
+		var w traces.Warnings
+		ss, err := readSession(strings.NewReader(data), "f.jsonl", &w)
+		require.NoError(t, err, name)
+		var iu traces.Usage
+		for _, s := range ss {
+			u, _ := billed(s)
+			iu = iu.Add(u)
+		}
+		su, w2 := scan(t, data)
+		if su.Total() != iu {
+			t.Errorf("%s: import billed %+v (%d warnings), scan %+v (%d warnings)", name, iu, w.Total(), su.Total(), w2.Total())
+		}
+		if iu == (traces.Usage{}) && name != "type key case" {
+			t.Errorf("%s: nothing billed; the case tests nothing", name)
+		}
+	}
+}
