@@ -163,15 +163,15 @@ func (r *Reader) Scan() bool {
 			}
 		}
 	}
-	if r.ev.LatencyMS > maxLatencyMS {
+	if r.ev.LatencyMS > MaxLatencyMS {
 		return r.fail("event: latency_ms %d is over a day", r.ev.LatencyMS)
 	}
 	return true
 }
 
-// maxLatencyMS bounds one call's or tool's latency: a day. Replays sum
+// MaxLatencyMS bounds one call's or tool's latency: a day. Replays sum
 // latencies into clocks; a larger one is damage.
-const maxLatencyMS = 24 * 60 * 60 * 1000
+const MaxLatencyMS = 24 * 60 * 60 * 1000
 
 // Event is the event read by the last successful Scan.
 func (r *Reader) Event() Event { return r.ev }

@@ -1076,15 +1076,19 @@ func (st *fileState) finish() {
 				// the context-1m beta; the log keeps only the bare id).
 				st.s.Window = LongWindow
 			}
+			// A gap over traces.MaxLatencyMS is no call's latency (the
+			// API times a request out within minutes): the session sat
+			// idle, or the clock jumped. It stays unknown (0), which the
+			// native format can hold (FuzzImport 3b6e85af: a month).
 			if i > 0 {
-				if d := st.last[i].Sub(evs[i-1].Time); d > 0 {
+				if d := st.last[i].Sub(evs[i-1].Time); d > 0 && d.Milliseconds() <= traces.MaxLatencyMS {
 					e.LatencyMS = d.Milliseconds()
 				}
 			}
 			lastAssistant = st.last[i]
 		case traces.ToolResult:
 			if !lastAssistant.IsZero() {
-				if d := e.Time.Sub(lastAssistant); d > 0 {
+				if d := e.Time.Sub(lastAssistant); d > 0 && d.Milliseconds() <= traces.MaxLatencyMS {
 					e.LatencyMS = d.Milliseconds()
 				}
 			}
