@@ -26,6 +26,9 @@ type Workload struct {
 	// Shard, when sharded, reads native traces by header only
 	// (shard.Open); Loaded.Stubs reads the ones a shard owns in full.
 	Shard shard.Spec
+	// Cache, when set, keeps what the importers read from each log file
+	// across runs (traces.FileCache; traces/filecache keeps one on disk).
+	Cache traces.FileCache
 }
 
 // Loaded is a loaded workload.
@@ -63,12 +66,12 @@ func Load(ctx context.Context, w Workload) (*Loaded, error) {
 		var err error
 		var stub func(*traces.Session) bool
 		if w.Shard.Sharded() {
-			ss, l.Stubs, ws, err = shard.Open(ctx, w.Paths, traces.OpenOptions{Formats: formats.All(), From: w.From, Stdin: w.Stdin})
+			ss, l.Stubs, ws, err = shard.Open(ctx, w.Paths, traces.OpenOptions{Formats: formats.All(), From: w.From, Stdin: w.Stdin, Cache: w.Cache})
 			if l.Stubs != nil {
 				stub = l.Stubs.Stub
 			}
 		} else {
-			ss, ws, err = formats.Open(ctx, w.Paths, w.From, w.Stdin)
+			ss, ws, err = traces.Open(ctx, w.Paths, traces.OpenOptions{Formats: formats.All(), From: w.From, Stdin: w.Stdin, Cache: w.Cache})
 		}
 		if err != nil {
 			return nil, err

@@ -43,6 +43,9 @@ type Input struct {
 	// on disk (standard input, an embedded tree): for readers that need a
 	// real file (SQLite).
 	Dir string
+	// Cache, when set, keeps what an importer read from each file across
+	// runs (see FileCache); importers that do not use one ignore it.
+	Cache FileCache
 }
 
 // DirInput is the file or directory p on disk.
@@ -241,6 +244,8 @@ type OpenOptions struct {
 	From string
 	// Stdin is what the path "-" reads.
 	Stdin io.Reader
+	// Cache is handed to the importers in each Input (Input.Cache).
+	Cache FileCache
 }
 
 // Open reads each path: a file or a directory tree in any of opts.Formats,
@@ -259,6 +264,7 @@ func Open(ctx context.Context, paths []string, opts OpenOptions) ([]*Session, *W
 		if err != nil {
 			return nil, nil, err
 		}
+		src.Cache = opts.Cache
 		if files, mixed, err := mixedTree(ctx, src, p, opts); err != nil {
 			return nil, nil, err
 		} else if mixed {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ctxsim/ctxsim/policies/estimate"
+	"github.com/ctxsim/ctxsim/traces/filecache"
 )
 
 // countingTok is the tokenizer seam: it counts the texts that reach the
@@ -26,15 +27,62 @@ func (c countingTok) LineAdditive() bool { return true }
 // the environment's default and returns its stdout, stderr and the number
 // of texts tokenized.
 func whatifCounting(t *testing.T, dir string, args ...string) (string, string, int64) {
+	out, errs, calls, _ := whatifCaching(t, dir, args...)
+	return out, errs, calls
+}
+
+// whatifCaching is whatifCounting with the import cache's work (zero
+// without one).
+func whatifCaching(t *testing.T, dir string, args ...string) (string, string, int64, filecache.Stats) {
 	t.Helper()
 	var calls atomic.Int64
 	var out, errb bytes.Buffer
+	var st filecache.Stats
 	e := &env{ctx: context.Background(), stdin: strings.NewReader(""), stdout: &out, stderr: &errb, cacheDir: dir,
-		tokenizer: func(tok estimate.Tokenizer) estimate.Tokenizer { return countingTok{tok, &calls} }}
+		tokenizer: func(tok estimate.Tokenizer) estimate.Tokenizer { return countingTok{tok, &calls} }, importStats: &st}
 	if code := runEnv(e, append([]string{"whatif", "../../testdata/claude-code"}, args...)); code != exitOK {
 		t.Fatalf("whatif: exit %d\n%s", code, errb.String())
 	}
-	return out.String(), errb.String(), calls.Load()
+	return out.String(), errb.String(), calls.Load(), st
+}
+
+// A second whatif over the same logs imports nothing: each log's sessions
+// and warnings come from the import cache the first one wrote, and the
+// output is the same. An entry spoiled in between is a warning and is
+// imported again; --no-cache goes without.
+func TestWhatifImportCache(t *testing.T) {
+	dir := t.TempDir()
+	out1, err1, _, st1 := whatifCaching(t, dir, "--no-hindsight")
+	files, err := filepath.Glob("../../testdata/claude-code/*.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	subs, _ := filepath.Glob("../../testdata/claude-code/*/subagents/*.jsonl")
+	n := len(files) + len(subs)
+	if st1 != (filecache.Stats{Puts: n}) || n < 6 {
+		t.Fatalf("first run: %+v, want %d puts (every log)", st1, n)
+	}
+	out2, err2, _, st2 := whatifCaching(t, dir, "--no-hindsight")
+	if st2 != (filecache.Stats{Hits: n}) {
+		t.Errorf("second run: %+v, want %d hits", st2, n)
+	}
+	if out1 != out2 || err1 != err2 {
+		t.Errorf("second whatif's output differs:\n%s\n---\n%s\n%s---\n%s", out1, out2, err1, err2)
+	}
+	ents, err := filepath.Glob(filepath.Join(dir, "imports", "*.gob"))
+	if err != nil || len(ents) != n {
+		t.Fatalf("%d entries in imports/ (%v), want %d", len(ents), err, n)
+	}
+	if err := os.WriteFile(ents[0], []byte("spoiled"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out3, err3, _, st3 := whatifCaching(t, dir, "--no-hindsight")
+	if st3 != (filecache.Stats{Hits: n - 1, Puts: 1}) || out3 != out1 || !strings.Contains(err3, "ctxsim: warning: import cache: "+ents[0]+": not an import cache entry (ignored, re-imported)") {
+		t.Errorf("spoiled entry: %+v, same output %v, stderr %q", st3, out3 == out1, err3)
+	}
+	if out4, _, _, st4 := whatifCaching(t, dir, "--no-hindsight", "--no-cache"); st4 != (filecache.Stats{}) || out4 != out1 {
+		t.Errorf("--no-cache: %+v, same output %v", st4, out4 == out1)
+	}
 }
 
 // A second whatif over the same logs tokenizes nothing: every count comes

@@ -15,6 +15,7 @@ import (
 	"github.com/ctxsim/ctxsim/policies/estimate"
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/traces"
+	"github.com/ctxsim/ctxsim/traces/filecache"
 )
 
 // A command is one subcommand. Each lives in its own file and registers
@@ -60,6 +61,11 @@ type env struct {
 	// tokenizer, when set, wraps the tokenizer a replay counts with: the
 	// seam tests count tokenizer calls through.
 	tokenizer func(estimate.Tokenizer) estimate.Tokenizer
+	// importCache, when set, serves the importers (openImportCache).
+	importCache *filecache.Cache
+	// importStats, when set, gets the import cache's work at exit: the
+	// tests' view of it.
+	importStats *filecache.Stats
 	// atExit runs after the command, whatever its outcome (the count
 	// cache's flush).
 	atExit []func()

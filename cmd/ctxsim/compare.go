@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 	"runtime"
 
 	"github.com/spf13/pflag"
@@ -94,8 +95,8 @@ func addVLLMFlags(fs *pflag.FlagSet, f *simFlags) {
 
 // addCache declares the token-count cache's flags.
 func (f *simFlags) addCache(fs *pflag.FlagSet) {
-	fs.StringVar(&f.cacheDir, "cache-dir", "", "directory of the persistent token-count cache (default $CTXSIM_CACHE_DIR, else ctxsim/ in the user cache directory)")
-	fs.BoolVar(&f.noCache, "no-cache", false, "neither read nor write the token-count cache: tokenize everything")
+	fs.StringVar(&f.cacheDir, "cache-dir", "", "directory of the persistent token-count and import caches (default $CTXSIM_CACHE_DIR, else ctxsim/ in the user cache directory)")
+	fs.BoolVar(&f.noCache, "no-cache", false, "neither read nor write the caches: import and tokenize everything")
 }
 
 func (f *simFlags) setup(e *env) (*experiment.Setup, error) {
@@ -126,6 +127,9 @@ func (f *simFlags) setup(e *env) (*experiment.Setup, error) {
 	}
 	st.VLLM.Capacity, st.VLLM.BlockSize = f.kvCap, f.kvBlock
 	dir := f.cacheDirFor(e)
+	if dir != "" {
+		openImportCache(e, filepath.Join(dir, "imports"))
+	}
 	if dir == "" && e.tokenizer == nil {
 		return st, nil // the process-wide memo, no store
 	}

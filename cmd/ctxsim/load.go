@@ -2,10 +2,14 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/ctxsim/ctxsim/harness"
 	"github.com/ctxsim/ctxsim/traces"
+	"github.com/ctxsim/ctxsim/traces/filecache"
 )
 
 // load loads w (harness.Load) with stdin for "-", prints its warnings on
@@ -14,6 +18,9 @@ import (
 // rest and exits 1; one with no model call, in e.noCall.
 func load(e *env, w harness.Workload) (*harness.Loaded, error) {
 	w.Stdin = e.stdin
+	if e.importCache != nil {
+		w.Cache = e.importCache
+	}
 	l, err := harness.Load(e.ctx, w)
 	var pe *harness.ProfileError
 	if errors.As(err, &pe) {
@@ -52,4 +59,38 @@ func readNative(e *env, path string) (*traces.Session, error) {
 	}
 	defer f.Close()
 	return traces.ReadSession(f, in.Name)
+}
+
+// openImportCache keeps what the importers read from each log in dir
+// across runs (traces/filecache), keyed by this executable's build: a run
+// over unchanged logs decodes none of them. Its warnings print at exit.
+// Without a build ID (not a Go executable?) there is no cache, and a note
+// says so.
+func openImportCache(e *env, dir string) {
+	exe, err := os.Executable()
+	var id string
+	if err == nil {
+		id, err = filecache.BuildID(exe)
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "ctxsim: note: no import cache: %v\n", err)
+		return
+	}
+	c, err := filecache.Open(dir, filecache.Options{Build: id, Now: time.Now})
+	if err != nil {
+		fmt.Fprintf(e.stderr, "ctxsim: note: no import cache: %v\n", err)
+		return
+	}
+	e.importCache = c
+	e.atExit = append(e.atExit, func() {
+		if e.importStats != nil {
+			*e.importStats = c.Stats()
+		}
+		if err := c.Flush(); err != nil {
+			fmt.Fprintf(e.stderr, "ctxsim: warning: import cache: %v\n", err)
+		}
+		for _, w := range c.Warnings() {
+			fmt.Fprintf(e.stderr, "ctxsim: warning: %s\n", w)
+		}
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ctxsim/ctxsim/traces"
+	"github.com/ctxsim/ctxsim/traces/filecache"
 )
 
 // BenchmarkCost is `ctxsim cost` on the largest shared session.
@@ -60,5 +61,35 @@ func BenchmarkCostTree(b *testing.B) {
 		if _, _, err := ScanUsage(tree); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkImportCached is the import of the shared sessions (every file
+// of testdata/claude-code) without a file cache, and warm: every file
+// served from a traces/filecache entry (read, hashed and decoded from gob).
+func BenchmarkImportCached(b *testing.B) {
+	fsys := os.DirFS(testdata)
+	c, err := filecache.Open(b.TempDir(), filecache.Options{Build: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	o := Options{Cache: c}
+	if _, _, err := o.ImportFS(fsys, ".", testdata); err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name string
+		o    Options
+	}{{"json", Options{}}, {"warm", o}} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, _, err := bc.o.ImportFS(fsys, ".", testdata); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	if st := c.Stats(); st.Hits == 0 {
+		b.Fatalf("the warm import was not served from the cache: %+v", st)
 	}
 }

@@ -21,6 +21,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cespare/xxhash/v2"
+
 	"github.com/ctxsim/ctxsim/traces"
 )
 
@@ -140,7 +142,7 @@ func Import(p string) ([]*traces.Session, *traces.Warnings, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("claudecode: %w", err)
 	}
-	ss, ws, err := importFiles(files, func(i int) (io.ReadCloser, error) { return os.Open(files[i]) },
+	ss, ws, err := Options{}.importFiles(files, func(i int) (io.ReadCloser, error) { return os.Open(files[i]) },
 		func(i int) string { return filepath.Clean(files[i]) }, p)
 	if err != nil {
 		return nil, nil, err
@@ -157,12 +159,32 @@ func isLog(name string) bool { return strings.HasSuffix(name, ".jsonl") }
 // sessions come back sorted by id, with subagent sessions linked to their
 // parents (Parent, and the parent's Children sorted).
 func ImportFS(fsys fs.FS, root, display string) ([]*traces.Session, *traces.Warnings, error) {
+	return Options{}.ImportFS(fsys, root, display)
+}
+
+// ImportFiles is ImportFS of a list of files in fsys (traces.Input.Files
+// lists them, skipping what must not be opened).
+func ImportFiles(fsys fs.FS, files []string, display string) ([]*traces.Session, *traces.Warnings, error) {
+	return Options{}.ImportFiles(fsys, files, display)
+}
+
+// Options are an import's settings; the zero value is ImportFS's.
+type Options struct {
+	// Cache, when set, keeps what each file read to (its sessions and
+	// warnings, before they are linked across files) keyed by the file's
+	// bytes: a file read before, by this build, is decoded from the cache
+	// instead of its JSON (traces.FileCache).
+	Cache traces.FileCache
+}
+
+// ImportFS is the package's ImportFS with o's settings.
+func (o Options) ImportFS(fsys fs.FS, root, display string) ([]*traces.Session, *traces.Warnings, error) {
 	w := &traces.Warnings{}
 	files, err := listFiles(fsys, root, w, display)
 	if err != nil {
 		return nil, nil, err
 	}
-	ss, ws, err := ImportFiles(fsys, files, display)
+	ss, ws, err := o.ImportFiles(fsys, files, display)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -170,17 +192,19 @@ func ImportFS(fsys fs.FS, root, display string) ([]*traces.Session, *traces.Warn
 	return ss, w, nil
 }
 
-// ImportFiles is ImportFS of a list of files in fsys (traces.Input.Files
-// lists them, skipping what must not be opened).
-func ImportFiles(fsys fs.FS, files []string, display string) ([]*traces.Session, *traces.Warnings, error) {
-	return importFiles(files, func(i int) (io.ReadCloser, error) { return fsys.Open(files[i]) },
+// ImportFiles is the package's ImportFiles with o's settings.
+func (o Options) ImportFiles(fsys fs.FS, files []string, display string) ([]*traces.Session, *traces.Warnings, error) {
+	return o.importFiles(files, func(i int) (io.ReadCloser, error) { return fsys.Open(files[i]) },
 		func(i int) string { return displayName(display, files[i]) }, display)
 }
 
-func importFiles(files []string, open func(i int) (io.ReadCloser, error), name func(i int) string, display string) ([]*traces.Session, *traces.Warnings, error) {
+func (o Options) importFiles(files []string, open func(i int) (io.ReadCloser, error), name func(i int) string, display string) ([]*traces.Session, *traces.Warnings, error) {
 	read, ws, err := readFiles(len(files), open,
 		func(i int, r io.Reader, w *traces.Warnings) ([]*traces.Session, error) {
-			return readSession(r, name(i), w)
+			if o.Cache == nil {
+				return readSession(r, name(i), w)
+			}
+			return o.cachedRead(r, name(i), w)
 		})
 	if err != nil {
 		return nil, nil, err
@@ -191,6 +215,31 @@ func importFiles(files []string, open func(i int) (io.ReadCloser, error), name f
 	}
 	link(out, ws, display)
 	return out, ws, nil
+}
+
+// cachedRead is readSession through o.Cache: the file is read whole and
+// keyed by its bytes and name; what a miss reads is put in the cache
+// before anything links it to other files' sessions.
+func (o Options) cachedRead(r io.Reader, name string, w *traces.Warnings) ([]*traces.Session, error) {
+	buf := bufPool.Get().(*[]byte) // readSession keeps nothing of data
+	defer bufPool.Put(buf)
+	data, err := readAll(r, buf)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	key := traces.FileKey{Format: Format, Name: name, Sum: xxhash.Sum64(data), Size: int64(len(data))}
+	if ss, cw, ok := o.Cache.Get(key); ok {
+		w.Merge(cw)
+		return ss, nil
+	}
+	var fw traces.Warnings
+	ss, err := readSession(bytes.NewReader(data), name, &fw)
+	if err != nil {
+		return nil, err
+	}
+	o.Cache.Put(key, ss, &fw)
+	w.Merge(&fw)
+	return ss, nil
 }
 
 func displayName(dir, name string) string {

@@ -11,6 +11,8 @@ import (
 	"sync"
 
 	"github.com/cespare/xxhash/v2"
+
+	"github.com/ctxsim/ctxsim/internal/atomicfile"
 )
 
 // The file: a header (magic, version, entry count), entries oldest first,
@@ -223,38 +225,11 @@ func (c *Cache) Flush() error {
 		buf = binary.LittleEndian.AppendUint32(buf, c.counts[k])
 	}
 	buf = binary.LittleEndian.AppendUint64(buf, xxhash.Sum64(buf))
-	if err := writeAtomic(c.path, buf); err != nil {
+	if err := atomicfile.Write(c.path, buf, true); err != nil {
 		err = fmt.Errorf("%s: token-count cache not saved: %w", c.path, err)
 		c.warnings = append(c.warnings, err.Error())
 		return err
 	}
 	c.dirty = false
 	return nil
-}
-
-// writeAtomic writes b to a temporary file beside path and renames it over
-// path, so a reader sees the old file or the new one, never part of one.
-func writeAtomic(path string, b []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
 }

@@ -1,0 +1,272 @@
+package filecache
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/ctxsim/ctxsim/internal/atomicfile"
+	"github.com/ctxsim/ctxsim/traces"
+)
+
+// An entry file: magic, then the gob of an entry, then the xxhash of
+// everything before it.
+const (
+	magic   = "ctxsimfc"
+	sumSize = 8
+	suffix  = ".gob"
+)
+
+// DefaultMaxBytes bounds the directory at 1 GiB.
+const DefaultMaxBytes = 1 << 30
+
+// Options tune a Cache.
+type Options struct {
+	// Build names the program whose importers made the entries (BuildID):
+	// an entry another build wrote is a miss, so a changed importer never
+	// serves what the old one read. Required.
+	Build string
+	// MaxBytes bounds the entries' total size (DefaultMaxBytes if 0):
+	// Flush removes the least recently used beyond it.
+	MaxBytes int64
+	// Now, when set, dates a hit (the entry's modification time), so that
+	// Flush keeps what is used; without it entries age from their writing.
+	Now func() time.Time
+}
+
+// entry is what one file holds.
+type entry struct {
+	Build    string
+	Key      traces.FileKey
+	Sessions []*traces.Session
+	Warnings *traces.Warnings
+}
+
+// A Cache is a traces.FileCache in a directory, one file per entry. It is
+// safe for concurrent use, and several processes may share a directory:
+// entries are written whole (a temporary file renamed into place) and
+// carry a checksum.
+type Cache struct {
+	dir string
+	o   Options
+
+	mu       sync.Mutex
+	hits     int
+	puts     int
+	warnings []string
+}
+
+// Open returns the cache in dir (made at the first Put).
+func Open(dir string, o Options) (*Cache, error) {
+	if o.Build == "" {
+		return nil, errors.New("filecache: no build id")
+	}
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = DefaultMaxBytes
+	}
+	return &Cache{dir: dir, o: o}, nil
+}
+
+// path is the entry file of key: a hash of the build and the key.
+func (c *Cache) path(key traces.FileKey) string {
+	h := xxhash.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%d\x00%d", c.o.Build, key.Format, key.Name, key.Sum, key.Size)
+	return filepath.Join(c.dir, fmt.Sprintf("%016x%s", h.Sum64(), suffix))
+}
+
+// Get implements traces.FileCache. A missing entry is a plain miss; one
+// that is short, fails its checksum or does not decode is a miss with a
+// warning (Warnings), and is replaced by the next Put.
+func (c *Cache) Get(key traces.FileKey) ([]*traces.Session, *traces.Warnings, bool) {
+	p := c.path(key)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			c.warn("%s: %v (re-imported)", p, err)
+		}
+		return nil, nil, false
+	}
+	e, err := decode(b)
+	if err != nil {
+		c.warn("%s: %v (ignored, re-imported)", p, err)
+		return nil, nil, false
+	}
+	if e.Build != c.o.Build || e.Key != key {
+		return nil, nil, false // a hash collision: someone else's entry
+	}
+	if e.Warnings == nil {
+		e.Warnings = &traces.Warnings{}
+	}
+	if c.o.Now != nil {
+		t := c.o.Now()
+		_ = os.Chtimes(p, t, t) // a failure only ages the entry
+	}
+	c.mu.Lock()
+	c.hits++
+	c.mu.Unlock()
+	return e.Sessions, e.Warnings, true
+}
+
+func decode(b []byte) (*entry, error) {
+	if len(b) < len(magic)+sumSize || string(b[:len(magic)]) != magic {
+		return nil, errors.New("not an import cache entry")
+	}
+	body, sum := b[:len(b)-sumSize], binary.LittleEndian.Uint64(b[len(b)-sumSize:])
+	if xxhash.Sum64(body) != sum {
+		return nil, errors.New("bad checksum")
+	}
+	var e entry
+	if err := gob.NewDecoder(bytes.NewReader(body[len(magic):])).Decode(&e); err != nil {
+		return nil, fmt.Errorf("bad entry: %v", err)
+	}
+	return &e, nil
+}
+
+// Put implements traces.FileCache. A failed write is a warning: the run
+// goes on, the next one imports the file again.
+func (c *Cache) Put(key traces.FileKey, ss []*traces.Session, w *traces.Warnings) {
+	var b bytes.Buffer
+	b.WriteString(magic)
+	if err := gob.NewEncoder(&b).Encode(entry{Build: c.o.Build, Key: key, Sessions: ss, Warnings: w}); err != nil {
+		c.warn("%s: %v (not cached)", key.Name, err)
+		return
+	}
+	b.Write(binary.LittleEndian.AppendUint64(nil, xxhash.Sum64(b.Bytes())))
+	if err := atomicfile.Write(c.path(key), b.Bytes(), false); err != nil {
+		c.warn("%v (not cached)", err)
+		return
+	}
+	c.mu.Lock()
+	c.puts++
+	c.mu.Unlock()
+}
+
+func (c *Cache) warn(format string, a ...any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.warnings = append(c.warnings, "import cache: "+fmt.Sprintf(format, a...))
+}
+
+// Stats counts a Cache's work since Open.
+type Stats struct {
+	Hits int // Gets served
+	Puts int // entries written
+}
+
+// Stats is what c has done so far.
+func (c *Cache) Stats() Stats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return Stats{Hits: c.hits, Puts: c.puts}
+}
+
+// Warnings are the problems met, in order.
+func (c *Cache) Warnings() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.warnings)
+}
+
+// Flush keeps the directory within MaxBytes, removing the entries used
+// least recently (oldest modification time, then name) and any temporary
+// file a killed writer left; it does nothing when nothing was put.
+func (c *Cache) Flush() error {
+	c.mu.Lock()
+	puts := c.puts
+	c.mu.Unlock()
+	if puts == 0 {
+		return nil
+	}
+	ents, err := os.ReadDir(c.dir)
+	if err != nil {
+		return err
+	}
+	type file struct {
+		name string
+		size int64
+		mod  time.Time
+	}
+	var files []file
+	var total int64
+	for _, d := range ents {
+		if !d.Type().IsRegular() || !strings.HasSuffix(d.Name(), suffix) {
+			continue
+		}
+		fi, err := d.Info()
+		if err != nil {
+			continue // removed meanwhile by another process
+		}
+		files = append(files, file{d.Name(), fi.Size(), fi.ModTime()})
+		total += fi.Size()
+	}
+	slices.SortFunc(files, func(a, b file) int {
+		if c := a.mod.Compare(b.mod); c != 0 {
+			return c
+		}
+		return strings.Compare(a.name, b.name)
+	})
+	for _, f := range files {
+		if total <= c.o.MaxBytes {
+			break
+		}
+		if err := os.Remove(filepath.Join(c.dir, f.name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		total -= f.size
+	}
+	return nil
+}
+
+// BuildID is the Go build ID of the executable at path (os.Executable for
+// the running program): it changes whenever any of the program's sources
+// or build settings do, which is what makes a cached import safe to reuse.
+// It reads the ELF note the Go linker writes, else looks for the marker
+// the linker puts at the start of the text on other platforms.
+func BuildID(path string) (string, error) {
+	if f, err := elf.Open(path); err == nil {
+		defer f.Close()
+		if s := f.Section(".note.go.buildid"); s != nil {
+			b, err := s.Data()
+			// A note: name size, data size, type (4 bytes each), the
+			// name "Go\x00\x00", the data.
+			if err == nil && len(b) > 16 && string(b[12:16]) == "Go\x00\x00" {
+				n := int(f.ByteOrder.Uint32(b[4:8]))
+				if 16+n <= len(b) && n > 0 {
+					return string(b[16 : 16+n]), nil
+				}
+			}
+		}
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer fh.Close()
+	head := make([]byte, 64<<10)
+	n, err := io.ReadFull(fh, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return "", err
+	}
+	head = head[:n]
+	const start, end = "\xff Go build ID: \"", "\"\n \xff"
+	if i := bytes.Index(head, []byte(start)); i >= 0 {
+		rest := head[i+len(start):]
+		if j := bytes.Index(rest, []byte(end)); j > 0 {
+			return string(rest[:j]), nil
+		}
+	}
+	return "", fmt.Errorf("%s: no Go build ID", path)
+}

@@ -1,0 +1,139 @@
+package filecache
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ctxsim/ctxsim/traces"
+)
+
+func sample() ([]*traces.Session, *traces.Warnings) {
+	w := &traces.Warnings{}
+	w.Add("a.jsonl", 3, "skipped invalid JSON")
+	w.Add("a.jsonl", 9, "skipped invalid JSON")
+	w.Fail("a.jsonl:12", "skipped session that fails validation")
+	u := traces.Usage{Input: 3, CacheRead: 100, Output: 5}
+	s := &traces.Session{ID: "s1", Model: "claude-opus-4-6", Events: []traces.Event{
+		{Time: time.Date(2026, 2, 10, 21, 0, 0, 0, time.UTC), Kind: traces.User, Blocks: []traces.Block{{Kind: traces.Text, Text: "hi"}}},
+		{Time: time.Date(2026, 2, 10, 21, 0, 2, 0, time.UTC), Kind: traces.Assistant, Usage: &u, Meta: map[string]string{"k": "v"}},
+	}}
+	return []*traces.Session{s}, w
+}
+
+func TestRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	c, err := Open(dir, Options{Build: "b1"})
+	require.NoError(t, err)
+	key := traces.FileKey{Format: "claude-code", Name: "a.jsonl", Sum: 42, Size: 7}
+	_, _, ok := c.Get(key)
+	require.False(t, ok, "an empty cache misses")
+	ss, w := sample()
+	c.Put(key, ss, w)
+	got, gw, ok := c.Get(key)
+	require.True(t, ok)
+	require.Equal(t, ss, got)
+	require.Equal(t, w.List(), gw.List())
+	require.Equal(t, 1, gw.Failed(), "failures survive")
+	require.Equal(t, Stats{Hits: 1, Puts: 1}, c.Stats())
+
+	// Another build, another name, other bytes: all misses.
+	c2, err := Open(dir, Options{Build: "b2"})
+	require.NoError(t, err)
+	_, _, ok = c2.Get(key)
+	require.False(t, ok, "another build's entry")
+	for _, k := range []traces.FileKey{{Format: "claude-code", Name: "b.jsonl", Sum: 42, Size: 7}, {Format: "claude-code", Name: "a.jsonl", Sum: 43, Size: 7}} {
+		_, _, ok = c.Get(k)
+		require.False(t, ok, "%+v", k)
+	}
+	require.Empty(t, c.Warnings())
+	require.Empty(t, c2.Warnings())
+}
+
+// TestCorrupt: an entry that is cut short, altered or not an entry at all
+// is a miss with a warning, and the next Put replaces it.
+func TestCorrupt(t *testing.T) {
+	key := traces.FileKey{Format: "claude-code", Name: "a.jsonl", Sum: 1, Size: 1}
+	for name, spoil := range map[string]func([]byte) []byte{
+		"truncated": func(b []byte) []byte { return b[:len(b)/2] },
+		"flipped":   func(b []byte) []byte { b[len(b)/2] ^= 1; return b },
+		"empty":     func([]byte) []byte { return nil },
+		"foreign":   func([]byte) []byte { return []byte("not a cache entry at all") },
+	} {
+		dir := t.TempDir()
+		c, err := Open(dir, Options{Build: "b"})
+		require.NoError(t, err)
+		ss, w := sample()
+		c.Put(key, ss, w)
+		p := c.path(key)
+		b, err := os.ReadFile(p)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(p, spoil(b), 0o644))
+		_, _, ok := c.Get(key)
+		require.False(t, ok, name)
+		require.Len(t, c.Warnings(), 1, name)
+		require.Contains(t, c.Warnings()[0], "re-imported", name)
+		c.Put(key, ss, w)
+		_, _, ok = c.Get(key)
+		require.True(t, ok, "%s: replaced by the next Put", name)
+	}
+}
+
+// TestFlushBound: Flush keeps the directory within MaxBytes, removing the
+// least recently used entries first (a hit dates its entry when Now is set).
+func TestFlushBound(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	ss, w := sample()
+	c, err := Open(dir, Options{Build: "b", Now: clock})
+	require.NoError(t, err)
+	keys := make([]traces.FileKey, 4)
+	for i := range keys {
+		keys[i] = traces.FileKey{Format: "claude-code", Name: string(rune('a' + i)), Sum: uint64(100 + i), Size: 1}
+		c.Put(keys[i], ss, w)
+		require.NoError(t, os.Chtimes(c.path(keys[i]), now, now))
+		now = now.Add(time.Minute)
+	}
+	size := func(k traces.FileKey) int64 {
+		fi, err := os.Stat(c.path(k))
+		require.NoError(t, err)
+		return fi.Size()
+	}
+	_, _, ok := c.Get(keys[0]) // the oldest becomes the newest
+	require.True(t, ok)
+	c.o.MaxBytes = size(keys[0]) + size(keys[3])
+	require.NoError(t, c.Flush())
+	var left []string
+	for i, k := range keys {
+		if _, err := os.Stat(c.path(k)); err == nil {
+			left = append(left, string(rune('a'+i)))
+		}
+	}
+	require.Equal(t, []string{"a", "d"}, left, "the two used last stay")
+	ents, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	for _, e := range ents {
+		require.False(t, strings.HasSuffix(e.Name(), ".tmp"), "no temporary file left: %s", e.Name())
+	}
+}
+
+func TestBuildID(t *testing.T) {
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	id, err := BuildID(exe)
+	require.NoError(t, err)
+	require.Regexp(t, `^[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)+$`, id, "a Go build ID: action and content hashes")
+	_, err = BuildID(filepath.Join(t.TempDir(), "nothing"))
+	require.Error(t, err)
+	notGo := filepath.Join(t.TempDir(), "f")
+	require.NoError(t, os.WriteFile(notGo, []byte("#!/bin/sh\n"), 0o755))
+	_, err = BuildID(notGo)
+	require.ErrorContains(t, err, "no Go build ID")
+	_, err = Open(t.TempDir(), Options{})
+	require.Error(t, err, "a cache without a build cannot tell stale entries")
+}
