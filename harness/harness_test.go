@@ -322,3 +322,37 @@ func TestJoinCompareShards(t *testing.T) {
 		t.Errorf("joined %d records, unsharded %d", len(j.Outputs.Records), len(whole.Records))
 	}
 }
+
+func TestRun(t *testing.T) {
+	// The default policy: recorded for sessions with recorded usage.
+	rp, res, err := harness.Run(context.Background(), setup(t), recorded(t), "", nil, harness.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss := recorded(t)
+	for _, s := range ss {
+		s.Tenant = "run"
+	}
+	want := direct(t, ss, []experiment.Spec{experiment.Recorded()})
+	if len(rp.Runs) != len(want) || len(rp.Runs) < 2 || res == nil || len(rp.Records) == 0 {
+		t.Fatalf("%d runs (%d records), want %d, every session one tenant", len(rp.Runs), len(rp.Records), len(want))
+	}
+	for _, r := range rp.Runs {
+		if r.Policy != experiment.Recorded().Name || r.CostUSD <= 0 || r.CostUSD != want[r.Trace+"/"+r.Policy] {
+			t.Errorf("%s/%s: $%v, experiment alone $%v", r.Trace, r.Policy, r.CostUSD, want[r.Trace+"/"+r.Policy])
+		}
+	}
+	// hermes-default for synthetic sessions; recorded needs recorded usage.
+	if rp, _, err := harness.Run(context.Background(), setup(t), synthetic(t), "", nil, harness.Options{}); err != nil {
+		t.Errorf("synthetic sessions: %v", err)
+	} else if rp.Policies[0] != "hermes-default" || rp.Runs[0].Policy != "hermes-default" {
+		t.Errorf("synthetic sessions: policies %v, want hermes-default", rp.Policies)
+	}
+	var se *experiment.SpecError
+	if _, _, err := harness.Run(context.Background(), setup(t), synthetic(t), "recorded", nil, harness.Options{}); !errors.As(err, &se) {
+		t.Errorf("recorded on synthetic sessions: err %v, want a SpecError", err)
+	}
+	if _, _, err := harness.Run(context.Background(), setup(t), nil, "", nil, harness.Options{}); !errors.Is(err, harness.ErrNoSessions) {
+		t.Errorf("no sessions: err %v, want ErrNoSessions", err)
+	}
+}

@@ -5,11 +5,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/ctxsim/ctxsim/experiment"
 	"github.com/ctxsim/ctxsim/harness"
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/shard"
-	"github.com/ctxsim/ctxsim/sim"
 )
 
 func init() {
@@ -74,51 +72,24 @@ func runRun(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots string,
 	if len(sessions) == 0 {
 		return noSessions(e, "%s: no sessions", wf.traces[0])
 	}
-	for _, s := range sessions {
-		s.Tenant = "run"
+	var name string
+	if len(sf.policies) == 1 {
+		name = sf.policies[0]
 	}
-	g := experiment.Tenants(sessions)[0]
-	names := sf.policies
-	if len(names) == 0 {
-		names = []string{"hermes-default"}
-		if g.HasRecorded() {
-			names = []string{sim.RecordedName}
-		}
-	}
-	specs, err := experiment.ResolvePolicies(names, sf.sets)
-	if err != nil {
-		return err
-	}
-	st.Memo.Warm(sessions)
-	cells, err := st.Cells([]experiment.Tenant{g}, specs)
-	if err != nil {
-		return err
-	}
-	if len(cells) == 0 {
-		return usagef("policy %s needs a trace with recorded usage", specs[0].Name)
-	}
-	var runs []report.RunSummary
-	var recs []sim.Record
-	var res *experiment.Result
 	o, finish := runOptions(e, 1, shard.Spec{})
-	o.Start(len(cells))
-	err = st.Each(e.ctx, cells, 1, nil, o.Done, o.Failed, func(c *experiment.Cell) {
-		runs, recs, res = c.Result.Runs, c.Result.Records, c.Result
-	})
+	rp, res, err := harness.Run(e.ctx, st, sessions, name, sf.sets, o)
 	finish()
 	if err != nil {
 		return err
 	}
-	out := &experiment.Outputs{Title: "ctxsim run", Seed: st.Seed, Runs: runs, Records: recs, Labels: experiment.Labels(cells),
-		Price: experiment.FirstPrice(st.Prices, recs), Warnings: e.warn.List()}
-	if err := out.Write(of.out, plots); err != nil {
+	if err := rp.Outputs("ctxsim run", st, nil, e.warn.List()).Write(of.out, plots); err != nil {
 		return err
 	}
 	if !showHS {
-		return report.WriteRun(e.stdout, format, runs, e.warn.List(), nil, nil)
+		return report.WriteRun(e.stdout, format, rp.Runs, e.warn.List(), nil, nil)
 	}
 	if res.Hindsight == nil {
-		return fmt.Errorf("--hindsight: the provider (%s) is not Anthropic's, or --clear-tool-uses is on: the caller chooses no cache schedule", st.ProviderFor(g))
+		return fmt.Errorf("--hindsight: the provider (%s) is not Anthropic's, or --clear-tool-uses is on: the caller chooses no cache schedule", st.ProviderFor(rp.Cells[0].Tenant))
 	}
-	return report.WriteRun(e.stdout, format, runs, e.warn.List(), res.Tape, res.Hindsight)
+	return report.WriteRun(e.stdout, format, rp.Runs, e.warn.List(), res.Tape, res.Hindsight)
 }
