@@ -43,7 +43,7 @@ type Joined struct {
 }
 
 // ErrNotJoinable is Join's error for a command whose shards it cannot
-// join (cost has its own: shard.CostCells).
+// join (cost has its own: shard.MergeCost).
 var ErrNotJoinable = errors.New("cannot be merged")
 
 // Join puts m's shards back together; name is the manifest's, for errors.

@@ -141,31 +141,93 @@ func ScanCost(p *CostProject, fileIndex map[string]int) (Cell, []usage.Session, 
 	return Cell{Order: []int{p.First}, Unit: p.ID, Data: b}, ss, cu.Warnings, nil
 }
 
-// CostCells reads the sessions and warnings of a sharded cost run's cells.
-func CostCells(cells []Cell) ([]usage.Session, []CostWarning, error) {
-	var all []usage.Session
-	var warnings []CostWarning
-	for _, c := range cells {
-		var cu costUnit
-		if err := json.Unmarshal(c.Data, &cu); err != nil {
-			return nil, nil, fmt.Errorf("cell %q: %v", c.Unit, err)
-		}
-		all = append(all, cu.Sessions...)
-		warnings = append(warnings, cu.Warnings...)
-	}
-	SortSessions(all)
-	return all, warnings, nil
+// A CostRender is a cost run's grouping (usage.ParseOptions' arguments),
+// kept in the manifest for merge to group as the shards did.
+type CostRender struct {
+	By        string `json:"by"`
+	Since     string `json:"since,omitempty"`
+	Until     string `json:"until,omitempty"`
+	Timezone  string `json:"timezone,omitempty"`
+	WeekStart string `json:"week_start"`
 }
 
-// SortSessions orders sessions by id, as the one-process scan gives them.
-func SortSessions(ss []usage.Session) {
+// Options parses the grouping (usage.ParseOptions).
+func (r CostRender) Options() (usage.Options, error) {
+	return usage.ParseOptions(r.By, r.Since, r.Until, r.Timezone, r.WeekStart)
+}
+
+// A CostScan is the sessions of a sharded cost run, or of one shard of it,
+// in the order the one-process scan gives them (by session id), and the
+// warnings its report shows: the walk's and the projects', merged
+// (mergeWarnings) as the one-process scan counts them.
+type CostScan struct {
+	Sessions []usage.Session
+	Warnings *traces.Warnings
+	// Cells are a shard's part (WritePart), Walk what its walk skipped,
+	// which every shard sees alike: the manifest keeps it once.
+	Cells []Cell
+	Walk  []traces.Warning
+}
+
+// ScanCostShard scans the project directories under paths (CostProjects)
+// that sp owns (ScanCost).
+func ScanCostShard(ctx context.Context, paths []string, from string, stdin io.Reader, sp Spec) (*CostScan, error) {
+	projects, fileIndex, walk, err := CostProjects(ctx, paths, from, stdin)
+	if err != nil {
+		return nil, err
+	}
+	out := &CostScan{Walk: walk.List()}
+	var warnings []CostWarning
+	for _, p := range projects {
+		if !sp.Owns(p.ID) {
+			continue
+		}
+		c, ss, ws, err := ScanCost(p, fileIndex)
+		if err != nil {
+			return nil, err
+		}
+		out.Cells = append(out.Cells, c)
+		out.Sessions, warnings = append(out.Sessions, ss...), append(warnings, ws...)
+	}
+	sortSessions(out.Sessions)
+	out.Warnings = &traces.Warnings{}
+	out.Warnings.AddList(out.Walk)
+	out.Warnings.AddList(mergeWarnings(warnings))
+	return out, nil
+}
+
+// MergeCost reads the sessions and warnings of a merged cost run's cells,
+// and the grouping its shards used.
+func MergeCost(m *Merged) (*CostScan, CostRender, error) {
+	var r CostRender
+	if err := json.Unmarshal(m.Manifest.Render, &r); err != nil {
+		return nil, r, fmt.Errorf("render: %v", err)
+	}
+	out := &CostScan{Cells: m.Cells, Walk: m.Manifest.Warnings, Warnings: &traces.Warnings{}}
+	var warnings []CostWarning
+	for _, c := range m.Cells {
+		var cu costUnit
+		if err := json.Unmarshal(c.Data, &cu); err != nil {
+			return nil, r, fmt.Errorf("cell %q: %v", c.Unit, err)
+		}
+		out.Sessions = append(out.Sessions, cu.Sessions...)
+		warnings = append(warnings, cu.Warnings...)
+	}
+	sortSessions(out.Sessions)
+	out.Warnings.AddList(out.Walk)
+	out.Warnings.AddList(mergeWarnings(warnings))
+	return out, r, nil
+}
+
+// sortSessions orders sessions by id, as the one-process scan gives them.
+func sortSessions(ss []usage.Session) {
 	slices.SortStableFunc(ss, func(a, b usage.Session) int { return cmp.Compare(a.ID, b.ID) })
 }
 
-// MergeWarnings adds up the projects' warnings by reason, each first seen
+// mergeWarnings adds up the projects' warnings by reason, each first seen
 // at the earliest file in the run's order, sorted by reason as
 // traces.Warnings.List is.
-func MergeWarnings(ws []CostWarning) []traces.Warning {
+func mergeWarnings(ws []CostWarning) []traces.Warning {
 	by := map[string]*CostWarning{}
 	var order []string
 	for _, w := range ws {

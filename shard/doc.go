@@ -36,8 +36,10 @@
 // the manifest (NewManifest, with Inputs' hashes), which marks the shard
 // complete. Labels and Merged.Outputs turn merged cells back into the
 // run's experiment.Outputs. A sharded cost run splits Claude Code log
-// trees by project directory instead (CostProjects, ScanCost, CostCells,
-// MergeWarnings).
+// trees by project directory instead: ScanCostShard scans the projects a
+// shard owns (CostProjects, ScanCost), MergeCost reads the merged parts
+// back, and both return the sessions and warnings in the one-process
+// scan's order; CostRender is the grouping the manifest keeps.
 //
 // Nothing here reads flags or the clock; the command passes them in.
 package shard

@@ -218,6 +218,17 @@ func Inputs(paths []string, suite bool, prices string) ([]Input, error) {
 	return out, nil
 }
 
+// PricesHash is the hash of the --prices file the run priced with (Inputs),
+// "" for the embedded rate card.
+func (m Manifest) PricesHash() string {
+	for _, in := range m.Inputs {
+		if in.Name == "--prices" {
+			return in.Hash
+		}
+	}
+	return ""
+}
+
 // HashPath hashes the file or tree at p; Clean first, so "traces/" is
 // the directory traces, not an entry "traces" inside it.
 func HashPath(p string) (string, error) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/report"
+	"github.com/ctxsim/ctxsim/shard"
 	"github.com/ctxsim/ctxsim/traces"
 	"github.com/ctxsim/ctxsim/traces/formats"
 	"github.com/ctxsim/ctxsim/usage"
@@ -97,7 +98,8 @@ Examples:
 						return fromError(err)
 					}
 				}
-				opts, err := costOptions(*by, *since, *until, *tz, *weekStart)
+				render := shard.CostRender{By: *by, Since: *since, Until: *until, Timezone: *tz, WeekStart: *weekStart}
+				opts, err := costOptions(render)
 				if err != nil {
 					return err
 				}
@@ -106,7 +108,7 @@ Examples:
 					return err
 				}
 				if sh.sp.Sharded() {
-					return costShard(e, fs, args, *from, *prices, card, opts, costRender{*by, *since, *until, *tz, *weekStart}, f, &sh, *out)
+					return costShard(e, fs, args, *from, *prices, card, opts, render, f, &sh, *out)
 				}
 				sessions, ws, err := usage.Load(e.ctx, args, *from, e.stdin)
 				e.failed += ws.Failed()
@@ -129,8 +131,8 @@ func printCost(e *env, f report.Format, sessions []usage.Session, ws *traces.War
 }
 
 // costOptions checks the grouping flags.
-func costOptions(by, since, until, tz, weekStart string) (usage.Options, error) {
-	o, err := usage.ParseOptions(by, since, until, tz, weekStart)
+func costOptions(r shard.CostRender) (usage.Options, error) {
+	o, err := r.Options()
 	if err != nil {
 		return o, usagef("%v", err)
 	}

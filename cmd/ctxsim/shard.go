@@ -68,8 +68,6 @@ func inputs(paths []string, suite bool, prices string) ([]shard.Input, error) {
 	return in, err
 }
 
-func hashPath(p string) (string, error) { return shard.HashPath(p) }
-
 // runOptions are a harness run's options on jobs workers, for shard sp:
 // a progress bar on stderr, and each cell that fails named there; finish
 // ends the bar.
