@@ -7,7 +7,6 @@ import (
 	"log"
 
 	"github.com/ctxsim/ctxsim/experiment"
-	"github.com/ctxsim/ctxsim/policies"
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/traces/synth"
 )
@@ -23,15 +22,11 @@ func ExampleSetup_Sweep() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	base, _ := policies.Preset("hermes-default")
-	axes, err := experiment.ParseGrid([]string{"prompt_caching.cache_ttl=5m,1h"}, base)
+	grid, err := experiment.NewGrid("hermes-default", nil, []string{"prompt_caching.cache_ttl=5m,1h"})
 	if err != nil {
 		log.Fatal(err)
 	}
-	points, err := experiment.GridPoints(base, axes)
-	if err != nil {
-		log.Fatal(err)
-	}
+	points := grid.Points
 	st, err := experiment.NewSetup(nil, "auto", 1)
 	if err != nil {
 		log.Fatal(err)

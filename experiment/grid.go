@@ -6,7 +6,52 @@ import (
 
 	"github.com/ctxsim/ctxsim/policies"
 	"github.com/ctxsim/ctxsim/report"
+	"github.com/ctxsim/ctxsim/sim"
 )
+
+// A Grid is a sweep: a base policy, the axes swept over it, and their
+// cross product (GridPoints), the sweep's cells' policies.
+type Grid struct {
+	Base   policies.Config
+	Axes   []report.Axis
+	Points []Spec
+}
+
+// NewGrid resolves a sweep of policy (a preset or a policy file, with sets
+// applied: ResolvePolicies) over grid, axes written key=v1,v2,...
+// (ParseGrid). The recorded policies have no settings to sweep, and a key
+// also fixed by sets is refused: the grid would silently override it.
+// Errors are *SpecError.
+func NewGrid(policy string, sets, grid []string) (*Grid, error) {
+	if policy == sim.RecordedName || policy == sim.RecordedObservedName {
+		return nil, specErrorf("--policy %s: the recorded policy has no settings to sweep", policy)
+	}
+	specs, err := ResolvePolicies([]string{policy}, sets)
+	if err != nil {
+		return nil, err
+	}
+	g := &Grid{Base: *specs[0].Config}
+	if len(grid) == 0 {
+		return nil, specErrorf("--grid: want at least one key=v1,v2,...")
+	}
+	fixed := map[string]bool{}
+	for _, kv := range sets {
+		k, _, _ := strings.Cut(kv, "=")
+		fixed[k] = true
+	}
+	for _, a := range grid {
+		if k, _, _ := strings.Cut(a, "="); fixed[strings.TrimSpace(k)] {
+			return nil, specErrorf("--grid %s: key is also fixed by --set", strings.TrimSpace(k))
+		}
+	}
+	if g.Axes, err = ParseGrid(grid, g.Base); err != nil {
+		return nil, specErrorf("--%v", err)
+	}
+	if g.Points, err = GridPoints(g.Base, g.Axes); err != nil {
+		return nil, specErrorf("--%v", err)
+	}
+	return g, nil
+}
 
 // ParseGrid reads axes written key=v1,v2,... and checks them against base:
 // the key exists, Config.Set accepts every value, no two values give the

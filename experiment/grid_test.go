@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"errors"
 	"slices"
 	"testing"
 
@@ -72,5 +73,38 @@ func TestShortNames(t *testing.T) {
 	want := []string{"a.x.mode", "b.mode", "cache_ttl", "model_thresholds.gpt-4.1", "model"}
 	if !slices.Equal(got, want) {
 		t.Errorf("ShortNames = %q, want %q", got, want)
+	}
+}
+
+func TestNewGrid(t *testing.T) {
+	g, err := NewGrid("hermes-micro", []string{"compression.threshold=0.6"}, []string{"prompt_caching.cache_ttl=5m,1h", "compression.micro_compact_every_n_turns=1,5"})
+	require.NoError(t, err)
+	require.Equal(t, "hermes-micro", g.Base.Name)
+	th, _ := g.Base.Get("compression.threshold")
+	require.Equal(t, "0.6", th, "the sets apply to the base before the grid")
+	require.Len(t, g.Axes, 2)
+	require.Equal(t, []string{
+		"hermes-micro[cache_ttl=5m,micro_compact_every_n_turns=1]",
+		"hermes-micro[cache_ttl=5m,micro_compact_every_n_turns=5]",
+		"hermes-micro[cache_ttl=1h,micro_compact_every_n_turns=1]",
+		"hermes-micro[cache_ttl=1h,micro_compact_every_n_turns=5]",
+	}, SpecNames(g.Points))
+	for _, c := range []struct {
+		policy     string
+		sets, grid []string
+		want       string
+	}{
+		{"recorded", nil, []string{"prompt_caching.cache_ttl=5m,1h"}, "--policy recorded: the recorded policy has no settings to sweep"},
+		// It has no Config to sweep either (this dereferenced nil).
+		{"recorded-observed", nil, []string{"prompt_caching.cache_ttl=5m,1h"}, "--policy recorded-observed: the recorded policy has no settings to sweep"},
+		{"hermes-default", nil, nil, "--grid: want at least one key=v1,v2,..."},
+		{"hermes-default", []string{"compression.threshold=0.5"}, []string{"compression.threshold=0.6,0.7"}, "--grid compression.threshold: key is also fixed by --set"},
+		{"hermes-default", nil, []string{"compression.threshold"}, `--grid "compression.threshold": want key=v1,v2,...`},
+	} {
+		_, err := NewGrid(c.policy, c.sets, c.grid)
+		var se *SpecError
+		if !errors.As(err, &se) || err.Error() != c.want {
+			t.Errorf("NewGrid(%s, %q, %q) = %v, want the SpecError %q", c.policy, c.sets, c.grid, err, c.want)
+		}
 	}
 }

@@ -178,18 +178,11 @@ func TestFidelity(t *testing.T) {
 }
 
 func TestSweepResumes(t *testing.T) {
-	specs, err := experiment.ResolvePolicies([]string{"hermes-micro"}, nil)
+	grid, err := experiment.NewGrid("hermes-micro", nil, []string{"prompt_caching.cache_ttl=5m,1h"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	axes, err := experiment.ParseGrid([]string{"prompt_caching.cache_ttl=5m,1h"}, *specs[0].Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	points, err := experiment.GridPoints(*specs[0].Config, axes)
-	if err != nil {
-		t.Fatal(err)
-	}
+	points := grid.Points
 	want := direct(t, synthetic(t), points)
 	var buf bytes.Buffer
 	journal := func() (*experiment.Journal, map[string][]report.RunSummary, func() error, error) {

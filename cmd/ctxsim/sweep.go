@@ -3,16 +3,13 @@ package main
 import (
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/ctxsim/ctxsim/experiment"
 	"github.com/ctxsim/ctxsim/harness"
-	"github.com/ctxsim/ctxsim/policies"
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/shard"
-	"github.com/ctxsim/ctxsim/sim"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
@@ -92,29 +89,6 @@ type sweepFlags struct {
 	sh     shardFlags
 }
 
-// parseGrid reads the --grid flags against base; a key also fixed by --set
-// is refused (the grid would silently override it).
-func parseGrid(flags, sets []string, base policies.Config) ([]report.Axis, error) {
-	if len(flags) == 0 {
-		return nil, usagef("--grid: want at least one key=v1,v2,...")
-	}
-	fixed := map[string]bool{}
-	for _, kv := range sets {
-		k, _, _ := strings.Cut(kv, "=")
-		fixed[k] = true
-	}
-	for _, g := range flags {
-		if k, _, _ := strings.Cut(g, "="); fixed[strings.TrimSpace(k)] {
-			return nil, usagef("--grid %s: key is also fixed by --set", strings.TrimSpace(k))
-		}
-	}
-	axes, err := experiment.ParseGrid(flags, base)
-	if err != nil {
-		return nil, usagef("--%v", err)
-	}
-	return axes, nil
-}
-
 func runSweep(e *env, sw *sweepFlags) error {
 	format, err := sw.of.parse()
 	if err != nil {
@@ -125,26 +99,16 @@ func runSweep(e *env, sw *sweepFlags) error {
 		return usagef("--policy: sweep needs the base policy (a preset or a .yaml/.json config)")
 	case len(sw.sf.policies) > 1:
 		return usagef("--policy: sweep takes one base policy, got %d", len(sw.sf.policies))
-	case sw.sf.policies[0] == sim.RecordedName:
-		return usagef("--policy %s: the recorded policy has no settings to sweep", sim.RecordedName)
 	case sw.resume && sw.of.out == "":
 		return usagef("--resume needs --out DIR, the sweep to continue")
 	}
-	specs, err := experiment.ResolvePolicies(sw.sf.policies, sw.sf.sets)
+	grid, err := experiment.NewGrid(sw.sf.policies[0], sw.sf.sets, sw.grid)
 	if err != nil {
 		return err
 	}
-	base := *specs[0].Config
-	axes, err := parseGrid(sw.grid, sw.sf.sets, base)
-	if err != nil {
-		return err
-	}
+	base, axes, points := grid.Base, grid.Axes, grid.Points
 	if sw.plots != "" && len(axes) != 2 {
 		return usagef("--plots: the heatmaps need exactly two --grid keys, got %d", len(axes))
-	}
-	points, err := experiment.GridPoints(base, axes)
-	if err != nil {
-		return usagef("--%v", err)
 	}
 	st, err := sw.sf.setup(e)
 	if err != nil {
