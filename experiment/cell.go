@@ -47,8 +47,11 @@ type Result struct {
 
 // Cells pairs every tenant with every spec, spec-major; a spec that needs
 // recorded usage (the recorded policy and its variants) only with tenants
-// that carry it.
+// that carry it. A setup that fails Check has no cells.
 func (st *Setup) Cells(tenants []Tenant, specs []Spec) ([]*Cell, error) {
+	if err := st.Check(); err != nil {
+		return nil, err
+	}
 	var cells []*Cell
 	for _, sp := range specs {
 		pol, aux, err := st.build(sp)

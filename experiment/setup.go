@@ -63,6 +63,26 @@ func NewSetup(prices *pricing.Card, providerName string, seed uint64) (*Setup, e
 	return &Setup{Prices: prices, Memo: estimate.SharedMemo(tok), Provider: providerName, Seed: seed}, nil
 }
 
+// Check refuses settings no replay can honour: a fault rate outside its
+// range (at a provider error rate of 1 no call would ever get through),
+// context editing on a provider other than Anthropic's, and a vLLM KV
+// cache that is negative or smaller than its block. Its errors are
+// *SpecError, named by the ctxsim flags that set each field.
+func (st *Setup) Check() error {
+	switch {
+	case st.SummarizerFailRate < 0 || st.SummarizerFailRate > 1:
+		return specErrorf("--summarizer-fail-rate %v: want 0..1", st.SummarizerFailRate)
+	case st.ProviderErrorRate < 0 || st.ProviderErrorRate >= 1:
+		return specErrorf("--provider-error-rate %v: want 0 ≤ rate < 1", st.ProviderErrorRate)
+	case st.ClearToolUses && st.Provider != "anthropic" && st.Provider != "auto" && st.Provider != "":
+		return specErrorf("--clear-tool-uses is an Anthropic feature (--provider %s)", st.Provider)
+	}
+	if v := st.VLLM; v.Capacity < 0 || v.BlockSize < 0 || (v.Capacity > 0 && v.BlockSize > v.Capacity) {
+		return specErrorf("--kv-capacity %d, --block-size %d: want positive sizes, the block no larger than the cache", v.Capacity, v.BlockSize)
+	}
+	return nil
+}
+
 // stream derives a run's random stream from the seed and the cell's names,
 // so a cell's randomness does not depend on which other cells run.
 func (st *Setup) stream(parts ...string) *rand.Rand {

@@ -103,29 +103,19 @@ func (f *simFlags) setup(e *env) (*experiment.Setup, error) {
 	if f.jobs < 1 {
 		return nil, usagef("--jobs %d: want at least 1", f.jobs)
 	}
-	if f.failRate < 0 || f.failRate > 1 {
-		return nil, usagef("--summarizer-fail-rate %v: want 0..1", f.failRate)
-	}
-	if f.errRate < 0 || f.errRate >= 1 {
-		return nil, usagef("--provider-error-rate %v: want 0 ≤ rate < 1", f.errRate)
-	}
-	if f.clearTU && f.provider != "anthropic" && f.provider != "auto" {
-		return nil, usagef("--clear-tool-uses is an Anthropic feature (--provider %s)", f.provider)
-	}
-	card, err := loadCard(f.prices)
-	if err != nil {
-		return nil, err
-	}
-	st, err := experiment.NewSetup(card, f.provider, f.seed)
+	st, err := experiment.NewSetup(nil, f.provider, f.seed)
 	if err != nil {
 		return nil, err
 	}
 	st.SummarizerFailRate, st.ProviderErrorRate, st.ClearToolUses = f.failRate, f.errRate, f.clearTU
 	st.Hindsight = !f.noHindsight
-	if f.kvCap < 0 || f.kvBlock < 0 || (f.kvCap > 0 && f.kvBlock > f.kvCap) {
-		return nil, usagef("--kv-capacity %d, --block-size %d: want positive sizes, the block no larger than the cache", f.kvCap, f.kvBlock)
-	}
 	st.VLLM.Capacity, st.VLLM.BlockSize = f.kvCap, f.kvBlock
+	if err := st.Check(); err != nil {
+		return nil, err
+	}
+	if st.Prices, err = loadCard(f.prices); err != nil {
+		return nil, err
+	}
 	dir := f.cacheDirFor(e)
 	if dir != "" {
 		openImportCache(e, filepath.Join(dir, "imports"))
