@@ -38,13 +38,16 @@ type Replay struct {
 	Runs     []report.RunSummary
 	Records  []sim.Record
 	Labels   map[string]experiment.Label
-	Cells    []*experiment.Cell
-	Parts    []shard.Cell
+	// Workloads name each session's workload (experiment.Workload) by
+	// session id, for compare's table and report; nil elsewhere.
+	Workloads map[string]string
+	Cells     []*experiment.Cell
+	Parts     []shard.Cell
 }
 
 // Outputs is the replay's output set (experiment.Outputs) under title.
-func (rp *Replay) Outputs(title string, st *experiment.Setup, workloads map[string]string, warnings []traces.Warning) *experiment.Outputs {
-	return &experiment.Outputs{Title: title, Seed: st.Seed, Runs: rp.Runs, Records: rp.Records, Labels: rp.Labels, Workloads: workloads,
+func (rp *Replay) Outputs(title string, st *experiment.Setup, warnings []traces.Warning) *experiment.Outputs {
+	return &experiment.Outputs{Title: title, Seed: st.Seed, Runs: rp.Runs, Records: rp.Records, Labels: rp.Labels, Workloads: rp.Workloads,
 		Price: experiment.FirstPrice(st.Prices, rp.Records), Warnings: warnings}
 }
 
@@ -96,7 +99,8 @@ func (rp *Replay) collect(records bool) func(*experiment.Cell) {
 
 // Compare replays every tenant of sessions (experiment.Tenants) under
 // every spec, as ctxsim compare does; a shard owns tenants. The runs are
-// sorted by trace, then in specs' order. An error that is not Stopped
+// sorted by trace, then in specs' order; rp.Workloads names every
+// session's workload. An error that is not Stopped
 // (cells failed) comes with the others' results.
 func Compare(ctx context.Context, st *experiment.Setup, sessions []*traces.Session, specs []experiment.Spec, o Options) (*Replay, error) {
 	plan, err := shard.NewPlan(ctx, st, o.Stubs, experiment.Tenants(sessions), specs, o.Shard, shard.TenantUnit)
@@ -110,6 +114,10 @@ func Compare(ctx context.Context, st *experiment.Setup, sessions []*traces.Sessi
 		return nil, err // interrupted: no partial output
 	}
 	report.SortRuns(rp.Runs, rp.Policies)
+	rp.Workloads = map[string]string{}
+	for _, s := range sessions {
+		rp.Workloads[s.ID] = experiment.Workload(s)
+	}
 	return rp, err
 }
 

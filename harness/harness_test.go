@@ -93,6 +93,11 @@ func TestCompareMatchesCellsAndShards(t *testing.T) {
 	if len(rp.Records) == 0 || len(rp.Labels) != 3 {
 		t.Errorf("%d records, %d labels: want records kept and 3 labels", len(rp.Records), len(rp.Labels))
 	}
+	for _, r := range rp.Runs {
+		if w := rp.Workloads[r.Trace]; w != "coding-burst" {
+			t.Errorf("%s: workload %q, want coding-burst", r.Trace, w)
+		}
+	}
 	// Two shards own every tenant once, with the same figures.
 	n := 0
 	for k := 1; k <= 2; k++ {
@@ -278,7 +283,7 @@ func TestJoinCompareShards(t *testing.T) {
 		}
 		dir := t.TempDir()
 		// A shard writes its output set (records.jsonl), then its part.
-		if err := part.Outputs("ctxsim compare", st, nil, nil).Write(dir, ""); err != nil {
+		if err := part.Outputs("ctxsim compare", st, nil).Write(dir, ""); err != nil {
 			t.Fatal(err)
 		}
 		m, err := shard.NewManifest("compare", 1, nil, nil, render)

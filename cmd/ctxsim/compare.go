@@ -255,15 +255,11 @@ func runCompare(e *env, fs *pflag.FlagSet, wf *workloadFlags, sf *simFlags, of *
 	for _, w := range experiment.ClampWarnings(sf.sets, nil, sessions, st.Prices) {
 		fmt.Fprintln(e.stderr, "warning: "+w)
 	}
-	wl := map[string]string{}
-	for _, s := range sessions {
-		wl[s.ID] = experiment.Workload(s)
-	}
-	res := rp.Outputs("ctxsim compare", st, wl, e.warn.List())
+	res := rp.Outputs("ctxsim compare", st, e.warn.List())
 	if err := res.Write(of.out, plots); err != nil {
 		return err
 	}
-	if err := compareTable(e, format, res.Runs, wl, rp.Policies, suite && !detail, res.Warnings); err != nil {
+	if err := compareTable(e, format, res.Runs, res.Workloads, rp.Policies, suite && !detail, res.Warnings); err != nil {
 		return err
 	}
 	if cellErr == nil {

@@ -82,7 +82,7 @@ func runRun(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots string,
 	if err != nil {
 		return err
 	}
-	if err := rp.Outputs("ctxsim run", st, nil, e.warn.List()).Write(of.out, plots); err != nil {
+	if err := rp.Outputs("ctxsim run", st, e.warn.List()).Write(of.out, plots); err != nil {
 		return err
 	}
 	if !showHS {

@@ -127,7 +127,7 @@ func runWhatif(e *env, fs *pflag.FlagSet, paths []string, from string, names []s
 	if harness.Stopped(cellErr) {
 		return cellErr
 	}
-	res := rp.Outputs("ctxsim whatif", st, nil, e.warn.List())
+	res := rp.Outputs("ctxsim whatif", st, e.warn.List())
 	if err := res.Write(of.out, ""); err != nil {
 		return err
 	}
