@@ -93,17 +93,7 @@ Examples:
 func listProfiles(e *env, asJSON bool) error {
 	ps := synth.Profiles()
 	if asJSON {
-		type row struct {
-			Name        string `json:"name"`
-			Description string `json:"description"`
-			Model       string `json:"model"`
-			Window      int    `json:"window"`
-		}
-		rows := make([]row, len(ps))
-		for i, p := range ps {
-			rows[i] = row{p.Name, p.Description, p.Model, p.Window}
-		}
-		return report.WriteJSON(e.stdout, rows)
+		return report.WriteJSON(e.stdout, ps)
 	}
 	t := &report.Table{Columns: []string{"profile", "description"}}
 	for _, p := range ps {

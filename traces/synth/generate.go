@@ -30,11 +30,11 @@ type Options struct {
 
 // A Profile is a named kind of workload.
 type Profile struct {
-	Name        string
-	Description string
+	Name        string `json:"name"`
+	Description string `json:"description"`
 	// Model and Window are the defaults of its sessions.
-	Model  string
-	Window int
+	Model  string `json:"model"`
+	Window int    `json:"window"`
 	gen    func(c *genCtx) []*traces.Session
 }
 

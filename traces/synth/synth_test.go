@@ -2,6 +2,7 @@ package synth
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -353,4 +354,20 @@ func BenchmarkGenerate(b *testing.B) {
 			}
 		}
 	})
+}
+
+// A profile marshals as ctxsim gen --list --json prints it: its name,
+// description and session defaults, nothing of how it generates.
+func TestProfileJSON(t *testing.T) {
+	b, err := json.Marshal(Profiles()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 4 || got["name"] != Profiles()[0].Name || got["description"] == "" || got["model"] == "" || got["window"] == nil {
+		t.Errorf("profile JSON %s: want exactly name, description, model and window", b)
+	}
 }
