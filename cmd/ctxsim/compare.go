@@ -230,15 +230,9 @@ func runCompare(e *env, fs *pflag.FlagSet, wf *workloadFlags, sf *simFlags, of *
 		return err
 	}
 	suite := len(wf.traces) == 0 && len(wf.profiles) == 0
-	var m shard.Manifest
-	if sh.sp.Sharded() {
-		in, err := inputs(wf.traces, suite, sf.prices)
-		if err != nil {
-			return err
-		}
-		if m, err = manifest(fs, "compare", sf.seed, in, harness.CompareRender{Policies: experiment.SpecNames(specs), Suite: suite, Detail: detail}); err != nil {
-			return err
-		}
+	m, err := sh.manifest(fs, "compare", sf.seed, wf.traces, suite, sf.prices, harness.CompareRender{Policies: experiment.SpecNames(specs), Suite: suite, Detail: detail})
+	if err != nil {
+		return err
 	}
 	wf.shard = sh.sp
 	sessions, err := wf.load(e, sf.seed)
@@ -262,11 +256,7 @@ func runCompare(e *env, fs *pflag.FlagSet, wf *workloadFlags, sf *simFlags, of *
 	if err := compareTable(e, format, res.Runs, res.Workloads, rp.Policies, suite && !detail, res.Warnings); err != nil {
 		return err
 	}
-	if cellErr == nil {
-		sh.cells = append(sh.cells, rp.Parts...)
-		return sh.write(of.out, m, res.Warnings)
-	}
-	return cellErr
+	return sh.finish(of.out, m, res.Warnings, rp.Parts, cellErr)
 }
 
 // compareTable prints compare's table: the workload table of the embedded

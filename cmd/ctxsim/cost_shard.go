@@ -23,19 +23,14 @@ func costShard(e *env, fs *pflag.FlagSet, paths []string, from, prices string, c
 	} else if err != nil {
 		return fromError(err)
 	}
-	sh.cells = append(sh.cells, scan.Cells...)
-	in, err := inputs(paths, false, prices)
-	if err != nil {
-		return err
-	}
-	m, err := manifest(fs, "cost", 0, in, render)
+	m, err := sh.manifest(fs, "cost", 0, paths, false, prices, render)
 	if err != nil {
 		return err
 	}
 	if err := printCost(e, f, scan.Sessions, scan.Warnings, card, opts); err != nil {
 		return err
 	}
-	return sh.write(out, m, scan.Walk)
+	return sh.finish(out, m, scan.Walk, scan.Cells, nil)
 }
 
 // mergeCost prints the cost report of a sharded cost run (shard.MergeCost),

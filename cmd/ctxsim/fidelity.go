@@ -9,7 +9,6 @@ import (
 
 	"github.com/ctxsim/ctxsim/harness"
 	"github.com/ctxsim/ctxsim/report"
-	"github.com/ctxsim/ctxsim/shard"
 )
 
 func init() {
@@ -80,15 +79,9 @@ func runFidelity(e *env, fs *pflag.FlagSet, paths []string, from string, worst i
 	if err != nil {
 		return err
 	}
-	var m shard.Manifest
-	if sh.sp.Sharded() {
-		in, err := inputs(paths, false, sf.prices)
-		if err != nil {
-			return err
-		}
-		if m, err = manifest(fs, "fidelity", sf.seed, in, harness.FidelityRender{Worst: worst}); err != nil {
-			return err
-		}
+	m, err := sh.manifest(fs, "fidelity", sf.seed, paths, false, sf.prices, harness.FidelityRender{Worst: worst})
+	if err != nil {
+		return err
 	}
 	l, err := load(e, harness.Workload{Paths: paths, From: from, Shard: sh.sp})
 	if err != nil {
@@ -107,11 +100,7 @@ func runFidelity(e *env, fs *pflag.FlagSet, paths []string, from string, worst i
 	if err := fidelityPrint(e, format, rep, worst); err != nil {
 		return err
 	}
-	if cellErr == nil {
-		sh.cells = append(sh.cells, rp.Parts...)
-		return sh.write(out, m, nil) // fidelity reports no warnings
-	}
-	return cellErr
+	return sh.finish(out, m, nil, rp.Parts, cellErr) // fidelity reports no warnings
 }
 
 // fidelityPrint prints the fidelity report.

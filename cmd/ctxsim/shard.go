@@ -12,11 +12,10 @@ import (
 	"github.com/ctxsim/ctxsim/traces"
 )
 
-// shardFlags is --shard K/N, and where a sharded run's cells go.
+// shardFlags is --shard K/N.
 type shardFlags struct {
-	spec  string
-	sp    shard.Spec
-	cells []shard.Cell
+	spec string
+	sp   shard.Spec
 }
 
 func (f *shardFlags) flag(fs *pflag.FlagSet, unit string) {
@@ -36,9 +35,14 @@ func (f *shardFlags) parse(out string) error {
 	return nil
 }
 
-// write writes the shard's part (shard.WritePart).
-func (f *shardFlags) write(dir string, m shard.Manifest, warnings []traces.Warning) error {
-	return shard.WritePart(dir, f.sp, f.cells, m, warnings)
+// finish writes the shard's part (shard.WritePart) once every cell ran:
+// with cellErr, cells failed and the part is not written, so the run does
+// not merge.
+func (f *shardFlags) finish(dir string, m shard.Manifest, warnings []traces.Warning, cells []shard.Cell, cellErr error) error {
+	if cellErr != nil {
+		return cellErr
+	}
+	return shard.WritePart(dir, f.sp, cells, m, warnings)
 }
 
 // outputOnly are the flags that change neither a result nor the table's
@@ -48,24 +52,25 @@ var outputOnly = map[string]bool{
 }
 
 // manifest is the identity of a sharded run of command: every other flag,
-// the seed, and the inputs' hashes.
-func manifest(fs *pflag.FlagSet, command string, seed uint64, inputs []shard.Input, render any) (shard.Manifest, error) {
+// the seed, and the hashes of the inputs (shard.Inputs: stdin is a usage
+// error); nothing unsharded.
+func (f *shardFlags) manifest(fs *pflag.FlagSet, command string, seed uint64, paths []string, suite bool, prices string, render any) (shard.Manifest, error) {
+	if !f.sp.Sharded() {
+		return shard.Manifest{}, nil
+	}
+	in, err := shard.Inputs(paths, suite, prices)
+	if errors.Is(err, shard.ErrStdin) {
+		return shard.Manifest{}, usagef("%v", err)
+	} else if err != nil {
+		return shard.Manifest{}, err
+	}
 	var flags []string
 	fs.VisitAll(func(fl *pflag.Flag) {
 		if !outputOnly[fl.Name] {
 			flags = append(flags, fl.Name+"="+fl.Value.String())
 		}
 	})
-	return shard.NewManifest(command, seed, flags, inputs, render)
-}
-
-// inputs is shard.Inputs, refusing stdin as a usage error.
-func inputs(paths []string, suite bool, prices string) ([]shard.Input, error) {
-	in, err := shard.Inputs(paths, suite, prices)
-	if errors.Is(err, shard.ErrStdin) {
-		return nil, usagef("%v", err)
-	}
-	return in, err
+	return shard.NewManifest(command, seed, flags, in, render)
 }
 
 // runOptions are a harness run's options on jobs workers, for shard sp:

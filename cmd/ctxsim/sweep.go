@@ -9,7 +9,6 @@ import (
 	"github.com/ctxsim/ctxsim/experiment"
 	"github.com/ctxsim/ctxsim/harness"
 	"github.com/ctxsim/ctxsim/report"
-	"github.com/ctxsim/ctxsim/shard"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
@@ -115,15 +114,9 @@ func runSweep(e *env, sw *sweepFlags) error {
 		return err
 	}
 	render := report.SweepGrid{Base: base.Name, Axes: axes, Points: experiment.SpecNames(points)}
-	var man shard.Manifest
-	if sw.sh.sp.Sharded() {
-		in, err := inputs(sw.wf.traces, len(sw.wf.traces) == 0 && len(sw.wf.profiles) == 0, sw.sf.prices)
-		if err != nil {
-			return err
-		}
-		if man, err = manifest(sw.fs, "sweep", sw.sf.seed, in, render); err != nil {
-			return err
-		}
+	man, err := sw.sh.manifest(sw.fs, "sweep", sw.sf.seed, sw.wf.traces, len(sw.wf.traces) == 0 && len(sw.wf.profiles) == 0, sw.sf.prices, render)
+	if err != nil {
+		return err
 	}
 	sw.wf.shard = sw.sh.sp
 	sessions, err := sw.wf.load(e, sw.sf.seed)
@@ -160,11 +153,7 @@ func runSweep(e *env, sw *sweepFlags) error {
 	if err := sweepOutput(e, format, sw.of.out, sw.plots, rp.Runs, rp.Labels, render, e.warn.List()); err != nil {
 		return err
 	}
-	if cellErr == nil {
-		sw.sh.cells = append(sw.sh.cells, rp.Parts...)
-		return sw.sh.write(sw.of.out, man, e.warn.List())
-	}
-	return cellErr
+	return sw.sh.finish(sw.of.out, man, e.warn.List(), rp.Parts, cellErr)
 }
 
 // sweepOutput writes the sweep's files (harness.WriteSweep) and prints its

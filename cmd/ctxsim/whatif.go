@@ -10,7 +10,6 @@ import (
 	"github.com/ctxsim/ctxsim/experiment"
 	"github.com/ctxsim/ctxsim/harness"
 	"github.com/ctxsim/ctxsim/report"
-	"github.com/ctxsim/ctxsim/shard"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
@@ -101,16 +100,10 @@ func runWhatif(e *env, fs *pflag.FlagSet, paths []string, from string, names []s
 	if err != nil {
 		return err
 	}
-	var m shard.Manifest
-	if sh.sp.Sharded() {
-		in, err := inputs(paths, false, sf.prices)
-		if err != nil {
-			return err
-		}
-		policies := append([]string{experiment.RecordedObserved().Name}, experiment.SpecNames(specs)...)
-		if m, err = manifest(fs, "whatif", sf.seed, in, harness.WhatifRender{Policies: policies}); err != nil {
-			return err
-		}
+	policies := append([]string{experiment.RecordedObserved().Name}, experiment.SpecNames(specs)...)
+	m, err := sh.manifest(fs, "whatif", sf.seed, paths, false, sf.prices, harness.WhatifRender{Policies: policies})
+	if err != nil {
+		return err
 	}
 	l, err := load(e, harness.Workload{Paths: paths, From: from})
 	if err != nil {
@@ -134,11 +127,7 @@ func runWhatif(e *env, fs *pflag.FlagSet, paths []string, from string, names []s
 	if err := whatifPrint(e, format, rp.Runs, rp.Policies, res.Warnings); err != nil {
 		return err
 	}
-	if cellErr == nil {
-		sh.cells = append(sh.cells, rp.Parts...)
-		return sh.write(of.out, m, res.Warnings)
-	}
-	return cellErr
+	return sh.finish(of.out, m, res.Warnings, rp.Parts, cellErr)
 }
 
 // whatifPrint prints the whatif report of runs (in cell order) for the
