@@ -13,7 +13,8 @@
 // A Tenant is sessions that share one provider account (a session and its
 // subagents, walked to the root; logs loaded from one path). A Spec is a
 // policy: a preset (Preset), a config, the recorded behaviour (Recorded),
-// a what-if Variant of it, or a grid point (ParseGrid, GridPoints). A Cell
+// a what-if Variant of it, or a grid point (NewGrid: a base policy and its
+// axes, checked against the --set overrides; ParseGrid, GridPoints). A Cell
 // is one (tenant, spec) replay. Run replays cells on a worker pool and
 // hands them to emit in cell order, so output is byte-identical for any
 // number of workers; it stops when ctx is cancelled.
@@ -27,6 +28,10 @@
 // Randomness comes from Setup.Seed only: a replay's stream is derived from
 // (seed, names of the cell), and the provider's from (seed, tenant), so
 // every policy meets the same provider (common random numbers).
+//
+// Setup.Check refuses settings no replay can honour (a fault rate out of
+// range, context editing off Anthropic, a vLLM cache smaller than its
+// block); Cells calls it, so a bad setup runs nothing.
 //
 // The commands' pieces are here too: ResolvePolicies, DefaultSpecs and
 // WhatifSpecs turn names into specs (a *SpecError is bad input); Each runs

@@ -24,7 +24,11 @@
 // render each command keeps in its manifest (CompareRender, WhatifRender,
 // FidelityRender, report.SweepGrid).
 //
-// Each command's own rule lives here: Whatif replays every session as one
+// Each command's own rule lives here: Run (ctxsim run, never sharded)
+// replays one trace as one account under one policy (recorded when it
+// carries recorded usage, else hermes-default) and keeps its hindsight
+// tape; Compare names each
+// session's workload; Whatif replays every session as one
 // account against the recorded-observed baseline; Fidelity replays each
 // session as its own account under the recorded and recorded-observed
 // policies and keeps only those with recorded usage; Sweep journals each
