@@ -27,12 +27,11 @@
 // Each command's own rule lives here: Run (ctxsim run, never sharded)
 // replays one trace as one account under one policy (recorded when it
 // carries recorded usage, else hermes-default) and keeps its hindsight
-// tape; Compare names each
-// session's workload; Whatif replays every session as one
-// account against the recorded-observed baseline; Fidelity replays each
-// session as its own account under the recorded and recorded-observed
-// policies and keeps only those with recorded usage; Sweep journals each
-// finished cell and skips the cells a resumed journal holds, and
-// WriteSweep writes its files. Loading, flags and printing stay in the
+// tape; Compare names each session's workload; Whatif replays every
+// session as one account against the recorded-observed baseline; Fidelity
+// replays each session as its own account under the recorded and
+// recorded-observed policies and keeps only those with recorded usage;
+// Sweep journals each finished cell and skips the cells a resumed journal
+// holds, and WriteSweep writes its files. Loading, flags and printing stay in the
 // CLI; outputs are written by experiment.Outputs (Replay.Outputs).
 package harness
