@@ -34,6 +34,17 @@ func recorded(t *testing.T) []*traces.Session {
 	return ss
 }
 
+// recordedAs is recorded with every session's Tenant set to tenant, as
+// the command under test sets it ("" is each session its own account).
+func recordedAs(t *testing.T, tenant string) []*traces.Session {
+	t.Helper()
+	ss := recorded(t)
+	for _, s := range ss {
+		s.Tenant = tenant
+	}
+	return ss
+}
+
 func synthetic(t *testing.T) []*traces.Session {
 	t.Helper()
 	ss, err := synth.Generate("coding-burst", 3, 1, synth.Options{})
@@ -133,10 +144,7 @@ func TestWhatif(t *testing.T) {
 		t.Fatalf("policies %v, want the recorded-observed baseline, then ttl-1h", rp.Policies)
 	}
 	// One account: the same cells as experiment's on sessions of one tenant.
-	ss := recorded(t)
-	for _, s := range ss {
-		s.Tenant = "whatif"
-	}
+	ss := recordedAs(t, "whatif")
 	want := direct(t, ss, append([]experiment.Spec{experiment.RecordedObserved()}, specs...))
 	if len(rp.Runs) != len(want) || len(rp.Runs) < 2 {
 		t.Fatalf("%d runs, want %d", len(rp.Runs), len(want))
@@ -161,10 +169,7 @@ func TestFidelity(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Each session its own account, under the recorded policy.
-	ss := recorded(t)
-	for _, s := range ss {
-		s.Tenant = ""
-	}
+	ss := recordedAs(t, "")
 	want := direct(t, ss, []experiment.Spec{experiment.Recorded()})
 	if len(rep.Sessions) == 0 || len(rep.Sessions) != len(want) {
 		t.Fatalf("%d sessions, want %d", len(rep.Sessions), len(want))
@@ -327,10 +332,7 @@ func TestRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ss := recorded(t)
-	for _, s := range ss {
-		s.Tenant = "run"
-	}
+	ss := recordedAs(t, "run")
 	want := direct(t, ss, []experiment.Spec{experiment.Recorded()})
 	if len(rp.Runs) != len(want) || len(rp.Runs) < 2 || res == nil || len(rp.Records) == 0 {
 		t.Fatalf("%d runs (%d records), want %d, every session one tenant", len(rp.Runs), len(rp.Records), len(want))
