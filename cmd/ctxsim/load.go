@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -67,16 +66,7 @@ func readNative(e *env, path string) (*traces.Session, error) {
 // Without a build ID (not a Go executable?) there is no cache, and a note
 // says so.
 func openImportCache(e *env, dir string) {
-	exe, err := os.Executable()
-	var id string
-	if err == nil {
-		id, err = filecache.BuildID(exe)
-	}
-	if err != nil {
-		fmt.Fprintf(e.stderr, "ctxsim: note: no import cache: %v\n", err)
-		return
-	}
-	c, err := filecache.Open(dir, filecache.Options{Build: id, Now: time.Now})
+	c, err := filecache.OpenExecutable(dir, time.Now)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "ctxsim: note: no import cache: %v\n", err)
 		return

@@ -4,8 +4,7 @@
 // warnings back from a gob entry instead (about 20× faster than the
 // Claude Code import on the shared sessions).
 //
-//	id, err := filecache.BuildID(exe) // exe from os.Executable
-//	c, err := filecache.Open(dir, filecache.Options{Build: id})
+//	c, err := filecache.OpenExecutable(dir, time.Now) // keyed by this program's build
 //	ss, w, err := traces.Open(ctx, paths, traces.OpenOptions{Formats: formats.All(), Cache: c})
 //	...
 //	err = c.Flush() // once, at the end: keeps the directory within its bound

@@ -230,6 +230,20 @@ func (c *Cache) Flush() error {
 	return nil
 }
 
+// OpenExecutable opens the cache in dir for the running program: its
+// build is the executable's Go build ID (BuildID), and now dates hits.
+func OpenExecutable(dir string, now func() time.Time) (*Cache, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	id, err := BuildID(exe)
+	if err != nil {
+		return nil, err
+	}
+	return Open(dir, Options{Build: id, Now: now})
+}
+
 // BuildID is the Go build ID of the executable at path (os.Executable for
 // the running program): it changes whenever any of the program's sources
 // or build settings do, which is what makes a cached import safe to reuse.

@@ -137,3 +137,11 @@ func TestBuildID(t *testing.T) {
 	_, err = Open(t.TempDir(), Options{})
 	require.Error(t, err, "a cache without a build cannot tell stale entries")
 }
+
+func TestOpenExecutable(t *testing.T) {
+	c, err := OpenExecutable(t.TempDir(), nil)
+	require.NoError(t, err, "a test binary has a Go build ID")
+	exe, _ := os.Executable()
+	id, _ := BuildID(exe)
+	require.Equal(t, id, c.o.Build)
+}
