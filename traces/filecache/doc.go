@@ -16,7 +16,9 @@
 // changed importer, is a miss, never a stale answer. Entries are written
 // whole (a temporary file renamed into place) and end in a checksum, so
 // several processes may share a directory; one that is short, fails its
-// checksum or does not decode is ignored with a warning and rewritten.
+// checksum or does not decode is ignored with a warning and rewritten. A
+// directory that cannot be read or written is one warning, and the run
+// goes on without the cache.
 // Flush removes the least recently used entries beyond Options.MaxBytes
 // (1 GiB by default).
 //

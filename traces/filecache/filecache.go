@@ -67,6 +67,10 @@ type Cache struct {
 	hits     int
 	puts     int
 	warnings []string
+	// off is set by the first failure to read or write the directory
+	// (not a directory, no space, no permission): one warning says so,
+	// and the run goes on without the cache rather than warning per file.
+	off bool
 }
 
 // Open returns the cache in dir (made at the first Put).
@@ -91,11 +95,14 @@ func (c *Cache) path(key traces.FileKey) string {
 // that is short, fails its checksum or does not decode is a miss with a
 // warning (Warnings), and is replaced by the next Put.
 func (c *Cache) Get(key traces.FileKey) ([]*traces.Session, *traces.Warnings, bool) {
+	if c.isOff() {
+		return nil, nil, false
+	}
 	p := c.path(key)
 	b, err := os.ReadFile(p)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
-			c.warn("%s: %v (re-imported)", p, err)
+			c.turnOff(err)
 		}
 		return nil, nil, false
 	}
@@ -138,6 +145,9 @@ func decode(b []byte) (*entry, error) {
 // Put implements traces.FileCache. A failed write is a warning: the run
 // goes on, the next one imports the file again.
 func (c *Cache) Put(key traces.FileKey, ss []*traces.Session, w *traces.Warnings) {
+	if c.isOff() {
+		return
+	}
 	var b bytes.Buffer
 	b.WriteString(magic)
 	if err := gob.NewEncoder(&b).Encode(entry{Build: c.o.Build, Key: key, Sessions: ss, Warnings: w}); err != nil {
@@ -146,12 +156,28 @@ func (c *Cache) Put(key traces.FileKey, ss []*traces.Session, w *traces.Warnings
 	}
 	b.Write(binary.LittleEndian.AppendUint64(nil, xxhash.Sum64(b.Bytes())))
 	if err := atomicfile.Write(c.path(key), b.Bytes(), false); err != nil {
-		c.warn("%v (not cached)", err)
+		c.turnOff(err)
 		return
 	}
 	c.mu.Lock()
 	c.puts++
 	c.mu.Unlock()
+}
+
+func (c *Cache) isOff() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.off
+}
+
+// turnOff stops the cache after err, with one warning.
+func (c *Cache) turnOff(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.off {
+		c.off = true
+		c.warnings = append(c.warnings, fmt.Sprintf("import cache: %v (going without it for the rest of the run)", err))
+	}
 }
 
 func (c *Cache) warn(format string, a ...any) {

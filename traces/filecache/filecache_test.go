@@ -145,3 +145,23 @@ func TestOpenExecutable(t *testing.T) {
 	id, _ := BuildID(exe)
 	require.Equal(t, id, c.o.Build)
 }
+
+// TestUnusableDir: a cache directory that cannot be read or written (here
+// a regular file) is one warning, not one per file, and the run goes on
+// without it.
+func TestUnusableDir(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(f, nil, 0o644))
+	c, err := Open(f, Options{Build: "b"})
+	require.NoError(t, err)
+	ss, w := sample()
+	for i := range 5 {
+		key := traces.FileKey{Format: "claude-code", Name: "a.jsonl", Sum: uint64(i), Size: 1}
+		_, _, ok := c.Get(key)
+		require.False(t, ok)
+		c.Put(key, ss, w)
+	}
+	require.Len(t, c.Warnings(), 1)
+	require.Contains(t, c.Warnings()[0], "going without it for the rest of the run")
+	require.Equal(t, Stats{}, c.Stats())
+}
