@@ -115,9 +115,13 @@ func ScanClaudeCode(paths ...string) ([]Session, *traces.Warnings, error) {
 	if err != nil {
 		return nil, w, err
 	}
-	var out []Session
+	var out []Session // nil when empty, as sharded cost cells encode it
+	if len(us) > 0 {
+		out = make([]Session, 0, len(us))
+	}
 	for _, u := range us {
-		cs := Session{ID: u.ID, Parent: u.Parent, Start: u.Start, Project: ProjectOf(u.File), File: u.File}
+		cs := Session{ID: u.ID, Parent: u.Parent, Start: u.Start, Project: ProjectOf(u.File), File: u.File,
+			Calls: make([]SessionCall, 0, len(u.Calls))}
 		for _, c := range u.Calls {
 			cs.Calls = append(cs.Calls, SessionCall{At: c.Time, Model: c.Model, Usage: c.Usage})
 		}

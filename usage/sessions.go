@@ -106,14 +106,26 @@ func CostOf(ss []Session, p Pricer, o Options, ws *traces.Warnings) *Cost {
 		}
 		return id
 	}
-	var grouped, own []Call
+	// Sized once: a tree of a few hundred MB has tens of thousands of calls,
+	// and growing these by doubling was a tenth of `cost`'s time.
+	n := 0
+	for _, s := range ss {
+		n += len(s.Calls)
+	}
+	grouped := make([]Call, 0, n)
+	var own []Call // each session's own calls: only BySession's tree needs them
+	if o.By == BySession {
+		own = make([]Call, 0, n)
+	}
 	for _, s := range ss {
 		r := root(s.ID)
 		for _, c := range s.Calls {
 			uc := Call{Time: c.At, Session: r, Project: s.Project, Model: c.Model, Usage: c.Usage, Requests: c.Requests}
 			grouped = append(grouped, uc)
-			uc.Session = s.ID
-			own = append(own, uc)
+			if o.By == BySession {
+				uc.Session = s.ID
+				own = append(own, uc)
+			}
 		}
 	}
 	rep := &Cost{By: o.By, Timezone: o.Loc.String()}
