@@ -33,6 +33,13 @@ type billLine struct {
 	// encoding/json instead (billJSON). No Claude Code log has one; the
 	// fuzzer does.
 	odd bool
+	// sessionV is the sessionId value, any JSON type.
+	sessionV []byte
+	// prog is the subagent response a progress line's data echoes.
+	prog progEcho
+	// unusual is jscan's: a number not spelled as JSON spells it, or a
+	// nesting deeper than any log's.
+	unusual bool
 }
 
 // The keys parseBillLine and usageOf read, by object.
@@ -41,6 +48,10 @@ var (
 	messageKeys = newKeySet("id", "model", "usage")
 	usageKeys   = newKeySet("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens", "cache_creation")
 	splitKeys   = newKeySet("ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")
+	// A progress line's echo of a subagent response (progressLine).
+	dataKeys        = newKeySet("data")
+	progDataKeys    = newKeySet("agentId", "message")
+	progMessageKeys = newKeySet("type", "timestamp", "requestId", "message")
 )
 
 // keySeen tracks one object's keys for oddness: seen is a bit per known
@@ -129,10 +140,11 @@ var (
 
 func parseBillLine(b []byte, l *billLine) error {
 	*l = billLine{}
+	p := jscan{b: b}
 	i := skipWS(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		// Not an object: still must be valid JSON to be "not a record".
-		j, err := skipValue(b, i, 0)
+		j, err := p.skipValue(i, 0)
 		if err != nil {
 			return err
 		}
@@ -142,50 +154,50 @@ func parseBillLine(b []byte, l *billLine) error {
 		return nil
 	}
 	top := keySeen{keySet: lineKeys}
-	end, err := eachKey(b, i, 0, func(key []byte, v, vend int) error {
-		exact := 0
+	data := keySeen{keySet: dataKeys}
+	end, err := p.object(i, 0, func(key []byte, v int) (int, error) {
+		exact, dataExact := 0, -1
+		vend, err := 0, error(nil)
 		switch string(key) {
-		case "type":
-			l.typ = strVal(b, v, vend)
-		case "sessionId":
-			l.sessionID, exact = strVal(b, v, vend), 1
-		case "agentId":
-			l.agentID, exact = strVal(b, v, vend), 2
-		case "timestamp":
-			l.timestamp, exact = strVal(b, v, vend), 3
-		case "requestId":
-			l.requestID, exact = strVal(b, v, vend), 4
 		case "message":
-			exact = 5
+			l.hasMessage, exact = true, 5
+			if b[v] == '{' {
+				l.messageObject = true
+				vend, err = p.message(v, l)
+			} else {
+				vend, err = p.skipValue(v, 1)
+			}
+		case "data":
+			exact, dataExact = -1, 0
+			l.prog.dataKind = b[v]
+			if b[v] == '{' {
+				vend, err = p.progData(v, &l.prog)
+			} else {
+				vend, err = p.skipValue(v, 1)
+			}
 		default:
-			exact = -1
-		}
-		l.odd = top.check(key, exact) || l.odd
-		return nil
-	}, func(key []byte) bool {
-		return string(key) == "message"
-	}, func(v int) (int, error) {
-		l.hasMessage = true
-		if b[v] != '{' {
-			return skipValue(b, v, 1)
-		}
-		l.messageObject = true
-		msg := keySeen{keySet: messageKeys}
-		return eachKey(b, v, 1, func(key []byte, v, vend int) error {
-			exact := 0
+			if vend, err = p.skipValue(v, 1); err != nil {
+				return 0, err
+			}
 			switch string(key) {
-			case "id":
-				l.msgID = strVal(b, v, vend)
-			case "model":
-				l.model, exact = strVal(b, v, vend), 1
-			case "usage":
-				l.usage, exact = b[v:vend], 2
+			case "type":
+				l.typ = strVal(b, v, vend)
+			case "sessionId":
+				l.sessionV, exact = b[v:vend], 1
+				l.sessionID = strVal(b, v, vend)
+			case "agentId":
+				l.agentID, exact = strVal(b, v, vend), 2
+			case "timestamp":
+				l.timestamp, exact = strVal(b, v, vend), 3
+			case "requestId":
+				l.requestID, exact = strVal(b, v, vend), 4
 			default:
 				exact = -1
 			}
-			l.odd = msg.check(key, exact) || l.odd
-			return nil
-		}, nil, nil)
+		}
+		l.odd = top.check(key, exact) || l.odd
+		l.prog.odd = data.check(key, dataExact) || l.prog.odd
+		return vend, err
 	})
 	if err != nil {
 		return err
@@ -193,7 +205,129 @@ func parseBillLine(b []byte, l *billLine) error {
 	if skipWS(b, end) != len(b) {
 		return errSyntax
 	}
+	l.unusual = p.unusual
 	return nil
+}
+
+// message reads the message object at b[v]: its id, model and usage.
+func (p *jscan) message(v int, l *billLine) (int, error) {
+	b := p.b
+	msg := keySeen{keySet: messageKeys}
+	return p.object(v, 1, func(key []byte, v int) (int, error) {
+		vend, err := p.skipValue(v, 2)
+		if err != nil {
+			return 0, err
+		}
+		exact := 0
+		switch string(key) {
+		case "id":
+			l.msgID = strVal(b, v, vend)
+		case "model":
+			l.model, exact = strVal(b, v, vend), 1
+		case "usage":
+			l.usage, exact = b[v:vend], 2
+		default:
+			exact = -1
+		}
+		l.odd = msg.check(key, exact) || l.odd
+		return vend, err
+	})
+}
+
+// progEcho is what a progress line's data holds of the subagent response
+// it echoes (Claude Code 2.1): the raw values of data.agentId,
+// data.message.{type,timestamp,requestId} and
+// data.message.message.{id,model,usage} (nil when absent), and the first
+// byte of the data, data.message and data.message.message values (0 when
+// absent). odd is as in billLine, for these keys and the line's "data".
+type progEcho struct {
+	dataKind, msgKind, innerKind                            byte
+	agentID, typ, timestamp, requestID, msgID, model, usage []byte
+	odd                                                     bool
+}
+
+// progData reads the data object of a progress line at b[v].
+func (p *jscan) progData(v int, e *progEcho) (int, error) {
+	b := p.b
+	seen := keySeen{keySet: progDataKeys}
+	return p.object(v, 1, func(key []byte, v int) (int, error) {
+		exact := -1
+		var vend int
+		var err error
+		if string(key) == "message" {
+			exact, e.msgKind = 1, b[v]
+			if b[v] == '{' {
+				vend, err = p.progMessage(v, e)
+			} else {
+				vend, err = p.skipValue(v, 2)
+			}
+		} else {
+			if vend, err = p.skipValue(v, 2); err != nil {
+				return 0, err
+			}
+			if string(key) == "agentId" {
+				exact, e.agentID = 0, b[v:vend]
+			}
+		}
+		e.odd = seen.check(key, exact) || e.odd
+		return vend, err
+	})
+}
+
+// progMessage reads data.message at b[v].
+func (p *jscan) progMessage(v int, e *progEcho) (int, error) {
+	b := p.b
+	seen := keySeen{keySet: progMessageKeys}
+	return p.object(v, 2, func(key []byte, v int) (int, error) {
+		exact := -1
+		var vend int
+		var err error
+		if string(key) == "message" {
+			exact, e.innerKind = 3, b[v]
+			if b[v] == '{' {
+				vend, err = p.progInner(v, e)
+			} else {
+				vend, err = p.skipValue(v, 3)
+			}
+		} else {
+			if vend, err = p.skipValue(v, 3); err != nil {
+				return 0, err
+			}
+			switch string(key) {
+			case "type":
+				exact, e.typ = 0, b[v:vend]
+			case "timestamp":
+				exact, e.timestamp = 1, b[v:vend]
+			case "requestId":
+				exact, e.requestID = 2, b[v:vend]
+			}
+		}
+		e.odd = seen.check(key, exact) || e.odd
+		return vend, err
+	})
+}
+
+// progInner reads data.message.message at b[v].
+func (p *jscan) progInner(v int, e *progEcho) (int, error) {
+	b := p.b
+	seen := keySeen{keySet: messageKeys}
+	return p.object(v, 3, func(key []byte, v int) (int, error) {
+		vend, err := p.skipValue(v, 4)
+		if err != nil {
+			return 0, err
+		}
+		exact := -1
+		switch string(key) {
+		case "id":
+			exact, e.msgID = 0, b[v:vend]
+		case "model":
+			exact, e.model = 1, b[v:vend]
+		case "usage":
+			exact, e.usage = 2, b[v:vend]
+		}
+		e.odd = seen.check(key, exact) || e.odd
+		return vend, err
+	})
 }
 
 // strVal is the contents of the string at b[v:vend], or nil if the value
@@ -219,14 +353,32 @@ func text(raw []byte) string {
 	return string(bytes.ToValidUTF8(raw, []byte("\uFFFD")))
 }
 
-// eachKey walks the object at b[i] (b[i] == '{'), calling val with each
-// key's value span; a key for which deep reports true is handed to sub,
-// which returns the value's end. It returns the index after the '}'.
-func eachKey(b []byte, i, depth int, val func(key []byte, v, vend int) error,
-	deep func(key []byte) bool, sub func(v int) (int, error)) (int, error) {
-	if depth > maxDepth {
-		return 0, errDepth
+// jscan skips the JSON values of one line, checking their grammar as
+// billLine says. unusual is set when a skipped number is not spelled as
+// JSON's grammar wants (the scan accepts it, as it always has) or the
+// nesting is deeper than any log's: such a line is valid JSON to
+// encoding/json only perhaps, which matters to the progress echo
+// (progressAgents.scan).
+type jscan struct {
+	b       []byte
+	unusual bool
+}
+
+// unusualDepth is a nesting deeper than Claude Code logs have (they nest
+// about ten levels); encoding/json rejects lines past maxDepth.
+const unusualDepth = 1000
+
+// object walks the object at b[i] (b[i] == '{'), calling field with each
+// key and the index of its value; field returns the value's end (nil
+// field: every value is skipped). It returns the index after the '}'.
+func (p *jscan) object(i, depth int, field func(key []byte, v int) (int, error)) (int, error) {
+	if depth > unusualDepth {
+		if depth > maxDepth {
+			return 0, errDepth
+		}
+		p.unusual = true
 	}
+	b := p.b
 	i = skipWS(b, i+1)
 	if i < len(b) && b[i] == '}' {
 		return i + 1, nil
@@ -249,15 +401,12 @@ func eachKey(b []byte, i, depth int, val func(key []byte, v, vend int) error,
 			return 0, errSyntax
 		}
 		var vend int
-		if deep != nil && deep(key) {
-			vend, err = sub(v)
+		if field != nil {
+			vend, err = field(key, v)
 		} else {
-			vend, err = skipValue(b, v, depth+1)
+			vend, err = p.skipValue(v, depth+1)
 		}
 		if err != nil {
-			return 0, err
-		}
-		if err := val(key, v, vend); err != nil {
 			return 0, err
 		}
 		i = skipWS(b, vend)
@@ -276,7 +425,8 @@ func eachKey(b []byte, i, depth int, val func(key []byte, v, vend int) error,
 }
 
 // skipValue returns the index after the JSON value at b[i].
-func skipValue(b []byte, i, depth int) (int, error) {
+func (p *jscan) skipValue(i, depth int) (int, error) {
+	b := p.b
 	if i >= len(b) {
 		return 0, errSyntax
 	}
@@ -284,17 +434,20 @@ func skipValue(b []byte, i, depth int) (int, error) {
 	case c == '"':
 		return skipString(b, i)
 	case c == '{':
-		return eachKey(b, i, depth, func([]byte, int, int) error { return nil }, nil, nil)
+		return p.object(i, depth, nil)
 	case c == '[':
-		if depth > maxDepth {
-			return 0, errDepth
+		if depth > unusualDepth {
+			if depth > maxDepth {
+				return 0, errDepth
+			}
+			p.unusual = true
 		}
 		i = skipWS(b, i+1)
 		if i < len(b) && b[i] == ']' {
 			return i + 1, nil
 		}
 		for {
-			j, err := skipValue(b, i, depth+1)
+			j, err := p.skipValue(i, depth+1)
 			if err != nil {
 				return 0, err
 			}
@@ -322,9 +475,50 @@ func skipValue(b []byte, i, depth int) (int, error) {
 		for j < len(b) && (b[j] >= '0' && b[j] <= '9' || b[j] == '.' || b[j] == 'e' || b[j] == 'E' || b[j] == '+' || b[j] == '-') {
 			j++
 		}
+		if !p.unusual && !jsonNumber(b[i:j]) {
+			p.unusual = true
+		}
 		return j, nil
 	}
 	return 0, errSyntax
+}
+
+// jsonNumber reports whether n is a number as JSON spells it:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func jsonNumber(n []byte) bool {
+	i := 0
+	if i < len(n) && n[i] == '-' {
+		i++
+	}
+	digits := func() bool {
+		j := i
+		for i < len(n) && n[i] >= '0' && n[i] <= '9' {
+			i++
+		}
+		return i > j
+	}
+	switch {
+	case i < len(n) && n[i] == '0':
+		i++
+	case !digits():
+		return false
+	}
+	if i < len(n) && n[i] == '.' {
+		i++
+		if !digits() {
+			return false
+		}
+	}
+	if i < len(n) && (n[i] == 'e' || n[i] == 'E') {
+		i++
+		if i < len(n) && (n[i] == '+' || n[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return false
+		}
+	}
+	return i == len(n)
 }
 
 func literal(b []byte, i int, lit string) (int, error) {
@@ -364,10 +558,11 @@ func skipWS(b []byte, i int) int {
 
 // usageOf reads a usage object's counts; a count that is not a number is
 // NaN (reported by traces.CheckCount). ok is false when the value is not
-// an object; odd as in billLine.
-func usageOf(raw []byte) (u traces.RawAnthropic, ok, odd bool) {
+// an object; odd as in billLine; split is the first byte of the
+// cache_creation value (0 when absent).
+func usageOf(raw []byte) (u traces.RawAnthropic, ok, odd bool, split byte) {
 	if len(raw) == 0 || raw[0] != '{' {
-		return u, false, false
+		return u, false, false, 0
 	}
 	num := func(v []byte) float64 {
 		if string(v) == "null" {
@@ -379,8 +574,39 @@ func usageOf(raw []byte) (u traces.RawAnthropic, ok, odd bool) {
 		}
 		return f
 	}
+	p := jscan{b: raw}
 	top := keySeen{keySet: usageKeys}
-	_, err := eachKey(raw, 0, 0, func(key []byte, v, vend int) error {
+	_, err := p.object(0, 0, func(key []byte, v int) (int, error) {
+		if string(key) == "cache_creation" {
+			split = raw[v]
+			odd = top.check(key, 4) || odd
+			if raw[v] != '{' {
+				return p.skipValue(v, 1)
+			}
+			u.HasSplit = true
+			seen := keySeen{keySet: splitKeys}
+			return p.object(v, 1, func(key []byte, v int) (int, error) {
+				vend, err := p.skipValue(v, 2)
+				if err != nil {
+					return 0, err
+				}
+				exact := 0
+				switch string(key) {
+				case "ephemeral_5m_input_tokens":
+					u.W5m = num(raw[v:vend])
+				case "ephemeral_1h_input_tokens":
+					u.W1h, exact = num(raw[v:vend]), 1
+				default:
+					exact = -1
+				}
+				odd = seen.check(key, exact) || odd
+				return vend, nil
+			})
+		}
+		vend, err := p.skipValue(v, 1)
+		if err != nil {
+			return 0, err
+		}
 		exact := 0
 		switch string(key) {
 		case "input_tokens":
@@ -391,33 +617,13 @@ func usageOf(raw []byte) (u traces.RawAnthropic, ok, odd bool) {
 			u.CacheRead, exact = num(raw[v:vend]), 2
 		case "output_tokens":
 			u.Output, exact = num(raw[v:vend]), 3
-		case "cache_creation":
-			exact = 4
 		default:
 			exact = -1
 		}
 		odd = top.check(key, exact) || odd
-		if exact != 4 || raw[v] != '{' {
-			return nil
-		}
-		u.HasSplit = true
-		split := keySeen{keySet: splitKeys}
-		_, err := eachKey(raw, v, 1, func(key []byte, v2, vend2 int) error {
-			exact := 0
-			switch string(key) {
-			case "ephemeral_5m_input_tokens":
-				u.W5m = num(raw[v2:vend2])
-			case "ephemeral_1h_input_tokens":
-				u.W1h, exact = num(raw[v2:vend2]), 1
-			default:
-				exact = -1
-			}
-			odd = split.check(key, exact) || odd
-			return nil
-		}, nil, nil)
-		return err
-	}, nil, nil)
-	return u, err == nil, odd
+		return vend, nil
+	})
+	return u, err == nil, odd, split
 }
 
 // billJSON is the part of a line the importer bills from, decoded as the

@@ -2,6 +2,7 @@ package claudecode
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -154,8 +155,10 @@ type fileUsage struct {
 	agents []*SessionUsage
 }
 
-// progressLine is a progress record echoing a subagent's response (Claude
-// Code 2.1): decoded in full, as such lines are few.
+// progressLine is what a progress record echoing a subagent's response
+// (Claude Code 2.1) bills from, as encoding/json decodes it: the reference
+// progressAgents.scan reads the same from the one-pass reader's spans, and
+// falls back to for the lines it cannot read exactly.
 type progressLine struct {
 	SessionID string `json:"sessionId"`
 	Data      *struct {
@@ -181,8 +184,91 @@ type progressAgents struct {
 	agents []*SessionUsage
 	byID   map[string]int
 	byCall map[string][2]int
+	// decoded counts the lines scan left to add (tests: no real log has one).
+	decoded int
 }
 
+// scan bills the subagent response that progress line b (parsed into l)
+// may echo, exactly as add would. When the keys add decodes are spelled
+// exactly and once, their strings are plain ASCII and the line holds no
+// control byte, escape or number that encoding/json could reject, it reads
+// the values parseBillLine took (most lines end at a missing agentId);
+// any other line goes to add itself.
+func (pa *progressAgents) scan(b []byte, l *billLine, warn func(string)) {
+	slow := func() {
+		pa.decoded++
+		if bytes.Contains(b, keyUsage) && bytes.Contains(b, keyAgentID) {
+			pa.add(b, warn)
+		}
+	}
+	e := &l.prog
+	if l.odd || e.odd {
+		slow()
+		return
+	}
+	// bad: a value of a type progressLine cannot take (encoding/json then
+	// fails and add bills nothing); hard: a string to unescape.
+	var bad, hard bool
+	str := func(v []byte) []byte {
+		switch {
+		case len(v) == 0 || v[0] == 'n': // absent or null: ""
+			return nil
+		case v[0] != '"':
+			bad = true
+			return nil
+		}
+		v = v[1 : len(v)-1]
+		for _, c := range v {
+			if c == '\\' || c >= utf8.RuneSelf {
+				hard = true
+				break
+			}
+		}
+		return v
+	}
+	obj := func(kind byte) bool {
+		if kind != 0 && kind != 'n' && kind != '{' {
+			bad = true
+		}
+		return kind == '{'
+	}
+	sid, agent := str(l.sessionV), str(e.agentID)
+	hasData, hasMsg, hasInner := obj(e.dataKind), obj(e.msgKind), obj(e.innerKind)
+	typ, ts, reqID := str(e.typ), str(e.timestamp), str(e.requestID)
+	msgID, model := str(e.msgID), str(e.model)
+	var raw traces.RawAnthropic
+	hasUsage := obj(firstByte(e.usage))
+	if hasUsage {
+		var uodd bool
+		var split byte
+		raw, _, uodd, split = usageOf(e.usage)
+		obj(split)
+		hard = hard || uodd
+	}
+	switch {
+	case bad || !hasData || !hasMsg || !hasInner || !hasUsage:
+		return // add bills nothing, whatever the strings say
+	case hard:
+		slow()
+		return
+	case len(agent) == 0 || string(typ) != "assistant" || len(sid) == 0 || string(model) == syntheticModel:
+		return
+	case l.unusual || !plainJSON(b):
+		slow() // encoding/json may reject the line
+		return
+	}
+	pa.bill(string(sid), string(agent), string(ts), string(reqID), string(msgID), string(model), raw, warn)
+}
+
+func firstByte(b []byte) byte {
+	if len(b) == 0 {
+		return 0
+	}
+	return b[0]
+}
+
+// add decodes progress line b by encoding/json and bills the subagent
+// response it echoes, if any.
 func (pa *progressAgents) add(b []byte, warn func(string)) {
 	var pl progressLine
 	if json.Unmarshal(b, &pl) != nil {
@@ -196,25 +282,90 @@ func (pa *progressAgents) add(b []byte, warn func(string)) {
 	if m == nil || m.Usage == nil || m.Model == syntheticModel {
 		return
 	}
-	u := m.Usage.usage(warn)
-	at, _ := parseTime(d.Message.Timestamp)
-	key := callKey(m.ID, d.Message.RequestID)
+	pa.bill(pl.SessionID, d.AgentID, d.Message.Timestamp, d.Message.RequestID, m.ID, m.Model, m.Usage.raw(), warn)
+}
+
+// bill counts one echoed response of agent in session sessionID.
+func (pa *progressAgents) bill(sessionID, agent, timestamp, reqID, msgID, model string, raw traces.RawAnthropic, warn func(string)) {
+	u := traces.CheckAnthropic(raw, warn)
+	at, _ := parseTime(timestamp)
+	key := callKey(msgID, reqID)
 	if ix, ok := pa.byCall[key]; ok && key != "" {
 		mergeUsage(&pa.agents[ix[0]].Calls[ix[1]].Usage, u, warn)
 		return
 	}
-	ai, ok := pa.byID[d.AgentID]
+	ai, ok := pa.byID[agent]
 	if !ok {
-		id, parent, compaction := identity(pl.SessionID, d.AgentID)
+		id, parent, compaction := identity(sessionID, agent)
 		ai = len(pa.agents)
-		pa.byID[d.AgentID] = ai
-		pa.agents = append(pa.agents, &SessionUsage{ID: id, Parent: parent, Compaction: compaction, File: pa.name, FromProgress: true, Model: m.Model, Start: at})
+		pa.byID[agent] = ai
+		pa.agents = append(pa.agents, &SessionUsage{ID: id, Parent: parent, Compaction: compaction, File: pa.name, FromProgress: true, Model: model, Start: at})
 	}
 	a := pa.agents[ai]
 	if key != "" {
 		pa.byCall[key] = [2]int{ai, len(a.Calls)}
 	}
-	a.Calls = append(a.Calls, Call{Time: at, Model: m.Model, MessageID: m.ID, RequestID: d.Message.RequestID, Usage: u})
+	a.Calls = append(a.Calls, Call{Time: at, Model: model, MessageID: msgID, RequestID: reqID, Usage: u})
+}
+
+// plainJSON reports whether b, a line parseBillLine accepted with no
+// unusual number or nesting, is certainly valid JSON to encoding/json:
+// the scan did not look inside its strings, which must hold no control
+// byte (outside strings only tab and CR may be, as whitespace: such a
+// line is left to encoding/json) and whose escapes must be valid.
+func plainJSON(b []byte) bool {
+	if hasControl(b) {
+		return false
+	}
+	// Every backslash is in a string (the grammar has none outside), and
+	// the first one in a line starts an escape: taking escapes in turn
+	// from there meets each escape at its start.
+	for i := 0; ; {
+		k := bytes.IndexByte(b[i:], '\\')
+		if k < 0 {
+			return true
+		}
+		i += k + 1
+		if i >= len(b) {
+			return false
+		}
+		switch b[i] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			i++
+		case 'u':
+			if i+5 > len(b) {
+				return false
+			}
+			for _, c := range b[i+1 : i+5] {
+				if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+					return false
+				}
+			}
+			i += 5
+		default:
+			return false
+		}
+	}
+}
+
+// hasControl reports whether b holds a byte below 0x20, eight bytes at a
+// time: x-0x20 borrows into a byte's top bit only from a byte below 0x20
+// (exact as a yes or no, though not as to which byte).
+func hasControl(b []byte) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		if (x-0x20*ones)&^x&highs != 0 {
+			return true
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] < 0x20 {
+			return true
+		}
+	}
+	return false
 }
 
 // keyAgentID marks the progress lines that may echo a subagent response.
@@ -266,7 +417,7 @@ func scanFile(r io.Reader, name string, w *traces.Warnings) (fileUsage, error) {
 			}
 			continue
 		}
-		raw, hasUsage, uodd := usageOf(l.usage)
+		raw, hasUsage, uodd, _ := usageOf(l.usage)
 		if l.odd || uodd {
 			var ok bool
 			if raw, hasUsage, ok = decodeOdd(b, &l); !ok {
@@ -279,8 +430,8 @@ func scanFile(r io.Reader, name string, w *traces.Warnings) (fileUsage, error) {
 			continue
 		}
 		s.used++
-		if string(l.typ) == "progress" && bytes.Contains(b, keyUsage) && bytes.Contains(b, keyAgentID) {
-			pa.add(b, warn)
+		if string(l.typ) == "progress" {
+			pa.scan(b, &l, warn)
 			continue
 		}
 		if string(l.typ) != "assistant" {

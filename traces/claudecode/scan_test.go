@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"syscall"
@@ -335,5 +336,113 @@ func TestScanKeysAsEncodingJSON(t *testing.T) {
 		if iu == (traces.Usage{}) && name != "type key case" {
 			t.Errorf("%s: nothing billed; the case tests nothing", name)
 		}
+	}
+}
+
+// progressEcho is a Claude Code 2.1 progress line echoing a subagent
+// response (the shape of subagent.jsonl's), with its usage.
+const progressEcho = `{"parentUuid":"p1","isSidechain":false,"sessionId":"s1","type":"progress","data":{"message":{"type":"assistant","timestamp":"2026-02-10T21:58:17.856Z","message":{"model":"claude-haiku-4-5-20251001","id":"msg_1","type":"message","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Read","input":{"file_path":"/a \"b\"\\c\u00e9"}}],"stop_reason":null,"usage":{"input_tokens":2,"cache_creation_input_tokens":2398,"cache_read_input_tokens":15584,"cache_creation":{"ephemeral_5m_input_tokens":0,"ephemeral_1h_input_tokens":2398},"output_tokens":3,"service_tier":"standard"}},"requestId":"req_1","uuid":"u1"},"normalizedMessages":[],"type":"agent_progress","prompt":"Draft","agentId":"afb92ff"},"toolUseID":"agent_msg_1","uuid":"u2","timestamp":"2026-02-10T21:58:17.857Z"}`
+
+// echoes bills progress line b twice: by progressAgents.scan on the
+// one-pass reader's spans, and by add (encoding/json) behind the line
+// filters scan replaced. It returns both, their warnings, and whether
+// scan read the line itself.
+func echoes(b []byte) (fast, ref []*SessionUsage, fw, rw traces.Warnings, own, ok bool) {
+	var l billLine
+	if parseBillLine(b, &l) != nil || string(l.typ) != "progress" {
+		return nil, nil, fw, rw, false, false
+	}
+	pf := &progressAgents{name: "f", byID: map[string]int{}, byCall: map[string][2]int{}}
+	pr := &progressAgents{name: "f", byID: map[string]int{}, byCall: map[string][2]int{}}
+	pf.scan(b, &l, func(r string) { fw.Add("f", 1, r) })
+	if bytes.Contains(b, keyUsage) && bytes.Contains(b, keyAgentID) {
+		pr.add(b, func(r string) { rw.Add("f", 1, r) })
+	}
+	return pf.agents, pr.agents, fw, rw, pf.decoded == 0, true
+}
+
+// FuzzProgressEcho checks that the progress echo read from the one-pass
+// reader's spans bills what encoding/json's decode bills, on any line.
+func FuzzProgressEcho(f *testing.F) {
+	f.Add([]byte(progressEcho))
+	for _, r := range [][2]string{
+		{`"agentId":"afb92ff"`, `"agentId":"afb\u0039ff"`},
+		{`"agentId":"afb92ff"`, `"AgentID":"afb92ff"`},
+		{`"agentId":"afb92ff"`, `"agentId":null`},
+		{`"agentId":"afb92ff"`, `"agentId":7`},
+		{`"agentId":"afb92ff"`, `"agentId":"a","agentId":"b"`},
+		{`"sessionId":"s1"`, `"sessionId":["s1"]`},
+		{`"type":"assistant"`, `"type":"assist\u0061nt"`},
+		{`"requestId":"req_1"`, `"requestId":"req_\u00e9"`},
+		{`"model":"claude-haiku-4-5-20251001"`, `"model":"<synthetic>"`},
+		{`"model":"claude-haiku-4-5-20251001"`, `"model":"claude-\xff"`},
+		{`"input_tokens":2`, `"input_tokens":02`},
+		{`"input_tokens":2`, `"input_tokens":"2"`},
+		{`"input_tokens":2`, `"Input_tokens":2`},
+		{`"cache_creation":{`, `"cache_creation":null,"x":{`},
+		{`"cache_creation":{"ephemeral_5m_input_tokens":0,"ephemeral_1h_input_tokens":2398}`, `"cache_creation":4`},
+		{`"usage":{`, `"usage":null,"u":{`},
+		{`"usage":{`, `"usage":[],"u":{`},
+		{`"stop_reason":null`, `"stop_reason":nul`},
+		{`"Draft"`, "\"Dr\taft\""},
+		{`"Draft"`, `"Dr\qaft"`},
+		{`"Draft"`, `"Dr\u00Gft"`},
+		{`"Draft",`, "\"Draft\",\t"},
+		{`"data":{`, `"data":null,"d":{`},
+		{`"data":{`, `"data":{},"data":{`},
+		{`{"type":"assistant","timestamp"`, `{"type":"assistant","message":5,"timestamp"`},
+	} {
+		if !strings.Contains(progressEcho, r[0]) {
+			f.Fatalf("seed: %q not in the line", r[0])
+		}
+		f.Add([]byte(strings.Replace(progressEcho, r[0], r[1], 1)))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		fast, ref, fw, rw, _, ok := echoes(b)
+		if !ok {
+			return
+		}
+		if !reflect.DeepEqual(fast, ref) || fw.String() != rw.String() {
+			t.Fatalf("scan billed %s (warnings %q), encoding/json %s (warnings %q)", showAgents(fast), fw.String(), showAgents(ref), rw.String())
+		}
+	})
+}
+
+func showAgents(as []*SessionUsage) string {
+	var s []string
+	for _, a := range as {
+		s = append(s, fmt.Sprintf("%+v", *a))
+	}
+	return "[" + strings.Join(s, " ") + "]"
+}
+
+// TestProgressEchoRealLogs checks the progress lines of the shared logs:
+// scan reads every one itself, and bills what encoding/json's decode
+// bills; the seed line is billed (the comparison tests something).
+func TestProgressEchoRealLogs(t *testing.T) {
+	fast, _, _, _, own, ok := echoes([]byte(progressEcho))
+	if !ok || !own || len(fast) != 1 || len(fast[0].Calls) != 1 || fast[0].Calls[0].Usage.CacheWrite1h != 2398 || fast[0].ID != "s1.agent-afb92ff" {
+		t.Fatalf("seed line: own %v, billed %s", own, showAgents(fast))
+	}
+	echoed := 0
+	for _, name := range []string{bigFile, testdata + "/subagent.jsonl", testdata + "/short.jsonl", testdata + "/tool_heavy.jsonl"} {
+		data, err := os.ReadFile(name)
+		require.NoError(t, err)
+		for i, b := range bytes.Split(data, []byte("\n")) {
+			fast, ref, fw, rw, own, ok := echoes(b)
+			if !ok {
+				continue
+			}
+			if !own {
+				t.Errorf("%s:%d: left to encoding/json", name, i+1)
+			}
+			if !reflect.DeepEqual(fast, ref) || fw.String() != rw.String() {
+				t.Errorf("%s:%d: scan billed %s, encoding/json %s", name, i+1, showAgents(fast), showAgents(ref))
+			}
+			echoed += len(ref)
+		}
+	}
+	if echoed != 42 {
+		t.Errorf("%d echoed responses, want the 42 of the shared logs", echoed)
 	}
 }
