@@ -1,6 +1,7 @@
 package claudecode
 
 import (
+	"bytes"
 	"os"
 	"testing"
 
@@ -91,5 +92,24 @@ func BenchmarkImportCached(b *testing.B) {
 	}
 	if st := c.Stats(); st.Hits == 0 {
 		b.Fatalf("the warm import was not served from the cache: %+v", st)
+	}
+}
+
+// BenchmarkParseBillLine is the one-pass line reader alone, over the lines
+// of the largest shared session held in memory.
+func BenchmarkParseBillLine(b *testing.B) {
+	data, err := os.ReadFile(bigFile)
+	if err != nil {
+		b.Fatal(err)
+	}
+	lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
+	b.SetBytes(int64(len(data)))
+	var l billLine
+	for b.Loop() {
+		for _, line := range lines {
+			if err := parseBillLine(line, &l); err != nil {
+				b.Fatal(err)
+			}
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/ctxsim/ctxsim/traces"
 )
@@ -350,6 +351,9 @@ func text(raw []byte) string {
 			return s
 		}
 	}
+	if utf8.Valid(raw) {
+		return string(raw)
+	}
 	return string(bytes.ToValidUTF8(raw, []byte("\uFFFD")))
 }
 
@@ -548,6 +552,11 @@ func skipString(b []byte, i int) (int, error) {
 		}
 	}
 }
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
 
 func skipWS(b []byte, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {

@@ -19,6 +19,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -199,7 +200,7 @@ func (o Options) ImportFiles(fsys fs.FS, files []string, display string) ([]*tra
 }
 
 func (o Options) importFiles(files []string, open func(i int) (io.ReadCloser, error), name func(i int) string, display string) ([]*traces.Session, *traces.Warnings, error) {
-	read, ws, err := readFiles(len(files), open,
+	read, ws, err := readFiles(len(files), nil, open,
 		func(i int, r io.Reader, w *traces.Warnings) ([]*traces.Session, error) {
 			if o.Cache == nil {
 				return readSession(r, name(i), w)
@@ -216,6 +217,10 @@ func (o Options) importFiles(files []string, open func(i int) (io.ReadCloser, er
 	link(out, ws, display)
 	return out, ws, nil
 }
+
+// bufPool holds the file buffers of cachedRead, so that a tree of many
+// files is read with a few allocations.
+var bufPool = sync.Pool{New: func() any { return new([]byte) }}
 
 // cachedRead is readSession through o.Cache: the file is read whole and
 // keyed by its bytes and name; what a miss reads is put in the cache

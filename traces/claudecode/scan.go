@@ -93,8 +93,31 @@ func ScanUsage(paths ...string) ([]*SessionUsage, *traces.Warnings, error) {
 		}
 		files = append(files, fs0...)
 	}
-	read, rws, err := readFiles(len(files), func(i int) (io.ReadCloser, error) { return os.Open(files[i]) },
-		func(i int, r io.Reader, w *traces.Warnings) (fileUsage, error) { return scanFile(r, files[i], w) })
+	// The largest files first, so that no worker is left with a big one at
+	// the end; results still come back in file order.
+	size := make([]int64, len(files))
+	order := make([]int, len(files))
+	for i, f := range files {
+		order[i] = i
+		if fi, err := os.Stat(f); err == nil {
+			size[i] = fi.Size()
+		}
+	}
+	sort.SliceStable(order, func(a, b int) bool { return size[order[a]] > size[order[b]] })
+	// One buffer per worker, kept for the whole scan (a sync.Pool is
+	// emptied by each GC, and a fresh buffer is cleared and faulted in).
+	bufs := make(chan *[]byte, runtime.GOMAXPROCS(0))
+	read, rws, err := readFiles(len(files), order, func(i int) (io.ReadCloser, error) { return os.Open(files[i]) },
+		func(i int, r io.Reader, w *traces.Warnings) (fileUsage, error) {
+			var buf *[]byte
+			select {
+			case buf = <-bufs:
+			default:
+				buf = new([]byte)
+			}
+			defer func() { bufs <- buf }()
+			return scanFileBuf(r, files[i], w, buf)
+		})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -352,7 +375,6 @@ func plainJSON(b []byte) bool {
 // time: x-0x20 borrows into a byte's top bit only from a byte below 0x20
 // (exact as a yes or no, though not as to which byte).
 func hasControl(b []byte) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	i := 0
 	for ; i+8 <= len(b); i += 8 {
 		x := binary.LittleEndian.Uint64(b[i:])
@@ -379,8 +401,12 @@ const warnNotRecord = "skipped line that is not a log record (a JSON object with
 // The file is read whole (memory is bounded by the largest file, one per
 // core) and split in place: no line is copied.
 func scanFile(r io.Reader, name string, w *traces.Warnings) (fileUsage, error) {
-	buf := bufPool.Get().(*[]byte)
-	defer bufPool.Put(buf)
+	return scanFileBuf(r, name, w, new([]byte))
+}
+
+// scanFileBuf is scanFile reading into *buf (grown as needed; nothing
+// returned refers to it).
+func scanFileBuf(r io.Reader, name string, w *traces.Warnings, buf *[]byte) (fileUsage, error) {
 	data, err := readAll(r, buf)
 	if err != nil {
 		return fileUsage{}, fmt.Errorf("%s: %w", name, err)
@@ -392,6 +418,7 @@ func scanFile(r io.Reader, name string, w *traces.Warnings) (fileUsage, error) {
 	var idTime time.Time         // time of the line s.ID was taken from
 	var l billLine
 	lineNo := 0
+	warn := func(reason string) { w.Add(name, lineNo, reason) }
 	for len(data) > 0 {
 		b, eof := data, true
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
@@ -401,7 +428,6 @@ func scanFile(r io.Reader, name string, w *traces.Warnings) (fileUsage, error) {
 		}
 		lineNo++
 		s.lines++
-		warn := func(reason string) { w.Add(name, lineNo, reason) }
 		if len(b) > traces.MaxLine {
 			warn(warnTooLong)
 			continue
@@ -506,10 +532,6 @@ func scanFile(r io.Reader, name string, w *traces.Warnings) (fileUsage, error) {
 	return fileUsage{main: s, agents: pa.agents}, nil
 }
 
-// bufPool holds the file buffers of the scan, one per worker at a time, so
-// a tree of many files is read with a few allocations.
-var bufPool = sync.Pool{New: func() any { return new([]byte) }}
-
 // readAll reads r into *buf, growing it to the file's size once rather
 // than by doubling (which clears and copies every step).
 func readAll(r io.Reader, buf *[]byte) ([]byte, error) {
@@ -546,10 +568,11 @@ func before(a, b time.Time) bool {
 	return a.Before(b)
 }
 
-// readFiles opens and reads files 0..n-1 on at most GOMAXPROCS goroutines.
-// Results and warnings come back in file order, so output never depends on
-// scheduling; the first error in file order wins.
-func readFiles[T any](n int, open func(i int) (io.ReadCloser, error),
+// readFiles opens and reads files 0..n-1 on at most GOMAXPROCS goroutines,
+// taking them in order (nil: 0..n-1). Results and warnings come back in
+// file order, so output never depends on scheduling; the first error in
+// file order wins.
+func readFiles[T any](n int, order []int, open func(i int) (io.ReadCloser, error),
 	read func(i int, r io.Reader, w *traces.Warnings) (T, error)) ([]T, *traces.Warnings, error) {
 	out := make([]T, n)
 	ws := make([]traces.Warnings, n)
@@ -563,9 +586,15 @@ func readFiles[T any](n int, open func(i int) (io.ReadCloser, error),
 		defer f.Close()
 		out[i], errs[i] = read(i, f, &ws[i])
 	}
+	if order == nil {
+		order = make([]int, n)
+		for i := range order {
+			order[i] = i
+		}
+	}
 	workers := min(runtime.GOMAXPROCS(0), n)
 	if workers <= 1 {
-		for i := range n {
+		for _, i := range order {
 			one(i)
 		}
 	} else {
@@ -578,7 +607,7 @@ func readFiles[T any](n int, open func(i int) (io.ReadCloser, error),
 				}
 			})
 		}
-		for i := range n {
+		for _, i := range order {
 			next <- i
 		}
 		close(next)
