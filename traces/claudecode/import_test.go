@@ -264,6 +264,14 @@ func TestLongLine(t *testing.T) {
 	if got := w.List(); len(got) != 1 || got[0].Reason != warnTooLong || got[0].First != "s1.jsonl:2" {
 		t.Errorf("warnings = %+v, want %q at s1.jsonl:2", got, warnTooLong)
 	}
+	// The cost scan too, which drops the line as it reads it.
+	su, sw := scan(t, data)
+	if len(su.Calls) != 1 {
+		t.Errorf("scan: calls = %d, want 1", len(su.Calls))
+	}
+	if got := sw.List(); len(got) != 1 || got[0].Reason != warnTooLong || got[0].First != "s1.jsonl:2" {
+		t.Errorf("scan: warnings = %+v, want %q at s1.jsonl:2", got, warnTooLong)
+	}
 }
 
 // TestInlineSidechains: a 2025 log (Claude Code 1.0.x) writes each Task

@@ -69,8 +69,8 @@ func (s *SessionUsage) Total() traces.Usage {
 // usage of the Claude Code logs under paths (files, or directories searched
 // for .jsonl), without building transcripts. Each line is read in one pass
 // (parseBillLine: the grammar is checked, only the few fields a bill needs
-// are decoded), and files are read whole on all cores, so memory is
-// bounded by the largest file, not the tree. Results
+// are decoded), and files are read on all cores a chunk at a time: no
+// more of a file is held than its longest line needs. Results
 // are sorted by session id, whatever the read order.
 //
 // Every line is accounted for: it is a call, a record that bills nothing
@@ -398,8 +398,8 @@ const warnNotRecord = "skipped line that is not a log record (a JSON object with
 
 // scanFile reads the calls of one file, sorted by their first time (then
 // first line), so that a file's bill does not depend on its line order.
-// The file is read whole (memory is bounded by the largest file, one per
-// core) and split in place: no line is copied.
+// The file is read a chunk at a time (lineSource) and split in place: no
+// line is copied.
 func scanFile(r io.Reader, name string, w *traces.Warnings) (fileUsage, error) {
 	return scanFileBuf(r, name, w, new([]byte))
 }
@@ -407,10 +407,8 @@ func scanFile(r io.Reader, name string, w *traces.Warnings) (fileUsage, error) {
 // scanFileBuf is scanFile reading into *buf (grown as needed; nothing
 // returned refers to it).
 func scanFileBuf(r io.Reader, name string, w *traces.Warnings, buf *[]byte) (fileUsage, error) {
-	data, err := readAll(r, buf)
-	if err != nil {
-		return fileUsage{}, fmt.Errorf("%s: %w", name, err)
-	}
+	src := lineSource{r: r, buf: *buf, max: traces.MaxLine}
+	defer func() { *buf = src.buf }()
 	s := &SessionUsage{File: name}
 	pa := &progressAgents{name: name, byID: map[string]int{}, byCall: map[string][2]int{}}
 	idx := map[string]int{}
@@ -419,16 +417,17 @@ func scanFileBuf(r io.Reader, name string, w *traces.Warnings, buf *[]byte) (fil
 	var l billLine
 	lineNo := 0
 	warn := func(reason string) { w.Add(name, lineNo, reason) }
-	for len(data) > 0 {
-		b, eof := data, true
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			b, data, eof = data[:i], data[i+1:], false
-		} else {
-			data = nil
+	for {
+		b, eof, long, ok, err := src.next()
+		if err != nil {
+			return fileUsage{}, fmt.Errorf("%s: %w", name, err)
+		}
+		if !ok {
+			break
 		}
 		lineNo++
 		s.lines++
-		if len(b) > traces.MaxLine {
+		if long {
 			warn(warnTooLong)
 			continue
 		}
@@ -532,27 +531,70 @@ func scanFileBuf(r io.Reader, name string, w *traces.Warnings, buf *[]byte) (fil
 	return fileUsage{main: s, agents: pa.agents}, nil
 }
 
-// readAll reads r into *buf, growing it to the file's size once rather
-// than by doubling (which clears and copies every step).
-func readAll(r io.Reader, buf *[]byte) ([]byte, error) {
-	if f, ok := r.(interface{ Stat() (os.FileInfo, error) }); ok {
-		if fi, err := f.Stat(); err == nil && int64(cap(*buf)) < fi.Size()+1 {
-			*buf = make([]byte, 0, fi.Size()+512)
-		}
-	}
-	b := (*buf)[:0]
+// chunkSize is how much of a file the scan reads at a time: small enough
+// that a chunk is still in the cache when it is parsed.
+const chunkSize = 256 << 10
+
+// lineSource yields the lines of r, read a chunk at a time into buf and
+// returned in place (no line is copied); the buffer grows for a longer
+// line, up to max bytes, past which the line is dropped as it is read.
+type lineSource struct {
+	r       io.Reader
+	buf     []byte
+	max     int
+	i, n    int // the unread bytes are buf[i:n]
+	scanned int // buf[i:scanned] holds no '\n'
+	eof     bool
+}
+
+// next returns the next line without its '\n', valid until the next call;
+// eof marks a last line with no '\n', long a line over max bytes
+// (returned empty); ok is false at the end.
+func (ls *lineSource) next() (b []byte, eof, long, ok bool, err error) {
+	skipping := false // in a line over the limit, dropping what is read
 	for {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
+		if k := bytes.IndexByte(ls.buf[ls.scanned:ls.n], '\n'); k >= 0 {
+			end := ls.scanned + k
+			b, ls.i = ls.buf[ls.i:end], end+1
+			ls.scanned = ls.i
+			if skipping || len(b) > ls.max {
+				return nil, false, true, true, nil
+			}
+			return b, false, false, true, nil
 		}
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			*buf = b
-			return b, nil
+		ls.scanned = ls.n
+		if ls.eof {
+			if ls.i == ls.n && !skipping {
+				return nil, false, false, false, nil
+			}
+			b, ls.i = ls.buf[ls.i:ls.n], ls.n
+			if skipping || len(b) > ls.max {
+				return nil, true, true, true, nil
+			}
+			return b, true, false, true, nil
 		}
-		if err != nil {
-			return nil, err
+		if ls.n-ls.i > ls.max {
+			skipping, ls.i, ls.n, ls.scanned = true, 0, 0, 0
+		}
+		// Move the partial line to the front, and grow the buffer when
+		// it is all one line.
+		if ls.i > 0 {
+			ls.n = copy(ls.buf, ls.buf[ls.i:ls.n])
+			ls.scanned -= ls.i
+			ls.i = 0
+		}
+		if ls.n == len(ls.buf) {
+			grown := make([]byte, max(chunkSize, 2*len(ls.buf)))
+			copy(grown, ls.buf[:ls.n])
+			ls.buf = grown
+		}
+		m, err := ls.r.Read(ls.buf[ls.n:])
+		ls.n += m
+		switch {
+		case err == io.EOF:
+			ls.eof = true
+		case err != nil:
+			return nil, false, false, false, err
 		}
 	}
 }

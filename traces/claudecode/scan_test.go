@@ -5,14 +5,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"testing/iotest"
 	"time"
 	"unicode/utf8"
 
@@ -444,5 +447,85 @@ func TestProgressEchoRealLogs(t *testing.T) {
 	}
 	if echoed != 42 {
 		t.Errorf("%d echoed responses, want the 42 of the shared logs", echoed)
+	}
+}
+
+// TestLineSource checks the scan's chunked line reader against splitting
+// the whole input at '\n', whatever the sizes of the reads: the same
+// lines, the last one marked when it has no '\n', and lines over the
+// limit reported empty, with or without a '\n'.
+func TestLineSource(t *testing.T) {
+	type line struct {
+		b         string
+		eof, long bool
+	}
+	split := func(data string, max int) []line {
+		var out []line
+		for len(data) > 0 {
+			b, rest, found := strings.Cut(data, "\n")
+			l := line{b: b, eof: !found}
+			if len(b) > max {
+				l = line{eof: !found, long: true}
+			}
+			out, data = append(out, l), rest
+		}
+		return out
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	inputs := []string{"", "\n", "\n\n", "a", "a\n", "a\nb", "abcdefghij\nab\n", "abcdefghijk\nab", "abcdefghijklmnopqrstuvwxyz\n\nx\nabcdefghijklmnopqrstuvwxyz"}
+	for range 200 {
+		var sb strings.Builder
+		for range rng.IntN(8) {
+			sb.WriteString(strings.Repeat("x", rng.IntN(25)))
+			if rng.IntN(5) > 0 {
+				sb.WriteByte('\n')
+			}
+		}
+		inputs = append(inputs, sb.String())
+	}
+	readers := map[string]func(string) io.Reader{
+		"whole":    func(s string) io.Reader { return strings.NewReader(s) },
+		"one byte": func(s string) io.Reader { return iotest.OneByteReader(strings.NewReader(s)) },
+		"half":     func(s string) io.Reader { return iotest.HalfReader(strings.NewReader(s)) },
+		"data+EOF": func(s string) io.Reader { return iotest.DataErrReader(strings.NewReader(s)) },
+	}
+	for _, in := range inputs {
+		want := split(in, 10)
+		for name, r := range readers {
+			// A buffer of 4 grows for longer lines, one of 64 holds many.
+			for _, size := range []int{0, 4, 64} {
+				src := lineSource{r: r(in), buf: make([]byte, size), max: 10}
+				var got []line
+				for {
+					b, eof, long, ok, err := src.next()
+					require.NoError(t, err)
+					if !ok {
+						break
+					}
+					got = append(got, line{string(b), eof, long})
+				}
+				if !slices.Equal(got, want) {
+					t.Fatalf("%q, %s reads, buffer %d: got %+v, want %+v", in, name, size, got, want)
+				}
+			}
+		}
+	}
+	// A line over the limit is dropped as it is read: the buffer stays
+	// one chunk.
+	huge := strings.Repeat("x", 3*chunkSize) + "\nab"
+	src := lineSource{r: strings.NewReader(huge), max: 10}
+	for _, want := range []line{{long: true}, {b: "ab", eof: true}} {
+		b, eof, long, ok, err := src.next()
+		require.NoError(t, err)
+		if got := (line{string(b), eof, long}); !ok || got != want {
+			t.Errorf("huge line: got %+v (ok %v), want %+v", got, ok, want)
+		}
+	}
+	if len(src.buf) > chunkSize {
+		t.Errorf("buffer grew to %d bytes for a line over the limit", len(src.buf))
+	}
+	src = lineSource{r: iotest.ErrReader(errors.New("disk on fire")), max: 10}
+	if _, _, _, _, err := src.next(); err == nil || err.Error() != "disk on fire" {
+		t.Errorf("read error: %v", err)
 	}
 }
