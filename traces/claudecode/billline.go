@@ -26,7 +26,7 @@ type billLine struct {
 	typ, sessionID, agentID, timestamp, requestID []byte
 	hasMessage, messageObject                     bool
 	msgID, model                                  []byte
-	usage                                         []byte // the usage value, any JSON type
+	usage                                         usageRead
 	// odd is set when a key read here is spelled other than exactly (in
 	// another case, or with escapes) or comes twice in its object:
 	// encoding/json, which the importer uses, matches keys without regard
@@ -43,7 +43,7 @@ type billLine struct {
 	unusual bool
 }
 
-// The keys parseBillLine and usageOf read, by object.
+// The keys parseBillLine reads, by object.
 var (
 	lineKeys    = newKeySet("type", "sessionId", "agentId", "timestamp", "requestId", "message")
 	messageKeys = newKeySet("id", "model", "usage")
@@ -215,7 +215,13 @@ func (p *jscan) message(v int, l *billLine) (int, error) {
 	b := p.b
 	msg := keySeen{keySet: messageKeys}
 	return p.object(v, 1, func(key []byte, v int) (int, error) {
-		vend, err := p.skipValue(v, 2)
+		var vend int
+		var err error
+		if string(key) == "usage" {
+			vend, err = p.usage(v, 2, &l.usage)
+		} else {
+			vend, err = p.skipValue(v, 2)
+		}
 		if err != nil {
 			return 0, err
 		}
@@ -226,12 +232,12 @@ func (p *jscan) message(v int, l *billLine) (int, error) {
 		case "model":
 			l.model, exact = strVal(b, v, vend), 1
 		case "usage":
-			l.usage, exact = b[v:vend], 2
+			exact = 2
 		default:
 			exact = -1
 		}
 		l.odd = msg.check(key, exact) || l.odd
-		return vend, err
+		return vend, nil
 	})
 }
 
@@ -242,9 +248,10 @@ func (p *jscan) message(v int, l *billLine) (int, error) {
 // byte of the data, data.message and data.message.message values (0 when
 // absent). odd is as in billLine, for these keys and the line's "data".
 type progEcho struct {
-	dataKind, msgKind, innerKind                            byte
-	agentID, typ, timestamp, requestID, msgID, model, usage []byte
-	odd                                                     bool
+	dataKind, msgKind, innerKind, usageKind          byte
+	agentID, typ, timestamp, requestID, msgID, model []byte
+	usage                                            usageRead
+	odd                                              bool
 }
 
 // progData reads the data object of a progress line at b[v].
@@ -313,7 +320,14 @@ func (p *jscan) progInner(v int, e *progEcho) (int, error) {
 	b := p.b
 	seen := keySeen{keySet: messageKeys}
 	return p.object(v, 3, func(key []byte, v int) (int, error) {
-		vend, err := p.skipValue(v, 4)
+		var vend int
+		var err error
+		if string(key) == "usage" {
+			e.usageKind = b[v]
+			vend, err = p.usage(v, 4, &e.usage)
+		} else {
+			vend, err = p.skipValue(v, 4)
+		}
 		if err != nil {
 			return 0, err
 		}
@@ -324,7 +338,7 @@ func (p *jscan) progInner(v int, e *progEcho) (int, error) {
 		case "model":
 			exact, e.model = 1, b[v:vend]
 		case "usage":
-			exact, e.usage = 2, b[v:vend]
+			exact = 2
 		}
 		e.odd = seen.check(key, exact) || e.odd
 		return vend, err
@@ -565,74 +579,101 @@ func skipWS(b []byte, i int) int {
 	return i
 }
 
-// usageOf reads a usage object's counts; a count that is not a number is
-// NaN (reported by traces.CheckCount). ok is false when the value is not
-// an object; odd as in billLine; split is the first byte of the
+// usageRead is a usage value as jscan.usage reads it: the counts (a count
+// that is not a number is NaN, reported by traces.CheckCount), ok when the
+// value is an object, odd as in billLine, and split the first byte of the
 // cache_creation value (0 when absent).
-func usageOf(raw []byte) (u traces.RawAnthropic, ok, odd bool, split byte) {
-	if len(raw) == 0 || raw[0] != '{' {
-		return u, false, false, 0
+type usageRead struct {
+	raw     traces.RawAnthropic
+	ok, odd bool
+	split   byte
+}
+
+// usage reads the usage value at b[v] into *r (read while the line is
+// parsed, so the object is walked once) and returns its end.
+func (p *jscan) usage(v, depth int, r *usageRead) (int, error) {
+	*r = usageRead{}
+	if p.b[v] != '{' {
+		return p.skipValue(v, depth)
 	}
-	num := func(v []byte) float64 {
-		if string(v) == "null" {
-			return 0
-		}
-		f, err := strconv.ParseFloat(string(v), 64)
-		if err != nil && !errors.Is(err, strconv.ErrRange) {
-			return math.NaN()
-		}
-		return f
-	}
-	p := jscan{b: raw}
+	b, u := p.b, &r.raw
 	top := keySeen{keySet: usageKeys}
-	_, err := p.object(0, 0, func(key []byte, v int) (int, error) {
+	end, err := p.object(v, depth, func(key []byte, v int) (int, error) {
 		if string(key) == "cache_creation" {
-			split = raw[v]
-			odd = top.check(key, 4) || odd
-			if raw[v] != '{' {
-				return p.skipValue(v, 1)
+			r.split = b[v]
+			r.odd = top.check(key, 4) || r.odd
+			if b[v] != '{' {
+				return p.skipValue(v, depth+1)
 			}
 			u.HasSplit = true
 			seen := keySeen{keySet: splitKeys}
-			return p.object(v, 1, func(key []byte, v int) (int, error) {
-				vend, err := p.skipValue(v, 2)
+			return p.object(v, depth+1, func(key []byte, v int) (int, error) {
+				vend, err := p.skipValue(v, depth+2)
 				if err != nil {
 					return 0, err
 				}
 				exact := 0
 				switch string(key) {
 				case "ephemeral_5m_input_tokens":
-					u.W5m = num(raw[v:vend])
+					u.W5m = count(b[v:vend])
 				case "ephemeral_1h_input_tokens":
-					u.W1h, exact = num(raw[v:vend]), 1
+					u.W1h, exact = count(b[v:vend]), 1
 				default:
 					exact = -1
 				}
-				odd = seen.check(key, exact) || odd
+				r.odd = seen.check(key, exact) || r.odd
 				return vend, nil
 			})
 		}
-		vend, err := p.skipValue(v, 1)
+		vend, err := p.skipValue(v, depth+1)
 		if err != nil {
 			return 0, err
 		}
 		exact := 0
 		switch string(key) {
 		case "input_tokens":
-			u.Input = num(raw[v:vend])
+			u.Input = count(b[v:vend])
 		case "cache_creation_input_tokens":
-			u.CacheCreation, exact = num(raw[v:vend]), 1
+			u.CacheCreation, exact = count(b[v:vend]), 1
 		case "cache_read_input_tokens":
-			u.CacheRead, exact = num(raw[v:vend]), 2
+			u.CacheRead, exact = count(b[v:vend]), 2
 		case "output_tokens":
-			u.Output, exact = num(raw[v:vend]), 3
+			u.Output, exact = count(b[v:vend]), 3
 		default:
 			exact = -1
 		}
-		odd = top.check(key, exact) || odd
+		r.odd = top.check(key, exact) || r.odd
 		return vend, nil
 	})
-	return u, err == nil, odd, split
+	r.ok = err == nil
+	return end, err
+}
+
+// count reads a count as traces.Count decodes it: null is 0, a number
+// its value (past float64's range, ±Inf), anything else NaN. Plain digits
+// (every count of a log) are read directly.
+func count(v []byte) float64 {
+	if len(v) > 0 && len(v) <= 15 {
+		n := 0
+		for _, c := range v {
+			if c < '0' || c > '9' {
+				n = -1
+				break
+			}
+			n = n*10 + int(c-'0')
+		}
+		if n >= 0 {
+			return float64(n)
+		}
+	}
+	if string(v) == "null" {
+		return 0
+	}
+	f, err := strconv.ParseFloat(string(v), 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return math.NaN()
+	}
+	return f
 }
 
 // billJSON is the part of a line the importer bills from, decoded as the

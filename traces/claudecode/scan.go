@@ -53,7 +53,8 @@ type Call struct {
 	// MessageID and RequestID identify the response (the dedupe key).
 	MessageID, RequestID string
 	Usage                traces.Usage
-	line                 int // first line, for warnings and ordering
+	line                 int    // first line, for warnings and ordering
+	key                  string // callKey(MessageID, RequestID)
 }
 
 // Total is the sum of the calls' usage.
@@ -122,14 +123,21 @@ func ScanUsage(paths ...string) ([]*SessionUsage, *traces.Warnings, error) {
 		return nil, nil, err
 	}
 	ws.Merge(rws)
-	seen := map[string]bool{}
+	n := 0
+	for _, f := range read {
+		n += len(f.main.Calls)
+		for _, a := range f.agents {
+			n += len(a.Calls)
+		}
+	}
+	seen := make(map[string]bool, n)
 	var out []*SessionUsage
 	byID := map[string]*SessionUsage{}
 	for _, f := range read {
 		s := f.main
 		kept := s.Calls[:0]
 		for _, c := range s.Calls {
-			k := callKey(c.MessageID, c.RequestID)
+			k := c.key
 			if k != "" && seen[k] {
 				ws.Add(s.File, c.line, warnDupCallGlobal)
 				continue
@@ -151,7 +159,7 @@ func ScanUsage(paths ...string) ([]*SessionUsage, *traces.Warnings, error) {
 		for _, s := range f.agents {
 			kept := s.Calls[:0]
 			for _, c := range s.Calls {
-				if k := callKey(c.MessageID, c.RequestID); k == "" || !seen[k] {
+				if k := c.key; k == "" || !seen[k] {
 					seen[k] = true
 					kept = append(kept, c)
 				}
@@ -260,13 +268,11 @@ func (pa *progressAgents) scan(b []byte, l *billLine, warn func(string)) {
 	typ, ts, reqID := str(e.typ), str(e.timestamp), str(e.requestID)
 	msgID, model := str(e.msgID), str(e.model)
 	var raw traces.RawAnthropic
-	hasUsage := obj(firstByte(e.usage))
+	hasUsage := obj(e.usageKind)
 	if hasUsage {
-		var uodd bool
-		var split byte
-		raw, _, uodd, split = usageOf(e.usage)
-		obj(split)
-		hard = hard || uodd
+		raw = e.usage.raw
+		obj(e.usage.split)
+		hard = hard || e.usage.odd
 	}
 	switch {
 	case bad || !hasData || !hasMsg || !hasInner || !hasUsage:
@@ -281,13 +287,6 @@ func (pa *progressAgents) scan(b []byte, l *billLine, warn func(string)) {
 		return
 	}
 	pa.bill(string(sid), string(agent), string(ts), string(reqID), string(msgID), string(model), raw, warn)
-}
-
-func firstByte(b []byte) byte {
-	if len(b) == 0 {
-		return 0
-	}
-	return b[0]
 }
 
 // add decodes progress line b by encoding/json and bills the subagent
@@ -328,7 +327,7 @@ func (pa *progressAgents) bill(sessionID, agent, timestamp, reqID, msgID, model 
 	if key != "" {
 		pa.byCall[key] = [2]int{ai, len(a.Calls)}
 	}
-	a.Calls = append(a.Calls, Call{Time: at, Model: model, MessageID: msgID, RequestID: reqID, Usage: u})
+	a.Calls = append(a.Calls, Call{Time: at, Model: model, MessageID: msgID, RequestID: reqID, Usage: u, key: key})
 }
 
 // plainJSON reports whether b, a line parseBillLine accepted with no
@@ -442,7 +441,7 @@ func scanFileBuf(r io.Reader, name string, w *traces.Warnings, buf *[]byte) (fil
 			}
 			continue
 		}
-		raw, hasUsage, uodd, _ := usageOf(l.usage)
+		raw, hasUsage, uodd := l.usage.raw, l.usage.ok, l.usage.odd
 		if l.odd || uodd {
 			var ok bool
 			if raw, hasUsage, ok = decodeOdd(b, &l); !ok {
@@ -503,7 +502,7 @@ func scanFileBuf(r io.Reader, name string, w *traces.Warnings, buf *[]byte) (fil
 			idx[key] = len(s.Calls)
 		}
 		first[len(s.Calls)] = t
-		s.Calls = append(s.Calls, Call{Time: t, Model: model, MessageID: msgID, RequestID: reqID, Usage: u, line: lineNo})
+		s.Calls = append(s.Calls, Call{Time: t, Model: model, MessageID: msgID, RequestID: reqID, Usage: u, line: lineNo, key: key})
 	}
 	order := make([]int, len(s.Calls))
 	for i := range order {
