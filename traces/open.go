@@ -10,9 +10,12 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -368,23 +371,43 @@ func mixedTree(ctx context.Context, src Input, p string, opts OpenOptions) ([]st
 	if err != nil {
 		return nil, false, err
 	}
+	// Each file's first line, on all cores: a tree of many logs is
+	// otherwise opened one file at a time before it is read.
+	sniffed := make([]Importer, len(all))
+	errs := make([]error, len(all))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(all)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(all); i = int(next.Add(1) - 1) {
+				head, err := firstLine(src.FS, all[i])
+				if err != nil {
+					errs[i] = err
+					continue
+				}
+				for _, f := range opts.Formats {
+					if f.Sniff(head) {
+						sniffed[i] = f
+						break
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
 	var files []string
 	seen := map[Importer]bool{}
-	for _, q := range all {
-		head, err := firstLine(src.FS, q)
-		if err != nil {
-			return nil, false, err
+	for i, q := range all {
+		if errs[i] != nil {
+			return nil, false, errs[i]
 		}
-		for _, f := range opts.Formats {
-			if f.Sniff(head) {
-				seen[f] = true
-				break
-			}
+		if sniffed[i] != nil {
+			seen[sniffed[i]] = true
 		}
 		files = append(files, filepath.Join(p, filepath.FromSlash(q)))
 	}
-	if err != nil || len(seen) < 2 {
-		return nil, false, err
+	if len(seen) < 2 {
+		return nil, false, nil
 	}
 	sort.Strings(files)
 	return files, true, nil
