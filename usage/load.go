@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"path/filepath"
+	"slices"
 
 	"github.com/ctxsim/ctxsim/traces"
 	"github.com/ctxsim/ctxsim/traces/claudecode"
@@ -17,6 +18,23 @@ import (
 // importers. from forces a format by name ("" detects it). A session seen
 // twice counts once, with a warning.
 func Load(ctx context.Context, paths []string, from string, stdin io.Reader) ([]Session, *traces.Warnings, error) {
+	if from == "" && !slices.Contains(paths, "-") {
+		// Most trees are Claude Code logs alone: scan them at once, each
+		// file's format checked by the worker that reads it, as Detect
+		// and MixedFiles would find it. Anything else, or any error,
+		// takes the general way below, which reports it as it always has.
+		us, ws, all, err := claudecode.ScanUsageIf(isClaudeCode, paths...)
+		if err == nil && all {
+			return sessionsOf(us), ws, nil
+		}
+	}
+	return load(ctx, paths, from, stdin)
+}
+
+// load is Load's general way: each path's format detected (a directory of
+// several formats split into its files), Claude Code logs scanned together
+// at the end.
+func load(ctx context.Context, paths []string, from string, stdin io.Reader) ([]Session, *traces.Warnings, error) {
 	ws := &traces.Warnings{}
 	var ccPaths []string
 	var out []Session
@@ -109,12 +127,28 @@ func splitMixed(ctx context.Context, paths []string, from string, stdin io.Reade
 	return out, nil
 }
 
+// isClaudeCode reports whether a file whose first line starts with head
+// is detected as a Claude Code log (the first of the formats to take it).
+func isClaudeCode(head []byte) bool {
+	for _, f := range formats.All() {
+		if f.Sniff(head) {
+			return f == formats.ClaudeCode
+		}
+	}
+	return false
+}
+
 // ScanClaudeCode is claudecode.ScanUsage of the files or trees as Sessions.
 func ScanClaudeCode(paths ...string) ([]Session, *traces.Warnings, error) {
 	us, w, err := claudecode.ScanUsage(paths...)
 	if err != nil {
 		return nil, w, err
 	}
+	return sessionsOf(us), w, nil
+}
+
+// sessionsOf converts scanned usage to Sessions.
+func sessionsOf(us []*claudecode.SessionUsage) []Session {
 	var out []Session // nil when empty, as sharded cost cells encode it
 	if len(us) > 0 {
 		out = make([]Session, 0, len(us))
@@ -127,5 +161,5 @@ func ScanClaudeCode(paths ...string) ([]Session, *traces.Warnings, error) {
 		}
 		out = append(out, cs)
 	}
-	return out, w, nil
+	return out
 }

@@ -85,12 +85,31 @@ func (s *SessionUsage) Total() traces.Usage {
 // response seen in more than one file (a resumed session copies its
 // history) is counted in the first file in path order, with a warning.
 func ScanUsage(paths ...string) ([]*SessionUsage, *traces.Warnings, error) {
+	us, ws, _, err := ScanUsageIf(nil, paths...)
+	return us, ws, err
+}
+
+// HeadSize is how much of a file's first line ScanUsageIf hands to its
+// check, as traces.Detect reads it to sniff a file's format.
+const HeadSize = 4096
+
+// ScanUsageIf is ScanUsage that first hands each file's head (its first
+// line, at most HeadSize bytes) to ok (nil: every file is taken), in the
+// worker that reads the file: the caller checks that every file is a
+// Claude Code log without opening each once more. all is false, with no
+// results, when ok refuses a file, a path holds no .jsonl file, or a
+// first line is over traces.MaxLine; ok must be safe to call from several
+// goroutines.
+func ScanUsageIf(ok func(head []byte) bool, paths ...string) (us []*SessionUsage, ws *traces.Warnings, all bool, err error) {
 	var files []string
-	ws := &traces.Warnings{}
+	ws = &traces.Warnings{}
 	for _, p := range paths {
 		fs0, err := traces.WalkFiles(p, isLog, ws)
 		if err != nil {
-			return nil, nil, fmt.Errorf("claudecode: %w", err)
+			return nil, nil, false, fmt.Errorf("claudecode: %w", err)
+		}
+		if len(fs0) == 0 && ok != nil {
+			return nil, nil, false, nil
 		}
 		files = append(files, fs0...)
 	}
@@ -117,10 +136,15 @@ func ScanUsage(paths ...string) ([]*SessionUsage, *traces.Warnings, error) {
 				buf = new([]byte)
 			}
 			defer func() { bufs <- buf }()
-			return scanFileBuf(r, files[i], w, buf)
+			return scanFileBuf(r, files[i], w, buf, ok)
 		})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
+	}
+	for _, f := range read {
+		if f.refused {
+			return nil, nil, false, nil
+		}
 	}
 	ws.Merge(rws)
 	n := 0
@@ -176,7 +200,7 @@ func ScanUsage(paths ...string) ([]*SessionUsage, *traces.Warnings, error) {
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out, ws, nil
+	return out, ws, true, nil
 }
 
 // fileUsage is what one file holds: its own calls, and the subagent
@@ -184,6 +208,8 @@ func ScanUsage(paths ...string) ([]*SessionUsage, *traces.Warnings, error) {
 type fileUsage struct {
 	main   *SessionUsage
 	agents []*SessionUsage
+	// refused: ScanUsageIf's check refused the file (read no further).
+	refused bool
 }
 
 // progressLine is what a progress record echoing a subagent's response
@@ -400,12 +426,13 @@ const warnNotRecord = "skipped line that is not a log record (a JSON object with
 // The file is read a chunk at a time (lineSource) and split in place: no
 // line is copied.
 func scanFile(r io.Reader, name string, w *traces.Warnings) (fileUsage, error) {
-	return scanFileBuf(r, name, w, new([]byte))
+	return scanFileBuf(r, name, w, new([]byte), nil)
 }
 
 // scanFileBuf is scanFile reading into *buf (grown as needed; nothing
-// returned refers to it).
-func scanFileBuf(r io.Reader, name string, w *traces.Warnings, buf *[]byte) (fileUsage, error) {
+// returned refers to it), first asking ok (if not nil) whether to read a
+// file with this head (see ScanUsageIf).
+func scanFileBuf(r io.Reader, name string, w *traces.Warnings, buf *[]byte, ok func(head []byte) bool) (fileUsage, error) {
 	src := lineSource{r: r, buf: *buf, max: traces.MaxLine}
 	defer func() { *buf = src.buf }()
 	s := &SessionUsage{File: name}
@@ -417,11 +444,17 @@ func scanFileBuf(r io.Reader, name string, w *traces.Warnings, buf *[]byte) (fil
 	lineNo := 0
 	warn := func(reason string) { w.Add(name, lineNo, reason) }
 	for {
-		b, eof, long, ok, err := src.next()
+		b, eof, long, more, err := src.next()
 		if err != nil {
 			return fileUsage{}, fmt.Errorf("%s: %w", name, err)
 		}
-		if !ok {
+		if ok != nil {
+			if long || !ok(b[:min(len(b), HeadSize)]) {
+				return fileUsage{refused: true}, nil
+			}
+			ok = nil
+		}
+		if !more {
 			break
 		}
 		lineNo++
