@@ -2,6 +2,7 @@ package claudecode
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -53,8 +55,9 @@ type Call struct {
 	// MessageID and RequestID identify the response (the dedupe key).
 	MessageID, RequestID string
 	Usage                traces.Usage
-	line                 int    // first line, for warnings and ordering
-	key                  string // callKey(MessageID, RequestID)
+	line                 int       // first line, for warnings and ordering
+	key                  string    // callKey(MessageID, RequestID)
+	first                time.Time // the earliest time of its lines, for ordering
 }
 
 // Total is the sum of the calls' usage.
@@ -438,8 +441,8 @@ func scanFileBuf(r io.Reader, name string, w *traces.Warnings, buf *[]byte, ok f
 	s := &SessionUsage{File: name}
 	pa := &progressAgents{name: name, byID: map[string]int{}, byCall: map[string][2]int{}}
 	idx := map[string]int{}
-	first := map[int]time.Time{} // call index → earliest time
-	var idTime time.Time         // time of the line s.ID was taken from
+	var kb []byte        // a call key being looked up
+	var idTime time.Time // time of the line s.ID was taken from
 	var l billLine
 	lineNo := 0
 	warn := func(reason string) { w.Add(name, lineNo, reason) }
@@ -501,8 +504,7 @@ func scanFileBuf(r io.Reader, name string, w *traces.Warnings, buf *[]byte, ok f
 		if !utf8.Valid(b) {
 			warn(warnInvalidUTF8)
 		}
-		model := text(l.model)
-		if model == syntheticModel {
+		if synthetic(l.model) {
 			warn(warnSynthetic)
 			continue
 		}
@@ -516,9 +518,20 @@ func scanFileBuf(r io.Reader, name string, w *traces.Warnings, buf *[]byte, ok f
 			continue
 		}
 		u := traces.CheckAnthropic(raw, warn)
-		msgID, reqID := text(l.msgID), text(l.requestID)
-		key := callKey(msgID, reqID)
-		if i, ok := idx[key]; ok && key != "" {
+		// A response's later lines are found by their ids' bytes, without
+		// making strings of them (callKey of plain ids is these bytes).
+		var key string
+		i, seen := 0, false
+		if len(l.msgID) > 0 && len(l.requestID) > 0 && plain(l.msgID) && plain(l.requestID) {
+			kb = append(append(append(kb[:0], l.msgID...), 0), l.requestID...)
+			i, seen = idx[string(kb)]
+			key = "" // made below if new
+		} else {
+			key = callKey(text(l.msgID), text(l.requestID))
+			i, seen = idx[key]
+			seen = seen && key != ""
+		}
+		if seen {
 			c := &s.Calls[i]
 			if traces.MoreComplete(c.Usage, u) {
 				// ccusage dates a call by the line whose usage it keeps
@@ -526,36 +539,35 @@ func scanFileBuf(r io.Reader, name string, w *traces.Warnings, buf *[]byte, ok f
 				c.Time = t
 			}
 			mergeUsage(&c.Usage, u, warn)
-			if before(t, first[i]) {
-				first[i] = t
+			if before(t, c.first) {
+				c.first = t
 			}
 			continue
+		}
+		msgID, reqID := text(l.msgID), text(l.requestID)
+		if key == "" {
+			key = callKey(msgID, reqID)
 		}
 		if key != "" {
 			idx[key] = len(s.Calls)
 		}
-		first[len(s.Calls)] = t
-		s.Calls = append(s.Calls, Call{Time: t, Model: model, MessageID: msgID, RequestID: reqID, Usage: u, line: lineNo, key: key})
+		s.Calls = append(s.Calls, Call{Time: t, Model: text(l.model), MessageID: msgID, RequestID: reqID, Usage: u, line: lineNo, key: key, first: t})
 	}
-	order := make([]int, len(s.Calls))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool {
-		ta, tb := first[order[a]], first[order[b]]
-		if !ta.Equal(tb) {
-			return before(ta, tb)
+	slices.SortStableFunc(s.Calls, func(a, b Call) int {
+		switch {
+		case !a.first.Equal(b.first):
+			if before(a.first, b.first) {
+				return -1
+			}
+			return 1
+		case a.line != b.line:
+			return cmp.Compare(a.line, b.line)
 		}
-		return s.Calls[order[a]].line < s.Calls[order[b]].line
+		return 0
 	})
-	calls := make([]Call, len(order))
-	for i, j := range order {
-		calls[i] = s.Calls[j]
-	}
-	s.Calls = calls
-	if len(calls) > 0 {
-		s.Model = calls[0].Model
-		s.Start = first[order[0]]
+	if len(s.Calls) > 0 {
+		s.Model = s.Calls[0].Model
+		s.Start = s.Calls[0].first
 	}
 	if s.ID == "" {
 		s.ID = strings.TrimSuffix(filepath.Base(name), ".jsonl")
@@ -695,4 +707,13 @@ func readFiles[T any](n int, order []int, open func(i int) (io.ReadCloser, error
 		all.Merge(&ws[i])
 	}
 	return out, &all, nil
+}
+
+// synthetic reports whether a model's raw value names Claude Code's own
+// messages (syntheticModel), without making a string of it.
+func synthetic(raw []byte) bool {
+	if plain(raw) {
+		return string(raw) == syntheticModel
+	}
+	return text(raw) == syntheticModel
 }
