@@ -155,14 +155,15 @@ func Aggregate(calls []Call, p Pricer, o Options) *Report {
 	if loc == nil {
 		loc = time.UTC
 	}
-	kept := make([]Call, 0, len(calls))
-	for _, c := range calls {
-		if !o.Since.IsZero() || !o.Until.IsZero() {
+	kept := calls // not copied unless filtered
+	if !o.Since.IsZero() || !o.Until.IsZero() {
+		kept = make([]Call, 0, len(calls))
+		for _, c := range calls {
 			if c.Time.IsZero() || (!o.Since.IsZero() && c.Time.Before(o.Since)) || (!o.Until.IsZero() && c.Time.After(o.Until)) {
 				continue
 			}
+			kept = append(kept, c)
 		}
-		kept = append(kept, c)
 	}
 	// Price each model once.
 	prices := map[string]*pricing.Price{}
@@ -300,6 +301,12 @@ func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }
 // groupKeys is each call's group key.
 func groupKeys(calls []Call, by By, loc *time.Location, weekStart time.Weekday) []string {
 	keys := make([]string, len(calls))
+	type date struct {
+		y int
+		m time.Month
+		d int
+	}
+	days := map[date]string{} // ByDay: each date formatted once
 	if by == ByBlock {
 		for i, k := range Blocks(calls, loc) {
 			keys[i] = k
@@ -322,7 +329,13 @@ func groupKeys(calls []Call, by By, loc *time.Location, weekStart time.Weekday) 
 			t := c.Time.In(loc)
 			switch by {
 			case ByDay:
-				keys[i] = t.Format(time.DateOnly)
+				y, m, d := t.Date()
+				k, ok := days[date{y, m, d}]
+				if !ok {
+					k = t.Format(time.DateOnly)
+					days[date{y, m, d}] = k
+				}
+				keys[i] = k
 			case ByMonth:
 				keys[i] = t.Format("2006-01")
 			case ByWeek:
