@@ -47,6 +47,8 @@ type Setup struct {
 	// hashes keeps the block hashes of every session replayed, for all
 	// its cells.
 	hashes sim.BlockHashes
+	// memo is what compaction derives from blocks, for every cell.
+	memo compact.Memo
 }
 
 // NewSetup is a setup over prices (pricing.Default() when nil) that
@@ -160,7 +162,7 @@ func (st *Setup) newProvider(name, tenant string) (provider.Provider, error) {
 }
 
 func (st *Setup) options(pol *sim.Policy, summaryModel string) sim.Options {
-	o := sim.Options{Prices: st.Prices, Count: st.Memo.CountHash, SummarizerModel: summaryModel, Hashes: &st.hashes}
+	o := sim.Options{Prices: st.Prices, Count: st.Memo.CountHash, SummarizerModel: summaryModel, Hashes: &st.hashes, Memo: &st.memo}
 	o.Summarizer = func(s *traces.Session) compact.Summarizer {
 		model := summaryModel
 		if model == "" {

@@ -48,6 +48,11 @@ type Options struct {
 	// Hashes, when set, keeps each session's block hashes across replays
 	// (nil: each replay hashes the blocks it projects).
 	Hashes *BlockHashes
+	// Memo, when set, is the compaction memo every compactor of the run
+	// shares (a MemoSharer's): what it derives from a block (rough sizes,
+	// cut arguments, one-line demotions) is computed once for every replay
+	// that meets the block. nil leaves each compactor its own.
+	Memo *compact.Memo
 	// Prewarm starts a recorded session with the part of its floor that its
 	// first call read from cache already cached: the log proves another
 	// session of the account had written it. The warming request is not
@@ -197,6 +202,9 @@ func newRun(s *traces.Session, pol *Policy, prov provider.Provider, opts Options
 		}
 		if r.cm, err = pol.NewCompactor(s, r.compactModel(), sum); err != nil {
 			return nil, fmt.Errorf("session %s: policy %s: %w", s.ID, pol.Name, err)
+		}
+		if ms, ok := r.cm.(MemoSharer); ok && opts.Memo != nil {
+			ms.ShareMemo(opts.Memo)
 		}
 	}
 	if len(s.Events) > 0 {

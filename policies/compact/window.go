@@ -3,7 +3,6 @@ package compact
 import (
 	"strings"
 
-	"github.com/ctxsim/ctxsim/policies/estimate"
 	"github.com/ctxsim/ctxsim/policies/prompt"
 	"github.com/ctxsim/ctxsim/traces"
 )
@@ -58,7 +57,7 @@ func (m *Manager) tailCut(msgs []prompt.Message, budget, start int, splitTurn bo
 	walk := func(limit int) int {
 		acc, cut := 0, n
 		for i := n - 1; i >= start; i-- {
-			acc += estimate.MsgBudget(&msgs[i])
+			acc += m.memo.sizes().Budget(&msgs[i])
 			if acc > limit && n-i > minTail {
 				break
 			}
