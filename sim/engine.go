@@ -150,16 +150,18 @@ func newRun(s *traces.Session, pol *Policy, prov provider.Provider, opts Options
 	if pol.TTL != nil {
 		r.ttl = pol.TTL(s)
 	}
-	calls := 0
+	calls, blocks := 0, len(s.Floor)
 	for i := range s.Events {
 		if s.Events[i].Kind == traces.Assistant {
 			calls++
 		}
+		blocks += len(s.Events[i].Blocks)
 	}
 	// One record a call, and a few passes: sized once, so a long replay
-	// does not copy its records over and over.
+	// does not copy its records over and over; the builder's blocks too.
 	r.recs = make([]Record, 0, calls+calls/8+4)
 	r.b = prompt.NewBuilder(opts.Count, pol.Wire)
+	r.b.Grow(blocks + blocks/8 + 8) // a few more for a rewrite's blocks and split scaffolds
 	if opts.Calibrate != nil {
 		r.cal = opts.Calibrate(s)
 		opts.Count = r.cal.Count
@@ -693,7 +695,13 @@ func (r *run) append(role prompt.Role, e *traces.Event, idx int) {
 	// list per event).
 	n := len(r.view.Messages)
 	if n == 0 || len(r.msgs) != n || &r.msgs[0] != &r.view.Messages[0] {
-		r.msgs = append(make([]prompt.Message, 0, 2*n+8), r.view.Messages...)
+		// The first list has room for every event, each at most one
+		// message: it is not copied once per doubling.
+		size := 2*n + 8
+		if n == 0 {
+			size = len(r.sess.Events) - max(idx, 0) + 8
+		}
+		r.msgs = append(make([]prompt.Message, 0, size), r.view.Messages...)
 	}
 	var m prompt.Message
 	switch {

@@ -99,7 +99,7 @@ func (m *Manager) compress(ctx context.Context, now time.Time, v *prompt.View, k
 	// (agent/context_compressor.py classify_summary_content "merged",
 	// _MERGED_PRIOR_CONTEXT_HEADER; #57690).
 	var previous []string
-	var rest []prompt.Message
+	rest := make([]prompt.Message, 0, len(window))
 	for i := range window {
 		if IsSummary(&window[i]) {
 			var own []traces.Block

@@ -27,7 +27,7 @@ type callInfo struct {
 }
 
 func toolCalls(msgs []prompt.Message) map[string]callInfo {
-	calls := map[string]callInfo{}
+	calls := make(map[string]callInfo, len(msgs)/2) // about one call per exchange
 	for i := range msgs {
 		for j := range msgs[i].Blocks {
 			if b := &msgs[i].Blocks[j]; b.Kind == traces.ToolUse {

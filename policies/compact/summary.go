@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -175,19 +176,14 @@ func safeCutBytes(s []byte, i int) int {
 // head), thinking dropped, the whole capped at SummaryInputChars keeping 45%
 // from the head.
 func SummaryTranscript(msgs []prompt.Message) string {
-	// This runs on every batch compaction over the whole window: one
-	// message body buffer, reused, and the output sized once, so a
-	// transcript costs one copy of what it keeps.
-	size := 0
-	for i := range msgs {
-		size += len("ASSISTANT: \n") + min(bodyBound(&msgs[i]), msgCapChars+len(truncatedMark))
-	}
-	var b strings.Builder
-	b.Grow(size)
-	var body []byte
+	// This runs on every batch compaction over the whole window: it
+	// renders into pooled buffers and allocates only the string it returns.
+	bufs := transcriptBufs.Get().(*transcriptBuf)
+	defer transcriptBufs.Put(bufs)
+	out := bufs.out[:0]
 	for i := range msgs {
 		m := &msgs[i]
-		body = body[:0]
+		body := bufs.body[:0]
 		for j := range m.Blocks {
 			bl := &m.Blocks[j]
 			switch bl.Kind {
@@ -218,35 +214,32 @@ func SummaryTranscript(msgs []prompt.Message) string {
 				body = append(body, '\n')
 			}
 		}
-		b.WriteString(roleUpper(m.Role))
-		b.WriteString(": ")
+		bufs.body = body
+		out = append(out, roleUpper(m.Role)...)
+		out = append(out, ": "...)
 		if len(body) <= msgCapChars {
-			b.Write(body)
+			out = append(out, body...)
 		} else { // capMiddle on the bytes
-			b.Write(body[:safeCutBytes(body, msgHeadChars)])
-			b.WriteString(truncatedMark)
-			b.Write(body[safeCutBytes(body, len(body)-msgTailChars):])
+			out = append(out, body[:safeCutBytes(body, msgHeadChars)]...)
+			out = append(out, truncatedMark...)
+			out = append(out, body[safeCutBytes(body, len(body)-msgTailChars):]...)
 		}
-		b.WriteString("\n")
+		out = append(out, '\n')
 	}
-	s := b.String()
-	if len(s) > SummaryInputChars {
-		head := int(SummaryInputChars * summaryInputHead)
-		tail := SummaryInputChars - head
-		s = s[:safeCut(s, head)] + "\n...[middle of the conversation omitted]...\n" + s[safeCut(s, len(s)-tail):]
+	bufs.out = out
+	if len(out) <= SummaryInputChars {
+		return string(out)
 	}
-	return s
+	head := int(SummaryInputChars * summaryInputHead)
+	tail := SummaryInputChars - head
+	return string(out[:safeCutBytes(out, head)]) + "\n...[middle of the conversation omitted]...\n" + string(out[safeCutBytes(out, len(out)-tail):])
 }
 
-// bodyBound is at least the length of m's rendered body.
-func bodyBound(m *prompt.Message) int {
-	n := 0
-	for j := range m.Blocks {
-		bl := &m.Blocks[j]
-		n += len(bl.Name) + len(bl.Text) + min(len(bl.Input), argCapChars+len(truncatedMark)) + len(" tokens not shown]\n") + 30
-	}
-	return n
-}
+// transcriptBuf is SummaryTranscript's scratch: the transcript and one
+// message's body.
+type transcriptBuf struct{ out, body []byte }
+
+var transcriptBufs = sync.Pool{New: func() any { return new(transcriptBuf) }}
 
 // roleUpper is the role's name in capitals, as the transcript labels it.
 func roleUpper(r prompt.Role) string {

@@ -115,13 +115,23 @@ func hasText(m *prompt.Message) bool {
 	return false
 }
 
-// edited returns a copy of msg with new blocks, tagged Edited.
+// edited returns a copy of msg with new blocks, tagged Edited. A block
+// equal to msg's block at the same index keeps that block's hash: only the
+// blocks a pass rewrote are hashed again.
 func edited(msg *prompt.Message, blocks []traces.Block) prompt.Message {
 	tag := msg.Tag
 	if tag == prompt.Plain {
 		tag = prompt.Edited
 	}
-	return prompt.NewMessage(msg.Role, blocks, msg.Event, tag)
+	hs := make([]uint64, len(blocks))
+	for j := range blocks {
+		if j < len(msg.Blocks) && blocks[j] == msg.Blocks[j] {
+			hs[j] = msg.BlockHash(j)
+		} else {
+			hs[j] = blocks[j].Hash()
+		}
+	}
+	return prompt.NewMessageHashed(msg.Role, blocks, hs, msg.Event, tag)
 }
 
 // sanitizeToolPairs drops tool results whose call is not in the view and

@@ -224,6 +224,14 @@ func (b *Builder) Build(model string, v *View, output int) *Request {
 	return &b.req
 }
 
+// Grow makes room for n blocks in the requests b builds, so that a session
+// whose size is known does not grow them block by block.
+func (b *Builder) Grow(n int) {
+	if n > len(b.blocks) {
+		b.blocks = slices.Grow(b.blocks, n-len(b.blocks))
+	}
+}
+
 // Reset forgets the last build, so the next Build starts from scratch.
 func (b *Builder) Reset() {
 	b.starts, b.keys, b.blocks = nil, nil, b.blocks[:0]
