@@ -345,7 +345,14 @@ func (st *Setup) replay(ctx context.Context, t Tenant, pol *sim.Policy, summaryM
 	if err != nil {
 		return nil, err
 	}
-	var all []sim.Record
+	n := 0
+	for _, res := range results {
+		n += len(res.Records)
+	}
+	var all []sim.Record // nil when there are none, as before
+	if n > 0 {
+		all = make([]sim.Record, 0, n) // a Record is large: copied once
+	}
 	for _, res := range results {
 		all = append(all, res.Records...)
 	}
