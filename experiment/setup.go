@@ -139,8 +139,10 @@ func (st *Setup) providerOf(model string) (string, bool) {
 	return p.Provider, true
 }
 
-func (st *Setup) newProvider(name, tenant string) (provider.Provider, error) {
-	o := provider.Options{Common: provider.Common{Prices: st.Prices}}
+// newProvider makes the fake provider name for tenant, whose requests hold
+// about blocks distinct blocks (a size hint; 0 unknown).
+func (st *Setup) newProvider(name, tenant string, blocks int) (provider.Provider, error) {
+	o := provider.Options{Common: provider.Common{Prices: st.Prices, Blocks: blocks}}
 	// The provider's randomness (OpenAI's idle eviction, injected faults)
 	// is drawn from the seed and the tenant only: every policy meets the
 	// same provider (common random numbers), so a difference between two
