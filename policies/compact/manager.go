@@ -200,6 +200,11 @@ func New(cfg Config, model Model, sum Summarizer, exact *estimate.ExactEstimator
 	}
 	rough := estimate.NewRough()
 	m := &Manager{cfg: cfg, sum: sum, rough: rough, exact: exact, cal: estimate.NewCalibrated(rough)}
+	// The estimators hash a new floor once between them.
+	rough.Floors = &estimate.FloorHashes{}
+	if exact != nil {
+		exact.Floors = rough.Floors
+	}
 	m.ShareMemo(&Memo{})
 	m.SetModel(model)
 	m.mem.cursor = -1

@@ -64,6 +64,9 @@ type RoughEstimator struct {
 	// Sizes, when set, keeps block sizes beyond this estimator (it may be
 	// shared, by every session of a process); nil sizes every new message.
 	Sizes *RoughSizes
+	// Floors, when set, hashes a new floor for this estimator and the
+	// others of its session that share it (see FloorHashes).
+	Floors *FloorHashes
 }
 
 // incremental is what an estimator keeps between calls so that each costs
@@ -151,14 +154,16 @@ func viewKeyOf(v *prompt.View) viewKey {
 func NewRough() *RoughEstimator { return &RoughEstimator{incremental: incremental{cache: msgCache{}}} }
 
 // Floor is the rough size of v's tool schemas and system prompt.
-func (e *RoughEstimator) Floor(v *prompt.View) int { return e.floorOf(v, e.Sizes.Floor) }
+func (e *RoughEstimator) Floor(v *prompt.View) int { return e.floorOf(v, e.floor) }
+
+func (e *RoughEstimator) floor(v *prompt.View) int { return e.Sizes.floor(v, e.Floors) }
 
 // Name is "rough".
 func (*RoughEstimator) Name() string { return "rough" }
 
 // Estimate sums the floor and every message.
 func (e *RoughEstimator) Estimate(v *prompt.View) int {
-	return e.estimate(v, e.Sizes.Floor, e.message())
+	return e.estimate(v, e.floor, e.message())
 }
 
 // message is the size of a message for e: from Sizes when e has them, else
@@ -198,6 +203,9 @@ type ExactEstimator struct {
 	Memo *Memo
 	// PerMessage is the framing charged per message (prompt.Wire.PerMessage).
 	PerMessage int
+	// Floors, when set, is the floor hashes shared with the session's other
+	// estimators (see FloorHashes).
+	Floors *FloorHashes
 	incremental
 }
 
@@ -218,14 +226,8 @@ func (e *ExactEstimator) Floor(v *prompt.View) int { return e.floorOf(v, e.count
 func (e *ExactEstimator) Estimate(v *prompt.View) int { return e.estimate(v, e.countFloor, e.size) }
 
 func (e *ExactEstimator) countFloor(v *prompt.View) int {
-	f := 0
-	for i := range v.Tools {
-		f += e.Memo.Count(&v.Tools[i])
-	}
-	for i := range v.System {
-		f += e.Memo.Count(&v.System[i])
-	}
-	return f
+	hs := e.Floors.of(v)
+	return e.Memo.countBlocks(v.Tools, hs) + e.Memo.countBlocks(v.System, hs[len(v.Tools):])
 }
 
 func (e *ExactEstimator) size(m *prompt.Message) int { return e.PerMessage + e.Memo.countMessage(m) }

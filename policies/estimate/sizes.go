@@ -68,14 +68,18 @@ func (s *RoughSizes) size(b *traces.Block, h uint64, f sizeFn) int {
 	if h == 0 {
 		h = b.Hash()
 	}
-	k := sizeKey(h, f)
+	return s.keyed(sizeKey(h, f), func() int { return f.of(b) })
+}
+
+// keyed is the size kept under k, computed by size on a miss.
+func (s *RoughSizes) keyed(k uint64, size func() int) int {
 	s.mu.RLock()
 	n, ok := s.m[k]
 	s.mu.RUnlock()
 	if ok {
 		return n
 	}
-	n = f.of(b)
+	n = size()
 	s.mu.Lock()
 	if s.m == nil {
 		s.m = map[uint64]int{}
@@ -153,4 +157,13 @@ func (s *RoughSizes) Floor(v *prompt.View) int {
 		n += s.Block(&v.System[i], 0)
 	}
 	return n
+}
+
+// floor is RoughFloor(v), hashing v's blocks through f (shared by the
+// session's estimators) when they are needed.
+func (s *RoughSizes) floor(v *prompt.View, f *FloorHashes) int {
+	if s == nil || f == nil {
+		return s.Floor(v)
+	}
+	return s.floorWith(v, f.of(v))
 }

@@ -66,3 +66,43 @@ func TestRoughSizesSameAsRules(t *testing.T) {
 		t.Errorf("schema in MsgBudget, by Rough of its text: %d", got)
 	}
 }
+
+// Estimators sharing a FloorHashes (and rough sizes) size and fingerprint
+// floors as estimators that hash each floor themselves, floor after floor,
+// including a floor asked about again after another.
+func TestSharedFloorHashes(t *testing.T) {
+	memo := NewMemo(byteTok{})
+	var sizes RoughSizes
+	fh := &FloorHashes{}
+	rough, exact := NewRough(), NewExact(memo, 3)
+	rough.Sizes, rough.Floors, exact.Floors = &sizes, fh, fh
+	cal := NewCalibrated(rough)
+	big := strings.Repeat("schema text ", 100)
+	var views []*prompt.View
+	for i := range 6 {
+		views = append(views, &prompt.View{
+			Tools:    []traces.Block{{Kind: traces.ToolSchema, Name: "Bash", Text: big, Input: `{"type":"object"}`}},
+			System:   []traces.Block{{Kind: traces.System, Text: big + strings.Repeat("x", i)}, {Kind: traces.System, Name: "floor", Tokens: 7}},
+			Messages: []prompt.Message{prompt.NewMessage(prompt.RoleUser, []traces.Block{{Kind: traces.Text, Text: "hi"}}, 0, prompt.Plain)},
+		})
+	}
+	for _, i := range []int{0, 1, 0, 2, 3, 3, 5, 4, 0} {
+		v := views[i]
+		fr, fe, fc := NewRough(), NewExact(memo, 3), NewCalibrated(NewRough())
+		if got, want := rough.Floor(v), fr.Floor(v); got != want {
+			t.Fatalf("view %d: rough floor %d, want %d", i, got, want)
+		}
+		if got, want := exact.Floor(v), fe.Floor(v); got != want {
+			t.Fatalf("view %d: exact floor %d, want %d", i, got, want)
+		}
+		if got, want := exact.Estimate(v), fe.Estimate(v); got != want {
+			t.Fatalf("view %d: exact estimate %d, want %d", i, got, want)
+		}
+		cal.Capture("m", v, 100)
+		fc.Capture("m", v, 100)
+		got, _ := cal.Anchor()
+		if want, _ := fc.Anchor(); got != want {
+			t.Fatalf("view %d: anchor %+v, want %+v", i, got, want)
+		}
+	}
+}
