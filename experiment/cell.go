@@ -294,7 +294,7 @@ func (st *Setup) replay(ctx context.Context, t Tenant, pol *sim.Policy, summaryM
 				return name
 			},
 			New: func(name string) (provider.Provider, error) {
-				p, err := st.newProvider(name, t.Key)
+				p, err := st.newProvider(name, t.Key, t.blocks())
 				if err == nil && hs && name == "anthropic" {
 					tape = &hindsight.Tape{Inner: p}
 					p = tape
@@ -303,7 +303,7 @@ func (st *Setup) replay(ctx context.Context, t Tenant, pol *sim.Policy, summaryM
 			},
 		}
 	} else {
-		p, err := st.newProvider(st.ProviderFor(t), t.Key)
+		p, err := st.newProvider(st.ProviderFor(t), t.Key, t.blocks())
 		if err != nil {
 			return nil, err
 		}
@@ -318,7 +318,7 @@ func (st *Setup) replay(ctx context.Context, t Tenant, pol *sim.Policy, summaryM
 	opts.Account = func(a string) provider.Provider {
 		if accounts[a] == nil {
 			// Another account of the same user: same provider, own cache.
-			p, err := st.newProvider(st.ProviderFor(t), t.Key+"/"+a)
+			p, err := st.newProvider(st.ProviderFor(t), t.Key+"/"+a, 0)
 			if err != nil {
 				p = prov // the name resolved once already; cannot fail here
 			}
@@ -345,7 +345,14 @@ func (st *Setup) replay(ctx context.Context, t Tenant, pol *sim.Policy, summaryM
 	if err != nil {
 		return nil, err
 	}
-	var all []sim.Record
+	n := 0
+	for _, res := range results {
+		n += len(res.Records)
+	}
+	var all []sim.Record // nil when there are none, as before
+	if n > 0 {
+		all = make([]sim.Record, 0, n) // a Record is large: copied once
+	}
 	for _, res := range results {
 		all = append(all, res.Records...)
 	}

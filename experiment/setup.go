@@ -47,6 +47,8 @@ type Setup struct {
 	// hashes keeps the block hashes of every session replayed, for all
 	// its cells.
 	hashes sim.BlockHashes
+	// memo is what compaction derives from blocks, for every cell.
+	memo compact.Memo
 }
 
 // NewSetup is a setup over prices (pricing.Default() when nil) that
@@ -137,8 +139,10 @@ func (st *Setup) providerOf(model string) (string, bool) {
 	return p.Provider, true
 }
 
-func (st *Setup) newProvider(name, tenant string) (provider.Provider, error) {
-	o := provider.Options{Common: provider.Common{Prices: st.Prices}}
+// newProvider makes the fake provider name for tenant, whose requests hold
+// about blocks distinct blocks (a size hint; 0 unknown).
+func (st *Setup) newProvider(name, tenant string, blocks int) (provider.Provider, error) {
+	o := provider.Options{Common: provider.Common{Prices: st.Prices, Blocks: blocks}}
 	// The provider's randomness (OpenAI's idle eviction, injected faults)
 	// is drawn from the seed and the tenant only: every policy meets the
 	// same provider (common random numbers), so a difference between two
@@ -160,7 +164,7 @@ func (st *Setup) newProvider(name, tenant string) (provider.Provider, error) {
 }
 
 func (st *Setup) options(pol *sim.Policy, summaryModel string) sim.Options {
-	o := sim.Options{Prices: st.Prices, Count: st.Memo.CountHash, SummarizerModel: summaryModel, Hashes: &st.hashes}
+	o := sim.Options{Prices: st.Prices, Count: st.Memo.CountHash, SummarizerModel: summaryModel, Hashes: &st.hashes, Memo: &st.memo}
 	o.Summarizer = func(s *traces.Session) compact.Summarizer {
 		model := summaryModel
 		if model == "" {

@@ -18,6 +18,19 @@ type Tenant struct {
 	Roots []*traces.Session
 }
 
+// blocks is the number of blocks in t's sessions, floors included: about
+// how many distinct blocks its requests hold.
+func (t Tenant) blocks() int {
+	n := 0
+	for _, s := range t.Sessions {
+		n += len(s.Floor)
+		for i := range s.Events {
+			n += len(s.Events[i].Blocks)
+		}
+	}
+	return n
+}
+
 // Tenants groups sessions by tenant, in first-seen order. A session is
 // grouped under the root of its parent chain (walked to the top, not only
 // to the immediate parent).

@@ -239,13 +239,16 @@ func Summarize(trace, policy string, recs []sim.Record, opts Options) RunSummary
 	if card == nil {
 		card = pricing.Default()
 	}
-	rs := make([]sim.Record, 0, len(recs))
-	for _, r := range recs {
-		if r.Trace == trace && r.Policy == policy {
-			rs = append(rs, r)
+	rs := recs // read only
+	if !inSeqOrder(recs, trace, policy) {
+		rs = make([]sim.Record, 0, len(recs))
+		for _, r := range recs {
+			if r.Trace == trace && r.Policy == policy {
+				rs = append(rs, r)
+			}
 		}
+		slices.SortStableFunc(rs, func(a, b sim.Record) int { return cmp.Compare(a.Seq, b.Seq) })
 	}
-	slices.SortStableFunc(rs, func(a, b sim.Record) int { return cmp.Compare(a.Seq, b.Seq) })
 
 	s := RunSummary{Trace: trace, Policy: policy, CacheDamage: []Damage{}}
 	unpriced := map[string]int{}
@@ -515,6 +518,18 @@ func latency(xs []int64) Latency {
 		return s[max(i, 0)]
 	}
 	return Latency{P50: rank(0.50), P95: rank(0.95), Max: s[len(s)-1]}
+}
+
+// inSeqOrder reports whether recs are all of trace and policy and in Seq
+// order already, as one replay's are: Summarize then reads them in place
+// instead of copying and sorting them (the same records in the same order).
+func inSeqOrder(recs []sim.Record, trace, policy string) bool {
+	for i := range recs {
+		if recs[i].Trace != trace || recs[i].Policy != policy || i > 0 && recs[i].Seq < recs[i-1].Seq {
+			return false
+		}
+	}
+	return true
 }
 
 // damages measures the cache damage of each compaction pass in rs (sorted

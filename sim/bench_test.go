@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -190,6 +191,12 @@ func BenchmarkReplayLinear(b *testing.B) {
 // disturbs less:
 //
 //	go test ./sim -run '^$' -bench CallsPerSecond -benchtime 200x -count 5
+//
+// The replays of one policy share a Setup, as a comparison's cells do: the
+// second replay of a session finds its block hashes and what compaction
+// derives from its blocks (compact.Memo) kept. hermes-default/fresh-setup
+// replays in a new Setup each time (the token memo still warm): the cost of
+// a session's first replay.
 func BenchmarkCallsPerSecond(b *testing.B) {
 	bn := newBench(b)
 	ss, err := synth.Generate("coding-burst", 8, 1, synth.Options{})
@@ -197,14 +204,18 @@ func BenchmarkCallsPerSecond(b *testing.B) {
 		b.Fatal(err)
 	}
 	bn.memo.Warm(ss)
-	for _, name := range []string{"no-compaction", "hermes-default"} {
+	for _, name := range []string{"no-compaction", "hermes-default", "hermes-default/fresh-setup"} {
 		b.Run(name, func(b *testing.B) {
-			sp, st := spec(b, name), bn.setup()
+			preset, fresh := strings.CutSuffix(name, "/fresh-setup")
+			sp, st := spec(b, preset), bn.setup()
 			calls := replay(b, st, ss, sp)
 			b.ReportAllocs()
 			b.ResetTimer()
 			cpu0 := processCPU()
 			for b.Loop() {
+				if fresh {
+					st = bn.setup()
+				}
 				replay(b, st, ss, sp)
 			}
 			reportCalls(b, calls)

@@ -48,6 +48,11 @@ type Options struct {
 	// Hashes, when set, keeps each session's block hashes across replays
 	// (nil: each replay hashes the blocks it projects).
 	Hashes *BlockHashes
+	// Memo, when set, is the compaction memo every compactor of the run
+	// shares (a MemoSharer's): what it derives from a block (rough sizes,
+	// cut arguments, one-line demotions) is computed once for every replay
+	// that meets the block. nil leaves each compactor its own.
+	Memo *compact.Memo
 	// Prewarm starts a recorded session with the part of its floor that its
 	// first call read from cache already cached: the log proves another
 	// session of the account had written it. The warming request is not
@@ -145,16 +150,18 @@ func newRun(s *traces.Session, pol *Policy, prov provider.Provider, opts Options
 	if pol.TTL != nil {
 		r.ttl = pol.TTL(s)
 	}
-	calls := 0
+	calls, blocks := 0, len(s.Floor)
 	for i := range s.Events {
 		if s.Events[i].Kind == traces.Assistant {
 			calls++
 		}
+		blocks += len(s.Events[i].Blocks)
 	}
 	// One record a call, and a few passes: sized once, so a long replay
-	// does not copy its records over and over.
+	// does not copy its records over and over; the builder's blocks too.
 	r.recs = make([]Record, 0, calls+calls/8+4)
 	r.b = prompt.NewBuilder(opts.Count, pol.Wire)
+	r.b.Grow(blocks + blocks/8 + 8) // a few more for a rewrite's blocks and split scaffolds
 	if opts.Calibrate != nil {
 		r.cal = opts.Calibrate(s)
 		opts.Count = r.cal.Count
@@ -197,6 +204,9 @@ func newRun(s *traces.Session, pol *Policy, prov provider.Provider, opts Options
 		}
 		if r.cm, err = pol.NewCompactor(s, r.compactModel(), sum); err != nil {
 			return nil, fmt.Errorf("session %s: policy %s: %w", s.ID, pol.Name, err)
+		}
+		if ms, ok := r.cm.(MemoSharer); ok && opts.Memo != nil {
+			ms.ShareMemo(opts.Memo)
 		}
 	}
 	if len(s.Events) > 0 {
@@ -685,7 +695,13 @@ func (r *run) append(role prompt.Role, e *traces.Event, idx int) {
 	// list per event).
 	n := len(r.view.Messages)
 	if n == 0 || len(r.msgs) != n || &r.msgs[0] != &r.view.Messages[0] {
-		r.msgs = append(make([]prompt.Message, 0, 2*n+8), r.view.Messages...)
+		// The first list has room for every event, each at most one
+		// message: it is not copied once per doubling.
+		size := 2*n + 8
+		if n == 0 {
+			size = len(r.sess.Events) - max(idx, 0) + 8
+		}
+		r.msgs = append(make([]prompt.Message, 0, size), r.view.Messages...)
 	}
 	var m prompt.Message
 	switch {

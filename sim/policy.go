@@ -78,6 +78,10 @@ type Restarter interface{ Restart() }
 // threshold).
 type ModelSetter interface{ SetModel(m compact.Model) }
 
+// A MemoSharer keeps what it derives from block content in a memo shared
+// with other compactors (Options.Memo). Sharing changes no decision.
+type MemoSharer interface{ ShareMemo(*compact.Memo) }
+
 // A Gauge reports a compactor's view of the prompt before a call, for the
 // call's record: its threshold in tokens (0: none) and its estimates.
 type Gauge interface {
@@ -92,4 +96,5 @@ var (
 	_ Restarter   = (*compact.Manager)(nil)
 	_ ModelSetter = (*compact.Manager)(nil)
 	_ Gauge       = (*compact.Manager)(nil)
+	_ MemoSharer  = (*compact.Manager)(nil)
 )

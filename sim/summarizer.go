@@ -67,8 +67,17 @@ func (s *Summarizer) write(in compact.SummaryInput, target int) string {
 		target = 1
 	}
 	var b strings.Builder
+	// The stop test below ends it under 4·target plus a line: one
+	// allocation, not one per doubling.
+	b.Grow(min(4*target+170, 2*(len(in.Previous)+len(in.Transcript))+8))
 	add := func(src string) bool {
-		for _, line := range strings.Split(src, "\n") {
+		for src != "" { // the lines of strings.Split(src, "\n"), without the slice
+			line := src
+			if i := strings.IndexByte(src, '\n'); i >= 0 {
+				line, src = src[:i], src[i+1:]
+			} else {
+				src = ""
+			}
 			line = strings.TrimSpace(line)
 			if line == "" {
 				continue

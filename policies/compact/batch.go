@@ -82,7 +82,7 @@ func (m *Manager) compress(ctx context.Context, now time.Time, v *prompt.View, k
 	// Phase 1: the deterministic prune, tail protected by the token budget
 	// with a count floor of min(protect_last_n, 8).
 	tail0 := min(m.tailCut(msgs, budget, head, true), len(msgs)-min(m.cfg.ProtectLastN, 8))
-	pruned := prunePasses(msgs, pruneOpts{args: m.args, head: head, tailStart: max(tail0, head), minChars: summaryMinChars, demoteTail: true, tailBudget: budget})
+	pruned := prunePasses(msgs, pruneOpts{memo: m.memo, head: head, tailStart: max(tail0, head), minChars: summaryMinChars, demoteTail: true, tailBudget: budget})
 
 	start := alignForward(pruned, head)
 	end := m.tailCut(pruned, budget, start, true)
@@ -99,7 +99,7 @@ func (m *Manager) compress(ctx context.Context, now time.Time, v *prompt.View, k
 	// (agent/context_compressor.py classify_summary_content "merged",
 	// _MERGED_PRIOR_CONTEXT_HEADER; #57690).
 	var previous []string
-	var rest []prompt.Message
+	rest := make([]prompt.Message, 0, len(window))
 	for i := range window {
 		if IsSummary(&window[i]) {
 			var own []traces.Block

@@ -89,6 +89,17 @@
 // and one probe runs, so an ineffective probe re-trips at once. The
 // counters and cooldown live in Durable, which Restart keeps.
 //
+// # Memo
+//
+// What the passes derive from a block alone (its rough size, a tool call's
+// cut arguments, a tool result's one-line demotion and text hash) a Manager
+// keeps in a Memo under the block's content hash. A new Manager has its own;
+// ShareMemo gives it one shared with other sessions, so that a comparison's
+// replays of the same sessions compute each once (the simulator shares one
+// per experiment). A Memo is a cache of pure functions, neither Durable nor
+// volatile state: decisions are the same with any Memo or none
+// (ShareMemo(nil)), and Restart leaves it alone.
+//
 // # Simplifications and how they bias results
 //
 //   - The summary text is the Summarizer's; its size follows SummaryBudget

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/ctxsim/ctxsim/policies/estimate"
@@ -182,7 +181,7 @@ type Manager struct {
 	reserve   int // output tokens reserved from the window
 	dur       Durable
 	mem       memory
-	args      argsMemo // a cache of a pure function: neither durable nor volatile state
+	memo      *Memo // pure functions of block content: neither durable nor volatile state
 	budget    estimate.BudgetSummer
 }
 
@@ -200,10 +199,27 @@ func New(cfg Config, model Model, sum Summarizer, exact *estimate.ExactEstimator
 		return nil, fmt.Errorf("compact: model %q has no context window", model.Name)
 	}
 	rough := estimate.NewRough()
-	m := &Manager{cfg: cfg, sum: sum, rough: rough, exact: exact, cal: estimate.NewCalibrated(rough), args: argsMemo{}}
+	m := &Manager{cfg: cfg, sum: sum, rough: rough, exact: exact, cal: estimate.NewCalibrated(rough)}
+	// The estimators hash a new floor once between them.
+	rough.Floors = &estimate.FloorHashes{}
+	if exact != nil {
+		exact.Floors = rough.Floors
+	}
+	m.ShareMemo(&Memo{})
 	m.SetModel(model)
 	m.mem.cursor = -1
 	return m, nil
+}
+
+// ShareMemo makes m keep what it derives from block content in mm, which
+// other Managers may share (every session of an experiment, say): each
+// distinct block is then sized, cut or demoted once for all of them. It
+// changes no decision (see Memo); nil keeps nothing. A new Manager has a
+// Memo of its own.
+func (m *Manager) ShareMemo(mm *Memo) {
+	m.memo = mm
+	m.rough.Sizes = mm.sizes()
+	m.budget.Sizes = mm.sizes()
 }
 
 // SetModel switches the main model: the threshold (with its model override
@@ -264,17 +280,12 @@ func (m *Manager) Restart() {
 // engine to record next to the billed prompt.
 func (m *Manager) Estimates(v *prompt.View) []estimate.Estimate {
 	cal, _ := m.cal.Project(m.model.Name, v)
-	out := []estimate.Estimate{{Name: "calibrated", Tokens: cal}, {Name: "rough", Tokens: m.rough.Estimate(v)}}
+	out := make([]estimate.Estimate, 0, 3) // by name
+	out = append(out, estimate.Estimate{Name: "calibrated", Tokens: cal})
 	if m.exact != nil {
 		out = append(out, estimate.Estimate{Name: "exact", Tokens: m.exact.Estimate(v)})
 	}
-	slices.SortFunc(out, func(a, b estimate.Estimate) int {
-		if a.Name < b.Name {
-			return -1
-		}
-		return 1
-	})
-	return out
+	return append(out, estimate.Estimate{Name: "rough", Tokens: m.rough.Estimate(v)})
 }
 
 // measure is the trigger estimator's size of v and whether a billed anchor

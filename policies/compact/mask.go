@@ -1,7 +1,6 @@
 package compact
 
 import (
-	"github.com/ctxsim/ctxsim/policies/estimate"
 	"github.com/ctxsim/ctxsim/policies/prompt"
 	"github.com/ctxsim/ctxsim/traces"
 )
@@ -45,7 +44,7 @@ func (m *Manager) mask(v *prompt.View, trigger string, gate int) (*prompt.View, 
 			out = append([]prompt.Message(nil), msgs...)
 		}
 		out[i] = edited(&msgs[i], blocks)
-		reclaim += estimate.MsgBudget(&msgs[i]) - estimate.MsgBudget(&out[i])
+		reclaim += m.memo.sizes().Budget(&msgs[i]) - m.memo.sizes().Budget(&out[i])
 		masked++
 	}
 	if out == nil || reclaim < gate {

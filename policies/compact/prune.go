@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ctxsim/ctxsim/policies/estimate"
 	"github.com/ctxsim/ctxsim/policies/prompt"
 	"github.com/ctxsim/ctxsim/traces"
 )
@@ -20,14 +19,19 @@ const (
 	tailVerbatim    = 3   // pass 4 keeps the last 3 messages verbatim
 )
 
-type callInfo struct{ name, input string }
+// callInfo is a tool call as a demotion names it, with the call block's
+// hash (0 for no call), which keys the demotion in a Memo.
+type callInfo struct {
+	name, input string
+	hash        uint64
+}
 
 func toolCalls(msgs []prompt.Message) map[string]callInfo {
-	calls := map[string]callInfo{}
+	calls := make(map[string]callInfo, len(msgs)/2) // about one call per exchange
 	for i := range msgs {
-		for _, b := range msgs[i].Blocks {
-			if b.Kind == traces.ToolUse {
-				calls[b.ID] = callInfo{b.Name, b.Input}
+		for j := range msgs[i].Blocks {
+			if b := &msgs[i].Blocks[j]; b.Kind == traces.ToolUse {
+				calls[b.ID] = callInfo{b.Name, b.Input, msgs[i].BlockHash(j)}
 			}
 		}
 	}
@@ -89,31 +93,9 @@ func truncateArgs(input string) (string, bool) {
 	return string(out), true
 }
 
-// argsMemo keeps truncateArgs' result per tool-call input, so that a
-// session's prune passes decode and re-encode each call's JSON once, not
-// once per compaction.
-type argsMemo map[string]argsCut
-
-type argsCut struct {
-	out string
-	ok  bool
-}
-
-func (a argsMemo) truncate(input string) (string, bool) {
-	if len(input) <= argsMaxChars {
-		return input, false
-	}
-	if c, ok := a[input]; ok {
-		return c.out, c.ok
-	}
-	out, ok := truncateArgs(input)
-	a[input] = argsCut{out, ok}
-	return out, ok
-}
-
 // pruneOpts selects the prune passes and their limits.
 type pruneOpts struct {
-	args            argsMemo // nil: no memo
+	memo            *Memo // what the passes derive from blocks, kept
 	head, tailStart int
 	minChars        int // pass 2 floor
 	// demoteTail enables pass 4 (batch compaction only): when the tail's
@@ -121,13 +103,6 @@ type pruneOpts struct {
 	// except the last tailVerbatim messages.
 	demoteTail bool
 	tailBudget int
-}
-
-func (o *pruneOpts) truncate(input string) (string, bool) {
-	if o.args == nil {
-		return truncateArgs(input)
-	}
-	return o.args.truncate(input)
 }
 
 // prunePasses runs hermes' deterministic passes over msgs and returns the
@@ -151,7 +126,7 @@ func prunePasses(msgs []prompt.Message, o pruneOpts) []prompt.Message {
 			if b.Kind != traces.ToolResultBlock || len(b.Text) < dedupeMinChars {
 				continue
 			}
-			h := traces.HashString(b.Text)
+			h := o.memo.textHash(b, msgs[i].BlockHash(j))
 			if seen[h] {
 				mut(i)[j].Text = DuplicatePlaceholder
 			}
@@ -161,8 +136,10 @@ func prunePasses(msgs []prompt.Message, o pruneOpts) []prompt.Message {
 	demote := func(i int, floor int) {
 		for j := range msgs[i].Blocks {
 			b := &mut(i)[j]
+			// A result no earlier pass replaced is still msgs[i]'s block
+			// (a replaced one is a placeholder), so its hash keys the memo.
 			if b.Kind == traces.ToolResultBlock && len(b.Text) > floor && !isPlaceholder(b.Text) {
-				b.Text = oneLineSummary(calls[b.ID], b)
+				b.Text = o.memo.oneLine(calls[b.ID], b, msgs[i].BlockHash(j))
 			}
 		}
 	}
@@ -175,7 +152,7 @@ func prunePasses(msgs []prompt.Message, o pruneOpts) []prompt.Message {
 		if msgs[i].Role == prompt.RoleAssistant {
 			for j := range msgs[i].Blocks {
 				if b := &msgs[i].Blocks[j]; b.Kind == traces.ToolUse {
-					if s, ok := o.truncate(b.Input); ok {
+					if s, ok := o.memo.truncate(b, msgs[i].BlockHash(j)); ok {
 						mut(i)[j].Input = s
 					}
 				}
@@ -186,7 +163,7 @@ func prunePasses(msgs []prompt.Message, o pruneOpts) []prompt.Message {
 	if o.demoteTail && o.tailStart < len(msgs) {
 		sum := 0
 		for i := o.tailStart; i < len(msgs); i++ {
-			sum += estimate.MsgBudget(&msgs[i])
+			sum += o.memo.sizes().Budget(&msgs[i])
 		}
 		if sum > o.tailBudget*3/2 {
 			for i := o.tailStart; i < len(msgs)-tailVerbatim; i++ {
@@ -207,11 +184,11 @@ func prunePasses(msgs []prompt.Message, o pruneOpts) []prompt.Message {
 // reclaimed is what rewriting before into after (the same messages, some
 // edited) saves by MsgBudget. Only edited messages are measured: the rest
 // are the same messages, with the same hash.
-func reclaimed(before, after []prompt.Message) int {
+func (m *Manager) reclaimed(before, after []prompt.Message) int {
 	n := 0
 	for i := range before {
 		if before[i].Hash() != after[i].Hash() {
-			n += estimate.MsgBudget(&before[i]) - estimate.MsgBudget(&after[i])
+			n += m.memo.sizes().Budget(&before[i]) - m.memo.sizes().Budget(&after[i])
 		}
 	}
 	return n
@@ -230,8 +207,8 @@ func (m *Manager) prune(v *prompt.View, kind Kind, trigger string, gate int) (*p
 		p.Outcome = OutcomeTooFew
 		return v, p
 	}
-	pruned := prunePasses(msgs, pruneOpts{args: m.args, head: head, tailStart: len(msgs) - m.cfg.ProtectLastN, minChars: m.cfg.pruneMinChars()})
-	reclaim := reclaimed(msgs, pruned)
+	pruned := prunePasses(msgs, pruneOpts{memo: m.memo, head: head, tailStart: len(msgs) - m.cfg.ProtectLastN, minChars: m.cfg.pruneMinChars()})
+	reclaim := m.reclaimed(msgs, pruned)
 	p.Detail = []KV{{"gate_tokens", float64(gate)}, {"reclaim_tokens", float64(reclaim)}}
 	if reclaim < gate || reclaim <= 0 {
 		p.Outcome = OutcomeBelowReclaim

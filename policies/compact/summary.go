@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -144,15 +145,26 @@ func IsSummary(m *prompt.Message) bool {
 	return m.Tag == prompt.BatchSummary || m.Tag == prompt.MicroSummary
 }
 
+// truncatedMark stands for the middle capMiddle cuts out.
+const truncatedMark = "\n...[truncated]...\n"
+
 func capMiddle(s string, limit, head, tail int) string {
 	if len(s) <= limit {
 		return s
 	}
-	return s[:safeCut(s, head)] + "\n...[truncated]...\n" + s[safeCut(s, len(s)-tail):]
+	return s[:safeCut(s, head)] + truncatedMark + s[safeCut(s, len(s)-tail):]
 }
 
 // safeCut moves i back to a UTF-8 boundary.
 func safeCut(s string, i int) int {
+	for i > 0 && i < len(s) && s[i]&0xC0 == 0x80 {
+		i--
+	}
+	return i
+}
+
+// safeCutBytes is safeCut on bytes.
+func safeCutBytes(s []byte, i int) int {
 	for i > 0 && i < len(s) && s[i]&0xC0 == 0x80 {
 		i--
 	}
@@ -164,55 +176,80 @@ func safeCut(s string, i int) int {
 // head), thinking dropped, the whole capped at SummaryInputChars keeping 45%
 // from the head.
 func SummaryTranscript(msgs []prompt.Message) string {
-	// Plain appends, not fmt: this runs on every batch compaction over the
-	// whole window.
-	var b strings.Builder
+	// This runs on every batch compaction over the whole window: it
+	// renders into pooled buffers and allocates only the string it returns.
+	bufs := transcriptBufs.Get().(*transcriptBuf)
+	defer transcriptBufs.Put(bufs)
+	out := bufs.out[:0]
 	for i := range msgs {
 		m := &msgs[i]
-		var body strings.Builder
+		body := bufs.body[:0]
 		for j := range m.Blocks {
 			bl := &m.Blocks[j]
 			switch bl.Kind {
 			case traces.Thinking:
 				continue
 			case traces.ToolUse:
-				body.WriteString("[tool call ")
-				body.WriteString(bl.Name)
-				body.WriteString("] ")
-				body.WriteString(capMiddle(bl.Input, argCapChars, argHeadChars, argCapChars-argHeadChars-100))
-				body.WriteString("\n")
+				body = append(body, "[tool call "...)
+				body = append(body, bl.Name...)
+				body = append(body, "] "...)
+				body = append(body, capMiddle(bl.Input, argCapChars, argHeadChars, argCapChars-argHeadChars-100)...)
+				body = append(body, '\n')
 			case traces.ToolResultBlock:
-				body.WriteString("[tool result] ")
-				body.WriteString(bl.Text)
-				body.WriteString("\n")
+				body = append(body, "[tool result] "...)
+				body = append(body, bl.Text...)
+				body = append(body, '\n')
 			case traces.Image:
-				body.WriteString("[image]\n")
+				body = append(body, "[image]\n"...)
 			default:
 				if bl.Opaque() {
-					body.WriteString("[")
-					body.WriteString(bl.Name)
-					body.WriteString(": ")
-					body.WriteString(strconv.Itoa(bl.Tokens))
-					body.WriteString(" tokens not shown]\n")
+					body = append(body, '[')
+					body = append(body, bl.Name...)
+					body = append(body, ": "...)
+					body = strconv.AppendInt(body, int64(bl.Tokens), 10)
+					body = append(body, " tokens not shown]\n"...)
 					continue
 				}
-				body.WriteString(bl.Text)
-				body.WriteString("\n")
+				body = append(body, bl.Text...)
+				body = append(body, '\n')
 			}
 		}
-		b.WriteString(strings.ToUpper(m.Role.String()))
-		b.WriteString(": ")
-		b.WriteString(capMiddle(body.String(), msgCapChars, msgHeadChars, msgTailChars))
-		b.WriteString("\n")
+		bufs.body = body
+		out = append(out, roleUpper(m.Role)...)
+		out = append(out, ": "...)
+		if len(body) <= msgCapChars {
+			out = append(out, body...)
+		} else { // capMiddle on the bytes
+			out = append(out, body[:safeCutBytes(body, msgHeadChars)]...)
+			out = append(out, truncatedMark...)
+			out = append(out, body[safeCutBytes(body, len(body)-msgTailChars):]...)
+		}
+		out = append(out, '\n')
 	}
-	s := b.String()
-	if len(s) > SummaryInputChars {
-		head := int(SummaryInputChars * summaryInputHead)
-		tail := SummaryInputChars - head
-		s = s[:safeCut(s, head)] + "\n...[middle of the conversation omitted]...\n" + s[safeCut(s, len(s)-tail):]
+	bufs.out = out
+	if len(out) <= SummaryInputChars {
+		return string(out)
 	}
-	return s
+	head := int(SummaryInputChars * summaryInputHead)
+	tail := SummaryInputChars - head
+	return string(out[:safeCutBytes(out, head)]) + "\n...[middle of the conversation omitted]...\n" + string(out[safeCutBytes(out, len(out)-tail):])
 }
+
+// transcriptBuf is SummaryTranscript's scratch: the transcript and one
+// message's body.
+type transcriptBuf struct{ out, body []byte }
+
+var transcriptBufs = sync.Pool{New: func() any { return new(transcriptBuf) }}
+
+// roleUpper is the role's name in capitals, as the transcript labels it.
+func roleUpper(r prompt.Role) string {
+	if int(r) < len(roleNames) {
+		return roleNames[r]
+	}
+	return strings.ToUpper(r.String())
+}
+
+var roleNames = [...]string{prompt.RoleSystem: "SYSTEM", prompt.RoleUser: "USER", prompt.RoleAssistant: "ASSISTANT", prompt.RoleTool: "TOOL"}
 
 // DigestSummary is the deterministic summary inserted when the summarizer fails:
 // one line per user ask and tool call, at most FallbackMaxChars.

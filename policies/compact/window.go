@@ -3,7 +3,6 @@ package compact
 import (
 	"strings"
 
-	"github.com/ctxsim/ctxsim/policies/estimate"
 	"github.com/ctxsim/ctxsim/policies/prompt"
 	"github.com/ctxsim/ctxsim/traces"
 )
@@ -58,7 +57,7 @@ func (m *Manager) tailCut(msgs []prompt.Message, budget, start int, splitTurn bo
 	walk := func(limit int) int {
 		acc, cut := 0, n
 		for i := n - 1; i >= start; i-- {
-			acc += estimate.MsgBudget(&msgs[i])
+			acc += m.memo.sizes().Budget(&msgs[i])
 			if acc > limit && n-i > minTail {
 				break
 			}
@@ -116,13 +115,23 @@ func hasText(m *prompt.Message) bool {
 	return false
 }
 
-// edited returns a copy of msg with new blocks, tagged Edited.
+// edited returns a copy of msg with new blocks, tagged Edited. A block
+// equal to msg's block at the same index keeps that block's hash: only the
+// blocks a pass rewrote are hashed again.
 func edited(msg *prompt.Message, blocks []traces.Block) prompt.Message {
 	tag := msg.Tag
 	if tag == prompt.Plain {
 		tag = prompt.Edited
 	}
-	return prompt.NewMessage(msg.Role, blocks, msg.Event, tag)
+	hs := make([]uint64, len(blocks))
+	for j := range blocks {
+		if j < len(msg.Blocks) && blocks[j] == msg.Blocks[j] {
+			hs[j] = msg.BlockHash(j)
+		} else {
+			hs[j] = blocks[j].Hash()
+		}
+	}
+	return prompt.NewMessageHashed(msg.Role, blocks, hs, msg.Event, tag)
 }
 
 // sanitizeToolPairs drops tool results whose call is not in the view and

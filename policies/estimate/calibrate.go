@@ -112,7 +112,7 @@ func (c *Calibrated) fingerprint(v *prompt.View, n int) uint64 {
 		return c.lastHash
 	}
 	if k.floor != c.floorKey || k.floor == (floorKey{}) || len(c.chain) == 0 {
-		c.floorKey, c.floorHash = k.floor, floorHash(v)
+		c.floorKey, c.floorHash = k.floor, floorHash(v, c.Base.Floors.of(v))
 		c.hashes, c.chain = c.hashes[:0], append(c.chain[:0], c.floorHash)
 	}
 	n = min(n, len(v.Messages))
@@ -136,7 +136,9 @@ func chainHash(fp, h uint64) uint64 {
 	return hi ^ lo
 }
 
-func floorHash(v *prompt.View) uint64 {
+// floorHash identifies v's floor from its blocks' hashes hs (tools, then
+// system).
+func floorHash(v *prompt.View, hs []uint64) uint64 {
 	d := xxhash.New()
 	var buf [8]byte
 	put := func(x uint64) {
@@ -144,11 +146,11 @@ func floorHash(v *prompt.View) uint64 {
 		d.Write(buf[:])
 	}
 	for i := range v.Tools {
-		put(v.Tools[i].Hash())
+		put(hs[i])
 	}
 	put(1)
 	for i := range v.System {
-		put(v.System[i].Hash())
+		put(hs[len(v.Tools)+i])
 	}
 	return d.Sum64()
 }

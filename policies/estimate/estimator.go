@@ -59,7 +59,15 @@ func keyOf(v *prompt.View) floorKey {
 // RoughEstimator is hermes' estimate_request_tokens_rough: system + messages
 // + tool schemas with the Rough rules. It is not safe for concurrent use
 // (one per session).
-type RoughEstimator struct{ incremental }
+type RoughEstimator struct {
+	incremental
+	// Sizes, when set, keeps block sizes beyond this estimator (it may be
+	// shared, by every session of a process); nil sizes every new message.
+	Sizes *RoughSizes
+	// Floors, when set, hashes a new floor for this estimator and the
+	// others of its session that share it (see FloorHashes).
+	Floors *FloorHashes
+}
 
 // incremental is what an estimator keeps between calls so that each costs
 // what changed: message sizes by hash, the floor by slice identity, the
@@ -88,10 +96,7 @@ func (s *incremental) estimate(v *prompt.View, floor func(*prompt.View) int, siz
 	if k == s.lastKey && k.msgs != nil && k.floor != (floorKey{}) {
 		return s.lastSize
 	}
-	if s.cache == nil {
-		s.cache = msgCache{}
-	}
-	n := s.floorOf(v, floor) + s.prefix.sum(v.Messages, func(m *prompt.Message) int { return s.cache.get(m, size) })
+	n := s.floorOf(v, floor) + s.prefix.sum(v.Messages, size)
 	s.lastKey, s.lastSize = k, n
 	return n
 }
@@ -146,37 +151,49 @@ func viewKeyOf(v *prompt.View) viewKey {
 }
 
 // NewRough returns a rough estimator.
-func NewRough() *RoughEstimator { return &RoughEstimator{incremental{cache: msgCache{}}} }
+func NewRough() *RoughEstimator { return &RoughEstimator{incremental: incremental{cache: msgCache{}}} }
 
 // Floor is the rough size of v's tool schemas and system prompt.
-func (e *RoughEstimator) Floor(v *prompt.View) int { return e.floorOf(v, RoughFloor) }
+func (e *RoughEstimator) Floor(v *prompt.View) int { return e.floorOf(v, e.floor) }
+
+func (e *RoughEstimator) floor(v *prompt.View) int { return e.Sizes.floor(v, e.Floors) }
 
 // Name is "rough".
 func (*RoughEstimator) Name() string { return "rough" }
 
 // Estimate sums the floor and every message.
-func (e *RoughEstimator) Estimate(v *prompt.View) int { return e.estimate(v, RoughFloor, RoughMessage) }
+func (e *RoughEstimator) Estimate(v *prompt.View) int {
+	return e.estimate(v, e.floor, e.message())
+}
+
+// message is the size of a message for e: from Sizes when e has them, else
+// kept in e's own cache.
+func (e *RoughEstimator) message() func(*prompt.Message) int {
+	if e.Sizes != nil {
+		return e.Sizes.Message
+	}
+	return e.cached(RoughMessage)
+}
+
+// cached is size, kept in s's cache by message hash.
+func (s *incremental) cached(size func(*prompt.Message) int) func(*prompt.Message) int {
+	if s.cache == nil {
+		s.cache = msgCache{}
+	}
+	return func(m *prompt.Message) int { return s.cache.get(m, size) }
+}
 
 // Messages is the rough size of v's messages alone.
 func (e *RoughEstimator) Messages(msgs []prompt.Message) int {
-	n := 0
+	n, size := 0, e.message()
 	for i := range msgs {
-		n += e.cache.get(&msgs[i], RoughMessage)
+		n += size(&msgs[i])
 	}
 	return n
 }
 
 // RoughFloor is the rough size of the tool schemas and the system prompt.
-func RoughFloor(v *prompt.View) int {
-	n := 0
-	for i := range v.Tools {
-		n += RoughTool(&v.Tools[i])
-	}
-	for i := range v.System {
-		n += RoughBlock(&v.System[i])
-	}
-	return n
-}
+func RoughFloor(v *prompt.View) int { return (*RoughSizes)(nil).Floor(v) }
 
 // ExactEstimator counts with a tokenizer through a Memo, plus the wire's
 // per-message framing. With the tokenizer a provider really uses it equals
@@ -186,6 +203,9 @@ type ExactEstimator struct {
 	Memo *Memo
 	// PerMessage is the framing charged per message (prompt.Wire.PerMessage).
 	PerMessage int
+	// Floors, when set, is the floor hashes shared with the session's other
+	// estimators (see FloorHashes).
+	Floors *FloorHashes
 	incremental
 }
 
@@ -206,39 +226,54 @@ func (e *ExactEstimator) Floor(v *prompt.View) int { return e.floorOf(v, e.count
 func (e *ExactEstimator) Estimate(v *prompt.View) int { return e.estimate(v, e.countFloor, e.size) }
 
 func (e *ExactEstimator) countFloor(v *prompt.View) int {
-	f := 0
-	for i := range v.Tools {
-		f += e.Memo.Count(&v.Tools[i])
-	}
-	for i := range v.System {
-		f += e.Memo.Count(&v.System[i])
-	}
-	return f
+	hs := e.Floors.of(v)
+	return e.Memo.countBlocks(v.Tools, hs) + e.Memo.countBlocks(v.System, hs[len(v.Tools):])
 }
 
-func (e *ExactEstimator) size(m *prompt.Message) int {
-	s := e.PerMessage
-	for j := range m.Blocks {
-		b := &m.Blocks[j]
+func (e *ExactEstimator) size(m *prompt.Message) int { return e.PerMessage + e.Memo.countMessage(m) }
+
+// countMessage is the count of m's blocks (ImageTokens an image), kept under
+// m's hash: a message that every replay of a session projects is one lookup
+// after the first.
+func (m *Memo) countMessage(msg *prompt.Message) int {
+	h := msg.Hash()
+	m.mu.RLock()
+	n, ok := m.msgs[h]
+	m.mu.RUnlock()
+	if ok {
+		return n
+	}
+	n = 0
+	for j := range msg.Blocks {
+		b := &msg.Blocks[j]
 		if b.Kind == traces.Image && !b.Opaque() {
-			s += ImageTokens
+			n += ImageTokens
 			continue
 		}
-		s += e.Memo.CountHash(b, m.BlockHash(j))
+		n += m.CountHash(b, msg.BlockHash(j))
 	}
-	return s
+	m.mu.Lock()
+	m.msgs[h] = n
+	m.mu.Unlock()
+	return n
 }
 
 // A BudgetSummer sums MsgBudget over messages, sizing only those after the
 // common prefix with its last call: the prune's rearm gate reads it before
 // every call after tool results. The zero value is ready to use.
 type BudgetSummer struct {
+	// Sizes, when set, keeps block sizes beyond this summer (see
+	// RoughEstimator.Sizes).
+	Sizes  *RoughSizes
 	cache  msgCache
 	prefix prefixSums
 }
 
 // Sum is the MsgBudget total of msgs.
 func (b *BudgetSummer) Sum(msgs []prompt.Message) int {
+	if b.Sizes != nil {
+		return b.prefix.sum(msgs, b.Sizes.Budget)
+	}
 	if b.cache == nil {
 		b.cache = msgCache{}
 	}

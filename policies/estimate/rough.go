@@ -85,54 +85,18 @@ func RoughTool(b *traces.Block) int {
 // RoughBlock is the rough size of one content block: opaque blocks count
 // their recorded size, images ImageTokens, tool calls their name and
 // arguments, everything else its text.
-func RoughBlock(b *traces.Block) int {
-	switch {
-	case b.Opaque():
-		return b.Tokens
-	case b.Kind == traces.ToolSchema:
-		return RoughTool(b)
-	case b.Kind == traces.Image:
-		return ImageTokens
-	case b.Kind == traces.ToolUse:
-		return Rough(b.Name) + Rough(b.Input)
-	}
-	return Rough(b.Text)
-}
+func RoughBlock(b *traces.Block) int { return (*RoughSizes)(nil).Block(b, 0) }
 
 // RoughMessage is the rough size of a message: the sum of its blocks.
 //
 // Simplification: hermes estimates str(message), so its rough count also
 // includes a few tokens of dict syntax per message; ours does not, which
 // makes our rough estimate slightly lower (by ~8 tokens per message).
-func RoughMessage(m *prompt.Message) int {
-	n := 0
-	for i := range m.Blocks {
-		n += RoughBlock(&m.Blocks[i])
-	}
-	return n
-}
+func RoughMessage(m *prompt.Message) int { return (*RoughSizes)(nil).Message(m) }
 
 // MsgBudget is hermes' _estimate_msg_budget_tokens, the size the compressor
 // uses to walk the protected tail: content tokens + 10 per message + the
 // full serialized tool call (id, name, arguments and the wrapping JSON, not
 // only the arguments, #28053) + thinking at len/4; images count
 // BudgetImageTokens each.
-func MsgBudget(m *prompt.Message) int {
-	n := 10
-	for i := range m.Blocks {
-		b := &m.Blocks[i]
-		switch {
-		case b.Opaque():
-			n += b.Tokens
-		case b.Kind == traces.Image:
-			n += BudgetImageTokens
-		case b.Kind == traces.ToolUse:
-			// {"id": "...", "type": "function", "function": {"name": "...", "arguments": "..."}}
-			const wrap = 62
-			n += (len(b.ID) + len(b.Name) + len(b.Input) + wrap + CharsPerToken - 1) / CharsPerToken
-		default:
-			n += Rough(b.Text)
-		}
-	}
-	return n
-}
+func MsgBudget(m *prompt.Message) int { return (*RoughSizes)(nil).Budget(m) }

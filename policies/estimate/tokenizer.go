@@ -47,12 +47,13 @@ type Memo struct {
 	mu     sync.RWMutex
 	counts map[uint64]int
 	lines  map[uint64]int // CountText's, by the line's hash
+	msgs   map[uint64]int // countMessage's, by the message's hash
 }
 
 // NewMemo returns a memo over tok.
 func NewMemo(tok Tokenizer) *Memo {
 	la, ok := tok.(LineAdditive)
-	return &Memo{tok: tok, lineOK: ok && la.LineAdditive(), counts: map[uint64]int{}, lines: map[uint64]int{}}
+	return &Memo{tok: tok, lineOK: ok && la.LineAdditive(), counts: map[uint64]int{}, lines: map[uint64]int{}, msgs: map[uint64]int{}}
 }
 
 // SetStore makes m ask s for counts before tokenizing, and tell s every

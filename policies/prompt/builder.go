@@ -57,6 +57,7 @@ type Builder struct {
 	// hashing is not (the floor is tens of KB of text, and strings shared
 	// with the last view compare by pointer).
 	tools, system []traces.Block
+	floorHashes   []uint64 // the floor's block hashes, by the last floorHash
 	keys          []msgKey // per message of the last build
 	starts        []int    // first block index of each message, len(keys)+1
 	blocks        []Block
@@ -84,14 +85,21 @@ func (b *Builder) sameFloor(v *View) bool {
 	return b.starts != nil && slices.Equal(v.Tools, b.tools) && slices.Equal(v.System, b.system)
 }
 
+// floorHash is the identity of v's floor; it keeps the blocks' hashes, tools
+// then system, in b.floorHashes for the build that pushes them.
 func (b *Builder) floorHash(v *View) uint64 {
+	b.floorHashes = b.floorHashes[:0]
 	var h uint64 = 0x9e3779b97f4a7c15
 	for i := range v.Tools {
-		h = chain(h, v.Tools[i].Hash(), RoleSystem, false)
+		bh := v.Tools[i].Hash()
+		b.floorHashes = append(b.floorHashes, bh)
+		h = chain(h, bh, RoleSystem, false)
 	}
 	h = chain(h, 1, RoleSystem, true)
 	for i := range v.System {
-		h = chain(h, v.System[i].Hash(), RoleSystem, false)
+		bh := v.System[i].Hash()
+		b.floorHashes = append(b.floorHashes, bh)
+		h = chain(h, bh, RoleSystem, false)
 	}
 	return h
 }
@@ -178,12 +186,13 @@ func (b *Builder) Build(model string, v *View, output int) *Request {
 		for n := min(len(v.Messages), len(b.keys)); k < n && b.keys[k] == (msgKey{hash: v.Messages[k].Hash(), stale: k < lastUser}); k++ {
 		}
 	} else {
+		// A new floor: floorHash ran above and kept its blocks' hashes.
 		b.blocks = b.blocks[:0]
 		for i := range v.Tools {
-			b.push(&v.Tools[i], v.Tools[i].Hash(), Tools, RoleSystem, -1, false, false, nil)
+			b.push(&v.Tools[i], b.floorHashes[i], Tools, RoleSystem, -1, false, false, nil)
 		}
 		for i := range v.System {
-			b.push(&v.System[i], v.System[i].Hash(), System, RoleSystem, -1, i == 0, false, nil)
+			b.push(&v.System[i], b.floorHashes[len(v.Tools)+i], System, RoleSystem, -1, i == 0, false, nil)
 		}
 		b.starts = append(b.starts[:0], len(b.blocks))
 	}
@@ -222,6 +231,14 @@ func (b *Builder) Build(model string, v *View, output int) *Request {
 	}
 	b.req = Request{Model: model, Blocks: b.blocks, Total: total + b.Wire.Tail, Output: output}
 	return &b.req
+}
+
+// Grow makes room for n blocks in the requests b builds, so that a session
+// whose size is known does not grow them block by block.
+func (b *Builder) Grow(n int) {
+	if n > len(b.blocks) {
+		b.blocks = slices.Grow(b.blocks, n-len(b.blocks))
+	}
 }
 
 // Reset forgets the last build, so the next Build starts from scratch.

@@ -131,7 +131,7 @@ func (a *Anthropic) cache(model string) (*anthropicCache, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &anthropicCache{price: p, lat: a.opts.latency("anthropic", model), entries: entryMap{}, sweepAt: 64}
+	c := &anthropicCache{price: p, lat: a.opts.latency("anthropic", model), entries: make(entryMap, a.opts.Blocks), sweepAt: 64}
 	a.models[model] = c
 	return c, nil
 }

@@ -13,6 +13,10 @@ type Common struct {
 	Prices *pricing.Card
 	// Latency overrides the provider's per-model default (DefaultLatency).
 	Latency *Latency
+	// Blocks is about how many distinct prompt blocks the provider will
+	// see (a tenant's, say): a size hint for its cache, which then does
+	// not grow entry by entry. 0 is unknown. It changes no answer.
+	Blocks int
 }
 
 func (c *Common) price(model string) (pricing.Price, error) {

@@ -25,6 +25,9 @@ func (o Options) common(c Common) Common {
 	if c.Latency == nil {
 		c.Latency = o.Latency
 	}
+	if c.Blocks == 0 {
+		c.Blocks = o.Blocks
+	}
 	return c
 }
 
