@@ -56,7 +56,7 @@ var (
 )
 
 // keySeen tracks one object's keys for oddness: seen is a bit per known
-// key (its index in names).
+// key met (its index in names).
 type keySeen struct {
 	*keySet
 	seen uint
@@ -78,25 +78,27 @@ func newKeySet(names ...string) *keySet {
 	return k
 }
 
-// check reports whether key makes its line odd: a known key seen before,
-// or a key encoding/json would take for a known one although it is not
-// spelled exactly (exact is the known key's index, or -1). A key folds to
-// a name only if it has at least the name's bytes (escapes and the
-// non-ASCII folds, K and ſ, are longer), and a plain ASCII one only if it
-// has exactly as many; most keys are dismissed on their length.
-func (k *keySeen) check(key []byte, exact int) bool {
-	if exact >= 0 {
-		bit := uint(1) << exact
-		dup := k.seen&bit != 0
-		k.seen |= bit
-		return dup
-	}
+// odd reports whether key makes its line odd: a known key seen before in
+// this object, or a key encoding/json would take for a known one although
+// it is not spelled exactly. A key starting with an ASCII letter no known
+// key starts with matches none; a key folds to a name only if it has at
+// least the name's bytes (escapes and the non-ASCII folds, K and ſ, are
+// longer), and a plain ASCII one only if it has exactly as many.
+func (k *keySeen) odd(key []byte) bool {
 	if len(key) == 0 {
 		return false
 	}
 	if c := key[0]; c < 0x80 && c != '\\' {
 		if c |= 0x20; c < 'a' || c > 'z' || k.first&(1<<(c-'a')) == 0 {
 			return false
+		}
+	}
+	for i, n := range k.names {
+		if string(key) == n {
+			bit := uint(1) << i
+			dup := k.seen&bit != 0
+			k.seen |= bit
+			return dup
 		}
 	}
 	var folded []byte // key unescaped, once it is known not to be plain
@@ -157,11 +159,12 @@ func parseBillLine(b []byte, l *billLine) error {
 	top := keySeen{keySet: lineKeys}
 	data := keySeen{keySet: dataKeys}
 	end, err := p.object(i, 0, func(key []byte, v int) (int, error) {
-		exact, dataExact := 0, -1
+		l.odd = top.odd(key) || l.odd
+		l.prog.odd = data.odd(key) || l.prog.odd
 		vend, err := 0, error(nil)
 		switch string(key) {
 		case "message":
-			l.hasMessage, exact = true, 5
+			l.hasMessage = true
 			if b[v] == '{' {
 				l.messageObject = true
 				vend, err = p.message(v, l)
@@ -169,7 +172,6 @@ func parseBillLine(b []byte, l *billLine) error {
 				vend, err = p.skipValue(v, 1)
 			}
 		case "data":
-			exact, dataExact = -1, 0
 			l.prog.dataKind = b[v]
 			if b[v] == '{' {
 				vend, err = p.progData(v, &l.prog)
@@ -184,20 +186,15 @@ func parseBillLine(b []byte, l *billLine) error {
 			case "type":
 				l.typ = strVal(b, v, vend)
 			case "sessionId":
-				l.sessionV, exact = b[v:vend], 1
-				l.sessionID = strVal(b, v, vend)
+				l.sessionV, l.sessionID = b[v:vend], strVal(b, v, vend)
 			case "agentId":
-				l.agentID, exact = strVal(b, v, vend), 2
+				l.agentID = strVal(b, v, vend)
 			case "timestamp":
-				l.timestamp, exact = strVal(b, v, vend), 3
+				l.timestamp = strVal(b, v, vend)
 			case "requestId":
-				l.requestID, exact = strVal(b, v, vend), 4
-			default:
-				exact = -1
+				l.requestID = strVal(b, v, vend)
 			}
 		}
-		l.odd = top.check(key, exact) || l.odd
-		l.prog.odd = data.check(key, dataExact) || l.prog.odd
 		return vend, err
 	})
 	if err != nil {
@@ -215,6 +212,7 @@ func (p *jscan) message(v int, l *billLine) (int, error) {
 	b := p.b
 	msg := keySeen{keySet: messageKeys}
 	return p.object(v, 1, func(key []byte, v int) (int, error) {
+		l.odd = msg.odd(key) || l.odd
 		var vend int
 		var err error
 		if string(key) == "usage" {
@@ -225,18 +223,12 @@ func (p *jscan) message(v int, l *billLine) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		exact := 0
 		switch string(key) {
 		case "id":
 			l.msgID = strVal(b, v, vend)
 		case "model":
-			l.model, exact = strVal(b, v, vend), 1
-		case "usage":
-			exact = 2
-		default:
-			exact = -1
+			l.model = strVal(b, v, vend)
 		}
-		l.odd = msg.check(key, exact) || l.odd
 		return vend, nil
 	})
 }
@@ -259,11 +251,11 @@ func (p *jscan) progData(v int, e *progEcho) (int, error) {
 	b := p.b
 	seen := keySeen{keySet: progDataKeys}
 	return p.object(v, 1, func(key []byte, v int) (int, error) {
-		exact := -1
+		e.odd = seen.odd(key) || e.odd
 		var vend int
 		var err error
 		if string(key) == "message" {
-			exact, e.msgKind = 1, b[v]
+			e.msgKind = b[v]
 			if b[v] == '{' {
 				vend, err = p.progMessage(v, e)
 			} else {
@@ -274,10 +266,9 @@ func (p *jscan) progData(v int, e *progEcho) (int, error) {
 				return 0, err
 			}
 			if string(key) == "agentId" {
-				exact, e.agentID = 0, b[v:vend]
+				e.agentID = b[v:vend]
 			}
 		}
-		e.odd = seen.check(key, exact) || e.odd
 		return vend, err
 	})
 }
@@ -287,11 +278,11 @@ func (p *jscan) progMessage(v int, e *progEcho) (int, error) {
 	b := p.b
 	seen := keySeen{keySet: progMessageKeys}
 	return p.object(v, 2, func(key []byte, v int) (int, error) {
-		exact := -1
+		e.odd = seen.odd(key) || e.odd
 		var vend int
 		var err error
 		if string(key) == "message" {
-			exact, e.innerKind = 3, b[v]
+			e.innerKind = b[v]
 			if b[v] == '{' {
 				vend, err = p.progInner(v, e)
 			} else {
@@ -303,14 +294,13 @@ func (p *jscan) progMessage(v int, e *progEcho) (int, error) {
 			}
 			switch string(key) {
 			case "type":
-				exact, e.typ = 0, b[v:vend]
+				e.typ = b[v:vend]
 			case "timestamp":
-				exact, e.timestamp = 1, b[v:vend]
+				e.timestamp = b[v:vend]
 			case "requestId":
-				exact, e.requestID = 2, b[v:vend]
+				e.requestID = b[v:vend]
 			}
 		}
-		e.odd = seen.check(key, exact) || e.odd
 		return vend, err
 	})
 }
@@ -320,6 +310,7 @@ func (p *jscan) progInner(v int, e *progEcho) (int, error) {
 	b := p.b
 	seen := keySeen{keySet: messageKeys}
 	return p.object(v, 3, func(key []byte, v int) (int, error) {
+		e.odd = seen.odd(key) || e.odd
 		var vend int
 		var err error
 		if string(key) == "usage" {
@@ -331,16 +322,12 @@ func (p *jscan) progInner(v int, e *progEcho) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		exact := -1
 		switch string(key) {
 		case "id":
-			exact, e.msgID = 0, b[v:vend]
+			e.msgID = b[v:vend]
 		case "model":
-			exact, e.model = 1, b[v:vend]
-		case "usage":
-			exact = 2
+			e.model = b[v:vend]
 		}
-		e.odd = seen.check(key, exact) || e.odd
 		return vend, err
 	})
 }
@@ -567,11 +554,6 @@ func skipString(b []byte, i int) (int, error) {
 	}
 }
 
-const (
-	ones  = 0x0101010101010101
-	highs = 0x8080808080808080
-)
-
 func skipWS(b []byte, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
 		i++
@@ -599,29 +581,26 @@ func (p *jscan) usage(v, depth int, r *usageRead) (int, error) {
 	b, u := p.b, &r.raw
 	top := keySeen{keySet: usageKeys}
 	end, err := p.object(v, depth, func(key []byte, v int) (int, error) {
+		r.odd = top.odd(key) || r.odd
 		if string(key) == "cache_creation" {
 			r.split = b[v]
-			r.odd = top.check(key, 4) || r.odd
 			if b[v] != '{' {
 				return p.skipValue(v, depth+1)
 			}
 			u.HasSplit = true
 			seen := keySeen{keySet: splitKeys}
 			return p.object(v, depth+1, func(key []byte, v int) (int, error) {
+				r.odd = seen.odd(key) || r.odd
 				vend, err := p.skipValue(v, depth+2)
 				if err != nil {
 					return 0, err
 				}
-				exact := 0
 				switch string(key) {
 				case "ephemeral_5m_input_tokens":
 					u.W5m = count(b[v:vend])
 				case "ephemeral_1h_input_tokens":
-					u.W1h, exact = count(b[v:vend]), 1
-				default:
-					exact = -1
+					u.W1h = count(b[v:vend])
 				}
-				r.odd = seen.check(key, exact) || r.odd
 				return vend, nil
 			})
 		}
@@ -629,20 +608,16 @@ func (p *jscan) usage(v, depth int, r *usageRead) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		exact := 0
 		switch string(key) {
 		case "input_tokens":
 			u.Input = count(b[v:vend])
 		case "cache_creation_input_tokens":
-			u.CacheCreation, exact = count(b[v:vend]), 1
+			u.CacheCreation = count(b[v:vend])
 		case "cache_read_input_tokens":
-			u.CacheRead, exact = count(b[v:vend]), 2
+			u.CacheRead = count(b[v:vend])
 		case "output_tokens":
-			u.Output, exact = count(b[v:vend]), 3
-		default:
-			exact = -1
+			u.Output = count(b[v:vend])
 		}
-		r.odd = top.check(key, exact) || r.odd
 		return vend, nil
 	})
 	r.ok = err == nil

@@ -399,6 +399,12 @@ func plainJSON(b []byte) bool {
 	}
 }
 
+// The bytes of a word, all ones and all top bits, for hasControl.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
 // hasControl reports whether b holds a byte below 0x20, eight bytes at a
 // time: x-0x20 borrows into a byte's top bit only from a byte below 0x20
 // (exact as a yes or no, though not as to which byte).
