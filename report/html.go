@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ctxsim/ctxsim/pricing"
@@ -40,9 +41,13 @@ type HTMLInput struct {
 //go:embed report.html.tmpl
 var htmlTemplate string
 
-var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
-	"mul100": func(f float64) float64 { return f * 100 },
-}).Parse(htmlTemplate))
+// htmlTmpl is parsed at the first report, not at start-up: every command
+// links this package, few write HTML.
+var htmlTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(template.FuncMap{
+		"mul100": func(f float64) float64 { return f * 100 },
+	}).Parse(htmlTemplate))
+})
 
 type htmlFigure struct {
 	Title string
@@ -96,7 +101,7 @@ func WriteHTML(w io.Writer, in HTMLInput) error {
 		page.Runs = append(page.Runs, drillDown(r))
 	}
 	var b bytes.Buffer
-	if err := htmlTmpl.Execute(&b, page); err != nil {
+	if err := htmlTmpl().Execute(&b, page); err != nil {
 		return fmt.Errorf("report: html: %w", err)
 	}
 	_, err = w.Write(b.Bytes())

@@ -1087,7 +1087,8 @@ func imageBlock(b *block) traces.Block {
 const pdfPageTokens = 2250 + imageTokens
 
 // pdfPage matches a page object of a PDF ("/Type /Page", not "/Pages").
-var pdfPage = regexp.MustCompile(`/Type\s*/Page[^s]`)
+// Compiled at the first PDF, not at start-up.
+var pdfPage = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/Type\s*/Page[^s]`) })
 
 // documentBlock sizes a document block: a plain-text document is its
 // text; a base64 PDF is an opaque block of pdfPageTokens a page (pages
@@ -1103,7 +1104,7 @@ func documentBlock(b *block) traces.Block {
 	pages := 1
 	if b.Source.Type == "base64" {
 		if raw, err := base64.StdEncoding.DecodeString(b.Source.Data); err == nil {
-			pages = max(1, len(pdfPage.FindAllIndex(raw, -1)))
+			pages = max(1, len(pdfPage().FindAllIndex(raw, -1)))
 		}
 	}
 	out.Tokens = pages * pdfPageTokens
