@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/gob"
 	"errors"
+	"io/fs"
 )
 
 // A FileCache keeps what an importer read from one file across runs, keyed
@@ -25,6 +26,44 @@ type FileKey struct {
 	Name   string
 	Sum    uint64
 	Size   int64
+}
+
+// A FileStamp is what the file system says of a file without reading it:
+// its size, modification time, device, inode and change time, with the
+// importer and name of its FileKey. An append (Claude Code's logs only
+// grow) changes the size and times; a file replaced by another is a new
+// inode.
+type FileStamp struct {
+	Format     string
+	Name       string
+	Size       int64
+	ModTime    int64 // Unix nanoseconds
+	ChangeTime int64 // Unix nanoseconds
+	Dev, Ino   uint64
+}
+
+// StampOf is the stamp of a file an importer opened (fs.File.Stat), and
+// false where the file system gives no device and inode (an in-memory
+// fs.FS, or a platform without them), which must never be served by stamp.
+func StampOf(fi fs.FileInfo, format, name string) (FileStamp, bool) {
+	dev, ino, ctime, ok := fileID(fi)
+	if !ok || !fi.Mode().IsRegular() {
+		return FileStamp{}, false
+	}
+	return FileStamp{Format: format, Name: name, Size: fi.Size(), ModTime: fi.ModTime().UnixNano(), ChangeTime: ctime, Dev: dev, Ino: ino}, true
+}
+
+// A StampedCache is a FileCache that also remembers which contents (FileKey)
+// a file had at a stamp, so that a file unchanged since is served without
+// being read or hashed, as git's index serves unchanged files. Lookup must
+// not answer for a stamp it cannot trust: one remembered so soon after the
+// file's last change that a later change in the same clock tick could
+// leave the stamp as it was. The importer stamps a file before it reads
+// it, so a stamp never names contents older than the file had at it.
+type StampedCache interface {
+	FileCache
+	Lookup(s FileStamp) (FileKey, bool)
+	Remember(s FileStamp, key FileKey)
 }
 
 // warningsWire is Warnings' gob form.

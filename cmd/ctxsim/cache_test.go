@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctxsim/ctxsim/policies/estimate"
 	"github.com/ctxsim/ctxsim/traces/filecache"
+	"github.com/ctxsim/ctxsim/traces/tracetest"
 )
 
 // countingTok is the tokenizer seam: it counts the texts that reach the
@@ -59,12 +60,13 @@ func TestWhatifImportCache(t *testing.T) {
 	}
 	subs, _ := filepath.Glob("../../testdata/claude-code/*/subagents/*.jsonl")
 	n := len(files) + len(subs)
-	if st1 != (filecache.Stats{Puts: n}) || n < 6 {
-		t.Fatalf("first run: %+v, want %d puts (every log)", st1, n)
+	if st1 != (filecache.Stats{Puts: n, Stamps: n}) || n < 6 {
+		t.Fatalf("first run: %+v, want %d puts and stamps (every log)", st1, n)
 	}
+	tracetest.DateStamps(t, filepath.Join(dir, "imports")) // a fresh clone's logs are new
 	out2, err2, _, st2 := whatifCaching(t, dir, "--no-hindsight")
-	if st2 != (filecache.Stats{Hits: n}) {
-		t.Errorf("second run: %+v, want %d hits", st2, n)
+	if st2 != (filecache.Stats{Hits: n, StampHits: n}) {
+		t.Errorf("second run: %+v, want %d hits by stamp", st2, n)
 	}
 	if out1 != out2 || err1 != err2 {
 		t.Errorf("second whatif's output differs:\n%s\n---\n%s\n%s---\n%s", out1, out2, err1, err2)
@@ -77,7 +79,7 @@ func TestWhatifImportCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	out3, err3, _, st3 := whatifCaching(t, dir, "--no-hindsight")
-	if st3 != (filecache.Stats{Hits: n - 1, Puts: 1}) || out3 != out1 || !strings.Contains(err3, "ctxsim: warning: import cache: "+ents[0]+": not an import cache entry (ignored, re-imported)") {
+	if st3 != (filecache.Stats{Hits: n - 1, StampHits: n, Puts: 1, Stamps: 1}) || out3 != out1 || !strings.Contains(err3, "ctxsim: warning: import cache: "+ents[0]+": not an import cache entry (ignored, re-imported)") {
 		t.Errorf("spoiled entry: %+v, same output %v, stderr %q", st3, out3 == out1, err3)
 	}
 	if out4, _, _, st4 := whatifCaching(t, dir, "--no-hindsight", "--no-cache"); st4 != (filecache.Stats{}) || out4 != out1 {

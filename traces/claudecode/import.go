@@ -249,8 +249,23 @@ func readAll(r io.Reader, buf *[]byte) ([]byte, error) {
 
 // cachedRead is readSession through o.Cache: the file is read whole and
 // keyed by its bytes and name; what a miss reads is put in the cache
-// before anything links it to other files' sessions.
+// before anything links it to other files' sessions. A cache that keeps
+// stamps (traces.StampedCache) serves a file unchanged since it was last
+// remembered without reading it; the stamp is taken before the read, and
+// one that changes during it is not remembered.
 func (o Options) cachedRead(r io.Reader, name string, w *traces.Warnings) ([]*traces.Session, error) {
+	sc, _ := o.Cache.(traces.StampedCache)
+	stamp, stamped := fileStamp(sc, r, name)
+	var tried traces.FileKey // a Get that missed: not asked again
+	if stamped {
+		if key, ok := sc.Lookup(stamp); ok {
+			if ss, cw, ok := o.Cache.Get(key); ok {
+				w.Merge(cw)
+				return ss, nil
+			}
+			tried = key
+		}
+	}
 	buf := bufPool.Get().(*[]byte) // readSession keeps nothing of data
 	defer bufPool.Put(buf)
 	data, err := readAll(r, buf)
@@ -258,18 +273,42 @@ func (o Options) cachedRead(r io.Reader, name string, w *traces.Warnings) ([]*tr
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	key := traces.FileKey{Format: Format, Name: name, Sum: xxhash.Sum64(data), Size: int64(len(data))}
-	if ss, cw, ok := o.Cache.Get(key); ok {
-		w.Merge(cw)
-		return ss, nil
+	if stamped {
+		after, ok := fileStamp(sc, r, name)
+		stamped = ok && after == stamp
 	}
-	var fw traces.Warnings
-	ss, err := readSession(bytes.NewReader(data), name, &fw)
-	if err != nil {
-		return nil, err
+	var ss []*traces.Session
+	var cw *traces.Warnings
+	ok := false
+	if key != tried {
+		ss, cw, ok = o.Cache.Get(key)
 	}
-	o.Cache.Put(key, ss, &fw)
-	w.Merge(&fw)
+	if !ok {
+		cw = &traces.Warnings{}
+		if ss, err = readSession(bytes.NewReader(data), name, cw); err != nil {
+			return nil, err
+		}
+		o.Cache.Put(key, ss, cw)
+	}
+	if stamped {
+		sc.Remember(stamp, key)
+	}
+	w.Merge(cw)
 	return ss, nil
+}
+
+// fileStamp is the stamp of the open file r, when sc keeps stamps and the
+// file system gives one.
+func fileStamp(sc traces.StampedCache, r io.Reader, name string) (traces.FileStamp, bool) {
+	f, ok := r.(interface{ Stat() (fs.FileInfo, error) })
+	if sc == nil || !ok {
+		return traces.FileStamp{}, false
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return traces.FileStamp{}, false
+	}
+	return traces.StampOf(fi, Format, name)
 }
 
 func displayName(dir, name string) string {

@@ -19,6 +19,20 @@
 // checksum or does not decode is ignored with a warning and rewritten. A
 // directory that cannot be read or written is one warning, and the run
 // goes on without the cache.
+//
+// A Cache also keeps stamps (traces.StampedCache): the size, modification
+// and change times, device and inode a file had when it was read, and the
+// key of its contents then. A file whose stamp is unchanged is served
+// without being read or hashed, as git's index serves unchanged files. A
+// stamp is trusted only when it was remembered more than RacyWindow after
+// the file's last change, since a file changed twice within one tick of
+// the file system's clock can keep its stamp; a log being written to is
+// read and hashed each time. Only real files have stamps (an in-memory
+// fs.FS has no inode), and only on Linux and macOS.
+//
+// An entry holds gob's value message only: the type descriptors, the same
+// for every entry of a build, are made once per process and fed once to
+// each decoder, which would otherwise compile them afresh per file.
 // Flush removes the least recently used entries beyond Options.MaxBytes
 // (1 GiB by default).
 //

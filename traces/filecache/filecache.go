@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"debug/elf"
 	"encoding/binary"
-	"encoding/gob"
 	"errors"
 	"fmt"
 	"io"
@@ -22,10 +21,11 @@ import (
 	"github.com/ctxsim/ctxsim/traces"
 )
 
-// An entry file: magic, then the gob of an entry, then the xxhash of
-// everything before it.
+// An entry file: magic, then the gob value message of an entry (its
+// types are the preamble of primed), then the xxhash of everything before
+// it.
 const (
-	magic   = "ctxsimfc"
+	magic   = "ctxsimf2"
 	sumSize = 8
 	suffix  = ".gob"
 )
@@ -63,10 +63,12 @@ type Cache struct {
 	dir string
 	o   Options
 
-	mu       sync.Mutex
-	hits     int
-	puts     int
-	warnings []string
+	mu        sync.Mutex
+	hits      int
+	puts      int
+	stampHits int
+	stamps    int
+	warnings  []string
 	// off is set by the first failure to read or write the directory
 	// (not a directory, no space, no permission): one warning says so,
 	// and the run goes on without the cache rather than warning per file.
@@ -127,7 +129,32 @@ func (c *Cache) Get(key traces.FileKey) ([]*traces.Session, *traces.Warnings, bo
 	return e.Sessions, e.Warnings, true
 }
 
+var entries primed[entry]
+
 func decode(b []byte) (*entry, error) {
+	body, err := unseal(b, magic)
+	if err != nil {
+		return nil, err
+	}
+	var e entry
+	if err := entries.decode(body, &e); err != nil {
+		return nil, fmt.Errorf("bad entry: %v", err)
+	}
+	return &e, nil
+}
+
+// seal is magic, what enc writes, and the xxhash of both.
+func seal[T any](magic string, p *primed[T], v *T) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString(magic)
+	if err := p.encode(&b, v); err != nil {
+		return nil, err
+	}
+	return binary.LittleEndian.AppendUint64(b.Bytes(), xxhash.Sum64(b.Bytes())), nil
+}
+
+// unseal checks what seal made with magic and returns what it encoded.
+func unseal(b []byte, magic string) ([]byte, error) {
 	if len(b) < len(magic)+sumSize || string(b[:len(magic)]) != magic {
 		return nil, errors.New("not an import cache entry")
 	}
@@ -135,11 +162,7 @@ func decode(b []byte) (*entry, error) {
 	if xxhash.Sum64(body) != sum {
 		return nil, errors.New("bad checksum")
 	}
-	var e entry
-	if err := gob.NewDecoder(bytes.NewReader(body[len(magic):])).Decode(&e); err != nil {
-		return nil, fmt.Errorf("bad entry: %v", err)
-	}
-	return &e, nil
+	return body[len(magic):], nil
 }
 
 // Put implements traces.FileCache. A failed write is a warning: the run
@@ -148,14 +171,12 @@ func (c *Cache) Put(key traces.FileKey, ss []*traces.Session, w *traces.Warnings
 	if c.isOff() {
 		return
 	}
-	var b bytes.Buffer
-	b.WriteString(magic)
-	if err := gob.NewEncoder(&b).Encode(entry{Build: c.o.Build, Key: key, Sessions: ss, Warnings: w}); err != nil {
+	b, err := seal(magic, &entries, &entry{Build: c.o.Build, Key: key, Sessions: ss, Warnings: w})
+	if err != nil {
 		c.warn("%s: %v (not cached)", key.Name, err)
 		return
 	}
-	b.Write(binary.LittleEndian.AppendUint64(nil, xxhash.Sum64(b.Bytes())))
-	if err := atomicfile.Write(c.path(key), b.Bytes(), false); err != nil {
+	if err := atomicfile.Write(c.path(key), b, false); err != nil {
 		c.turnOff(err)
 		return
 	}
@@ -188,15 +209,17 @@ func (c *Cache) warn(format string, a ...any) {
 
 // Stats counts a Cache's work since Open.
 type Stats struct {
-	Hits int // Gets served
-	Puts int // entries written
+	Hits      int // Gets served
+	StampHits int // stamps trusted: files not read, but for an entry that failed
+	Puts      int // entries written
+	Stamps    int // stamps remembered
 }
 
 // Stats is what c has done so far.
 func (c *Cache) Stats() Stats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return Stats{Hits: c.hits, Puts: c.puts}
+	return Stats{Hits: c.hits, StampHits: c.stampHits, Puts: c.puts, Stamps: c.stamps}
 }
 
 // Warnings are the problems met, in order.
@@ -207,11 +230,13 @@ func (c *Cache) Warnings() []string {
 }
 
 // Flush keeps the directory within MaxBytes, removing the entries used
-// least recently (oldest modification time, then name) and any temporary
-// file a killed writer left; it does nothing when nothing was put.
+// least recently (oldest modification time, then name; a stamp dates from
+// its writing) and, given a clock (Options.Now), the temporary files a
+// killed writer left more than an hour ago; it does nothing when nothing
+// was put.
 func (c *Cache) Flush() error {
 	c.mu.Lock()
-	puts := c.puts
+	puts := c.puts + c.stamps
 	c.mu.Unlock()
 	if puts == 0 {
 		return nil
@@ -228,12 +253,20 @@ func (c *Cache) Flush() error {
 	var files []file
 	var total int64
 	for _, d := range ents {
-		if !d.Type().IsRegular() || !strings.HasSuffix(d.Name(), suffix) {
+		tmp := strings.HasSuffix(d.Name(), ".tmp") // atomicfile's
+		if !d.Type().IsRegular() || !tmp && !strings.HasSuffix(d.Name(), suffix) && !strings.HasSuffix(d.Name(), stampSuffix) {
 			continue
 		}
 		fi, err := d.Info()
 		if err != nil {
 			continue // removed meanwhile by another process
+		}
+		if tmp {
+			// Another process may be writing it: only a stale one goes.
+			if c.o.Now != nil && fi.ModTime().Before(c.o.Now().Add(-time.Hour)) {
+				_ = os.Remove(filepath.Join(c.dir, d.Name()))
+			}
+			continue
 		}
 		files = append(files, file{d.Name(), fi.Size(), fi.ModTime()})
 		total += fi.Size()

@@ -1,10 +1,14 @@
 package filecache
 
 import (
+	"bytes"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/stretchr/testify/require"
@@ -164,4 +168,134 @@ func TestUnusableDir(t *testing.T) {
 	require.Len(t, c.Warnings(), 1)
 	require.Contains(t, c.Warnings()[0], "going without it for the rest of the run")
 	require.Equal(t, Stats{}, c.Stats())
+}
+
+// TestStaleTemporary: Flush removes a temporary file a killed writer left
+// over an hour ago, and keeps one that may still be being written.
+func TestStaleTemporary(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	c, err := Open(dir, Options{Build: "b", Now: func() time.Time { return now }})
+	require.NoError(t, err)
+	ss, w := sample()
+	c.Put(traces.FileKey{Format: "claude-code", Name: "a", Sum: 1, Size: 1}, ss, w)
+	stale, fresh := filepath.Join(dir, "x.gob.1.tmp"), filepath.Join(dir, "y.gob.2.tmp")
+	for p, age := range map[string]time.Duration{stale: 2 * time.Hour, fresh: time.Minute} {
+		require.NoError(t, os.WriteFile(p, []byte("half"), 0o644))
+		require.NoError(t, os.Chtimes(p, now.Add(-age), now.Add(-age)))
+	}
+	require.NoError(t, c.Flush())
+	require.NoFileExists(t, stale)
+	require.FileExists(t, fresh)
+}
+
+// stampOf stamps a real file as the importer does.
+func stampOf(t *testing.T, p, name string) traces.FileStamp {
+	t.Helper()
+	fi, err := os.Stat(p)
+	require.NoError(t, err)
+	s, ok := traces.StampOf(fi, "claude-code", name)
+	if !ok {
+		t.Skip("this platform gives no inode: no stamps")
+	}
+	return s
+}
+
+// TestStamp: a remembered stamp serves its key until the file changes, and
+// never while it is racy (remembered within RacyWindow of the file's last
+// change), nor to another build.
+func TestStamp(t *testing.T) {
+	dir, logs := t.TempDir(), t.TempDir()
+	c, err := Open(dir, Options{Build: "b"})
+	require.NoError(t, err)
+	p := filepath.Join(logs, "a.jsonl")
+	require.NoError(t, os.WriteFile(p, []byte("0123456789"), 0o644))
+	s := stampOf(t, p, "a.jsonl")
+	key := traces.FileKey{Format: "claude-code", Name: "a.jsonl", Sum: 7, Size: 10}
+	// later dates the stamp file as if remembered well after the file's
+	// last change (the test's files are all new).
+	later := func() {
+		t.Helper()
+		at := time.Unix(0, max(s.ModTime, s.ChangeTime)).Add(RacyWindow + time.Second)
+		require.NoError(t, os.Chtimes(c.stampPath(s), at, at))
+	}
+
+	_, ok := c.Lookup(s)
+	require.False(t, ok, "nothing remembered")
+	c.Remember(s, key)
+	_, ok = c.Lookup(s)
+	require.False(t, ok, "racy: remembered within the window of the file's change, which a change in the same tick could hide")
+	later()
+	got, ok := c.Lookup(s)
+	require.True(t, ok)
+	require.Equal(t, key, got)
+	require.Equal(t, Stats{StampHits: 1, Stamps: 1}, c.Stats())
+
+	// Any field of the stamp changed: a miss.
+	for _, change := range []func(*traces.FileStamp){
+		func(s *traces.FileStamp) { s.Size++ },
+		func(s *traces.FileStamp) { s.ModTime++ },
+		func(s *traces.FileStamp) { s.ChangeTime++ },
+		func(s *traces.FileStamp) { s.Ino++ },
+		func(s *traces.FileStamp) { s.Dev++ },
+		func(s *traces.FileStamp) { s.Name = "b.jsonl" },
+	} {
+		s2 := s
+		change(&s2)
+		_, ok := c.Lookup(s2)
+		require.False(t, ok, "%+v", s2)
+	}
+	c2, err := Open(dir, Options{Build: "other"})
+	require.NoError(t, err)
+	_, ok = c2.Lookup(s)
+	require.False(t, ok, "another build's stamp")
+
+	// A key that is not the stamp's file is not remembered.
+	c.Remember(s, traces.FileKey{Format: "claude-code", Name: "a.jsonl", Sum: 8, Size: 11})
+	got, _ = c.Lookup(s)
+	require.Equal(t, key, got)
+
+	// A spoiled stamp is a miss with a warning.
+	require.NoError(t, os.WriteFile(c.stampPath(s), []byte("ctxsimst garbage"), 0o644))
+	later()
+	_, ok = c.Lookup(s)
+	require.False(t, ok)
+	require.Len(t, c.Warnings(), 1)
+	require.Contains(t, c.Warnings()[0], "bad checksum (ignored, the file is read)")
+}
+
+// TestStampOfMemFS: a file with no inode (an in-memory fs.FS) has no stamp.
+func TestStampOfMemFS(t *testing.T) {
+	fi, err := fs.Stat(fstest.MapFS{"a": {Data: []byte("x")}}, "a")
+	require.NoError(t, err)
+	_, ok := traces.StampOf(fi, "claude-code", "a")
+	require.False(t, ok)
+}
+
+// TestPrimed: the primed codec's value messages decode through pooled
+// decoders, any number of times in any order; a message with more after
+// it, or none at all, is an error.
+func TestPrimed(t *testing.T) {
+	var p primed[entry]
+	ss, w := sample()
+	var msgs [][]byte
+	for i := range 3 {
+		var b bytes.Buffer
+		e := entry{Build: "b", Key: traces.FileKey{Name: string(rune('a' + i)), Sum: uint64(i)}, Sessions: ss, Warnings: w}
+		require.NoError(t, p.encode(&b, &e))
+		require.False(t, bytes.HasPrefix(b.Bytes(), p.preamble), "the type descriptors are not repeated")
+		msgs = append(msgs, b.Bytes())
+	}
+	for _, i := range []int{0, 1, 2, 2, 0, 1} {
+		var e entry
+		require.NoError(t, p.decode(msgs[i], &e))
+		require.Equal(t, string(rune('a'+i)), e.Key.Name)
+		require.Equal(t, ss, e.Sessions)
+		require.Equal(t, w.List(), e.Warnings.List())
+	}
+	var e entry
+	require.Error(t, p.decode(append(slices.Clone(msgs[0]), msgs[1]...), &e), "two messages")
+	require.Error(t, p.decode(nil, &e))
+	require.Error(t, p.decode(msgs[0][:len(msgs[0])/2], &e))
+	require.NoError(t, p.decode(msgs[1], &e), "a failed decode spoils no pooled decoder")
 }

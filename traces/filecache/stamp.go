@@ -1,0 +1,114 @@
+package filecache
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/ctxsim/ctxsim/internal/atomicfile"
+	"github.com/ctxsim/ctxsim/traces"
+)
+
+// A stamp file: stampMagic, the gob of a stampEntry, its xxhash.
+const (
+	stampMagic  = "ctxsimst"
+	stampSuffix = ".stamp"
+)
+
+// RacyWindow is how much older than its stamp file a file's modification
+// and change times must be for Lookup to trust the stamp. File system
+// clocks are coarse (the kernel's tick on Linux, a second on some file
+// systems, two on FAT), so a file changed again within the tick of its
+// last change can keep its stamp; a stamp remembered well after that tick
+// cannot be fooled so. Git trusts its index the same way ("racy git":
+// an entry is trusted only when the file is older than the index).
+const RacyWindow = 2 * time.Second
+
+var stamps primed[stampEntry]
+
+// stampEntry is what a stamp file holds.
+type stampEntry struct {
+	Build string
+	Stamp traces.FileStamp
+	Key   traces.FileKey
+}
+
+func (c *Cache) stampPath(s traces.FileStamp) string {
+	h := xxhash.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%d\x00%d\x00%d\x00%d\x00%d", c.o.Build, s.Format, s.Name, s.Size, s.ModTime, s.ChangeTime, s.Dev, s.Ino)
+	return filepath.Join(c.dir, fmt.Sprintf("%016x%s", h.Sum64(), stampSuffix))
+}
+
+// Lookup implements traces.StampedCache: the contents remembered for s by
+// this build, unless the stamp file is missing, spoiled (a warning) or
+// racy (written within RacyWindow of the file's last change).
+func (c *Cache) Lookup(s traces.FileStamp) (traces.FileKey, bool) {
+	if c.isOff() {
+		return traces.FileKey{}, false
+	}
+	p := c.stampPath(s)
+	f, err := os.Open(p)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			c.turnOff(err)
+		}
+		return traces.FileKey{}, false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		c.turnOff(err)
+		return traces.FileKey{}, false
+	}
+	b, err := io.ReadAll(f)
+	if err != nil {
+		c.turnOff(err)
+		return traces.FileKey{}, false
+	}
+	var e stampEntry
+	body, err := unseal(b, stampMagic)
+	if err == nil {
+		err = stamps.decode(body, &e)
+	}
+	if err != nil {
+		c.warn("%s: %v (ignored, the file is read)", p, err)
+		return traces.FileKey{}, false
+	}
+	if e.Build != c.o.Build || e.Stamp != s || e.Key.Format != s.Format || e.Key.Name != s.Name || e.Key.Size != s.Size {
+		return traces.FileKey{}, false // a hash collision, or not this file's
+	}
+	if max(s.ModTime, s.ChangeTime) > fi.ModTime().UnixNano()-int64(RacyWindow) {
+		return traces.FileKey{}, false // racy: read it, and Remember again
+	}
+	c.mu.Lock()
+	c.stampHits++
+	c.mu.Unlock()
+	return e.Key, true
+}
+
+// Remember implements traces.StampedCache. A stamp file is never touched
+// once written: its modification time is when it was remembered, which is
+// what Lookup's racy test needs. A failed write is handled as Put's.
+func (c *Cache) Remember(s traces.FileStamp, key traces.FileKey) {
+	if c.isOff() || key.Format != s.Format || key.Name != s.Name || key.Size != s.Size {
+		return
+	}
+	b, err := seal(stampMagic, &stamps, &stampEntry{Build: c.o.Build, Stamp: s, Key: key})
+	if err != nil {
+		c.warn("%s: %v (not remembered)", s.Name, err)
+		return
+	}
+	if err := atomicfile.Write(c.stampPath(s), b, false); err != nil {
+		c.turnOff(err)
+		return
+	}
+	c.mu.Lock()
+	c.stamps++
+	c.mu.Unlock()
+}
