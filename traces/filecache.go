@@ -1,10 +1,10 @@
 package traces
 
 import (
-	"bytes"
-	"encoding/gob"
+	"encoding/binary"
 	"errors"
 	"io/fs"
+	"math"
 )
 
 // A FileCache keeps what an importer read from one file across runs, keyed
@@ -66,45 +66,69 @@ type StampedCache interface {
 	Remember(s FileStamp, key FileKey)
 }
 
-// warningsWire is Warnings' gob form.
-type warningsWire struct {
-	Order  []string
-	Counts []int
-	First  []string
-	Failed int
-}
-
-// GobEncode implements gob.GobEncoder: a FileCache stores an import's
-// warnings as the importer made them, order and first places included.
-func (w *Warnings) GobEncode() ([]byte, error) {
-	ww := warningsWire{Order: w.order, Failed: w.failed}
+// AppendBinary implements encoding.BinaryAppender: w as its importer made
+// it, order and first places included, for a FileCache to keep (gob uses
+// it through MarshalBinary too). The form: the failure count, the number
+// of reasons, then each reason, its count and its first place, as
+// uvarints and length-prefixed strings.
+func (w *Warnings) AppendBinary(b []byte) ([]byte, error) {
+	b = binary.AppendUvarint(b, uint64(w.failed))
+	b = binary.AppendUvarint(b, uint64(len(w.order)))
 	for _, r := range w.order {
-		ww.Counts = append(ww.Counts, w.counts[r])
-		ww.First = append(ww.First, w.first[r])
+		b = appendString(b, r)
+		b = binary.AppendUvarint(b, uint64(w.counts[r]))
+		b = appendString(b, w.first[r])
 	}
-	var b bytes.Buffer
-	err := gob.NewEncoder(&b).Encode(ww)
-	return b.Bytes(), err
+	return b, nil
 }
 
-// GobDecode implements gob.GobDecoder.
-func (w *Warnings) GobDecode(b []byte) error {
-	var ww warningsWire
-	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&ww); err != nil {
-		return err
+// MarshalBinary implements encoding.BinaryMarshaler.
+func (w *Warnings) MarshalBinary() ([]byte, error) { return w.AppendBinary(nil) }
+
+// UnmarshalBinary implements encoding.BinaryUnmarshaler: the inverse of
+// AppendBinary, all of b.
+func (w *Warnings) UnmarshalBinary(b []byte) error {
+	next := func() (uint64, bool) {
+		v, n := binary.Uvarint(b)
+		if n <= 0 {
+			return 0, false
+		}
+		b = b[n:]
+		return v, true
 	}
-	if len(ww.Counts) != len(ww.Order) || len(ww.First) != len(ww.Order) {
+	str := func() (string, bool) {
+		n, ok := next()
+		if !ok || n > uint64(len(b)) {
+			return "", false
+		}
+		s := string(b[:n])
+		b = b[n:]
+		return s, true
+	}
+	failed, ok1 := next()
+	n, ok2 := next()
+	if !ok1 || !ok2 || n > uint64(len(b)) || failed > math.MaxInt32 {
 		return errBadWarnings
 	}
-	*w = Warnings{failed: ww.Failed}
-	for i, r := range ww.Order {
-		if ww.Counts[i] < 1 || w.counts[r] > 0 {
+	*w = Warnings{failed: int(failed)}
+	for range n {
+		r, ok1 := str()
+		c, ok2 := next()
+		first, ok3 := str()
+		if !ok1 || !ok2 || !ok3 || c < 1 || c > math.MaxInt32 || w.counts[r] > 0 {
 			return errBadWarnings
 		}
-		w.AddPlace(ww.First[i], r)
-		w.counts[r] = ww.Counts[i]
+		w.AddPlace(first, r)
+		w.counts[r] = int(c)
+	}
+	if len(b) > 0 {
+		return errBadWarnings
 	}
 	return nil
 }
 
-var errBadWarnings = errors.New("traces: bad warnings in gob")
+func appendString(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+var errBadWarnings = errors.New("traces: bad warnings in binary form")

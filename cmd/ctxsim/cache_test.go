@@ -71,7 +71,7 @@ func TestWhatifImportCache(t *testing.T) {
 	if out1 != out2 || err1 != err2 {
 		t.Errorf("second whatif's output differs:\n%s\n---\n%s\n%s---\n%s", out1, out2, err1, err2)
 	}
-	ents, err := filepath.Glob(filepath.Join(dir, "imports", "*.gob"))
+	ents, err := filepath.Glob(filepath.Join(dir, "imports", "*.entry"))
 	if err != nil || len(ents) != n {
 		t.Fatalf("%d entries in imports/ (%v), want %d", len(ents), err, n)
 	}

@@ -66,8 +66,11 @@ func BenchmarkCostTree(b *testing.B) {
 }
 
 // BenchmarkImportCached is the import of the shared sessions (every file
-// of testdata/claude-code) without a file cache, and warm: every file
-// served from a traces/filecache entry (read, hashed and decoded from gob).
+// of testdata/claude-code) without a file cache ("json"), and warm: every
+// file served from a traces/filecache entry decoded from gob, found by the
+// file's stamp ("warm": the file is not read when its stamp is trusted,
+// that is when the file was last changed 2 s or more before the first
+// import) or by its contents ("warm-read": read and hashed).
 func BenchmarkImportCached(b *testing.B) {
 	fsys := os.DirFS(testdata)
 	c, err := filecache.Open(b.TempDir(), filecache.Options{Build: "bench"})
@@ -81,7 +84,7 @@ func BenchmarkImportCached(b *testing.B) {
 	for _, bc := range []struct {
 		name string
 		o    Options
-	}{{"json", Options{}}, {"warm", o}} {
+	}{{"json", Options{}}, {"warm", o}, {"warm-read", Options{Cache: struct{ traces.FileCache }{c}}}} {
 		b.Run(bc.name, func(b *testing.B) {
 			for b.Loop() {
 				if _, _, err := bc.o.ImportFS(fsys, ".", testdata); err != nil {

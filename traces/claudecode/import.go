@@ -24,6 +24,7 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 
+	"github.com/ctxsim/ctxsim/internal/filebuf"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
@@ -218,35 +219,6 @@ func (o Options) importFiles(files []string, open func(i int) (io.ReadCloser, er
 	return out, ws, nil
 }
 
-// bufPool holds the file buffers of cachedRead, so that a tree of many
-// files is read with a few allocations.
-var bufPool = sync.Pool{New: func() any { return new([]byte) }}
-
-// readAll reads r into *buf, growing it to the file's size once rather
-// than by doubling (which clears and copies every step).
-func readAll(r io.Reader, buf *[]byte) ([]byte, error) {
-	if f, ok := r.(interface{ Stat() (os.FileInfo, error) }); ok {
-		if fi, err := f.Stat(); err == nil && int64(cap(*buf)) < fi.Size()+1 {
-			*buf = make([]byte, 0, fi.Size()+512)
-		}
-	}
-	b := (*buf)[:0]
-	for {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			*buf = b
-			return b, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-}
-
 // cachedRead is readSession through o.Cache: the file is read whole and
 // keyed by its bytes and name; what a miss reads is put in the cache
 // before anything links it to other files' sessions. A cache that keeps
@@ -266,9 +238,8 @@ func (o Options) cachedRead(r io.Reader, name string, w *traces.Warnings) ([]*tr
 			tried = key
 		}
 	}
-	buf := bufPool.Get().(*[]byte) // readSession keeps nothing of data
-	defer bufPool.Put(buf)
-	data, err := readAll(r, buf)
+	data, release, err := filebuf.Read(r) // readSession keeps nothing of data
+	defer release()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

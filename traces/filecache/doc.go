@@ -1,7 +1,7 @@
 // Package filecache keeps what an importer read from each log file across
 // runs: a traces.FileCache in a directory. A second run of ctxsim over
 // unchanged logs decodes no JSON; it reads each file's sessions and
-// warnings back from a gob entry instead (about 20× faster than the
+// warnings back from an entry instead (about 20× faster than the
 // Claude Code import on the shared sessions).
 //
 //	c, err := filecache.OpenExecutable(dir, time.Now) // keyed by this program's build
@@ -30,12 +30,10 @@
 // read and hashed each time. Only real files have stamps (an in-memory
 // fs.FS has no inode), and only on Linux and macOS.
 //
-// An entry holds gob's value message only: the type descriptors, the same
-// for every entry of a build, are made once per process and fed once to
-// each decoder, which would otherwise compile them afresh per file.
-// Flush removes the least recently used entries beyond Options.MaxBytes
-// (1 GiB by default).
-//
-// cmd/ctxsim keeps the cache in imports/ under the token-count cache's
-// directory (--cache-dir), and --no-cache goes without both.
+// An entry is written field by field (codec.go) and decoded straight from
+// the file's bytes into copies; gob, this cache's first format, copied
+// each entry whole and compiled its types afresh per file, and was most
+// of a warm import's time. TestCodecEveryField fills every field of a
+// session by reflection, so a field added to traces and not to the codec
+// fails it.
 package filecache

@@ -18,16 +18,19 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/ctxsim/ctxsim/internal/atomicfile"
+	"github.com/ctxsim/ctxsim/internal/filebuf"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
-// An entry file: magic, then the gob value message of an entry (its
-// types are the preamble of primed), then the xxhash of everything before
-// it.
+// An entry file: magic, then an entry as codec.go writes it, then the
+// xxhash of everything before it.
 const (
-	magic   = "ctxsimf2"
+	magic   = "ctxsimf3"
 	sumSize = 8
-	suffix  = ".gob"
+	suffix  = ".entry"
+	// legacySuffix names the gob entries of earlier builds, which no
+	// build reads now: Flush removes them.
+	legacySuffix = ".gob"
 )
 
 // DefaultMaxBytes bounds the directory at 1 GiB.
@@ -101,7 +104,8 @@ func (c *Cache) Get(key traces.FileKey) ([]*traces.Session, *traces.Warnings, bo
 		return nil, nil, false
 	}
 	p := c.path(key)
-	b, err := os.ReadFile(p)
+	b, release, err := readFile(p) // decode copies what it keeps
+	defer release()
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			c.turnOff(err)
@@ -129,28 +133,32 @@ func (c *Cache) Get(key traces.FileKey) ([]*traces.Session, *traces.Warnings, bo
 	return e.Sessions, e.Warnings, true
 }
 
-var entries primed[entry]
+// readFile reads the file at p into a pooled buffer.
+func readFile(p string) ([]byte, func(), error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, func() {}, err
+	}
+	defer f.Close()
+	return filebuf.Read(f)
+}
 
 func decode(b []byte) (*entry, error) {
 	body, err := unseal(b, magic)
 	if err != nil {
 		return nil, err
 	}
-	var e entry
-	if err := entries.decode(body, &e); err != nil {
+	e, err := decodeEntry(body)
+	if err != nil {
 		return nil, fmt.Errorf("bad entry: %v", err)
 	}
-	return &e, nil
+	return e, nil
 }
 
-// seal is magic, what enc writes, and the xxhash of both.
-func seal[T any](magic string, p *primed[T], v *T) ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteString(magic)
-	if err := p.encode(&b, v); err != nil {
-		return nil, err
-	}
-	return binary.LittleEndian.AppendUint64(b.Bytes(), xxhash.Sum64(b.Bytes())), nil
+// seal is magic, body, and the xxhash of both.
+func seal(magic string, body []byte) []byte {
+	b := append([]byte(magic), body...)
+	return binary.LittleEndian.AppendUint64(b, xxhash.Sum64(b))
 }
 
 // unseal checks what seal made with magic and returns what it encoded.
@@ -171,12 +179,12 @@ func (c *Cache) Put(key traces.FileKey, ss []*traces.Session, w *traces.Warnings
 	if c.isOff() {
 		return
 	}
-	b, err := seal(magic, &entries, &entry{Build: c.o.Build, Key: key, Sessions: ss, Warnings: w})
-	if err != nil {
+	var e encoder
+	if err := e.entry(&entry{Build: c.o.Build, Key: key, Sessions: ss, Warnings: w}); err != nil {
 		c.warn("%s: %v (not cached)", key.Name, err)
 		return
 	}
-	if err := atomicfile.Write(c.path(key), b, false); err != nil {
+	if err := atomicfile.Write(c.path(key), seal(magic, e.b), false); err != nil {
 		c.turnOff(err)
 		return
 	}
@@ -231,9 +239,9 @@ func (c *Cache) Warnings() []string {
 
 // Flush keeps the directory within MaxBytes, removing the entries used
 // least recently (oldest modification time, then name; a stamp dates from
-// its writing) and, given a clock (Options.Now), the temporary files a
-// killed writer left more than an hour ago; it does nothing when nothing
-// was put.
+// its writing), earlier builds' gob entries and, given a clock
+// (Options.Now), the temporary files a killed writer left more than an
+// hour ago; it does nothing when nothing was put.
 func (c *Cache) Flush() error {
 	c.mu.Lock()
 	puts := c.puts + c.stamps
@@ -254,6 +262,10 @@ func (c *Cache) Flush() error {
 	var total int64
 	for _, d := range ents {
 		tmp := strings.HasSuffix(d.Name(), ".tmp") // atomicfile's
+		if d.Type().IsRegular() && strings.HasSuffix(d.Name(), legacySuffix) {
+			_ = os.Remove(filepath.Join(c.dir, d.Name()))
+			continue
+		}
 		if !d.Type().IsRegular() || !tmp && !strings.HasSuffix(d.Name(), suffix) && !strings.HasSuffix(d.Name(), stampSuffix) {
 			continue
 		}

@@ -1,10 +1,11 @@
 package filecache
 
 import (
-	"bytes"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -171,7 +172,8 @@ func TestUnusableDir(t *testing.T) {
 }
 
 // TestStaleTemporary: Flush removes a temporary file a killed writer left
-// over an hour ago, and keeps one that may still be being written.
+// over an hour ago, and keeps one that may still be being written; an
+// earlier build's gob entry goes too.
 func TestStaleTemporary(t *testing.T) {
 	dir := t.TempDir()
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
@@ -179,7 +181,9 @@ func TestStaleTemporary(t *testing.T) {
 	require.NoError(t, err)
 	ss, w := sample()
 	c.Put(traces.FileKey{Format: "claude-code", Name: "a", Sum: 1, Size: 1}, ss, w)
-	stale, fresh := filepath.Join(dir, "x.gob.1.tmp"), filepath.Join(dir, "y.gob.2.tmp")
+	stale, fresh := filepath.Join(dir, "x.entry.1.tmp"), filepath.Join(dir, "y.entry.2.tmp")
+	legacy := filepath.Join(dir, "0123456789abcdef.gob")
+	require.NoError(t, os.WriteFile(legacy, []byte("an earlier build's entry"), 0o644))
 	for p, age := range map[string]time.Duration{stale: 2 * time.Hour, fresh: time.Minute} {
 		require.NoError(t, os.WriteFile(p, []byte("half"), 0o644))
 		require.NoError(t, os.Chtimes(p, now.Add(-age), now.Add(-age)))
@@ -187,6 +191,7 @@ func TestStaleTemporary(t *testing.T) {
 	require.NoError(t, c.Flush())
 	require.NoFileExists(t, stale)
 	require.FileExists(t, fresh)
+	require.NoFileExists(t, legacy)
 }
 
 // stampOf stamps a real file as the importer does.
@@ -272,30 +277,112 @@ func TestStampOfMemFS(t *testing.T) {
 	require.False(t, ok)
 }
 
-// TestPrimed: the primed codec's value messages decode through pooled
-// decoders, any number of times in any order; a message with more after
-// it, or none at all, is an error.
-func TestPrimed(t *testing.T) {
-	var p primed[entry]
+// fill sets every field reachable from v to a value that is not zero and
+// differs from field to field, by reflection: a field added to a traces
+// type is filled too, and a codec that forgets it fails TestCodecEveryField.
+func fill(v reflect.Value, n *int) {
+	*n++
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString(fmt.Sprintf("s%d", *n))
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		v.SetInt(int64(*n) * 1000003)
+	case reflect.Uint64, reflect.Uint, reflect.Uint32:
+		v.SetUint(uint64(*n) * 1000003)
+	case reflect.Float64:
+		v.SetFloat(float64(*n) + 0.5)
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+		fill(v.Elem(), n)
+	case reflect.Slice:
+		v.Set(reflect.MakeSlice(v.Type(), 2, 2))
+		for i := range 2 {
+			fill(v.Index(i), n)
+		}
+	case reflect.Map:
+		v.Set(reflect.MakeMap(v.Type()))
+		for range 2 {
+			k, e := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
+			fill(k, n)
+			fill(e, n)
+			v.SetMapIndex(k, e)
+		}
+	case reflect.Struct:
+		if v.Type() == reflect.TypeFor[time.Time]() {
+			v.Set(reflect.ValueOf(time.Date(2026, 2, 10, 21, 0, *n, *n, time.UTC)))
+			return
+		}
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				fill(v.Field(i), n)
+			}
+		}
+	default:
+		panic("fill: add " + v.Kind().String())
+	}
+}
+
+// TestCodecEveryField: a session with every field set (by reflection)
+// comes back equal, as do nil and empty slices and maps, each as it was,
+// and times at other offsets (unnamed, as time.Parse makes them from an
+// RFC 3339 offset: time's binary form, which gob used too, keeps the
+// offset, not a zone's name).
+func TestCodecEveryField(t *testing.T) {
+	var s traces.Session
+	n := 0
+	fill(reflect.ValueOf(&s).Elem(), &n)
+	empty := traces.Session{ID: "e", Children: []string{}, Floor: []traces.Block{}, Events: []traces.Event{
+		{Blocks: []traces.Block{}, Meta: map[string]string{}, Time: time.Date(2026, 1, 1, 0, 0, 0, 0, time.FixedZone("", 5*3600+30*60))},
+		{Time: time.Date(2026, 1, 1, 0, 0, 0, 0, time.FixedZone("", 17))},
+	}}
+	w := &traces.Warnings{}
+	w.Add("a.jsonl", 3, "r1")
+	w.Fail("a.jsonl:5", "r2")
+	w.Add("a.jsonl", 9, "r1")
+	in := entry{Build: "b", Key: traces.FileKey{Format: "f", Name: "n", Sum: 1 << 63, Size: 1 << 40}, Sessions: []*traces.Session{&s, &empty, {ID: "nil"}}, Warnings: w}
+	var e encoder
+	require.NoError(t, e.entry(&in))
+	out, err := decodeEntry(e.b)
+	require.NoError(t, err)
+	require.Equal(t, in.Build, out.Build)
+	require.Equal(t, in.Key, out.Key)
+	require.Equal(t, w.List(), out.Warnings.List())
+	require.Equal(t, w.Failed(), out.Warnings.Failed())
+	require.Len(t, out.Sessions, 3)
+	for i := range in.Sessions {
+		if !reflect.DeepEqual(in.Sessions[i], out.Sessions[i]) {
+			t.Errorf("session %d:\n in %+v\nout %+v", i, in.Sessions[i], out.Sessions[i])
+		}
+	}
+	require.NotNil(t, out.Sessions[1].Events[0].Meta, "empty stays empty")
+	require.Nil(t, out.Sessions[2].Events, "nil stays nil")
+
+	// Every cut is an error, never a panic or a partial entry.
+	for i := range len(e.b) {
+		_, err := decodeEntry(e.b[:i])
+		require.Error(t, err, "cut at %d", i)
+	}
+	_, err = decodeEntry(append(slices.Clone(e.b), 0))
+	require.ErrorContains(t, err, "trailing bytes")
+}
+
+// FuzzDecodeEntry: any bytes decode to an entry or an error, without a
+// panic or an allocation larger than the input allows.
+func FuzzDecodeEntry(f *testing.F) {
 	ss, w := sample()
-	var msgs [][]byte
-	for i := range 3 {
-		var b bytes.Buffer
-		e := entry{Build: "b", Key: traces.FileKey{Name: string(rune('a' + i)), Sum: uint64(i)}, Sessions: ss, Warnings: w}
-		require.NoError(t, p.encode(&b, &e))
-		require.False(t, bytes.HasPrefix(b.Bytes(), p.preamble), "the type descriptors are not repeated")
-		msgs = append(msgs, b.Bytes())
-	}
-	for _, i := range []int{0, 1, 2, 2, 0, 1} {
-		var e entry
-		require.NoError(t, p.decode(msgs[i], &e))
-		require.Equal(t, string(rune('a'+i)), e.Key.Name)
-		require.Equal(t, ss, e.Sessions)
-		require.Equal(t, w.List(), e.Warnings.List())
-	}
-	var e entry
-	require.Error(t, p.decode(append(slices.Clone(msgs[0]), msgs[1]...), &e), "two messages")
-	require.Error(t, p.decode(nil, &e))
-	require.Error(t, p.decode(msgs[0][:len(msgs[0])/2], &e))
-	require.NoError(t, p.decode(msgs[1], &e), "a failed decode spoils no pooled decoder")
+	var e encoder
+	require.NoError(f, e.entry(&entry{Build: "b", Key: traces.FileKey{Format: "f"}, Sessions: ss, Warnings: w}))
+	f.Add(e.b)
+	f.Add(encodeStamp(stampEntry{Build: "b"}))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if x, err := decodeEntry(b); err == nil {
+			var e2 encoder
+			if err := e2.entry(x); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, _ = decodeStamp(b)
+	})
 }

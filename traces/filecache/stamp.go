@@ -15,7 +15,7 @@ import (
 	"github.com/ctxsim/ctxsim/traces"
 )
 
-// A stamp file: stampMagic, the gob of a stampEntry, its xxhash.
+// A stamp file: stampMagic, a stampEntry (encodeStamp), its xxhash.
 const (
 	stampMagic  = "ctxsimst"
 	stampSuffix = ".stamp"
@@ -30,13 +30,40 @@ const (
 // an entry is trusted only when the file is older than the index).
 const RacyWindow = 2 * time.Second
 
-var stamps primed[stampEntry]
-
 // stampEntry is what a stamp file holds.
 type stampEntry struct {
 	Build string
 	Stamp traces.FileStamp
 	Key   traces.FileKey
+}
+
+func encodeStamp(x stampEntry) []byte {
+	var e encoder
+	e.str(x.Build)
+	s := x.Stamp
+	e.str(s.Format)
+	e.str(s.Name)
+	e.varint(s.Size)
+	e.varint(s.ModTime)
+	e.varint(s.ChangeTime)
+	e.uvarint(s.Dev)
+	e.uvarint(s.Ino)
+	e.str(x.Key.Format)
+	e.str(x.Key.Name)
+	e.uvarint(x.Key.Sum)
+	e.varint(x.Key.Size)
+	return e.b
+}
+
+func decodeStamp(b []byte) (stampEntry, error) {
+	d := &decoder{b: b}
+	x := stampEntry{Build: d.str()}
+	x.Stamp = traces.FileStamp{Format: d.str(), Name: d.str(), Size: d.varint(), ModTime: d.varint(), ChangeTime: d.varint(), Dev: d.uvarint(), Ino: d.uvarint()}
+	x.Key = traces.FileKey{Format: d.str(), Name: d.str(), Sum: d.uvarint(), Size: d.varint()}
+	if d.err == nil && len(d.b) > 0 {
+		d.err = errors.New("trailing bytes")
+	}
+	return x, d.err
 }
 
 func (c *Cache) stampPath(s traces.FileStamp) string {
@@ -71,10 +98,10 @@ func (c *Cache) Lookup(s traces.FileStamp) (traces.FileKey, bool) {
 		c.turnOff(err)
 		return traces.FileKey{}, false
 	}
-	var e stampEntry
 	body, err := unseal(b, stampMagic)
+	var e stampEntry
 	if err == nil {
-		err = stamps.decode(body, &e)
+		e, err = decodeStamp(body)
 	}
 	if err != nil {
 		c.warn("%s: %v (ignored, the file is read)", p, err)
@@ -99,12 +126,7 @@ func (c *Cache) Remember(s traces.FileStamp, key traces.FileKey) {
 	if c.isOff() || key.Format != s.Format || key.Name != s.Name || key.Size != s.Size {
 		return
 	}
-	b, err := seal(stampMagic, &stamps, &stampEntry{Build: c.o.Build, Stamp: s, Key: key})
-	if err != nil {
-		c.warn("%s: %v (not remembered)", s.Name, err)
-		return
-	}
-	if err := atomicfile.Write(c.stampPath(s), b, false); err != nil {
+	if err := atomicfile.Write(c.stampPath(s), seal(stampMagic, encodeStamp(stampEntry{Build: c.o.Build, Stamp: s, Key: key})), false); err != nil {
 		c.turnOff(err)
 		return
 	}
