@@ -201,9 +201,10 @@ type recordedTenant struct {
 }
 
 // recordedTenant runs (once per tenant) the recorded policy anchored on the
-// billed calls, and open-loop from a fit on each session's first 20% of
-// calls, and marks each call record with the open-loop prediction
-// (estimate "open_loop") and whether the call was in the fit prefix. A
+// billed calls, and (unless SkipOpenLoop) open-loop from a fit on each
+// session's first 20% of calls, and marks each call record with the
+// open-loop prediction (estimate "open_loop") and whether the call was in
+// the fit prefix. A
 // cancelled attempt is not kept: the next caller tries again.
 func (st *Setup) recordedTenant(ctx context.Context, t Tenant) (*recordedTenant, error) {
 	v, _ := st.recorded.LoadOrStore(t.Key, &recordedTenant{})
@@ -240,14 +241,16 @@ func (st *Setup) calibrate(ctx context.Context, t Tenant) (*Result, map[string]*
 		prefix[s.ID] = n
 		return sim.NewOpenLoop(s, st.Memo, cal)
 	}
-	ol, err := st.replay(ctx, t, pol, "", open, false)
-	if err != nil {
-		return nil, nil, err
-	}
 	pred := map[key]int{}
-	for _, r := range ol.Records {
-		if r.Kind == sim.KindCall {
-			pred[key{r.Trace, r.Event}] = r.Prompt
+	if !st.SkipOpenLoop {
+		ol, err := st.replay(ctx, t, pol, "", open, false)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, r := range ol.Records {
+			if r.Kind == sim.KindCall {
+				pred[key{r.Trace, r.Event}] = r.Prompt
+			}
 		}
 	}
 	nth := map[string]int{}

@@ -10,7 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ctxsim/ctxsim/report"
+	"github.com/ctxsim/ctxsim/sim"
 	"github.com/ctxsim/ctxsim/traces"
+	"github.com/ctxsim/ctxsim/traces/claudecode"
 	"github.com/ctxsim/ctxsim/traces/synth"
 )
 
@@ -177,5 +179,60 @@ func TestMixedProviderTenant(t *testing.T) {
 	require.Len(t, together, 2)
 	for id, c := range together {
 		require.InDelta(t, alone[id], c, 1e-9, "session %s: together %v, alone %v", id, c, alone[id])
+	}
+}
+
+// SkipOpenLoop drops the open-loop replay of recorded sessions: the call
+// records lose the "open_loop" estimate and the fit-prefix mark, the run
+// its fidelity summary, and nothing else changes (the recorded replay's
+// costs and prompts).
+func TestSkipOpenLoop(t *testing.T) {
+	ss, _, err := claudecode.Import("../testdata/claude-code/tool_heavy.jsonl")
+	require.NoError(t, err)
+	specs, err := ResolvePolicies([]string{"recorded"}, nil)
+	require.NoError(t, err)
+	var recs [2][]sim.Record
+	var runs [2][]report.RunSummary
+	for i, skip := range []bool{false, true} {
+		st, err := NewSetup(nil, "auto", 1)
+		require.NoError(t, err)
+		st.SkipOpenLoop = skip
+		cells, err := st.Cells(Tenants(ss), specs)
+		require.NoError(t, err)
+		require.NoError(t, st.Run(context.Background(), cells, 1, func(c *Cell) error {
+			require.NoError(t, c.Err)
+			recs[i] = append(recs[i], c.Result.Records...)
+			runs[i] = append(runs[i], c.Result.Runs...)
+			return nil
+		}))
+	}
+	require.Equal(t, len(recs[0]), len(recs[1]))
+	opens, fits := 0, 0
+	for j := range recs[0] {
+		a, b := recs[0][j], recs[1][j]
+		for _, e := range a.Estimates {
+			if e.Name == sim.EstimateOpenLoop {
+				opens++
+			}
+		}
+		if _, ok := a.DetailValue(sim.DetailFitPrefix); ok {
+			fits++
+		}
+		for _, e := range b.Estimates {
+			require.NotEqual(t, sim.EstimateOpenLoop, e.Name, "record %d", j)
+		}
+		_, fit := b.DetailValue(sim.DetailFitPrefix)
+		require.False(t, fit, "record %d", j)
+		require.Equal(t, a.Prompt, b.Prompt, "record %d", j)
+		require.Equal(t, a.CostUSD, b.CostUSD, "record %d", j)
+	}
+	require.Positive(t, opens, "the open-loop replay marks calls")
+	require.Positive(t, fits)
+	require.Len(t, runs[1], len(runs[0]))
+	for j := range runs[0] {
+		require.Equal(t, runs[0][j].CostUSD, runs[1][j].CostUSD)
+		require.NotNil(t, runs[0][j].Fidelity)
+		require.Positive(t, runs[0][j].Fidelity.OpenLoopCalls)
+		require.Nil(t, runs[1][j].Fidelity, "the recorded run's fidelity is the open loop's")
 	}
 }

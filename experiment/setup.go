@@ -38,6 +38,12 @@ type Setup struct {
 	// ClearToolUses, the hindsight optimum of the requests it sent
 	// (package sim/hindsight) and each run's regret against it.
 	Hindsight bool
+	// SkipOpenLoop skips the second replay of each recorded session, open
+	// loop from a fit on its first calls: its predictions feed only the
+	// records (estimate "open_loop", the fit-prefix mark) and the
+	// open-loop fields of run summaries, which a caller that writes
+	// neither (whatif's tables) does not show.
+	SkipOpenLoop bool
 	// VLLM configures the vllm provider (KV capacity and block size);
 	// zero values take provider.DefaultVLLMCapacity and its block size.
 	VLLM provider.VLLMOptions

@@ -115,6 +115,7 @@ func runWhatif(e *env, fs *pflag.FlagSet, paths []string, from string, names []s
 	}
 	o, finish := runOptions(e, sf.jobs, sh.sp)
 	o.Records = of.out != ""
+	st.SkipOpenLoop = !o.Records // its tables show no open-loop figure
 	rp, cellErr := harness.Whatif(e.ctx, st, sessions, specs, o)
 	finish()
 	if harness.Stopped(cellErr) {
