@@ -160,18 +160,12 @@ func (d *decoder) fail() {
 	d.b = nil
 }
 
-func (d *decoder) uvarint() uint64 {
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.fail()
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
+func (d *decoder) uvarint() uint64 { return next(d, binary.Uvarint) }
+func (d *decoder) varint() int64   { return next(d, binary.Varint) }
 
-func (d *decoder) varint() int64 {
-	v, n := binary.Varint(d.b)
+// next reads a varint of either sign with read.
+func next[T uint64 | int64](d *decoder, read func([]byte) (T, int)) T {
+	v, n := read(d.b)
 	if n <= 0 {
 		d.fail()
 		return 0
