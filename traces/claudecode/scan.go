@@ -127,16 +127,16 @@ func ScanUsageIf(ok func(head []byte) bool, paths ...string) (us []*SessionUsage
 		}
 	}
 	sort.SliceStable(order, func(a, b int) bool { return size[order[a]] > size[order[b]] })
-	// One buffer per worker, kept for the whole scan (a sync.Pool is
-	// emptied by each GC, and a fresh buffer is cleared and faulted in).
-	bufs := make(chan *[]byte, runtime.GOMAXPROCS(0))
+	// One set of buffers per worker, kept for the whole scan (a sync.Pool
+	// is emptied by each GC, and a fresh buffer is cleared and faulted in).
+	bufs := make(chan *scanBufs, runtime.GOMAXPROCS(0))
 	read, rws, err := readFiles(len(files), order, func(i int) (io.ReadCloser, error) { return os.Open(files[i]) },
 		func(i int, r io.Reader, w *traces.Warnings) (fileUsage, error) {
-			var buf *[]byte
+			var buf *scanBufs
 			select {
 			case buf = <-bufs:
 			default:
-				buf = new([]byte)
+				buf = new(scanBufs)
 			}
 			defer func() { bufs <- buf }()
 			return scanFileBuf(r, files[i], w, buf, ok)
@@ -435,19 +435,37 @@ const warnNotRecord = "skipped line that is not a log record (a JSON object with
 // The file is read a chunk at a time (lineSource) and split in place: no
 // line is copied.
 func scanFile(r io.Reader, name string, w *traces.Warnings) (fileUsage, error) {
-	return scanFileBuf(r, name, w, new([]byte), nil)
+	return scanFileBuf(r, name, w, new(scanBufs), nil)
 }
 
-// scanFileBuf is scanFile reading into *buf (grown as needed; nothing
+// scanBufs are what a scan reuses from file to file: the line buffer, and
+// the calls of a file being read (copied out once, at their final size,
+// where appending to each file's own list allocated twice its size).
+type scanBufs struct {
+	line  []byte
+	calls []Call
+}
+
+// scanFileBuf is scanFile reading into buf (grown as needed; nothing
 // returned refers to it), first asking ok (if not nil) whether to read a
 // file with this head (see ScanUsageIf).
-func scanFileBuf(r io.Reader, name string, w *traces.Warnings, buf *[]byte, ok func(head []byte) bool) (fileUsage, error) {
-	src := lineSource{r: r, buf: *buf, max: traces.MaxLine}
-	defer func() { *buf = src.buf }()
-	s := &SessionUsage{File: name}
+func scanFileBuf(r io.Reader, name string, w *traces.Warnings, buf *scanBufs, ok func(head []byte) bool) (fileUsage, error) {
+	src := lineSource{r: r, buf: buf.line, max: traces.MaxLine}
+	s := &SessionUsage{File: name, Calls: buf.calls[:0]}
+	defer func() {
+		buf.line = src.buf
+		scratch := s.Calls
+		s.Calls = nil
+		if len(scratch) > 0 {
+			s.Calls = slices.Clone(scratch)
+		}
+		clear(scratch) // keeps no strings alive
+		buf.calls = scratch[:0]
+	}()
 	pa := &progressAgents{name: name, byID: map[string]int{}, byCall: map[string][2]int{}}
 	idx := map[string]int{}
-	var kb []byte        // a call key being looked up
+	models := map[string]string{} // the model's bytes as read → text of them
+	var kb []byte                 // a call key being looked up
 	var idTime time.Time // time of the line s.ID was taken from
 	var l billLine
 	lineNo := 0
@@ -528,10 +546,10 @@ func scanFileBuf(r io.Reader, name string, w *traces.Warnings, buf *[]byte, ok f
 		// making strings of them (callKey of plain ids is these bytes).
 		var key string
 		i, seen := 0, false
-		if len(l.msgID) > 0 && len(l.requestID) > 0 && plain(l.msgID) && plain(l.requestID) {
+		plainIDs := len(l.msgID) > 0 && len(l.requestID) > 0 && plain(l.msgID) && plain(l.requestID)
+		if plainIDs {
 			kb = append(append(append(kb[:0], l.msgID...), 0), l.requestID...)
-			i, seen = idx[string(kb)]
-			key = "" // made below if new
+			i, seen = idx[string(kb)] // the key made below if new
 		} else {
 			key = callKey(text(l.msgID), text(l.requestID))
 			i, seen = idx[key]
@@ -550,14 +568,25 @@ func scanFileBuf(r io.Reader, name string, w *traces.Warnings, buf *[]byte, ok f
 			}
 			continue
 		}
-		msgID, reqID := text(l.msgID), text(l.requestID)
-		if key == "" {
-			key = callKey(msgID, reqID)
+		var msgID, reqID string
+		if plainIDs {
+			// The plain ids' key is kb: the ids are its two halves, one
+			// string for all three (a call's strings were most of what
+			// `cost` allocates).
+			key = string(kb)
+			msgID, reqID = key[:len(l.msgID)], key[len(l.msgID)+1:]
+		} else {
+			msgID, reqID = text(l.msgID), text(l.requestID)
 		}
 		if key != "" {
 			idx[key] = len(s.Calls)
 		}
-		s.Calls = append(s.Calls, Call{Time: t, Model: text(l.model), MessageID: msgID, RequestID: reqID, Usage: u, line: lineNo, key: key, first: t})
+		model, ok := models[string(l.model)] // a file has a few models
+		if !ok {
+			model = text(l.model)
+			models[string(l.model)] = model
+		}
+		s.Calls = append(s.Calls, Call{Time: t, Model: model, MessageID: msgID, RequestID: reqID, Usage: u, line: lineNo, key: key, first: t})
 	}
 	slices.SortStableFunc(s.Calls, func(a, b Call) int {
 		switch {
