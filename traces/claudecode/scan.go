@@ -466,7 +466,7 @@ func scanFileBuf(r io.Reader, name string, w *traces.Warnings, buf *scanBufs, ok
 	idx := map[string]int{}
 	models := map[string]string{} // the model's bytes as read → text of them
 	var kb []byte                 // a call key being looked up
-	var idTime time.Time // time of the line s.ID was taken from
+	var idTime time.Time          // time of the line s.ID was taken from
 	var l billLine
 	lineNo := 0
 	warn := func(reason string) { w.Add(name, lineNo, reason) }
