@@ -5,12 +5,16 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/ctxsim/ctxsim/experiment"
 	"github.com/ctxsim/ctxsim/harness"
+	"github.com/ctxsim/ctxsim/policies"
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/shard"
+	"github.com/ctxsim/ctxsim/sim"
 	"github.com/ctxsim/ctxsim/traces"
 	"github.com/ctxsim/ctxsim/traces/formats"
 	"github.com/ctxsim/ctxsim/traces/synth"
@@ -324,6 +328,26 @@ func TestJoinCompareShards(t *testing.T) {
 	if len(j.Outputs.Records) != len(whole.Records) {
 		t.Errorf("joined %d records, unsharded %d", len(j.Outputs.Records), len(whole.Records))
 	}
+	// The joined table prints byte for byte as the unsharded run's.
+	for _, f := range []report.Format{report.Text, report.JSON} {
+		var joined, unsharded bytes.Buffer
+		if err := j.Print(&joined, f); err != nil {
+			t.Fatal(err)
+		}
+		if err := render.Print(&unsharded, f, whole.Outputs("ctxsim compare", setup(t), nil)); err != nil {
+			t.Fatal(err)
+		}
+		if joined.Len() == 0 || joined.String() != unsharded.String() {
+			t.Errorf("%s: joined table\n%s\nunsharded\n%s", f, joined.String(), unsharded.String())
+		}
+	}
+	dir := t.TempDir()
+	if err := j.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err != nil {
+		t.Errorf("Write: %v", err)
+	}
 }
 
 func TestRun(t *testing.T) {
@@ -354,5 +378,63 @@ func TestRun(t *testing.T) {
 	}
 	if _, _, err := harness.Run(context.Background(), setup(t), nil, "", nil, harness.Options{}); !errors.Is(err, harness.ErrNoSessions) {
 		t.Errorf("no sessions: err %v, want ErrNoSessions", err)
+	}
+}
+
+func TestSuite(t *testing.T) {
+	// Every preset on every trace, and recorded only where there is a
+	// recorded bill.
+	ss := append(synthetic(t), recordedAs(t, "recorded")...)
+	res, err := harness.Suite(context.Background(), setup(t), ss, harness.Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, trace := map[string]int{}, map[string]bool{}
+	for _, r := range res.Runs {
+		n[r.Policy]++
+		trace[r.Trace] = true
+	}
+	presets := policies.PresetNames()
+	if len(n) != len(presets)+1 {
+		t.Errorf("runs by policy %v: want every preset and %s", n, sim.RecordedName)
+	}
+	for _, p := range presets {
+		if n[p] != len(trace) {
+			t.Errorf("%s: %d runs, want one per trace (%d)", p, n[p], len(trace))
+		}
+	}
+	if r := n[sim.RecordedName]; r == 0 || r >= len(trace) {
+		t.Errorf("%s: %d runs, want one per recorded trace only (not the 3 synthetic of %d)", sim.RecordedName, r, len(trace))
+	}
+}
+
+func TestBreakeven(t *testing.T) {
+	st := setup(t)
+	p, err := st.Prices.Lookup("claude-opus-4-6")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := report.NewBreakevenReport(p, 0.05, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	started, done := 0, 0
+	o := harness.Options{Start: func(n int) { started = n }, Done: func(*experiment.Cell) { done++ }}
+	if err := harness.Breakeven(context.Background(), st, rep, recorded(t), p, true, o); err != nil {
+		t.Fatal(err)
+	}
+	// The verdict is the replays' (whatif's ttl-5m and ttl-1h), one
+	// account: each root session priced under both tiers.
+	if !rep.Replayed || rep.Totals == nil || len(rep.Sessions) == 0 || rep.Totals.Sessions != len(rep.Sessions) {
+		t.Fatalf("replayed %v, %d sessions, totals %+v: want every root session's replayed tier costs", rep.Replayed, len(rep.Sessions), rep.Totals)
+	}
+	for _, s := range rep.Sessions {
+		if s.Cost5m <= 0 || s.Cost1h <= 0 || s.Savings1h != s.Cost5m-s.Cost1h {
+			t.Errorf("%s: 5m $%v, 1h $%v, savings $%v", s.ID, s.Cost5m, s.Cost1h, s.Savings1h)
+		}
+	}
+	// The hindsight replay ran its one tenant and found idle gaps.
+	if started != 1 || done != 1 || len(rep.Gaps) == 0 {
+		t.Errorf("hindsight: started %d, done %d cells, %d gaps: want 1, 1 and some gaps", started, done, len(rep.Gaps))
 	}
 }

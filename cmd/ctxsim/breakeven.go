@@ -1,15 +1,11 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/pflag"
 
-	"github.com/ctxsim/ctxsim/experiment"
 	"github.com/ctxsim/ctxsim/harness"
-	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/report"
-	"github.com/ctxsim/ctxsim/traces"
+	"github.com/ctxsim/ctxsim/shard"
 )
 
 func init() {
@@ -92,18 +88,19 @@ Examples:
 					if err != nil {
 						return err
 					}
-					sessions := l.Sessions
 					rep.Warnings = l.Warnings.List()
-					if err := rep.AddSessions(sessions, card, p); err != nil {
+					// Replayed as whatif replays them: the provider of each
+					// session's model, no hindsight but the gaps'.
+					sf := simFlags{prices: *prices, provider: "auto", seed: 1, jobs: 1, noHindsight: true}
+					st, err := sf.setup(e)
+					if err != nil {
 						return err
 					}
-					if err := replayTiers(e, rep, sessions, *prices); err != nil {
+					o, finish := runOptions(e, 1, shard.Spec{})
+					err = harness.Breakeven(e.ctx, st, rep, l.Sessions, p, *hs, o)
+					finish()
+					if err != nil {
 						return err
-					}
-					if *hs {
-						if err := addHindsightGaps(e, rep, sessions, card); err != nil {
-							return err
-						}
 					}
 				}
 				if *plotDir != "" {
@@ -119,31 +116,4 @@ Examples:
 			}
 		},
 	})
-}
-
-// replayTiers makes whatif's ttl-5m and ttl-1h replays of the recorded
-// sessions the report's tier costs (experiment.Setup.TierCosts).
-func replayTiers(e *env, rep *report.BreakevenReport, sessions []*traces.Session, prices string) error {
-	sf := simFlags{prices: prices, provider: "auto", seed: 1, jobs: 1, noHindsight: true}
-	st, err := sf.setup(e)
-	if err != nil {
-		return err
-	}
-	c5, c1, ok, err := st.TierCosts(e.ctx, sessions)
-	if ok {
-		rep.SetReplayCosts(c5, c1)
-	}
-	return err
-}
-
-// addHindsightGaps adds what the hindsight optimum chose across each idle
-// gap (experiment.HindsightGaps), with a progress bar on stderr.
-func addHindsightGaps(e *env, rep *report.BreakevenReport, ss []*traces.Session, card *pricing.Card) error {
-	bar := newProgress(e.stderr, len(experiment.Tenants(ss)))
-	defer bar.Finish()
-	gaps, err := experiment.HindsightGaps(e.ctx, card, ss, func(*experiment.Cell) { bar.Add(1) }, func(c *experiment.Cell) {
-		fmt.Fprintf(e.stderr, "ctxsim: cell %s: %v\n", c.Key(), c.Err)
-	})
-	rep.Gaps = append(rep.Gaps, gaps...)
-	return err
 }

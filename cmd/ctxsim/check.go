@@ -13,11 +13,6 @@ import (
 	"github.com/ctxsim/ctxsim/report"
 )
 
-// checkSuite, when set, produces the results ctxsim check compares when no
-// --results file is given: the embedded workload suite under the preset
-// policies, as compare runs it with no arguments.
-var checkSuite func(e *env) (report.Results, error)
-
 func init() {
 	register(&command{
 		name:    "check",
@@ -124,10 +119,7 @@ func checkResults(e *env, path string) (report.Results, error) {
 	if path != "" {
 		return readResultsFile(path, "--results")
 	}
-	if checkSuite == nil {
-		return report.Results{}, usagef("--results FILE is required: this build cannot run the embedded suite")
-	}
-	return checkSuite(e)
+	return suiteResults(e)
 }
 
 func readResultsFile(path, flag string) (report.Results, error) {

@@ -230,7 +230,8 @@ func runCompare(e *env, fs *pflag.FlagSet, wf *workloadFlags, sf *simFlags, of *
 		return err
 	}
 	suite := len(wf.traces) == 0 && len(wf.profiles) == 0
-	m, err := sh.manifest(fs, "compare", sf.seed, wf.traces, suite, sf.prices, harness.CompareRender{Policies: experiment.SpecNames(specs), Suite: suite, Detail: detail})
+	render := harness.CompareRender{Policies: experiment.SpecNames(specs), Suite: suite, Detail: detail}
+	m, err := sh.manifest(fs, "compare", sf.seed, wf.traces, suite, sf.prices, render)
 	if err != nil {
 		return err
 	}
@@ -253,32 +254,19 @@ func runCompare(e *env, fs *pflag.FlagSet, wf *workloadFlags, sf *simFlags, of *
 	if err := res.Write(of.out, plots); err != nil {
 		return err
 	}
-	if err := compareTable(e, format, res.Runs, res.Workloads, rp.Policies, suite && !detail, res.Warnings); err != nil {
+	if err := render.Print(e.stdout, format, res); err != nil {
 		return err
 	}
 	return sh.finish(of.out, m, res.Warnings, rp.Parts, cellErr)
 }
 
-// compareTable prints compare's table: the workload table of the embedded
-// suite, else one row per run.
-func compareTable(e *env, format report.Format, runs []report.RunSummary, wl map[string]string, policies []string, byWorkload bool, warnings []traces.Warning) error {
-	if byWorkload && format != report.JSON {
-		return report.WorkloadTable(runs, wl, policies).Write(e.stdout, format)
-	}
-	return report.WriteRuns(e.stdout, format, runs, report.RunsOptions{Warnings: warnings})
-}
-
-// suiteResults runs the embedded suite under the preset policies, as
-// "ctxsim compare" with no arguments does: what "ctxsim check" compares with
-// its baseline when given no --results.
+// suiteResults runs the embedded suite under the preset policies
+// (harness.Suite), as "ctxsim compare" with no arguments does: what
+// "ctxsim check" compares with its baseline when given no --results.
 func suiteResults(e *env) (report.Results, error) {
-	wf := workloadFlags{sessions: 2}
+	wf := workloadFlags{sessions: harness.SuitePerProfile}
 	sf := simFlags{provider: "auto", seed: 1, jobs: runtime.GOMAXPROCS(0)}
 	st, err := sf.setup(e)
-	if err != nil {
-		return report.Results{}, err
-	}
-	specs, err := experiment.DefaultSpecs(nil)
 	if err != nil {
 		return report.Results{}, err
 	}
@@ -287,12 +275,6 @@ func suiteResults(e *env) (report.Results, error) {
 		return report.Results{}, err
 	}
 	o, finish := runOptions(e, sf.jobs, shard.Spec{})
-	rp, err := harness.Compare(e.ctx, st, sessions, specs, o)
-	finish()
-	if harness.Stopped(err) {
-		return report.Results{}, err
-	}
-	return report.Results{Runs: rp.Runs}, err
+	defer finish()
+	return harness.Suite(e.ctx, st, sessions, o)
 }
-
-func init() { checkSuite = suiteResults }

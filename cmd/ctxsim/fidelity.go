@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ctxsim/ctxsim/harness"
-	"github.com/ctxsim/ctxsim/report"
 )
 
 func init() {
@@ -79,7 +78,8 @@ func runFidelity(e *env, fs *pflag.FlagSet, paths []string, from string, worst i
 	if err != nil {
 		return err
 	}
-	m, err := sh.manifest(fs, "fidelity", sf.seed, paths, false, sf.prices, harness.FidelityRender{Worst: worst})
+	render := harness.FidelityRender{Worst: worst}
+	m, err := sh.manifest(fs, "fidelity", sf.seed, paths, false, sf.prices, render)
 	if err != nil {
 		return err
 	}
@@ -97,19 +97,8 @@ func runFidelity(e *env, fs *pflag.FlagSet, paths []string, from string, worst i
 	if harness.Stopped(cellErr) {
 		return cellErr
 	}
-	if err := fidelityPrint(e, format, rep, worst); err != nil {
+	if err := render.Print(e.stdout, format, rep); err != nil {
 		return err
 	}
 	return sh.finish(out, m, nil, rp.Parts, cellErr) // fidelity reports no warnings
-}
-
-// fidelityPrint prints the fidelity report.
-func fidelityPrint(e *env, format report.Format, rep report.FidelityReport, worst int) error {
-	if format == report.JSON {
-		return report.WriteJSON(e.stdout, rep)
-	}
-	if err := rep.WorstTable(worst).Write(e.stdout, format); err != nil {
-		return err
-	}
-	return rep.SummaryTable().Write(e.stdout, format)
 }

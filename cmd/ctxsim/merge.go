@@ -80,20 +80,8 @@ func runMerge(e *env, dirs []string, out string, format report.Format, prices st
 	if err != nil {
 		return err
 	}
-	res := j.Outputs
-	switch r := j.Render.(type) {
-	case harness.FidelityRender:
-		return fidelityPrint(e, format, j.Fidelity, r.Worst)
-	case harness.CompareRender:
-		if err := res.Write(out, ""); err != nil {
-			return err
-		}
-		return compareTable(e, format, res.Runs, res.Workloads, r.Policies, r.Suite && !r.Detail, res.Warnings)
-	case harness.WhatifRender:
-		if err := res.Write(out, ""); err != nil {
-			return err
-		}
-		return whatifPrint(e, format, res.Runs, r.Policies, res.Warnings)
+	if err := j.Write(out); err != nil {
+		return err
 	}
-	return sweepOutput(e, format, out, "", res.Runs, res.Labels, j.Render.(report.SweepGrid), res.Warnings)
+	return j.Print(e.stdout, format)
 }

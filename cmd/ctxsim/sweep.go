@@ -150,19 +150,13 @@ func runSweep(e *env, sw *sweepFlags) error {
 	if harness.Stopped(cellErr) {
 		return cellErr
 	}
-	if err := sweepOutput(e, format, sw.of.out, sw.plots, rp.Runs, rp.Labels, render, e.warn.List()); err != nil {
+	if err := harness.WriteSweep(sw.of.out, sw.plots, render, rp.Runs, rp.Labels, e.warn.List()); err != nil {
+		return err
+	}
+	if err := render.Write(e.stdout, format, rp.Runs, e.warn.List()); err != nil {
 		return err
 	}
 	return sw.sh.finish(sw.of.out, man, e.warn.List(), rp.Parts, cellErr)
-}
-
-// sweepOutput writes the sweep's files (harness.WriteSweep) and prints its
-// table, from runs in cell order.
-func sweepOutput(e *env, format report.Format, out, plots string, runs []report.RunSummary, labels map[string]experiment.Label, g report.SweepGrid, warnings []traces.Warning) error {
-	if err := harness.WriteSweep(out, plots, g, runs, labels, warnings); err != nil {
-		return err
-	}
-	return g.Write(e.stdout, format, runs, warnings)
 }
 
 // notIdentity are the flags left out of the sweep's identity: output and

@@ -9,8 +9,6 @@ import (
 
 	"github.com/ctxsim/ctxsim/experiment"
 	"github.com/ctxsim/ctxsim/harness"
-	"github.com/ctxsim/ctxsim/report"
-	"github.com/ctxsim/ctxsim/traces"
 )
 
 func init() {
@@ -100,8 +98,8 @@ func runWhatif(e *env, fs *pflag.FlagSet, paths []string, from string, names []s
 	if err != nil {
 		return err
 	}
-	policies := append([]string{experiment.RecordedObserved().Name}, experiment.SpecNames(specs)...)
-	m, err := sh.manifest(fs, "whatif", sf.seed, paths, false, sf.prices, harness.WhatifRender{Policies: policies})
+	render := harness.WhatifRender{Policies: append([]string{experiment.RecordedObserved().Name}, experiment.SpecNames(specs)...)}
+	m, err := sh.manifest(fs, "whatif", sf.seed, paths, false, sf.prices, render)
 	if err != nil {
 		return err
 	}
@@ -125,19 +123,8 @@ func runWhatif(e *env, fs *pflag.FlagSet, paths []string, from string, names []s
 	if err := res.Write(of.out, ""); err != nil {
 		return err
 	}
-	if err := whatifPrint(e, format, rp.Runs, rp.Policies, res.Warnings); err != nil {
+	if err := render.Print(e.stdout, format, res); err != nil {
 		return err
 	}
 	return sh.finish(of.out, m, res.Warnings, rp.Parts, cellErr)
-}
-
-// whatifPrint prints the whatif report of runs (in cell order) for the
-// policies, the recorded replay first.
-func whatifPrint(e *env, format report.Format, runs []report.RunSummary, policies []string, warnings []traces.Warning) error {
-	rep := report.NewWhatif(runs, policies)
-	if format == report.JSON {
-		rep.Warnings = warnings
-		return report.WriteJSON(e.stdout, rep)
-	}
-	return rep.Table().Write(e.stdout, format)
 }
