@@ -57,21 +57,11 @@ Examples:
 }
 
 func runImport(e *env, im traces.Importer, paths []string, dir string, asJSON bool) error {
-	var all []*traces.Session
-	var ws traces.Warnings
-	for _, p := range paths {
-		in, err := traces.PathInput(p, e.stdin)
-		if err != nil {
-			return err
-		}
-		ss, w, err := im.Import(e.ctx, in)
-		if err != nil {
-			return err
-		}
-		ws.Merge(w)
-		all = append(all, ss...)
+	all, ws, err := traces.ImportPaths(e.ctx, im, paths, e.stdin)
+	if err != nil {
+		return err
 	}
-	return writeSessions(e, all, dir, asJSON, im.Name(), &ws)
+	return writeSessions(e, all, dir, asJSON, im.Name(), ws)
 }
 
 // printWarnings prints the counted warnings of a read, one line a reason.

@@ -46,20 +46,6 @@ func fromError(err error) error {
 	return err
 }
 
-// readNative reads one native trace file, or "-" for stdin.
-func readNative(e *env, path string) (*traces.Session, error) {
-	in, err := traces.PathInput(path, e.stdin)
-	if err != nil {
-		return nil, err
-	}
-	f, err := in.FS.Open(in.Root)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return traces.ReadSession(f, in.Name)
-}
-
 // openImportCache keeps what the importers read from each log in dir
 // across runs (traces/filecache), keyed by this executable's build: a run
 // over unchanged logs decodes none of them. Its warnings print at exit.

@@ -42,28 +42,9 @@ Examples:
 }
 
 func runValidate(e *env, files []string, asJSON bool) error {
-	out, bad := traces.CheckFiles(files, func(f string) (*traces.Session, error) { return readNative(e, f) })
-	if asJSON {
-		for i := range out {
-			if out[i].Problems == nil {
-				out[i].Problems = []string{}
-			}
-		}
-		if err := report.WriteJSON(e.stdout, struct {
-			Files []traces.FileCheck `json:"files"`
-		}{out}); err != nil {
-			return err
-		}
-	} else {
-		for _, v := range out {
-			if !v.OK {
-				for _, p := range v.Problems {
-					fmt.Fprintln(e.stdout, p)
-				}
-				continue
-			}
-			fmt.Fprintf(e.stdout, "%s: OK: session %s, %d events, %d calls (%d with usage)\n", v.File, v.Session, v.Events, v.Calls, v.BilledCalls)
-		}
+	checks, bad := traces.CheckFiles(files, func(f string) (*traces.Session, error) { return traces.ReadSessionPath(f, e.stdin) })
+	if err := report.WriteFileChecks(e.stdout, asJSON, checks); err != nil {
+		return err
 	}
 	if bad > 0 {
 		return &regressionError{msg: fmt.Sprintf("%d of %d files have problems", bad, len(files))}
