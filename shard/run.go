@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 
 	ctxsim "github.com/ctxsim/ctxsim"
 	"github.com/ctxsim/ctxsim/experiment"
@@ -165,20 +164,16 @@ func NewManifest(command string, seed uint64, flags []string, inputs []Input, re
 // BuildVersion names the build: module version and VCS revision, so that
 // shards of different builds do not merge.
 func BuildVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
+	b := ctxsim.ThisBuild()
+	if !b.Known {
 		return "unknown"
 	}
-	v := bi.Main.Version
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			v += " " + s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				v += " modified"
-			}
-		}
+	v := b.Version
+	if b.Revision != "" {
+		v += " " + b.Revision
+	}
+	if b.Modified {
+		v += " modified"
 	}
 	return v
 }

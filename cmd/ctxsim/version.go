@@ -2,9 +2,10 @@ package main
 
 import (
 	"fmt"
-	"runtime/debug"
 
 	"github.com/spf13/pflag"
+
+	ctxsim "github.com/ctxsim/ctxsim"
 )
 
 func init() {
@@ -25,46 +26,9 @@ Examples:
 				if len(args) > 0 {
 					return usagef("version takes no arguments")
 				}
-				fmt.Fprintln(e.stdout, versionLine(debug.ReadBuildInfo()))
+				fmt.Fprintln(e.stdout, ctxsim.ThisBuild())
 				return nil
 			}
 		},
 	})
-}
-
-// versionLine renders the build info: "ctxsim VERSION (REVISION, TIME[,
-// modified]) GOVERSION".
-func versionLine(bi *debug.BuildInfo, ok bool) string {
-	if !ok || bi == nil {
-		return "ctxsim (unknown version: built without module support)"
-	}
-	v := bi.Main.Version
-	if v == "" {
-		v = "(devel)"
-	}
-	var rev, at, dirty string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.time":
-			at = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				dirty = ", modified"
-			}
-		}
-	}
-	out := "ctxsim " + v
-	if rev != "" {
-		if len(rev) > 12 {
-			rev = rev[:12]
-		}
-		out += " (" + rev
-		if at != "" {
-			out += ", " + at
-		}
-		out += dirty + ")"
-	}
-	return out + " " + bi.GoVersion
 }
