@@ -52,7 +52,7 @@ Examples:
 			addFormatTextJSON(fs, asJSON)
 			return func(e *env, args []string) error {
 				if *list {
-					return listProfiles(e, *asJSON)
+					return report.WriteProfiles(e.stdout, *asJSON, synth.Profiles())
 				}
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
@@ -88,18 +88,6 @@ Examples:
 			}
 		},
 	})
-}
-
-func listProfiles(e *env, asJSON bool) error {
-	ps := synth.Profiles()
-	if asJSON {
-		return report.WriteJSON(e.stdout, ps)
-	}
-	t := &report.Table{Columns: []string{"profile", "description"}}
-	for _, p := range ps {
-		t.AddRow(p.Name, p.Description)
-	}
-	return t.Write(e.stdout, report.Text)
 }
 
 // writeSessions writes ss as native traces under dir (report.WriteNativeSet)
