@@ -54,12 +54,7 @@ func ResolvePolicies(names []string, sets []string) ([]Spec, error) {
 		}
 		var cfg policies.Config
 		if IsPolicyFile(n) {
-			f, err := os.Open(n)
-			if err != nil {
-				return nil, fmt.Errorf("--policy %s: %w", n, err)
-			}
-			c, _, err := policies.Load(f, n)
-			f.Close()
+			c, _, err := readPolicyFile(n, "--policy")
 			if err != nil {
 				return nil, err
 			}
@@ -81,6 +76,36 @@ func ResolvePolicies(names []string, sets []string) ([]Spec, error) {
 		out = append(out, Spec{Name: cfg.Name, Config: &c})
 	}
 	return out, nil
+}
+
+// Policy is the policy ctxsim policies shows: the preset name, or the
+// policy file (YAML or JSON, hermes config.yaml keys) when file is set,
+// with sets applied. warnings name the file's keys the simulator ignores;
+// they come with any error. An unknown preset is a *SpecError.
+func Policy(name, file string, sets []string) (c policies.Config, warnings []string, err error) {
+	if file != "" {
+		c, warnings, err = readPolicyFile(file, "")
+	} else if c, err = policies.Preset(name); err != nil {
+		err = &SpecError{Msg: err.Error()}
+	}
+	if err != nil {
+		return c, warnings, err
+	}
+	return c, warnings, ApplySets(&c, sets)
+}
+
+// readPolicyFile reads the policy file at path (policies.Load); flag, when
+// set, names the flag that gave it in an error opening it.
+func readPolicyFile(path, flag string) (policies.Config, []string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if flag != "" {
+			err = fmt.Errorf("%s %s: %w", flag, path, err)
+		}
+		return policies.Config{}, nil, err
+	}
+	defer f.Close()
+	return policies.Load(f, path)
 }
 
 // DefaultSpecs are compare's default policies: every preset, and the

@@ -2,6 +2,9 @@ package experiment
 
 import (
 	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -44,6 +47,37 @@ func TestResolvePolicies(t *testing.T) {
 	specs, err = DefaultSpecs([]string{"compression.threshold=0.6"})
 	require.NoError(t, err)
 	require.NotContains(t, SpecNames(specs), "recorded", "--set does not apply to the recorded policy")
+}
+
+func TestPolicy(t *testing.T) {
+	c, warnings, err := Policy("hermes-micro", "", []string{"compression.micro_compact_every_n_turns=3"})
+	require.NoError(t, err)
+	require.Empty(t, warnings)
+	v, _ := c.Get("compression.micro_compact_every_n_turns")
+	require.Equal(t, "3", v)
+
+	// A file's ignored keys come back as warnings, even with an error.
+	file := filepath.Join(t.TempDir(), "config.yaml")
+	require.NoError(t, os.WriteFile(file, []byte("display:\n  compact: true\ncompression:\n  threshold: 0.6\n"), 0o644))
+	c, warnings, err = Policy("", file, nil)
+	require.NoError(t, err)
+	v, _ = c.Get("compression.threshold")
+	require.Equal(t, "0.6", v)
+	require.Len(t, warnings, 1)
+	require.Contains(t, warnings[0], `config.yaml:1: ignored section "display"`)
+	_, warnings, err = Policy("", file, []string{"compression.threshold=2"})
+	var se *SpecError
+	require.ErrorAs(t, err, &se)
+	require.Len(t, warnings, 1)
+
+	_, _, err = Policy("hermes-turbo", "", nil)
+	require.ErrorAs(t, err, &se, "an unknown preset is the input's fault")
+	_, _, err = Policy("", filepath.Join(t.TempDir(), "none.yaml"), nil)
+	require.ErrorIs(t, err, fs.ErrNotExist)
+	require.False(t, errors.As(err, &se))
+	// ResolvePolicies names the flag that gave the file.
+	_, err = ResolvePolicies([]string{"none.yaml"}, nil)
+	require.ErrorContains(t, err, "--policy none.yaml: open none.yaml:")
 }
 
 // Below a 512K window hermes raises the threshold to 0.75: a value under

@@ -2,12 +2,10 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/spf13/pflag"
 
 	"github.com/ctxsim/ctxsim/experiment"
-	"github.com/ctxsim/ctxsim/policies"
 	"github.com/ctxsim/ctxsim/report"
 )
 
@@ -55,7 +53,14 @@ Examples:
 				if len(args) == 1 && *config != "" {
 					return usagef("give a preset NAME or --config, not both")
 				}
-				c, err := resolvePolicy(e, args, *config, *sets)
+				var name string
+				if len(args) == 1 {
+					name = args[0]
+				}
+				c, warnings, err := experiment.Policy(name, *config, *sets)
+				for _, w := range warnings {
+					fmt.Fprintln(e.stderr, "warning:", w)
+				}
 				if err != nil {
 					return err
 				}
@@ -63,31 +68,4 @@ Examples:
 			}
 		},
 	})
-}
-
-// resolvePolicy loads a preset or a policy file and applies --set
-// overrides; load warnings go to stderr.
-func resolvePolicy(e *env, args []string, config string, sets []string) (policies.Config, error) {
-	var c policies.Config
-	if config != "" {
-		fh, err := os.Open(config)
-		if err != nil {
-			return c, err
-		}
-		defer fh.Close()
-		var warnings []string
-		c, warnings, err = policies.Load(fh, config)
-		if err != nil {
-			return c, err
-		}
-		for _, w := range warnings {
-			fmt.Fprintln(e.stderr, "warning:", w)
-		}
-	} else {
-		var err error
-		if c, err = policies.Preset(args[0]); err != nil {
-			return c, usagef("%v", err)
-		}
-	}
-	return c, experiment.ApplySets(&c, sets)
 }
