@@ -250,3 +250,31 @@ func mergeWarnings(ws []CostWarning) []traces.Warning {
 	slices.SortFunc(out, func(a, b traces.Warning) int { return cmp.Compare(a.Reason, b.Reason) })
 	return out
 }
+
+// A PricesFlagError is CheckPrices' error for a --prices file given
+// where the shards used none, or missing where they used one: the command
+// line is at fault.
+type PricesFlagError struct{ Msg string }
+
+func (e *PricesFlagError) Error() string { return e.Msg }
+
+// CheckPrices checks that prices, a --prices file ("" for the embedded
+// rate card), is the one m's cost shards priced with: merge prices their
+// sessions again and must do so with the shards' card.
+func (m *Merged) CheckPrices(prices string) error {
+	switch have := m.Manifest.PricesHash(); {
+	case have != "" && prices == "":
+		return &PricesFlagError{"the shards priced with a --prices file: give merge the same --prices FILE"}
+	case have == "" && prices != "":
+		return &PricesFlagError{"--prices: the shards used the embedded rate card"}
+	case have != "":
+		h, err := HashPath(prices)
+		if err != nil {
+			return err
+		}
+		if h != have {
+			return fmt.Errorf("--prices %s is not the file the shards priced with", prices)
+		}
+	}
+	return nil
+}

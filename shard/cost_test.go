@@ -3,6 +3,7 @@ package shard
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -76,4 +77,23 @@ func TestScanCostShardMerges(t *testing.T) {
 	_, err = ScanCostShard(ctx, []string{"-"}, "", strings.NewReader(""), Spec{K: 1, N: 2})
 	var ns *NotSplittableError
 	require.ErrorAs(t, err, &ns)
+}
+
+func TestCheckPrices(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
+	require.NoError(t, os.WriteFile(a, []byte(`{"m":{}}`), 0o644))
+	require.NoError(t, os.WriteFile(b, []byte(`{"n":{}}`), 0o644))
+	h, err := HashPath(a)
+	require.NoError(t, err)
+	card := &Merged{}
+	file := &Merged{Manifest: Manifest{Inputs: []Input{{Name: "--prices", Hash: h}}}}
+	var flag *PricesFlagError
+	require.NoError(t, card.CheckPrices(""))
+	require.NoError(t, file.CheckPrices(a))
+	require.ErrorAs(t, card.CheckPrices(a), &flag)
+	require.ErrorAs(t, file.CheckPrices(""), &flag)
+	err = file.CheckPrices(b)
+	require.EqualError(t, err, "--prices "+b+" is not the file the shards priced with")
+	require.False(t, errors.As(err, &flag), "another file is not a usage error")
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/spf13/pflag"
 
@@ -36,19 +35,11 @@ func costShard(e *env, fs *pflag.FlagSet, paths []string, from, prices string, c
 // mergeCost prints the cost report of a sharded cost run (shard.MergeCost),
 // priced with the card the shards used.
 func mergeCost(e *env, m *shard.Merged, f report.Format, prices string) error {
-	switch have := m.Manifest.PricesHash(); {
-	case have != "" && prices == "":
-		return usagef("the shards priced with a --prices file: give merge the same --prices FILE")
-	case have == "" && prices != "":
-		return usagef("--prices: the shards used the embedded rate card")
-	case have != "":
-		h, err := shard.HashPath(prices)
-		if err != nil {
-			return err
-		}
-		if h != have {
-			return fmt.Errorf("--prices %s is not the file the shards priced with", prices)
-		}
+	var pf *shard.PricesFlagError
+	if err := m.CheckPrices(prices); errors.As(err, &pf) {
+		return usagef("%v", err)
+	} else if err != nil {
+		return err
 	}
 	scan, r, err := shard.MergeCost(m)
 	if err != nil {
