@@ -64,13 +64,20 @@ func (f *shardFlags) manifest(fs *pflag.FlagSet, command string, seed uint64, pa
 	} else if err != nil {
 		return shard.Manifest{}, err
 	}
-	var flags []string
-	fs.VisitAll(func(fl *pflag.Flag) {
-		if !outputOnly[fl.Name] {
-			flags = append(flags, fl.Name+"="+fl.Value.String())
+	return shard.NewManifest(command, seed, flagValues(fs, outputOnly), in, render)
+}
+
+// flagValues are fs's flags as name=value, in declaration order, but for
+// those in skip: what identifies a run (a shard's manifest, a sweep's
+// identity).
+func flagValues(fs *pflag.FlagSet, skip map[string]bool) []string {
+	var out []string
+	fs.VisitAll(func(f *pflag.Flag) {
+		if !skip[f.Name] {
+			out = append(out, f.Name+"="+f.Value.String())
 		}
 	})
-	return shard.NewManifest(command, seed, flags, in, render)
+	return out
 }
 
 // runOptions are a harness run's options on jobs workers, for shard sp:

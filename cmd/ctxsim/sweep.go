@@ -170,12 +170,6 @@ var notIdentity = map[string]bool{
 }
 
 func sweepIdentity(fs *pflag.FlagSet, prices string, points []experiment.Spec, sessions []*traces.Session) (experiment.Identity, error) {
-	var flags []string
-	fs.VisitAll(func(f *pflag.Flag) {
-		if !notIdentity[f.Name] {
-			flags = append(flags, f.Name+"="+f.Value.String())
-		}
-	})
 	var b []byte
 	if prices != "" {
 		var err error
@@ -183,7 +177,7 @@ func sweepIdentity(fs *pflag.FlagSet, prices string, points []experiment.Spec, s
 			return experiment.Identity{}, fmt.Errorf("--prices: %w", err)
 		}
 	}
-	return experiment.NewIdentity(points, flags, b, sessions)
+	return experiment.NewIdentity(points, flagValues(fs, notIdentity), b, sessions)
 }
 
 // journalDropped warns on stderr about a last journal line cut short by an
