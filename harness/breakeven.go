@@ -15,7 +15,7 @@ import (
 // ttl-1h replays of the recorded ones, which decide the verdict
 // (Setup.TierCosts: one account); and with hindsight, what the cheapest
 // cache schedule chose across each idle gap (experiment.HindsightGaps, its
-// cells seen by o's Start, Done and Failed).
+// cells seen by o's Start, Done, Failed and End).
 func Breakeven(ctx context.Context, st *experiment.Setup, rep *report.BreakevenReport, sessions []*traces.Session, p pricing.Price, hindsight bool, o Options) error {
 	if err := rep.AddSessions(sessions, st.Prices, p); err != nil {
 		return err
@@ -27,9 +27,7 @@ func Breakeven(ctx context.Context, st *experiment.Setup, rep *report.BreakevenR
 	if err != nil || !hindsight {
 		return err
 	}
-	if o.Start != nil {
-		o.Start(len(experiment.Tenants(sessions)))
-	}
+	defer o.begin(len(experiment.Tenants(sessions)))()
 	gaps, err := experiment.HindsightGaps(ctx, st.Prices, sessions, o.Done, o.Failed)
 	rep.Gaps = append(rep.Gaps, gaps...)
 	return err

@@ -25,9 +25,23 @@ type Options struct {
 	// Records keeps every run's records (for records.jsonl, report.html).
 	Records bool
 	// Start, when set, is told how many cells will run; Done sees each
-	// finished cell (a progress bar), Failed each that failed (c.Err).
+	// finished cell (a progress bar), Failed each that failed (c.Err);
+	// End, once Start was told, hears that the cells are over, whatever
+	// their outcome, before the call returns (the bar clears).
 	Start        func(todo int)
 	Done, Failed func(*experiment.Cell)
+	End          func()
+}
+
+// begin tells Start that todo cells will run; end tells End they are over.
+func (o Options) begin(todo int) (end func()) {
+	if o.Start != nil {
+		o.Start(todo)
+	}
+	if o.End == nil {
+		return func() {}
+	}
+	return o.End
 }
 
 // A Replay is what a run collected: the runs in the command's order, the
@@ -63,15 +77,13 @@ func Stopped(err error) bool {
 // run replays p's cells (shard.Plan.Run) and hands each that ran to emit;
 // the shard's part goes to rp.Parts.
 func run(ctx context.Context, st *experiment.Setup, p *shard.Plan, j *experiment.Journal, o Options, rp *Replay, emit func(*experiment.Cell)) error {
-	if o.Start != nil {
-		todo := 0
-		for _, c := range p.Cells {
-			if c.Result == nil {
-				todo++
-			}
+	todo := 0
+	for _, c := range p.Cells {
+		if c.Result == nil {
+			todo++
 		}
-		o.Start(todo)
 	}
+	defer o.begin(todo)()
 	rp.Cells = p.Cells
 	err := p.Run(ctx, st, o.Workers, j, o.Records, func(c *experiment.Cell) {
 		if o.Done != nil {

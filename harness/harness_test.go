@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ctxsim/ctxsim/experiment"
@@ -89,9 +91,18 @@ func TestCompareMatchesCellsAndShards(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := direct(t, synthetic(t), specs)
-	rp, err := harness.Compare(context.Background(), setup(t), synthetic(t), specs, harness.Options{Workers: 2, Records: true})
+	// The hooks: told how many cells, each one done, then the end, once.
+	var hooks []string
+	o := harness.Options{Workers: 2, Records: true,
+		Start: func(n int) { hooks = append(hooks, fmt.Sprint("start ", n)) },
+		Done:  func(*experiment.Cell) { hooks = append(hooks, "done") },
+		End:   func() { hooks = append(hooks, "end") }}
+	rp, err := harness.Compare(context.Background(), setup(t), synthetic(t), specs, o)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if got := strings.Join(hooks, ","); got != "start 6,done,done,done,done,done,done,end" {
+		t.Errorf("hooks: %s", got)
 	}
 	if len(rp.Runs) != len(want) || len(rp.Runs) != 6 {
 		t.Fatalf("%d runs, want %d (3 sessions × 2 policies)", len(rp.Runs), len(want))
@@ -418,8 +429,8 @@ func TestBreakeven(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	started, done := 0, 0
-	o := harness.Options{Start: func(n int) { started = n }, Done: func(*experiment.Cell) { done++ }}
+	started, done, ended := 0, 0, 0
+	o := harness.Options{Start: func(n int) { started = n }, Done: func(*experiment.Cell) { done++ }, End: func() { ended++ }}
 	if err := harness.Breakeven(context.Background(), st, rep, recorded(t), p, true, o); err != nil {
 		t.Fatal(err)
 	}
@@ -434,7 +445,7 @@ func TestBreakeven(t *testing.T) {
 		}
 	}
 	// The hindsight replay ran its one tenant and found idle gaps.
-	if started != 1 || done != 1 || len(rep.Gaps) == 0 {
-		t.Errorf("hindsight: started %d, done %d cells, %d gaps: want 1, 1 and some gaps", started, done, len(rep.Gaps))
+	if started != 1 || done != 1 || ended != 1 || len(rep.Gaps) == 0 {
+		t.Errorf("hindsight: started %d, done %d cells, ended %d times, %d gaps: want 1, 1, 1 and some gaps", started, done, ended, len(rep.Gaps))
 	}
 }

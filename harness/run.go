@@ -47,9 +47,7 @@ func Run(ctx context.Context, st *experiment.Setup, sessions []*traces.Session, 
 	if len(cells) == 0 {
 		return nil, nil, &experiment.SpecError{Msg: fmt.Sprintf("policy %s needs a trace with recorded usage", specs[0].Name)}
 	}
-	if o.Start != nil {
-		o.Start(len(cells))
-	}
+	defer o.begin(len(cells))()
 	rp := &Replay{Policies: experiment.SpecNames(specs), Labels: experiment.Labels(cells), Cells: cells}
 	var res *experiment.Result
 	err = st.Each(ctx, cells, 1, nil, o.Done, o.Failed, func(c *experiment.Cell) {

@@ -96,10 +96,7 @@ Examples:
 					if err != nil {
 						return err
 					}
-					o, finish := runOptions(e, 1, shard.Spec{})
-					err = harness.Breakeven(e.ctx, st, rep, l.Sessions, p, *hs, o)
-					finish()
-					if err != nil {
+					if err := harness.Breakeven(e.ctx, st, rep, l.Sessions, p, *hs, runOptions(e, 1, shard.Spec{})); err != nil {
 						return err
 					}
 				}

@@ -240,10 +240,9 @@ func runCompare(e *env, fs *pflag.FlagSet, wf *workloadFlags, sf *simFlags, of *
 	if err != nil {
 		return err
 	}
-	o, finish := runOptions(e, sf.jobs, sh.sp)
+	o := runOptions(e, sf.jobs, sh.sp)
 	o.Stubs, o.Records = wf.stubs, of.out != "" || plots != ""
 	rp, cellErr := harness.Compare(e.ctx, st, sessions, specs, o)
-	finish()
 	if harness.Stopped(cellErr) {
 		return cellErr
 	}
@@ -274,7 +273,5 @@ func suiteResults(e *env) (report.Results, error) {
 	if err != nil {
 		return report.Results{}, err
 	}
-	o, finish := runOptions(e, sf.jobs, shard.Spec{})
-	defer finish()
-	return harness.Suite(e.ctx, st, sessions, o)
+	return harness.Suite(e.ctx, st, sessions, runOptions(e, sf.jobs, shard.Spec{}))
 }

@@ -87,10 +87,9 @@ func runFidelity(e *env, fs *pflag.FlagSet, paths []string, from string, worst i
 	if err != nil {
 		return err
 	}
-	o, finish := runOptions(e, sf.jobs, sh.sp)
+	o := runOptions(e, sf.jobs, sh.sp)
 	o.Stubs = l.Stubs
 	rep, rp, cellErr := harness.Fidelity(e.ctx, st, l.Sessions, o)
-	finish()
 	if errors.Is(cellErr, harness.ErrNoCells) {
 		return noSessions(e, "no session under %s carries recorded usage", strings.Join(paths, ", "))
 	}

@@ -76,9 +76,7 @@ func runRun(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots string,
 	if len(sf.policies) == 1 {
 		name = sf.policies[0]
 	}
-	o, finish := runOptions(e, 1, shard.Spec{})
-	rp, res, err := harness.Run(e.ctx, st, sessions, name, sf.sets, o)
-	finish()
+	rp, res, err := harness.Run(e.ctx, st, sessions, name, sf.sets, runOptions(e, 1, shard.Spec{}))
 	if err != nil {
 		return err
 	}

@@ -81,9 +81,9 @@ func flagValues(fs *pflag.FlagSet, skip map[string]bool) []string {
 }
 
 // runOptions are a harness run's options on jobs workers, for shard sp:
-// a progress bar on stderr, and each cell that fails named there; finish
-// ends the bar.
-func runOptions(e *env, jobs int, sp shard.Spec) (o harness.Options, finish func()) {
+// a progress bar on stderr while the cells run, and each cell that fails
+// named there.
+func runOptions(e *env, jobs int, sp shard.Spec) harness.Options {
 	var bar progress = noProgress{}
 	return harness.Options{Workers: jobs, Shard: sp,
 		Start: func(todo int) { bar = newProgress(e.stderr, todo) },
@@ -91,5 +91,6 @@ func runOptions(e *env, jobs int, sp shard.Spec) (o harness.Options, finish func
 		Failed: func(c *experiment.Cell) {
 			fmt.Fprintf(e.stderr, "ctxsim: cell %s: %v\n", c.Key(), c.Err)
 		},
-	}, func() { bar.Finish() }
+		End: func() { bar.Finish() },
+	}
 }

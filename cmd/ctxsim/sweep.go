@@ -143,10 +143,9 @@ func runSweep(e *env, sw *sweepFlags) error {
 			fmt.Fprintf(e.stderr, "ctxsim sweep: resuming %s: %d of %d cells done, %d to run\n", sw.of.out, n, of, of-n)
 		}
 	}
-	o, finish := runOptions(e, sw.sf.jobs, sw.sh.sp)
+	o := runOptions(e, sw.sf.jobs, sw.sh.sp)
 	o.Stubs = sw.wf.stubs
 	rp, cellErr := harness.Sweep(e.ctx, st, sessions, points, o, journal, resumed)
-	finish()
 	if harness.Stopped(cellErr) {
 		return cellErr
 	}

@@ -111,11 +111,10 @@ func runWhatif(e *env, fs *pflag.FlagSet, paths []string, from string, names []s
 	if len(sessions) == 0 {
 		return noSessions(e, "no sessions found under %s", strings.Join(paths, ", "))
 	}
-	o, finish := runOptions(e, sf.jobs, sh.sp)
+	o := runOptions(e, sf.jobs, sh.sp)
 	o.Records = of.out != ""
 	st.SkipOpenLoop = !o.Records // its tables show no open-loop figure
 	rp, cellErr := harness.Whatif(e.ctx, st, sessions, specs, o)
-	finish()
 	if harness.Stopped(cellErr) {
 		return cellErr
 	}
