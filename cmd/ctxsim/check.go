@@ -18,37 +18,6 @@ func init() {
 		name:    "check",
 		summary: "compare results with a baseline; exit 1 on a regression",
 		usage:   "--baseline FILE [--results FILE] [flags]",
-		help: `Check compares every (trace, policy) cell of a results file (the
-summary.json that compare --out writes) with a baseline file of the same
-shape, metric by metric, and fails when one got worse beyond its
-tolerance. With no --results it runs the embedded suite, as compare does
-with no arguments.
-
-Metrics and default tolerances:
-  cache_hit_rate   0.5pp  token-weighted hit rate; a drop is a regression
-  cost             1%     cost_usd; a rise is a regression
-  occupancy_max    1pp    largest billed prompt ÷ threshold; a rise is a regression
-  compactions      0      passes of every kind; one more is a regression
-  latency_p95      5%     95th percentile turn latency; a rise is a regression
-A change beyond tolerance the other way is reported as an improvement. A
-cell in the baseline but not in the results fails the check (it was not
-measured); a cell only in the results is reported as new.
-
-Tolerances take pp (percentage points, rates only), % (of the baseline
-value) or no unit (absolute). Simulations are deterministic, so the
-defaults are tight: they absorb deliberate small changes, not noise.
-
-Exit status: 0 nothing regressed, 1 a regression or missing cell (named on
-stderr), 2 a usage error. --update rewrites the baseline with the current
-results (atomically) and exits 0. --markdown FILE writes a short summary for
-a CI job summary; see docs/ci-gate.md for a GitHub Actions job.
-
-Examples:
-  ctxsim check --baseline testdata/baseline.json
-  ctxsim check --baseline base.json --results out/summary.json
-  ctxsim check --baseline base.json --results out/summary.json --tolerance cost=0.5% --tolerance cache_hit_rate=1pp
-  ctxsim check --baseline base.json --results out/summary.json --changed --markdown check.md
-  ctxsim check --baseline base.json --results out/summary.json --update`,
 		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
 			baseline := fs.String("baseline", "", "baseline results `FILE` (summary.json format)")
 			results := fs.String("results", "", "results `FILE` to check (default: run the embedded suite)")

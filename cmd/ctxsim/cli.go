@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"embed"
 	"errors"
 	"fmt"
 	"io"
@@ -19,14 +20,13 @@ import (
 )
 
 // A command is one subcommand. Each lives in its own file and registers
-// itself in init.
+// itself in init; its long help, with examples, is help/<name>.txt.
 type command struct {
 	name    string
 	summary string
 	// usage is the text after "Usage: ctxsim <name> ", then a blank line and
-	// the long help with examples.
+	// the long help.
 	usage string
-	help  string
 	// helpTail, if set, is printed after help: text known only once every
 	// init has run (import's list of formats, registered file by file).
 	helpTail func() string
@@ -37,11 +37,27 @@ type command struct {
 
 var commands = map[string]*command{}
 
+// helpFiles are the commands' long help texts, one help/<name>.txt each:
+// what --help prints above the flags, and the CLI reference the README
+// links to.
+//
+//go:embed help/*.txt
+var helpFiles embed.FS
+
 func register(c *command) {
 	if _, dup := commands[c.name]; dup {
 		panic("ctxsim: command registered twice: " + c.name)
 	}
+	if _, err := helpFiles.Open("help/" + c.name + ".txt"); err != nil {
+		panic("ctxsim: command without help/" + c.name + ".txt")
+	}
 	commands[c.name] = c
+}
+
+// help is c's long help, help/<name>.txt.
+func (c *command) help() string {
+	b, _ := helpFiles.ReadFile("help/" + c.name + ".txt") // there: register checked
+	return string(b)
 }
 
 // env is what a command may touch: its context and streams. Commands never
@@ -231,7 +247,7 @@ func newFlagSet(c *command, out io.Writer) *pflag.FlagSet {
 	fs.SortFlags = false
 	fs.Usage = func() {
 		w := fs.Output()
-		fmt.Fprintf(w, "Usage: ctxsim %s %s\n\n%s\n", c.name, c.usage, strings.TrimSpace(c.help))
+		fmt.Fprintf(w, "Usage: ctxsim %s %s\n\n%s\n", c.name, c.usage, strings.TrimSpace(c.help()))
 		if c.helpTail != nil {
 			fmt.Fprintf(w, "\n%s\n", strings.TrimRight(c.helpTail(), "\n"))
 		}

@@ -163,32 +163,6 @@ func init() {
 		name:    "compare",
 		summary: "replay traces under policies and compare cost, hit rate, occupancy, latency",
 		usage:   "[PATH...] [--profile P]... [--policy NAME]... [flags]",
-		help: `Compare replays every trace under every policy against a fake provider.
-Given traces (PATH, or --trace PATH) or --profile, it prints one row per
-(trace, policy): requests, cost, token-weighted cache hit rate, peak
-occupancy (billed prompt ÷ compaction threshold), compactions and p95 turn
-latency, with the cheapest policy of each trace marked "*" and runs whose
-calls overflowed the window marked "!" (never the cheapest). Traces with
-recorded usage also show what was really billed and the simulation's error
-against it.
-
-With neither it runs the embedded suite (the recorded Claude Code sessions
-compiled into the binary and two sessions of every synthetic profile, under
-every preset policy, and "recorded" for the recorded sessions) and prints
-one row per policy and one column per workload; --detail prints the rows.
-
-Sessions of one tenant (a session and its subagents; recorded sessions
-loaded from one path) share one provider cache and replay in global time
-order. Output is byte-identical for any -j.
-
-Examples:
-  ctxsim compare
-  ctxsim compare ~/.claude/projects --policy recorded --policy prune-on-resume
-  ctxsim compare --profile coding-burst --sessions 5 --policy hermes-default --policy hermes-micro
-  ctxsim compare --profile cron --policies hermes-default,hermes-micro --set prompt_caching.layout=system_and_3
-  ctxsim compare --provider vllm --kv-capacity 40000 --profile coding-burst --policy hermes-default
-  ctxsim compare --trace traces/ --policy my-policy.yaml --provider openai --out out/
-  ctxsim compare traces/ --shard 2/2 --out out/shard-2`,
 		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
 			var wf workloadFlags
 			var sf simFlags

@@ -20,50 +20,6 @@ func init() {
 		name:    "cost",
 		summary: "what recorded sessions actually cost, by session, day, week, month, block, project or model",
 		usage:   "[flags] PATH...",
-		help: `Cost reads recorded sessions and prices the usage their provider billed:
-the requests, input, 5m and 1h cache writes, cache reads and output tokens,
-the cost in USD and the token-weighted cache hit rate, read ÷ (input +
-writes + read), with the first and last activity of every row and each
-model's share. Each call is priced at its own model's rate, so mixed-model
-sessions come out right.
-
---by groups the calls: session (the default: each session, its subagents
-listed indented under it and counted once), day, week, month, block (the
-5-hour usage windows, as ccusage computes them), project or model. Days,
-weeks and months are calendar ones in --timezone (default: this machine's
-zone; "UTC" or an IANA name such as Europe/Berlin); weeks start on
---week-start. --since and --until keep the calls between two dates (whole
-days, inclusive) or RFC 3339 times. In --by session, a subagent has its own
-row under its parent; in every other grouping (and in the JSON "groups")
-its calls count in its root session, as ccusage counts them.
-
-PATH is a file or a directory searched recursively. Claude Code logs,
-Codex rollouts and native traces are told apart by content; --from names
-another registered format. A directory brings a session's subagents with
-it; a single file is that file alone. The project of a Claude Code session
-is its folder under ~/.claude/projects (else the folder holding it); of
-any other log, the PATH it was found under.
-
-Claude Code logs take a fast path that decodes only the lines carrying
-usage; a response logged over several lines counts once, with its final
-usage, and a subagent's responses echoed in its parent's progress lines
-count when no file of its own holds them, as ccusage 20.0.24 counts them.
-
-Prices come from the embedded rate card, backed by an embedded LiteLLM
-snapshot (every model ccusage prices, OpenAI's GPT-5.x families included);
---prices FILE (a LiteLLM model_prices_and_context_window.json) overrides or
-extends both. 1h cache writes cost 2× input, 5m writes 1.25×, as Anthropic
-bills them and as ccusage 20.0.24 prices them. A model with no price costs
-$0 with a warning naming it, and the other calls are priced as usual.
-
-Examples:
-  ctxsim cost ~/.claude/projects
-  ctxsim cost --by day --timezone UTC testdata/claude-code
-  ctxsim cost --by month --json ~/.claude/projects
-  ctxsim cost --by block --since 2026-02-10 --until 2026-02-10 --timezone UTC testdata/claude-code
-  ctxsim cost --by model --format csv testdata/claude-code
-  ctxsim cost --prices model_prices_and_context_window.json ~/.codex/sessions
-  ctxsim cost --from native traces/a.jsonl traces/b.jsonl`,
 		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
 			from := fs.String("from", "", "input format: native or a registered importer (default: detect native, codex or claude-code)")
 			prices := fs.String("prices", "", "LiteLLM model_prices_and_context_window.json to override or extend the rate card")

@@ -9,7 +9,8 @@
 //	ctxsim <command> [flags] [args]
 //
 // Every command has --help with examples, --json for machine output, and
-// exit codes 0 (ok), 1 (failure or regression), 2 (usage error).
+// exit codes 0 (ok), 1 (failure or regression), 2 (usage error). A
+// command's long help is help/<command>.txt, embedded: the CLI reference.
 //
 // Commands that replay (run, compare, sweep, whatif, fidelity) keep token
 // counts between runs in ctxsim/ under the user's cache directory, so a

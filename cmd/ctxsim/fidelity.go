@@ -15,29 +15,6 @@ func init() {
 		name:    "fidelity",
 		summary: "how closely the replay reproduces real bills: the error distribution over every session found",
 		usage:   "PATH... [flags]",
-		help: `Fidelity replays every recorded session it finds (Claude Code logs, Codex
-rollouts, native traces with usage) with the recorded policy and prints what
-a user needs before trusting a what-if on those logs: recorded and replayed
-totals, the total error, the median, p90 and dollar-weighted |error|, the
-share of sessions within ±2 % and ±5 %, the call-weighted share of calls
-whose cache read matches the bill, the open-loop prompt error, and the worst
-sessions with the cause each error is attributed to.
-
-Two replays are reported. "recorded" never reads the billed usage of the
-call it predicts (the headline). "observed" (the recorded-observed policy)
-also honours what the log shows the cache did but cannot explain: a billed
-read that collapses to an earlier breakpoint inside the TTL (a re-send), and
-a read after a gap longer than the TTL (a prefix something unlogged kept
-alive); it is the baseline ctxsim whatif prices counterfactuals against.
-Both are compared with the bill over the calls the log billed.
-
-A session that cannot be replayed is reported and skipped; the others go on
-(exit 1 when any was skipped).
-
-Examples:
-  ctxsim fidelity testdata/claude-code
-  ctxsim fidelity ~/.claude/projects --worst 20
-  ctxsim fidelity testdata/claude-code --json`,
 		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
 			var sf simFlags
 			var of formatFlags

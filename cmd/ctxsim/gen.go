@@ -20,25 +20,6 @@ func init() {
 		name:    "gen",
 		summary: "generate synthetic sessions (seeded workload profiles)",
 		usage:   "--profile P [--sessions N] [--seed S] -o DIR | --list",
-		help: `Gen writes N synthetic sessions of a workload profile to DIR, one native
-trace per session, named <profile>-<seed>-<n>.jsonl (subagent children
-<profile>-<seed>-<n>-c<k>.jsonl). The content is real text (code, prose,
-JSON, shell output, diffs, CJK, Cyrillic and Arabic prose) so token counts
-are real; sizes and gaps come from distributions fitted to recorded Claude
-Code sessions. The same profile, seed and flags give byte-identical files.
-Each file is written to a temporary file and renamed.
-
-Synthetic sessions carry no recorded usage: each assistant event has the
-output token count it produced in meta.output_tokens and each tool result
-its run time in latency_ms.
-
---list prints the profiles with a one-line description.
-
-Examples:
-  ctxsim gen --list
-  ctxsim gen --profile coding-burst --sessions 20 --seed 1 -o traces/synth
-  ctxsim gen --profile review --length 4 -o /tmp/review4x
-  ctxsim gen --profile cron --sessions 48 --model claude-sonnet-4-5 -o /tmp/cron --json`,
 		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
 			profile := fs.StringP("profile", "p", "", "workload profile (see --list)")
 			n := fs.IntP("sessions", "n", 1, "number of sessions")

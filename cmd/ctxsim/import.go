@@ -19,21 +19,9 @@ func lookupImporter(name string) (traces.Importer, error) {
 
 func init() {
 	register(&command{
-		name:    "import",
-		summary: "convert agent logs (claude-code, ...) to native traces",
-		usage:   "FORMAT PATH... -o DIR",
-		help: `Import reads agent logs in FORMAT and writes one native trace per session
-to DIR as <session-id>.jsonl (written to a temporary file and renamed, so a
-failed import never leaves half a file). PATH is a log file or a directory
-searched recursively. It prints what it wrote; warnings (lines skipped or
-repaired, with counts and the first place) go to stderr.
-
-Examples:
-  ctxsim import claude-code ~/.claude/projects -o traces/
-  ctxsim import claude-code ~/.claude/projects/-home-me-proj/4d5611e5.jsonl -o /tmp/t
-  ctxsim import codex ~/.codex/sessions -o traces/
-  ctxsim import hermes ~/.hermes/state.db -o traces/
-  ctxsim import --json claude-code testdata/claude-code -o /tmp/t`,
+		name:     "import",
+		summary:  "convert agent logs (claude-code, ...) to native traces",
+		usage:    "FORMAT PATH... -o DIR",
 		helpTail: formats.LogsHelp,
 		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
 			out := fs.StringP("out", "o", "", "directory to write native traces to (created if missing)")

@@ -15,29 +15,6 @@ func init() {
 		name:    "merge",
 		summary: "join the output directories of a sharded run (--shard K/N) into the run's outputs",
 		usage:   "DIR... --out DIR [--format F]",
-		help: `Merge reads the output directories of the N shards of one run (compare,
-whatif, sweep, fidelity or cost with --shard K/N --out DIR), in any order, and writes
-to --out exactly what the run writes on one machine (summary.json,
-records.jsonl, report.html, runs.parquet, records.parquet; a sweep's
-summary.json and runs.parquet), and prints its table, byte for byte. Cost
-and fidelity write no files: merge prints their report (for cost, give it
-the shards' --prices file, if they had one).
-
-It refuses, naming the directory, a shard that is missing or given twice,
-a directory that is not a shard's output, and shards of different runs:
-another N, ctxsim version, command, --seed, flag or input (each --trace
-path's files and the --prices file are hashed in manifest.json). A shard
-that failed writes no manifest.json, so a run with a failed shard does not
-merge: rerun that shard.
-
-The table is printed in --format (default text), as the command prints it.
-See docs/scale.md for Kubernetes, GitHub Actions and GNU parallel recipes.
-
-Examples:
-  ctxsim compare traces/*.jsonl --shard 1/2 --out out/shard-1
-  ctxsim compare traces/*.jsonl --shard 2/2 --out out/shard-2
-  ctxsim merge out/shard-1 out/shard-2 --out out/merged
-  ctxsim merge out/shard-* --out out/merged --format markdown`,
 		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
 			var of outFlags
 			of.add(fs)

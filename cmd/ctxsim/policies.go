@@ -14,19 +14,6 @@ func init() {
 		name:    "policies",
 		summary: "list the preset policies and their settings",
 		usage:   "[NAME] [--config FILE] [--set KEY=VALUE]... [--keys]",
-		help: `Policies lists the preset context-management policies with the settings in
-which each differs from hermes-agent's defaults. Given a preset NAME, or a
-policy file with --config (a hermes config.yaml loads as is), it prints
-every setting of that policy after the --set overrides; keys the simulator
-ignores are reported on stderr. --keys lists every key with its allowed
-values.
-
-Examples:
-  ctxsim policies
-  ctxsim policies hermes-micro --set compression.micro_compact_every_n_turns=3
-  ctxsim policies --config ~/.hermes/config.yaml
-  ctxsim policies --keys --format markdown
-  ctxsim policies --json`,
 		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
 			config := fs.String("config", "", "policy file (YAML or JSON; hermes config.yaml keys)")
 			sets := fs.StringArray("set", nil, "override a setting, KEY=VALUE (repeatable)")

@@ -15,18 +15,6 @@ func init() {
 		name:    "run",
 		summary: "replay one trace under one policy and print its summary",
 		usage:   "PATH [--policy NAME] [flags]",
-		help: `Run replays one trace (a session and its subagents; or every session of a
-recorded directory, as one tenant) under one policy and prints what it cost:
-tokens and dollars by class, cache hit rate, occupancy, compactions and
-latency. When the trace carries recorded usage (Claude Code, Codex logs) the
-recorded figures and the simulation's error stand beside the simulated ones.
-
-Examples:
-  ctxsim run testdata/claude-code/short.jsonl --policy recorded
-  ctxsim run testdata/claude-code --policy claude-code --json
-  ctxsim run trace.jsonl --policy hermes-micro --set compression.micro_compact_every_n_turns=5
-  ctxsim run --trace trace.jsonl --policy my-policy.yaml --out out/
-  ctxsim run testdata/claude-code/tool_heavy.jsonl --hindsight`,
 		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
 			var wf workloadFlags
 			var sf simFlags

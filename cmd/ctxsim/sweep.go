@@ -17,44 +17,6 @@ func init() {
 		name:    "sweep",
 		summary: "replay traces under a grid of settings of one policy; resumable",
 		usage:   "--policy P --grid KEY=V1,V2,... [--grid ...] [PATH...] [--profile P]... [flags]",
-		help: `Sweep replays every trace under the cross product of the --grid values
-applied to one base policy (a preset or a .yaml/.json config), and prints
-the compare table of every grid cell. Each cell is named after the base
-policy and its grid values, in --grid order, with each key shortened to its
-last element: hermes-micro[micro_compact_every_n_turns=5,cache_ttl=1h].
---set overrides apply to the base before the grid.
-
-With exactly two --grid keys the text and Markdown output end with a
-matrix of total cost (summed over the traces), rows the first key's
-values and columns the second's, and --plots writes heatmaps of that cost
-and of the token-weighted cache hit rate.
-
-The workload is chosen as for compare; with no --trace and no --profile it
-is the embedded suite. Output is byte-identical for any -j.
-
-With --out DIR, every finished cell is appended to DIR/cells.jsonl as soon
-as it finishes (one JSON line per trace of the cell, synced to disk), and
-DIR/summary.json is written at the end, runs in grid order then by trace.
-DIR/sweep.json identifies the sweep by every input that changes a result:
-the cells' settings, the simulation flags (--seed, --provider, the fault
-rates...), the --prices file and the sessions themselves, hashed. "--resume" continues an interrupted sweep in DIR: it
-keeps the cells already in cells.jsonl (a last line cut short by the
-interruption is dropped with a warning), runs the rest, and prints and
-writes exactly what an uninterrupted run would. It refuses a DIR whose
-sweep.json differs from the command line's. Without --resume, sweep
-refuses a DIR that already holds cells. Sweep does not write
-records.jsonl or report.html: use compare on the cells you care about.
-
-Examples:
-  ctxsim sweep --policy hermes-micro --profile coding-burst \
-      --grid compression.micro_compact_every_n_turns=1,2,5,10 \
-      --grid prompt_caching.cache_ttl=5m,1h
-  ctxsim sweep --policy hermes-default --grid compression.threshold=0.5,0.7,0.85 \
-      --trace ~/.claude/projects --out sweeps/threshold
-  ctxsim sweep --policy hermes-default --grid compression.threshold=0.5,0.7,0.85 \
-      --trace ~/.claude/projects --out sweeps/threshold --resume
-  ctxsim sweep --policy my-policy.yaml --grid prompt_caching.cache_ttl=5m,1h,auto \
-      --grid prompt_caching.layout=hermes,system_and_3 --plots figs/ --json`,
 		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
 			sw := sweepFlags{fs: fs}
 			sw.wf.add(fs)

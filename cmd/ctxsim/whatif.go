@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"runtime"
 	"strings"
 
@@ -12,43 +11,10 @@ import (
 )
 
 func init() {
-	var variants strings.Builder
-	for _, v := range experiment.Variants() {
-		fmt.Fprintf(&variants, "  %-16s %s\n", v.Name, v.Help)
-	}
 	register(&command{
 		name:    "whatif",
 		summary: "what recorded sessions cost, and what they would have cost under other policies",
 		usage:   "PATH... [--policies a,b,c] [flags]",
-		help: `Whatif replays recorded sessions (Claude Code logs, Codex rollouts, native
-traces with usage) as they happened, calibrated on their own billed calls,
-then under each policy, and prints per session the recorded cost, each
-policy's simulated cost and its savings, and the best policy.
-
-Each counterfactual uses the recorded replay's calibration: its prompt is the
-recorded prompt plus the calibrated size of what the policy changed. The
-"recorded" column is what the provider billed; "replay" is the simulation of
-the recorded behaviour (recorded-observed: it also honours the re-sends and
-the reads past the TTL the log shows and cannot explain, which every variant
-then replays too), and
-"error" its own error against the bill. A change no larger than that error
-is marked ~ (within_error in --json): the error could explain it. See ctxsim
-fidelity for the error distribution over many sessions. "hindsight" is the
-replay's requests under the cheapest cache schedule any harness could have
-chosen, and "replay regret" what the replayed schedule paid over it (--json
-adds every policy's regret_usd; docs/metrics.md defines them).
-
-Default policies (variants of the recorded behaviour):
-` + variants.String() + `
-Any preset (ctxsim policies) or .yaml/.json policy can be named too; those
-replace the recorded behaviour entirely (their own cache layout and
-compaction).
-
-Examples:
-  ctxsim whatif ~/.claude/projects
-  ctxsim whatif ~/.claude/projects/-home-me-proj --policies ttl-1h,prune-on-resume
-  ctxsim whatif session.jsonl --policies hermes-default,masking-batched --json
-  ctxsim whatif --from codex ~/.codex/sessions`,
 		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
 			var sf simFlags
 			var of outFlags
