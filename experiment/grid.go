@@ -53,6 +53,12 @@ func NewGrid(policy string, sets, grid []string) (*Grid, error) {
 	return g, nil
 }
 
+// Render is what a sweep of g prints and a shard's manifest keeps:
+// its base policy's name, its axes and its points' names.
+func (g *Grid) Render() report.SweepGrid {
+	return report.SweepGrid{Base: g.Base.Name, Axes: g.Axes, Points: SpecNames(g.Points)}
+}
+
 // ParseGrid reads axes written key=v1,v2,... and checks them against base:
 // the key exists, Config.Set accepts every value, no two values give the
 // same setting, and no key is swept twice.

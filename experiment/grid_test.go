@@ -89,6 +89,10 @@ func TestNewGrid(t *testing.T) {
 		"hermes-micro[cache_ttl=1h,micro_compact_every_n_turns=1]",
 		"hermes-micro[cache_ttl=1h,micro_compact_every_n_turns=5]",
 	}, SpecNames(g.Points))
+	r := g.Render()
+	require.Equal(t, "hermes-micro", r.Base)
+	require.Equal(t, g.Axes, r.Axes)
+	require.Equal(t, SpecNames(g.Points), r.Points)
 	for _, c := range []struct {
 		policy     string
 		sets, grid []string

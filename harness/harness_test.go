@@ -449,3 +449,38 @@ func TestBreakeven(t *testing.T) {
 		t.Errorf("hindsight: started %d, done %d cells, ended %d times, %d gaps: want 1, 1, 1 and some gaps", started, done, ended, len(rep.Gaps))
 	}
 }
+
+func TestSweepDir(t *testing.T) {
+	grid, err := experiment.NewGrid("hermes-micro", nil, []string{"prompt_caching.cache_ttl=5m,1h"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := harness.SweepDir{Dir: t.TempDir(), Flags: []string{"seed=1"}}
+	sweep := func(d harness.SweepDir, resumed func(done, of int)) (*harness.Replay, error) {
+		ss := synthetic(t)
+		return harness.Sweep(context.Background(), setup(t), ss, grid.Points, harness.Options{Workers: 1}, d.Journal(grid, ss), resumed)
+	}
+	first, err := sweep(d, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, err := os.ReadFile(filepath.Join(d.Dir, "sweep.json"))
+	if err != nil || !bytes.Contains(meta, []byte(`"base": "hermes-micro"`)) || !bytes.Contains(meta, []byte(`"key": "prompt_caching.cache_ttl"`)) {
+		t.Errorf("sweep.json %s: %v; want the base and the grid", meta, err)
+	}
+	// Not again without Resume; resumed, nothing runs and the runs stand.
+	if _, err := sweep(d, nil); err == nil || !strings.Contains(err.Error(), "already holds a sweep") {
+		t.Errorf("a second sweep into %s: %v, want refused", d.Dir, err)
+	}
+	d.Resume = true
+	done := -1
+	again, err := sweep(d, func(n, _ int) { done = n })
+	if err != nil || done != 6 || len(again.Runs) != len(first.Runs) {
+		t.Fatalf("resumed: %v, %d cells done, %d runs; want 6 done and %d runs", err, done, len(again.Runs), len(first.Runs))
+	}
+	// Other flags are another sweep.
+	d.Flags = []string{"seed=2"}
+	if _, err := sweep(d, nil); err == nil || !strings.Contains(err.Error(), "is another one") {
+		t.Errorf("resume with other flags: %v, want refused", err)
+	}
+}

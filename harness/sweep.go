@@ -16,6 +16,35 @@ import (
 // (experiment.OpenJournal): the journal and the cells it already holds.
 type SweepJournal func() (j *experiment.Journal, done map[string][]report.RunSummary, close func() error, err error)
 
+// A SweepDir is a directory a sweep journals each finished cell to
+// (experiment.OpenJournal: cells.jsonl beside sweep.json), a new one, or
+// with Resume one to continue.
+type SweepDir struct {
+	Dir    string
+	Resume bool
+	// Flags (name=value) and Prices (the --prices file's content, nil for
+	// the embedded rate card) identify the sweep beside its cells and
+	// sessions (experiment.NewIdentity): a resume with others is refused.
+	Flags  []string
+	Prices []byte
+	// Wrap and Dropped are OpenJournal's: a seam around the journal's file,
+	// and what hears of a last line cut short by an interrupted write.
+	Wrap    func(io.Writer) io.Writer
+	Dropped func(path string, line int)
+}
+
+// Journal is the SweepJournal of a sweep of g over sessions in d.
+func (d SweepDir) Journal(g *experiment.Grid, sessions []*traces.Session) SweepJournal {
+	return func() (*experiment.Journal, map[string][]report.RunSummary, func() error, error) {
+		id, err := experiment.NewIdentity(g.Points, d.Flags, d.Prices, sessions)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		meta := experiment.SweepMeta{Format: experiment.JournalFormat, Identity: id, Base: g.Base.Name, Grid: experiment.MetaGrid(g.Axes)}
+		return experiment.OpenJournal(d.Dir, d.Resume, meta, d.Wrap, d.Dropped)
+	}
+}
+
 // Sweep replays every tenant of sessions under every grid point, as ctxsim
 // sweep does; a shard owns (grid point, tenant) cells and reads in full
 // only the tenants of its cells. With journal set, each finished cell is

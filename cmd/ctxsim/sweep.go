@@ -8,8 +8,6 @@ import (
 
 	"github.com/ctxsim/ctxsim/experiment"
 	"github.com/ctxsim/ctxsim/harness"
-	"github.com/ctxsim/ctxsim/report"
-	"github.com/ctxsim/ctxsim/traces"
 )
 
 func init() {
@@ -67,15 +65,14 @@ func runSweep(e *env, sw *sweepFlags) error {
 	if err != nil {
 		return err
 	}
-	base, axes, points := grid.Base, grid.Axes, grid.Points
-	if sw.plots != "" && len(axes) != 2 {
-		return usagef("--plots: the heatmaps need exactly two --grid keys, got %d", len(axes))
+	if sw.plots != "" && len(grid.Axes) != 2 {
+		return usagef("--plots: the heatmaps need exactly two --grid keys, got %d", len(grid.Axes))
 	}
 	st, err := sw.sf.setup(e)
 	if err != nil {
 		return err
 	}
-	render := report.SweepGrid{Base: base.Name, Axes: axes, Points: experiment.SpecNames(points)}
+	render := grid.Render()
 	man, err := sw.sh.manifest(sw.fs, "sweep", sw.sf.seed, sw.wf.traces, len(sw.wf.traces) == 0 && len(sw.wf.profiles) == 0, sw.sf.prices, render)
 	if err != nil {
 		return err
@@ -85,19 +82,21 @@ func runSweep(e *env, sw *sweepFlags) error {
 	if err != nil {
 		return err
 	}
-	for _, w := range experiment.ClampWarnings(sw.sf.sets, axes, sessions, st.Prices) {
+	for _, w := range experiment.ClampWarnings(sw.sf.sets, grid.Axes, sessions, st.Prices) {
 		fmt.Fprintln(e.stderr, "warning: "+w)
 	}
 	var journal harness.SweepJournal
 	if sw.of.out != "" {
-		journal = func() (*experiment.Journal, map[string][]report.RunSummary, func() error, error) {
-			id, err := sweepIdentity(sw.fs, sw.sf.prices, points, sessions)
-			if err != nil {
-				return nil, nil, nil, err
+		var prices []byte
+		if sw.sf.prices != "" {
+			if prices, err = os.ReadFile(sw.sf.prices); err != nil {
+				return fmt.Errorf("--prices: %w", err)
 			}
-			return experiment.OpenJournal(sw.of.out, sw.resume, experiment.SweepMeta{Format: experiment.JournalFormat, Identity: id, Base: base.Name, Grid: experiment.MetaGrid(axes)},
-				e.journal, journalDropped(e))
 		}
+		journal = harness.SweepDir{Dir: sw.of.out, Resume: sw.resume, Flags: flagValues(sw.fs, notIdentity), Prices: prices, Wrap: e.journal,
+			Dropped: func(path string, line int) {
+				fmt.Fprintf(e.stderr, "ctxsim sweep: %s:%d: dropped the last line, cut short by an interrupted write; its cell runs again\n", path, line)
+			}}.Journal(grid, sessions)
 	}
 	var resumed func(done, of int)
 	if sw.resume {
@@ -107,7 +106,7 @@ func runSweep(e *env, sw *sweepFlags) error {
 	}
 	o := runOptions(e, sw.sf.jobs, sw.sh.sp)
 	o.Stubs = sw.wf.stubs
-	rp, cellErr := harness.Sweep(e.ctx, st, sessions, points, o, journal, resumed)
+	rp, cellErr := harness.Sweep(e.ctx, st, sessions, grid.Points, o, journal, resumed)
 	if harness.Stopped(cellErr) {
 		return cellErr
 	}
@@ -128,23 +127,4 @@ var notIdentity = map[string]bool{
 	"jobs": true, "json": true, "format": true, "out": true, "resume": true, "plots": true, "help": true,
 	"grid": true, "policy": true, "policies": true, "set": true, "wide": true,
 	"trace": true, "profile": true, "sessions": true, "from": true, "prices": true,
-}
-
-func sweepIdentity(fs *pflag.FlagSet, prices string, points []experiment.Spec, sessions []*traces.Session) (experiment.Identity, error) {
-	var b []byte
-	if prices != "" {
-		var err error
-		if b, err = os.ReadFile(prices); err != nil {
-			return experiment.Identity{}, fmt.Errorf("--prices: %w", err)
-		}
-	}
-	return experiment.NewIdentity(points, flagValues(fs, notIdentity), b, sessions)
-}
-
-// journalDropped warns on stderr about a last journal line cut short by an
-// interrupted write (its cell runs again).
-func journalDropped(e *env) func(string, int) {
-	return func(path string, line int) {
-		fmt.Fprintf(e.stderr, "ctxsim sweep: %s:%d: dropped the last line, cut short by an interrupted write; its cell runs again\n", path, line)
-	}
 }
