@@ -118,6 +118,15 @@ func DefaultSpecs(sets []string) ([]Spec, error) {
 	return ResolvePolicies(names, sets)
 }
 
+// CompareSpecs are compare's policies: names as ResolvePolicies takes
+// them, or when there are none the defaults (DefaultSpecs).
+func CompareSpecs(names, sets []string) ([]Spec, error) {
+	if len(names) == 0 {
+		return DefaultSpecs(sets)
+	}
+	return ResolvePolicies(names, sets)
+}
+
 // VariantNames are the what-if variants' names, in order.
 func VariantNames() []string {
 	var out []string
@@ -128,8 +137,12 @@ func VariantNames() []string {
 }
 
 // WhatifSpecs resolves whatif's policies: what-if variants by name, else
-// presets and policy files as ResolvePolicies takes them.
+// presets and policy files as ResolvePolicies takes them; no names is
+// every variant (VariantNames).
 func WhatifSpecs(names []string, sets []string) ([]Spec, error) {
+	if len(names) == 0 {
+		names = VariantNames()
+	}
 	var out []Spec
 	for _, n := range names {
 		if v, ok := LookupVariant(n); ok {

@@ -47,6 +47,19 @@ func TestResolvePolicies(t *testing.T) {
 	specs, err = DefaultSpecs([]string{"compression.threshold=0.6"})
 	require.NoError(t, err)
 	require.NotContains(t, SpecNames(specs), "recorded", "--set does not apply to the recorded policy")
+
+	// No names: compare's defaults, whatif's variants.
+	specs, err = CompareSpecs(nil, nil)
+	require.NoError(t, err)
+	defaults, err := DefaultSpecs(nil)
+	require.NoError(t, err)
+	require.Equal(t, SpecNames(defaults), SpecNames(specs))
+	specs, err = CompareSpecs([]string{"hermes-micro"}, nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"hermes-micro"}, SpecNames(specs))
+	specs, err = WhatifSpecs(nil, nil)
+	require.NoError(t, err)
+	require.Equal(t, VariantNames(), SpecNames(specs))
 }
 
 func TestPolicy(t *testing.T) {

@@ -194,12 +194,7 @@ func runCompare(e *env, fs *pflag.FlagSet, wf *workloadFlags, sf *simFlags, of *
 	if err != nil {
 		return err
 	}
-	var specs []experiment.Spec
-	if len(sf.policies) == 0 {
-		specs, err = experiment.DefaultSpecs(sf.sets)
-	} else {
-		specs, err = experiment.ResolvePolicies(sf.policies, sf.sets)
-	}
+	specs, err := experiment.CompareSpecs(sf.policies, sf.sets)
 	if err != nil {
 		return err
 	}

@@ -41,11 +41,7 @@ func init() {
 				if err := sh.parse(of.out); err != nil {
 					return err
 				}
-				names := picked
-				if len(names) == 0 {
-					names = experiment.VariantNames()
-				}
-				return runWhatif(e, fs, args, *from, names, &sf, &of, &sh)
+				return runWhatif(e, fs, args, *from, picked, &sf, &of, &sh)
 			}
 		},
 	})
