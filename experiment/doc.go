@@ -33,8 +33,10 @@
 // range, context editing off Anthropic, a vLLM cache smaller than its
 // block); Cells calls it, so a bad setup runs nothing.
 //
-// The commands' pieces are here too: ResolvePolicies, DefaultSpecs and
-// WhatifSpecs turn names into specs (a *SpecError is bad input); Each runs
+// The commands' pieces are here too: ResolvePolicies, CompareSpecs (with
+// compare's DefaultSpecs) and WhatifSpecs turn names into specs (a
+// *SpecError is bad input), Policy a preset or policy file into the config
+// ctxsim policies shows, Grid.Render a grid into its table's render; Each runs
 // cells past failures (*CellsFailed counts them); Outputs writes a run's
 // output set (records.jsonl, summary.json, report.html, runs.parquet,
 // records.parquet) and Labels names each run's tenant and workload;

@@ -12,7 +12,7 @@
 //
 // Options carry the seams the CLI fills: the worker count, the shard and
 // the sessions it read by header only, whether to keep records, and hooks
-// for a progress bar and for each cell that fails. A run whose cells
+// for a progress bar (Start, Done, End) and for each cell that fails. A run whose cells
 // failed returns *experiment.CellsFailed with the others' results; one
 // that stopped (Stopped: ctx cancelled, a journal or part that could not
 // be written) returns no results.
@@ -22,7 +22,9 @@
 // drops sessions with no model call; Join puts a sharded run's parts
 // (shard.Merge) back together as the unsharded run's outputs, reading the
 // render each command keeps in its manifest (CompareRender, WhatifRender,
-// FidelityRender, report.SweepGrid).
+// FidelityRender, report.SweepGrid). Each render prints its command's
+// table (CompareRender.Print, ...), and a Joined run writes and prints
+// itself as the unsharded command would (Joined.Write, Joined.Print).
 //
 // Each command's own rule lives here: Run (ctxsim run, never sharded)
 // replays one trace as one account under one policy (recorded when it
@@ -31,7 +33,10 @@
 // session as one account against the recorded-observed baseline; Fidelity
 // replays each session as its own account under the recorded and
 // recorded-observed policies and keeps only those with recorded usage;
-// Sweep journals each finished cell and skips the cells a resumed journal
-// holds, and WriteSweep writes its files. Loading, flags and printing stay in the
-// CLI; outputs are written by experiment.Outputs (Replay.Outputs).
+// Sweep journals each finished cell (in a SweepDir) and skips the cells a
+// resumed journal holds, and WriteSweep writes its files; Suite replays
+// the embedded suite as ctxsim check compares it with a baseline;
+// Breakeven adds ctxsim breakeven's replays (tier costs, hindsight gaps)
+// to its report. Flags, terminal output and exit codes stay in the CLI;
+// outputs are written by experiment.Outputs (Replay.Outputs).
 package harness

@@ -42,8 +42,9 @@
 // compute: WriteCost (usage.Cost), a FidelityReport's WorstTable and
 // SummaryTable, Schedule and ScheduleTable (a run beside its hindsight
 // optimum), a SweepGrid's table and matrix, the policy listings
-// (WritePresets, WritePolicy, WritePolicyKeys) and native trace sets
-// (WriteNativeSet, WriteWritten). WriteJSON is every command's JSON.
+// (WritePresets, WritePolicy, WritePolicyKeys), the synthetic profiles
+// (WriteProfiles), validate's verdicts (WriteFileChecks) and native trace
+// sets (WriteNativeSet, WriteWritten). WriteJSON is every command's JSON.
 //
 // For CI, Check(baseline, current, tolerances) compares every cell metric by
 // metric, direction-aware; CheckReport.Failed says whether to fail the job

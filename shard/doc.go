@@ -39,7 +39,9 @@
 // trees by project directory instead: ScanCostShard scans the projects a
 // shard owns (CostProjects, ScanCost), MergeCost reads the merged parts
 // back, and both return the sessions and warnings in the one-process
-// scan's order; CostRender is the grouping the manifest keeps.
+// scan's order; CostRender is the grouping the manifest keeps, and
+// Merged.CheckPrices checks that merge prices with the shards' --prices
+// file.
 //
 // Nothing here reads flags or the clock; the command passes them in.
 package shard

@@ -22,5 +22,7 @@
 // first bad line with a *SyntaxError ("file:line: reason"); WriteSession
 // writes it canonically, so read-then-write reproduces the bytes.
 // CheckFiles lints native trace files given together (Validate, and the
-// parent/children links between them).
+// parent/children links between them); ReadSessionPath reads one by the
+// path a command line names ("-" for stdin), and ImportPaths reads paths
+// with one Importer.
 package traces
