@@ -155,10 +155,6 @@ const (
 	exitUsage   = 2
 )
 
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return runEnv(&env{ctx: context.Background(), stdin: stdin, stdout: stdout, stderr: stderr}, args)
-}
-
 // runEnv runs the command line args in e and returns the exit code.
 func runEnv(e *env, args []string) int {
 	// Text tables fit COLUMNS or the terminal (--wide: no limit).

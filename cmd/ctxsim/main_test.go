@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -46,6 +47,12 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// run runs the command line args in-process with the given streams and
+// returns the exit code.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runEnv(&env{ctx: context.Background(), stdin: stdin, stdout: stdout, stderr: stderr}, args)
 }
 
 func runCmd(t *testing.T, args ...string) (int, string, string) {
