@@ -27,8 +27,9 @@ type command struct {
 	// usage is the text after "Usage: ctxsim <name> ", then a blank line and
 	// the long help.
 	usage string
-	// helpTail, if set, is printed after help: text known only once every
-	// init has run (import's list of formats, registered file by file).
+	// helpTail, if set, is printed after the long help: text known only
+	// once every init has run (import's list of formats, registered file by
+	// file).
 	helpTail func() string
 	// flags declares the command's flags on fs and returns the function that
 	// runs it once they are parsed.
