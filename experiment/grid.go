@@ -15,6 +15,8 @@ type Grid struct {
 	Base   policies.Config
 	Axes   []report.Axis
 	Points []Spec
+	// Warnings are the base policy file's ignored keys (Spec.Warnings).
+	Warnings []string
 }
 
 // NewGrid resolves a sweep of policy (a preset or a policy file, with sets
@@ -30,7 +32,7 @@ func NewGrid(policy string, sets, grid []string) (*Grid, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Grid{Base: *specs[0].Config}
+	g := &Grid{Base: *specs[0].Config, Warnings: specs[0].Warnings}
 	if len(grid) == 0 {
 		return nil, specErrorf("--grid: want at least one key=v1,v2,...")
 	}

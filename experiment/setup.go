@@ -197,6 +197,9 @@ type Spec struct {
 	OnRecorded bool
 	// TTL overrides the recorded tier of an OnRecorded variant.
 	TTL string
+	// Warnings name the keys of the policy's file the simulator ignores
+	// ("file:line: ignored ..."; policies.Load), for the caller to show.
+	Warnings []string
 }
 
 // Recorded is the spec of the recorded policy: the log's own behaviour.

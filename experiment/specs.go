@@ -41,7 +41,7 @@ func ApplySets(c *policies.Config, sets []string) error {
 
 // ResolvePolicies are the specs of names (presets, "recorded",
 // "recorded-observed" or .yaml/.json policy files), each with the sets
-// applied.
+// applied; a file's ignored keys are its spec's Warnings.
 func ResolvePolicies(names []string, sets []string) ([]Spec, error) {
 	var out []Spec
 	for _, n := range names {
@@ -53,12 +53,13 @@ func ResolvePolicies(names []string, sets []string) ([]Spec, error) {
 			continue
 		}
 		var cfg policies.Config
+		var warnings []string
 		if IsPolicyFile(n) {
-			c, _, err := readPolicyFile(n, "--policy")
+			c, w, err := readPolicyFile(n, "--policy")
 			if err != nil {
 				return nil, err
 			}
-			cfg = c
+			cfg, warnings = c, w
 			if cfg.Name == "" {
 				cfg.Name = strings.TrimSuffix(filepath.Base(n), filepath.Ext(n))
 			}
@@ -73,7 +74,7 @@ func ResolvePolicies(names []string, sets []string) ([]Spec, error) {
 			return nil, err
 		}
 		c := cfg
-		out = append(out, Spec{Name: cfg.Name, Config: &c})
+		out = append(out, Spec{Name: cfg.Name, Config: &c, Warnings: warnings})
 	}
 	return out, nil
 }

@@ -57,6 +57,10 @@ type Replay struct {
 	Workloads map[string]string
 	Cells     []*experiment.Cell
 	Parts     []shard.Cell
+	// PolicyWarnings are Run's policy file's ignored keys
+	// (experiment.Spec.Warnings); the other commands' callers hold their
+	// specs.
+	PolicyWarnings []string
 }
 
 // Outputs is the replay's output set (experiment.Outputs) under title.

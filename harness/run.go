@@ -48,7 +48,7 @@ func Run(ctx context.Context, st *experiment.Setup, sessions []*traces.Session, 
 		return nil, nil, &experiment.SpecError{Msg: fmt.Sprintf("policy %s needs a trace with recorded usage", specs[0].Name)}
 	}
 	defer o.begin(len(cells))()
-	rp := &Replay{Policies: experiment.SpecNames(specs), Labels: experiment.Labels(cells), Cells: cells}
+	rp := &Replay{Policies: experiment.SpecNames(specs), Labels: experiment.Labels(cells), Cells: cells, PolicyWarnings: specs[0].Warnings}
 	var res *experiment.Result
 	err = st.Each(ctx, cells, 1, nil, o.Done, o.Failed, func(c *experiment.Cell) {
 		rp.Runs, rp.Records, res = c.Result.Runs, c.Result.Records, c.Result

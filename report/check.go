@@ -73,6 +73,20 @@ func DefaultTolerances() map[string]Tolerance {
 	}
 }
 
+// ParseTolerances reads a list of ParseTolerance's specs into the map
+// Check takes, metric by name (a later spec of a metric wins).
+func ParseTolerances(specs []string) (map[string]Tolerance, error) {
+	tol := map[string]Tolerance{}
+	for _, s := range specs {
+		name, t, err := ParseTolerance(s)
+		if err != nil {
+			return nil, err
+		}
+		tol[name] = t
+	}
+	return tol, nil
+}
+
 // ParseTolerance reads "metric=value[unit]", unit being pp, % or nothing
 // (absolute). pp is only for fraction metrics.
 func ParseTolerance(s string) (string, Tolerance, error) {

@@ -92,4 +92,11 @@ func TestParseTolerance(t *testing.T) {
 			t.Errorf("ParseTolerance(%q) succeeded", in)
 		}
 	}
+	tol, err := ParseTolerances([]string{"cost=1%", "compactions=2", "cost=3%"})
+	if err != nil || len(tol) != 2 || !near(tol["cost"].Value, 3) || tol["compactions"].Kind != Abs {
+		t.Errorf("ParseTolerances = %+v, %v; want cost 3%% (the later) and compactions 2", tol, err)
+	}
+	if _, err := ParseTolerances([]string{"cost=1%", "bogus=1%"}); err == nil {
+		t.Error("ParseTolerances with a bad spec succeeded")
+	}
 }

@@ -38,13 +38,9 @@ func init() {
 				if err != nil {
 					return err
 				}
-				tol := map[string]report.Tolerance{}
-				for _, s := range *tols {
-					name, t, err := report.ParseTolerance(s)
-					if err != nil {
-						return usagef("--tolerance: %v", err)
-					}
-					tol[name] = t
+				tol, err := report.ParseTolerances(*tols)
+				if err != nil {
+					return usagef("--tolerance: %v", err)
 				}
 				cur, err := checkResults(e, *results)
 				if err != nil {

@@ -198,6 +198,9 @@ func runCompare(e *env, fs *pflag.FlagSet, wf *workloadFlags, sf *simFlags, of *
 	if err != nil {
 		return err
 	}
+	for _, sp := range specs {
+		warnPolicy(e, sp.Warnings)
+	}
 	suite := len(wf.traces) == 0 && len(wf.profiles) == 0
 	render := harness.CompareRender{Policies: experiment.SpecNames(specs), Suite: suite, Detail: detail}
 	m, err := sh.manifest(fs, "compare", sf.seed, wf.traces, suite, sf.prices, render)

@@ -45,9 +45,7 @@ func init() {
 					name = args[0]
 				}
 				c, warnings, err := experiment.Policy(name, *config, *sets)
-				for _, w := range warnings {
-					fmt.Fprintln(e.stderr, "warning:", w)
-				}
+				warnPolicy(e, warnings)
 				if err != nil {
 					return err
 				}
@@ -55,4 +53,11 @@ func init() {
 			}
 		},
 	})
+}
+
+// warnPolicy prints a policy file's ignored keys (experiment.Spec.Warnings).
+func warnPolicy(e *env, warnings []string) {
+	for _, w := range warnings {
+		fmt.Fprintln(e.stderr, "warning:", w)
+	}
 }

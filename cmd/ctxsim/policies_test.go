@@ -74,3 +74,24 @@ func TestPoliciesBadInput(t *testing.T) {
 		}
 	}
 }
+
+// A policy file's ignored keys are warned of wherever the file is a
+// --policy (compare, run, sweep), as ctxsim policies --config does; they
+// used to be dropped silently.
+func TestPolicyFileWarnings(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "mine.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte("compression:\n  threshold: 0.8\n  bogus_key: 3\n"), 0o644))
+	traces := filepath.Join(dir, "traces") // gen writes a directory
+	code, _, errs := runCmd(t, "gen", "--profile", "cron", "--sessions", "1", "-o", traces)
+	require.Equal(t, exitOK, code, errs)
+	for _, args := range [][]string{
+		{"compare", "--profile", "cron", "--sessions", "1", "--policy", cfg},
+		{"run", traces, "--policy", cfg},
+		{"sweep", "--profile", "cron", "--sessions", "1", "--policy", cfg, "--grid", "compression.threshold=0.8,0.9"},
+	} {
+		code, _, errs := runCmd(t, args...)
+		require.Equal(t, exitOK, code, "%v: %s", args, errs)
+		require.Contains(t, errs, "warning: "+cfg+":3: ignored unknown key compression.bogus_key", "%v", args)
+	}
+}

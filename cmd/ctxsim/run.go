@@ -68,6 +68,7 @@ func runRun(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots string,
 	if err != nil {
 		return err
 	}
+	warnPolicy(e, rp.PolicyWarnings)
 	if err := rp.Outputs("ctxsim run", st, e.warn.List()).Write(of.out, plots); err != nil {
 		return err
 	}

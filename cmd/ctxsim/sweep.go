@@ -65,6 +65,7 @@ func runSweep(e *env, sw *sweepFlags) error {
 	if err != nil {
 		return err
 	}
+	warnPolicy(e, grid.Warnings)
 	if sw.plots != "" && len(grid.Axes) != 2 {
 		return usagef("--plots: the heatmaps need exactly two --grid keys, got %d", len(grid.Axes))
 	}
