@@ -353,11 +353,14 @@ func (st *Setup) replay(ctx context.Context, t Tenant, pol *sim.Policy, summaryM
 		n += len(res.Records)
 	}
 	var all []sim.Record // nil when there are none, as before
-	if n > 0 {
+	switch {
+	case n > 0 && len(results) == 1:
+		all = results[0].Records[:n:n] // one session's: not copied
+	case n > 0:
 		all = make([]sim.Record, 0, n) // a Record is large: copied once
-	}
-	for _, res := range results {
-		all = append(all, res.Records...)
+		for _, res := range results {
+			all = append(all, res.Records...)
+		}
 	}
 	out := &Result{Records: all, Runs: st.summarize(t, pol.Name, all)}
 	if tape != nil {

@@ -97,6 +97,7 @@ type run struct {
 	hidden *traces.Block
 	// hashes are the session's block hashes by event (Options.Hashes), or nil.
 	hashes [][]uint64
+	copied []bool // by event, traces.MetaCopied (Options.Hashes), or nil
 
 	users    int // plain user messages in the transcript so far
 	verbatim int // of which the view carries verbatim
@@ -109,6 +110,9 @@ type run struct {
 	seq     int
 	inTurn  bool
 	recs    []Record
+	// floors hashes each floor of the view once, for the builder and the
+	// compactor's estimators.
+	floors *prompt.FloorHashes
 }
 
 // MaxFirstBlock is how long after its request a recorded response's first
@@ -125,7 +129,8 @@ func (r *run) compactModel() compact.Model {
 func newRun(s *traces.Session, pol *Policy, prov provider.Provider, opts Options) (*run, error) {
 	r := &run{sess: s, pol: pol, prov: prov, opts: opts, model: s.Model}
 	if opts.Hashes != nil {
-		r.hashes = opts.Hashes.of(s)
+		sh := opts.Hashes.session(s)
+		r.hashes, r.copied = sh.h, sh.copied
 	}
 	if r.model == "" {
 		for i := range s.Events {
@@ -171,6 +176,7 @@ func newRun(s *traces.Session, pol *Policy, prov provider.Provider, opts Options
 	}
 	r.view = &prompt.View{}
 	floor := s.Floor
+	var fh []uint64 // floor's block hashes, when kept by opts.Hashes
 	switch {
 	case len(floor) == 0:
 		floor = inferFloor(s, opts, r.b)
@@ -181,11 +187,24 @@ func newRun(s *traces.Session, pol *Policy, prov provider.Provider, opts Options
 		// What the log shows of the floor goes after what it does not.
 		unseen := inferFloor(s, opts, r.b, floor...)
 		floor = append(unseen, floor...)
+	case opts.Hashes != nil:
+		fh = opts.Hashes.session(s).floor
+	}
+	if fh == nil {
+		fh = make([]uint64, len(floor))
+		for i := range floor {
+			fh[i] = floor[i].Hash()
+		}
 	}
 	r.view.Tools, r.view.System = splitFloor(floor)
+	// The floor is hashed once a session, for the builder and the
+	// compactor's estimators alike.
+	r.floors = &prompt.FloorHashes{}
+	r.floors.Keep(r.view, splitHashes(floor, fh))
+	r.b.Floors = r.floors
 	ft := 0
 	for i := range floor {
-		ft += opts.Count(&floor[i], floor[i].Hash())
+		ft += opts.Count(&floor[i], fh[i])
 	}
 	if ft >= r.window {
 		// No policy can run it, and compaction cannot help.
@@ -197,7 +216,7 @@ func newRun(s *traces.Session, pol *Policy, prov provider.Provider, opts Options
 			sum = opts.Summarizer(s)
 			if pol.ForkSummary {
 				fb := prompt.NewBuilder(r.b.Count, r.b.Wire)
-				fb.Extra = r.b.Extra
+				fb.Extra, fb.Floors = r.b.Extra, r.floors
 				r.fork = &forkSummarizer{r: r, inner: sum, b: fb}
 				sum = r.fork
 			}
@@ -207,6 +226,9 @@ func newRun(s *traces.Session, pol *Policy, prov provider.Provider, opts Options
 		}
 		if ms, ok := r.cm.(MemoSharer); ok && opts.Memo != nil {
 			ms.ShareMemo(opts.Memo)
+		}
+		if fs, ok := r.cm.(FloorSharer); ok {
+			fs.ShareFloors(r.floors)
 		}
 	}
 	if len(s.Events) > 0 {
@@ -378,13 +400,17 @@ func RunTenant(ctx context.Context, sessions []*traces.Session, pol *Policy, pro
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		it := heap.Pop(h).(heapItem)
+		// The first run steps and goes back in its place by its new
+		// time (Fix, which boxes nothing), or leaves when done.
+		it := &(*h)[0]
 		if err := it.r.step(); err != nil {
 			return nil, err
 		}
 		if it.r.i < len(it.r.sess.Events) {
 			it.t = it.r.nextTime()
-			heap.Push(h, it)
+			heap.Fix(h, 0)
+		} else {
+			heap.Pop(h)
 		}
 	}
 	out := make([]*Result, len(runs))
@@ -539,7 +565,7 @@ func (r *run) step() error {
 	case traces.ToolResult:
 		r.append(prompt.RoleTool, e, idx)
 	case traces.Assistant:
-		if e.Meta[traces.MetaCopied] != "true" {
+		if !r.isCopied(idx, e) {
 			if err := r.call(e, idx); err != nil {
 				return err
 			}
@@ -660,6 +686,32 @@ func splitFloor(floor []traces.Block) (tools, system []traces.Block) {
 		}
 	}
 	return tools, system
+}
+
+// isCopied reports whether event idx, e, is traces.MetaCopied: a call
+// another log made, not this session's.
+func (r *run) isCopied(idx int, e *traces.Event) bool {
+	if idx < len(r.copied) && &r.sess.Events[idx] == e {
+		return r.copied[idx]
+	}
+	return e.Meta[traces.MetaCopied] == "true"
+}
+
+// splitHashes is the hashes fh of floor's blocks in splitFloor's order:
+// the tool schemas', then the system blocks'.
+func splitHashes(floor []traces.Block, fh []uint64) []uint64 {
+	out := make([]uint64, 0, len(fh))
+	for i := range floor {
+		if floor[i].Kind == traces.ToolSchema {
+			out = append(out, fh[i])
+		}
+	}
+	for i := range floor {
+		if floor[i].Kind != traces.ToolSchema {
+			out = append(out, fh[i])
+		}
+	}
+	return out
 }
 
 // changeFloor applies a floor change: the new floor when the event carries

@@ -82,6 +82,12 @@ type ModelSetter interface{ SetModel(m compact.Model) }
 // with other compactors (Options.Memo). Sharing changes no decision.
 type MemoSharer interface{ ShareMemo(*compact.Memo) }
 
+// A FloorSharer hashes a new floor through the FloorHashes the engine
+// shares with the run's Builder, so a floor is hashed once a session (and
+// not at all when Options.Hashes kept it from an earlier replay). Sharing
+// changes no decision.
+type FloorSharer interface{ ShareFloors(*prompt.FloorHashes) }
+
 // A Gauge reports a compactor's view of the prompt before a call, for the
 // call's record: its threshold in tokens (0: none) and its estimates.
 type Gauge interface {
@@ -97,4 +103,5 @@ var (
 	_ ModelSetter = (*compact.Manager)(nil)
 	_ Gauge       = (*compact.Manager)(nil)
 	_ MemoSharer  = (*compact.Manager)(nil)
+	_ FloorSharer = (*compact.Manager)(nil)
 )

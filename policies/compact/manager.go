@@ -222,6 +222,17 @@ func (m *Manager) ShareMemo(mm *Memo) {
 	m.budget.Sizes = mm.sizes()
 }
 
+// ShareFloors makes m's estimators hash a new floor through f, which the
+// caller shares (the session's prompt Builder, say) or has seeded with
+// hashes it kept: a floor is then hashed once for all of them. It changes
+// no decision; nil hashes every floor in each estimator.
+func (m *Manager) ShareFloors(f *prompt.FloorHashes) {
+	m.rough.Floors = f
+	if m.exact != nil {
+		m.exact.Floors = f
+	}
+}
+
 // SetModel switches the main model: the threshold (with its model override
 // and absolute cap) is recomputed, the anchor no longer matches, and a
 // switch to another model clears the breaker's strikes and cooldowns, as

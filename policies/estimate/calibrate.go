@@ -46,10 +46,11 @@ type Calibrated struct {
 	floorHash uint64
 	lastKey   viewKey // the last prefix fingerprinted, by identity
 	lastHash  uint64
-	// hashes are the messages of the last view fingerprinted, by content
+	// known is the messages of the last view fingerprinted, by content
 	// hash, and chain[i] the fingerprint of the floor and hashes[:i]: the
 	// next fingerprint chains only the messages after the common prefix.
-	hashes, chain []uint64
+	known
+	chain []uint64
 }
 
 // NewCalibrated returns a calibrated projection over base.
@@ -112,14 +113,13 @@ func (c *Calibrated) fingerprint(v *prompt.View, n int) uint64 {
 		return c.lastHash
 	}
 	if k.floor != c.floorKey || k.floor == (floorKey{}) || len(c.chain) == 0 {
-		c.floorKey, c.floorHash = k.floor, floorHash(v, c.Base.Floors.of(v))
+		c.floorKey, c.floorHash = k.floor, floorHash(v, c.Base.Floors.Of(v))
 		c.hashes, c.chain = c.hashes[:0], append(c.chain[:0], c.floorHash)
 	}
 	n = min(n, len(v.Messages))
-	i := 0
-	for m := min(n, len(c.hashes)); i < m && c.hashes[i] == v.Messages[i].Hash(); i++ {
-	}
-	c.hashes, c.chain = c.hashes[:i], c.chain[:i+1]
+	i := c.common(v.Messages, n)
+	c.keep(v.Messages, i)
+	c.chain = c.chain[:i+1]
 	for ; i < n; i++ {
 		h := v.Messages[i].Hash()
 		c.hashes = append(c.hashes, h)

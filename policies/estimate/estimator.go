@@ -118,20 +118,53 @@ type viewKey struct {
 // the cache is a map lookup per message (about 20 ns), so a session's
 // estimates cost what its changes do plus a cheap pass.
 type prefixSums struct {
+	known
+	sums []int // sums[i] is the size of messages [0, i); len(hashes)+1
+}
+
+// known is the messages of the last list seen, by content hash, and the
+// list's first element: the next list's common prefix with it is found in
+// O(1) when it is the same list grown (see common).
+type known struct {
+	first  *prompt.Message
 	hashes []uint64
-	sums   []int // sums[i] is the size of messages [0, i); len(hashes)+1
+}
+
+// common is the length of the common prefix of msgs[:n] and the messages
+// known. A list in the same backing array as the last one and agreeing with
+// it on the last message both hold is taken to agree on all before: views
+// are immutable (a policy that rewrites a message makes a new list), the
+// rule the estimators' view keys already rely on. Any other list is
+// compared hash by hash.
+func (kn *known) common(msgs []prompt.Message, n int) int {
+	m := min(n, len(msgs), len(kn.hashes))
+	if m > 0 && &msgs[0] == kn.first && kn.hashes[m-1] == msgs[m-1].Hash() {
+		return m
+	}
+	k := 0
+	for ; k < m && kn.hashes[k] == msgs[k].Hash(); k++ {
+	}
+	return k
+}
+
+// keep truncates the known messages to the first k of msgs, whose first
+// element becomes the list's identity.
+func (kn *known) keep(msgs []prompt.Message, k int) {
+	kn.hashes, kn.first = kn.hashes[:k], nil
+	if len(msgs) > 0 {
+		kn.first = &msgs[0]
+	}
 }
 
 // sum is the size of msgs, sizing those after the common prefix with the
 // last call's by size.
 func (p *prefixSums) sum(msgs []prompt.Message, size func(*prompt.Message) int) int {
-	k := 0
-	for n := min(len(msgs), len(p.hashes)); k < n && p.hashes[k] == msgs[k].Hash(); k++ {
-	}
+	k := p.common(msgs, len(msgs))
 	if p.sums == nil {
-		p.sums = []int{0}
+		p.sums = make([]int, 1, len(msgs)+1)
 	}
-	p.hashes, p.sums = p.hashes[:k], p.sums[:k+1]
+	p.keep(msgs, k)
+	p.sums = p.sums[:k+1]
 	total := p.sums[k]
 	for i := k; i < len(msgs); i++ {
 		total += size(&msgs[i])
@@ -226,7 +259,7 @@ func (e *ExactEstimator) Floor(v *prompt.View) int { return e.floorOf(v, e.count
 func (e *ExactEstimator) Estimate(v *prompt.View) int { return e.estimate(v, e.countFloor, e.size) }
 
 func (e *ExactEstimator) countFloor(v *prompt.View) int {
-	hs := e.Floors.of(v)
+	hs := e.Floors.Of(v)
 	return e.Memo.countBlocks(v.Tools, hs) + e.Memo.countBlocks(v.System, hs[len(v.Tools):])
 }
 

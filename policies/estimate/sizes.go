@@ -165,5 +165,5 @@ func (s *RoughSizes) floor(v *prompt.View, f *FloorHashes) int {
 	if s == nil || f == nil {
 		return s.Floor(v)
 	}
-	return s.floorWith(v, f.of(v))
+	return s.floorWith(v, f.Of(v))
 }

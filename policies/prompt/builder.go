@@ -50,6 +50,9 @@ type Builder struct {
 	// block, or spread over its blocks while it is negative (none goes
 	// below zero). It is called once per message build.
 	Extra func(m *Message) int
+	// Floors, when set, hashes a new floor for this builder and whoever
+	// shares it (the session's estimators), or has its hashes kept.
+	Floors *FloorHashes
 
 	floorKey uint64
 	// tools and system are the floor of the last build. A floor equal to
@@ -57,9 +60,10 @@ type Builder struct {
 	// hashing is not (the floor is tens of KB of text, and strings shared
 	// with the last view compare by pointer).
 	tools, system []traces.Block
-	floorHashes   []uint64 // the floor's block hashes, by the last floorHash
-	keys          []msgKey // per message of the last build
-	starts        []int    // first block index of each message, len(keys)+1
+	floorHashes   []uint64         // the floor's block hashes, by the last floorHash
+	floorID       [2]*traces.Block // the last floor's first tool and system blocks
+	keys          []msgKey         // per message of the last build
+	starts        []int            // first block index of each message, len(keys)+1
 	blocks        []Block
 	split         map[uint64]*splitPair
 	req           Request
@@ -88,17 +92,23 @@ func (b *Builder) sameFloor(v *View) bool {
 // floorHash is the identity of v's floor; it keeps the blocks' hashes, tools
 // then system, in b.floorHashes for the build that pushes them.
 func (b *Builder) floorHash(v *View) uint64 {
-	b.floorHashes = b.floorHashes[:0]
+	id := [2]*traces.Block{first(v.Tools), first(v.System)}
+	if b.starts != nil && id == b.floorID {
+		// The last build's slices, changed in place: what Floors keeps by
+		// identity is stale, so hash them here and keep that.
+		fresh := (*FloorHashes)(nil).Of(v)
+		b.Floors.Keep(v, fresh)
+		b.floorHashes = append(b.floorHashes[:0], fresh...)
+	} else {
+		b.floorHashes = append(b.floorHashes[:0], b.Floors.Of(v)...)
+	}
+	b.floorID = id
 	var h uint64 = 0x9e3779b97f4a7c15
-	for i := range v.Tools {
-		bh := v.Tools[i].Hash()
-		b.floorHashes = append(b.floorHashes, bh)
+	for _, bh := range b.floorHashes[:len(v.Tools)] {
 		h = chain(h, bh, RoleSystem, false)
 	}
 	h = chain(h, 1, RoleSystem, true)
-	for i := range v.System {
-		bh := v.System[i].Hash()
-		b.floorHashes = append(b.floorHashes, bh)
+	for _, bh := range b.floorHashes[len(v.Tools):] {
 		h = chain(h, bh, RoleSystem, false)
 	}
 	return h
