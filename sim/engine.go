@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -97,7 +96,7 @@ type run struct {
 	hidden *traces.Block
 	// hashes are the session's block hashes by event (Options.Hashes), or nil.
 	hashes [][]uint64
-	copied []bool // by event, traces.MetaCopied (Options.Hashes), or nil
+	meta   []eventMeta // by event, what its Meta says (Options.Hashes), or nil
 
 	users    int // plain user messages in the transcript so far
 	verbatim int // of which the view carries verbatim
@@ -130,7 +129,7 @@ func newRun(s *traces.Session, pol *Policy, prov provider.Provider, opts Options
 	r := &run{sess: s, pol: pol, prov: prov, opts: opts, model: s.Model}
 	if opts.Hashes != nil {
 		sh := opts.Hashes.session(s)
-		r.hashes, r.copied = sh.h, sh.copied
+		r.hashes, r.meta = sh.h, sh.meta
 	}
 	if r.model == "" {
 		for i := range s.Events {
@@ -565,7 +564,7 @@ func (r *run) step() error {
 	case traces.ToolResult:
 		r.append(prompt.RoleTool, e, idx)
 	case traces.Assistant:
-		if !r.isCopied(idx, e) {
+		if !r.metaOf(idx, e).copied {
 			if err := r.call(e, idx); err != nil {
 				return err
 			}
@@ -688,13 +687,12 @@ func splitFloor(floor []traces.Block) (tools, system []traces.Block) {
 	return tools, system
 }
 
-// isCopied reports whether event idx, e, is traces.MetaCopied: a call
-// another log made, not this session's.
-func (r *run) isCopied(idx int, e *traces.Event) bool {
-	if idx < len(r.copied) && &r.sess.Events[idx] == e {
-		return r.copied[idx]
+// metaOf is what event idx, e, says in its Meta, kept by Options.Hashes.
+func (r *run) metaOf(idx int, e *traces.Event) eventMeta {
+	if idx >= 0 && idx < len(r.meta) && &r.sess.Events[idx] == e {
+		return r.meta[idx]
 	}
-	return e.Meta[traces.MetaCopied] == "true"
+	return metaOf(e)
 }
 
 // splitHashes is the hashes fh of floor's blocks in splitFloor's order:
@@ -760,7 +758,7 @@ func (r *run) append(role prompt.Role, e *traces.Event, idx int) {
 	case r.hidden != nil && role == prompt.RoleUser:
 		m = prompt.NewMessage(role, append([]traces.Block{*r.hidden}, e.Blocks...), idx, tag)
 		r.hidden = nil
-	case idx >= 0 && idx < len(r.hashes) && &r.sess.Events[idx] == e:
+	case r.hashesOf(idx, e) != nil:
 		m = prompt.NewMessageHashed(role, e.Blocks, r.hashes[idx], idx, tag)
 	default:
 		m = prompt.NewMessage(role, e.Blocks, idx, tag)
@@ -840,20 +838,34 @@ func (r *run) addPasses(idx int, passes []compact.Pass, cold bool) (time.Duratio
 
 // outputTokens is what the call produced: the recorded count, else what a
 // generator said, else the size of the message.
-func (r *run) outputTokens(e *traces.Event) int {
+func (r *run) outputTokens(idx int, e *traces.Event) int {
 	if e.Usage != nil {
 		return int(e.Usage.Output)
 	}
-	if v, ok := e.Meta["output_tokens"]; ok {
-		if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
-			return n
-		}
+	if m := r.metaOf(idx, e); m.outOK {
+		return m.out
 	}
+	hs := r.hashesOf(idx, e)
 	n := 0
 	for j := range e.Blocks {
-		n += r.opts.Count(&e.Blocks[j], e.Blocks[j].Hash())
+		h := uint64(0)
+		if hs != nil {
+			h = hs[j]
+		} else {
+			h = e.Blocks[j].Hash()
+		}
+		n += r.opts.Count(&e.Blocks[j], h)
 	}
 	return n
+}
+
+// hashesOf is the block hashes of event idx, e, kept by Options.Hashes, or
+// nil.
+func (r *run) hashesOf(idx int, e *traces.Event) []uint64 {
+	if idx >= 0 && idx < len(r.hashes) && &r.sess.Events[idx] == e {
+		return r.hashes[idx]
+	}
+	return nil
 }
 
 // Retry policy of the engine's harness: transient provider errors are
@@ -936,7 +948,7 @@ func (r *run) beforeCall(idx int) (time.Duration, error) {
 // call waited on context management. apiErr is the provider's answer when
 // it rejected the call; err stops the run.
 func (r *run) attempt(e *traces.Event, idx int, stall time.Duration) (apiErr, err error) {
-	out := r.outputTokens(e)
+	out := r.outputTokens(idx, e)
 	rec := Record{
 		Trace: r.sess.ID, Policy: r.pol.Name, Seq: r.seq, Kind: KindCall, Time: r.now,
 		Event: idx, Turn: r.turn, Model: r.model, Window: r.window,

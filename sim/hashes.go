@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/ctxsim/ctxsim/traces"
@@ -19,10 +21,27 @@ type sessionHashes struct {
 	once  sync.Once
 	h     [][]uint64 // by event index
 	floor []uint64   // of s.Floor's blocks
-	// copied marks the events whose Meta says traces.MetaCopied, read
-	// once: a map lookup on every assistant event of every replay was
-	// a tenth of a microsecond a call.
-	copied []bool
+	// meta is what the engine reads of each event's Meta, read once: two
+	// map lookups on every assistant event of every replay were a fifth
+	// of a microsecond a call.
+	meta []eventMeta
+}
+
+// eventMeta is what an event's Meta says to the engine.
+type eventMeta struct {
+	copied bool // traces.MetaCopied
+	outOK  bool // out is set
+	out    int  // "output_tokens", parsed
+}
+
+func metaOf(e *traces.Event) eventMeta {
+	m := eventMeta{copied: e.Meta[traces.MetaCopied] == "true"}
+	if v, ok := e.Meta["output_tokens"]; ok {
+		if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
+			m.out, m.outOK = n, true
+		}
+	}
+	return m
 }
 
 // session is what c keeps of s, computed on first use.
@@ -31,9 +50,9 @@ func (c *BlockHashes) session(s *traces.Session) *sessionHashes {
 	sh := v.(*sessionHashes)
 	sh.once.Do(func() {
 		sh.h = make([][]uint64, len(s.Events))
-		sh.copied = make([]bool, len(s.Events))
+		sh.meta = make([]eventMeta, len(s.Events))
 		for i := range s.Events {
-			sh.copied[i] = s.Events[i].Meta[traces.MetaCopied] == "true"
+			sh.meta[i] = metaOf(&s.Events[i])
 			bs := s.Events[i].Blocks
 			hs := make([]uint64, len(bs))
 			for j := range bs {

@@ -82,14 +82,14 @@ func (ClaudeCode) Plan(req *prompt.Request, ttl prompt.TTL) {
 	if ttl == prompt.NoCache {
 		return
 	}
-	var m marker
+	m := make(marker, 0, 2*prompt.MaxBreakpoints) // on the stack: a plan allocates nothing
 	if sys := systemBlocks(req); len(sys) >= 2 {
-		m.add(sys[len(sys)-2])
-		m.add(sys[len(sys)-1])
+		m = m.add(sys[len(sys)-2])
+		m = m.add(sys[len(sys)-1])
 	} else {
-		m.add(lastOf(req, prompt.Tools))
-		m.add(lastOf(req, prompt.System))
+		m = m.add(lastOf(req, prompt.Tools))
+		m = m.add(lastOf(req, prompt.System))
 	}
-	markLast(req, &m, 1)
+	m = markLast(req, m, 1)
 	m.apply(req, ttl)
 }

@@ -19,17 +19,19 @@ func (SystemAnd3) Plan(req *prompt.Request, ttl prompt.TTL) {
 	if ttl == prompt.NoCache {
 		return
 	}
-	var m marker
-	m.add(lastOf(req, prompt.System))
-	markLast(req, &m, prompt.MaxBreakpoints-len(m))
+	m := make(marker, 0, 2*prompt.MaxBreakpoints) // on the stack: a plan allocates nothing
+	m = m.add(lastOf(req, prompt.System))
+	m = markLast(req, m, prompt.MaxBreakpoints-len(m))
 	m.apply(req, ttl)
 }
 
-// markLast marks the last n messages that can carry a marker.
-func markLast(req *prompt.Request, m *marker, n int) {
-	for _, s := range lastMessages(req, n) {
-		m.add(markBlock(req, s))
+// markLast adds to m the last n messages that can carry a marker.
+func markLast(req *prompt.Request, m marker, n int) marker {
+	var buf [prompt.MaxBreakpoints]span
+	for _, s := range lastMessages(req, n, buf[:0]) {
+		m = m.add(markBlock(req, s))
 	}
+	return m
 }
 
 // Hermes is hermes-agent's static-prefix layout (reference/hermes.md §1.2):
@@ -96,13 +98,14 @@ func (h Hermes) Plan(req *prompt.Request, ttl prompt.TTL) {
 	sys := systemBlocks(req)
 	tool := lastOf(req, prompt.Tools)
 	if h.ToolCache && tool >= 0 {
-		var m marker
+		m := make(marker, 0, 2*prompt.MaxBreakpoints) // on the stack: a plan allocates nothing
 		if len(sys) >= 2 {
-			m.add(sys[len(sys)-2])
+			m = m.add(sys[len(sys)-2])
 		}
-		m.add(tool)
-		for _, s := range endpoints(req, min(toolCacheEndpoints, prompt.MaxBreakpoints-len(m))) {
-			m.add(markBlock(req, s))
+		m = m.add(tool)
+		var buf [prompt.MaxBreakpoints]span
+		for _, s := range endpoints(req, min(toolCacheEndpoints, prompt.MaxBreakpoints-len(m)), buf[:0]) {
+			m = m.add(markBlock(req, s))
 		}
 		m.apply(req, ttl)
 		return
@@ -111,20 +114,20 @@ func (h Hermes) Plan(req *prompt.Request, ttl prompt.TTL) {
 		SystemAnd3{}.Plan(req, ttl)
 		return
 	}
-	var m marker
-	m.add(sys[len(sys)-2])
-	m.add(sys[len(sys)-1])
-	markLast(req, &m, prompt.MaxBreakpoints-len(m))
+	m := make(marker, 0, 2*prompt.MaxBreakpoints) // on the stack: a plan allocates nothing
+	m = m.add(sys[len(sys)-2])
+	m = m.add(sys[len(sys)-1])
+	m = markLast(req, m, prompt.MaxBreakpoints-len(m))
 	m.apply(req, ttl)
 }
 
-// endpoints returns up to n completed transaction endpoints, newest first
-// (hermes' _completed_transaction_endpoint_indexes): the final tool result of
+// endpoints returns up to n completed transaction endpoints, newest first,
+// appended to out (hermes' _completed_transaction_endpoint_indexes): the
+// final tool result of
 // each assistant(tool_calls) → tool run, and ordinary turns that are not
 // open. A user message counts as open unless it is the last message; an
 // assistant message that calls tools is open until its results arrive.
-func endpoints(req *prompt.Request, n int) []span {
-	var out []span
+func endpoints(req *prompt.Request, n int, out []span) []span {
 	newest := true
 	nextTool := false // whether the message after the current one is a tool result
 	backward(req, func(s span) bool {

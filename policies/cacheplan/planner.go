@@ -160,9 +160,8 @@ func backward(req *prompt.Request, f func(s span) bool) {
 }
 
 // lastMessages returns up to n messages from the end of the request that
-// can carry a marker, newest first.
-func lastMessages(req *prompt.Request, n int) []span {
-	var out []span
+// can carry a marker, newest first, appended to out.
+func lastMessages(req *prompt.Request, n int, out []span) []span {
 	backward(req, func(s span) bool {
 		if len(out) >= n {
 			return false
@@ -199,10 +198,11 @@ func canCarry(req *prompt.Request, s span) bool { return markBlock(req, s) >= 0 
 // never marks a block twice or goes past the limit.
 type marker []int
 
-func (m *marker) add(i int) {
-	if i >= 0 && !slices.Contains(*m, i) {
-		*m = append(*m, i)
+func (m marker) add(i int) marker {
+	if i >= 0 && !slices.Contains(m, i) {
+		m = append(m, i)
 	}
+	return m
 }
 
 func (m marker) apply(req *prompt.Request, ttl prompt.TTL) {

@@ -67,6 +67,7 @@ type Builder struct {
 	blocks        []Block
 	split         map[uint64]*splitPair
 	req           Request
+	marks         [MaxBreakpoints]Breakpoint // req's breakpoints (see Request.Mark)
 	// strips caches StripsThinking of the last model built for.
 	stripModel string
 	strips     bool
@@ -239,7 +240,7 @@ func (b *Builder) Build(model string, v *View, output int) *Request {
 	if n := len(b.blocks); n > 0 {
 		total = b.blocks[n-1].End
 	}
-	b.req = Request{Model: model, Blocks: b.blocks, Total: total + b.Wire.Tail, Output: output}
+	b.req = Request{Model: model, Blocks: b.blocks, Total: total + b.Wire.Tail, Output: output, marks: &b.marks}
 	return &b.req
 }
 

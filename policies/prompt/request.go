@@ -169,6 +169,9 @@ type Request struct {
 	Params   Params
 	frozen   uint64
 	isFrozen bool
+	// marks, when set, is where Mark starts Breakpoints: the Builder's,
+	// so that marking a request allocates nothing.
+	marks *[MaxBreakpoints]Breakpoint
 }
 
 // Params are the request settings outside the content blocks that
@@ -197,6 +200,9 @@ type Params struct {
 func (r *Request) Mark(i int, ttl TTL) {
 	if r.isFrozen {
 		panic("prompt: Mark on a frozen request")
+	}
+	if r.Breakpoints == nil && r.marks != nil {
+		r.Breakpoints = r.marks[:0]
 	}
 	r.Breakpoints = append(r.Breakpoints, Breakpoint{Block: i, TTL: ttl})
 }

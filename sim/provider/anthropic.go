@@ -79,6 +79,10 @@ type Anthropic struct {
 	models map[string]*anthropicCache
 	// convs is each conversation's last call, for miss attribution.
 	convs map[string]*lastCall
+	// bps and v are Send's scratch (a provider is one tenant's, called
+	// in turn), kept so that a call allocates neither.
+	bps [prompt.MaxBreakpoints]prompt.Breakpoint
+	v   view
 }
 
 // lastCall is what a conversation's previous call cached: its last
@@ -142,11 +146,12 @@ func (a *Anthropic) Send(now time.Time, req *prompt.Request) (Response, error) {
 	if err != nil {
 		return Response{}, err
 	}
-	bps, err := checkBreakpoints(req)
+	bps, err := checkBreakpoints(req, &a.bps)
 	if err != nil {
 		return Response{}, err
 	}
-	v := a.opts.ClearToolUses.apply(req)
+	a.v = a.opts.ClearToolUses.apply(req)
+	v := &a.v
 	v.salts(req.Params)
 	if err := overflow(v.total, c.price.WindowFor(req.Window)); err != nil {
 		return Response{}, err
@@ -183,8 +188,8 @@ func (a *Anthropic) Send(now time.Time, req *prompt.Request) (Response, error) {
 	if req.Limited {
 		limit = req.ReadLimit
 	}
-	o := AnthropicStep(now, &v, v.total, req.Output, bps, limit, c.price.MinCacheable, c.lat, c.entries)
-	miss := a.attribute(&v, req, prevLive, o.Hit, o.Last, bps, c.price.MinCacheable)
+	o := AnthropicStep(now, v, v.total, req.Output, bps, limit, c.price.MinCacheable, c.lat, c.entries)
+	miss := a.attribute(v, req, prevLive, o.Hit, o.Last, bps, c.price.MinCacheable)
 	c.sweep(now)
 	return Response{Usage: o.Usage, TTFT: o.TTFT, Decode: o.Decode, Wire: WireUsage{ClearedInputTokens: int64(req.Total - v.total)}, Miss: miss, KeptAlive: revived}, nil
 }
@@ -388,13 +393,13 @@ func (c *anthropicCache) sweep(now time.Time) {
 }
 
 // checkBreakpoints validates req's breakpoints as the API would and returns
-// them sorted by block.
+// them sorted by block, in buf.
 //
 // A top-level cache_control (req.Automatic) becomes a breakpoint on the
 // last cacheable block and counts against the limit, as the automatic
 // mode takes one of the four slots (reference/providers.md §8). When an
 // explicit mark is already there, the two are one breakpoint.
-func checkBreakpoints(req *prompt.Request) ([]prompt.Breakpoint, error) {
+func checkBreakpoints(req *prompt.Request, buf *[prompt.MaxBreakpoints]prompt.Breakpoint) ([]prompt.Breakpoint, error) {
 	n := len(req.Breakpoints)
 	auto := -1
 	if req.Automatic != prompt.NoCache {
@@ -417,7 +422,6 @@ func checkBreakpoints(req *prompt.Request) ([]prompt.Breakpoint, error) {
 		}
 		return nil, &APIError{Status: 400, Kind: ErrTooManyBreakpoints, Msg: fmt.Sprintf("a maximum of %d blocks with cache_control may be provided; found %d%s", prompt.MaxBreakpoints, n, what)}
 	}
-	var buf [prompt.MaxBreakpoints]prompt.Breakpoint
 	bps := append(buf[:0], req.Breakpoints...)
 	if auto >= 0 {
 		bps = append(bps, prompt.Breakpoint{Block: auto, TTL: req.Automatic})
