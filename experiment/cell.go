@@ -348,20 +348,7 @@ func (st *Setup) replay(ctx context.Context, t Tenant, pol *sim.Policy, summaryM
 	if err != nil {
 		return nil, err
 	}
-	n := 0
-	for _, res := range results {
-		n += len(res.Records)
-	}
-	var all []sim.Record // nil when there are none, as before
-	switch {
-	case n > 0 && len(results) == 1:
-		all = results[0].Records[:n:n] // one session's: not copied
-	case n > 0:
-		all = make([]sim.Record, 0, n) // a Record is large: copied once
-		for _, res := range results {
-			all = append(all, res.Records...)
-		}
-	}
+	all := sim.Records(results) // nil when there are none, as before
 	out := &Result{Records: all, Runs: st.summarize(t, pol.Name, all)}
 	if tape != nil {
 		if err := st.hindsight(t, out, tape.Calls); err != nil {

@@ -65,6 +65,10 @@ type Result struct {
 	// VerbatimUsers is the fraction of the session's plain user messages
 	// still verbatim in the final view (1 when there are none).
 	VerbatimUsers float64
+	// slab is the array RunTenant gave every run's records a part of, at
+	// off: Records joins the tenant's records in it without a copy.
+	slab []Record
+	off  int
 }
 
 // run is the state of one session's replay. Several runs can share one
@@ -88,6 +92,7 @@ type run struct {
 	cal  *Calibrator
 	b    *prompt.Builder
 	view *prompt.View
+	own  *prompt.View     // the view append grows in place, when it is view
 	msgs []prompt.Message // backing array of view.Messages while the run made it
 
 	// hidden is context the log does not show that Claude Code sent in
@@ -125,7 +130,22 @@ func (r *run) compactModel() compact.Model {
 	return compact.Model{Name: r.model, Window: r.window, MaxOutput: r.price.MaxOutput}
 }
 
-func newRun(s *traces.Session, pol *Policy, prov provider.Provider, opts Options) (*run, error) {
+// recordsFor is how many records a replay of s is given room for: one a
+// call and a few passes, so that a long replay does not copy its records
+// over and over.
+func recordsFor(s *traces.Session) int {
+	calls := 0
+	for i := range s.Events {
+		if s.Events[i].Kind == traces.Assistant {
+			calls++
+		}
+	}
+	return calls + calls/8 + 4
+}
+
+// newRun starts a replay of s that appends its records to recs (nil: a
+// slice of its own).
+func newRun(s *traces.Session, pol *Policy, prov provider.Provider, opts Options, recs []Record) (*run, error) {
 	r := &run{sess: s, pol: pol, prov: prov, opts: opts, model: s.Model}
 	if opts.Hashes != nil {
 		sh := opts.Hashes.session(s)
@@ -154,16 +174,15 @@ func newRun(s *traces.Session, pol *Policy, prov provider.Provider, opts Options
 	if pol.TTL != nil {
 		r.ttl = pol.TTL(s)
 	}
-	calls, blocks := 0, len(s.Floor)
+	blocks := len(s.Floor)
 	for i := range s.Events {
-		if s.Events[i].Kind == traces.Assistant {
-			calls++
-		}
 		blocks += len(s.Events[i].Blocks)
 	}
-	// One record a call, and a few passes: sized once, so a long replay
-	// does not copy its records over and over; the builder's blocks too.
-	r.recs = make([]Record, 0, calls+calls/8+4)
+	// The records and the builder's blocks are sized once.
+	r.recs = recs
+	if r.recs == nil {
+		r.recs = make([]Record, 0, recordsFor(s))
+	}
 	r.b = prompt.NewBuilder(opts.Count, pol.Wire)
 	r.b.Grow(blocks + blocks/8 + 8) // a few more for a rewrite's blocks and split scaffolds
 	if opts.Calibrate != nil {
@@ -358,7 +377,7 @@ func revealSystem(s *traces.Session, floor []traces.Block) ([]traces.Block, *tra
 // hold only the tenant's earlier state). It is synchronous and deterministic;
 // it stops with ctx's error when ctx is done.
 func Run(ctx context.Context, s *traces.Session, pol *Policy, prov provider.Provider, opts Options) (*Result, error) {
-	r, err := newRun(s, pol, prov, opts)
+	r, err := newRun(s, pol, prov, opts, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -378,9 +397,17 @@ func Run(ctx context.Context, s *traces.Session, pol *Policy, prov provider.Prov
 // order, so that a prefix one session cached is found by the next. Results
 // are in the order of sessions. It stops with ctx's error when ctx is done.
 func RunTenant(ctx context.Context, sessions []*traces.Session, pol *Policy, prov provider.Provider, opts Options) ([]*Result, error) {
+	// The runs' records share one array, each its own part (capped, so
+	// that one outgrowing it moves out rather than over the next): one
+	// allocation, and Records joins them in place.
+	offs := make([]int, len(sessions)+1)
+	for i, s := range sessions {
+		offs[i+1] = offs[i] + recordsFor(s)
+	}
+	slab := make([]Record, offs[len(sessions)])
 	runs := make([]*run, len(sessions))
 	for i, s := range sessions {
-		r, err := newRun(s, pol, prov, opts)
+		r, err := newRun(s, pol, prov, opts, slab[offs[i]:offs[i]:offs[i+1]])
 		if err != nil {
 			return nil, err
 		}
@@ -415,8 +442,52 @@ func RunTenant(ctx context.Context, sessions []*traces.Session, pol *Policy, pro
 	out := make([]*Result, len(runs))
 	for i, r := range runs {
 		out[i] = r.result()
+		out[i].slab, out[i].off = slab, offs[i]
 	}
 	return out, nil
+}
+
+// Records joins the records of results, in order, and hands them over:
+// the results of one RunTenant call are joined in the array they share,
+// without a copy, and their Records are nil afterwards. It is nil when
+// there are no records.
+func Records(results []*Result) []Record {
+	n := 0
+	var base []Record
+	if len(results) > 0 {
+		base = results[0].slab
+	}
+	inPlace := len(base) > 0
+	for _, res := range results {
+		n += len(res.Records)
+		inPlace = inPlace && len(res.slab) > 0 && &res.slab[0] == &base[0] &&
+			(len(res.Records) == 0 || &res.Records[0] == &res.slab[res.off])
+	}
+	var out []Record
+	switch {
+	case n == 0:
+	case len(results) == 1:
+		out = results[0].Records[:n:n]
+	case inPlace:
+		// Each run's records sit at its offset, past the earlier runs'
+		// parts: moved down in order, a copy overwrites only records
+		// already moved.
+		dst := 0
+		for _, res := range results {
+			dst += copy(base[dst:], res.Records)
+		}
+		clear(base[n:]) // stale copies: let go of what they hold
+		out = base[:n:n]
+	default:
+		out = make([]Record, 0, n) // a Record is large: copied once
+		for _, res := range results {
+			out = append(out, res.Records...)
+		}
+	}
+	for _, res := range results {
+		res.Records = nil
+	}
+	return out
 }
 
 type heapItem struct {
@@ -764,9 +835,16 @@ func (r *run) append(role prompt.Role, e *traces.Event, idx int) {
 		m = prompt.NewMessage(role, e.Blocks, idx, tag)
 	}
 	r.msgs = append(r.msgs, m)
-	v := *r.view
-	v.Messages = r.msgs[: n+1 : n+1]
-	r.view = &v
+	if r.view != r.own {
+		// A view a hook returned, or the first: the run makes its own,
+		// which it then grows in place. Nobody keeps a view (the
+		// estimators and the builder know a list by its array, and
+		// their hooks return new views rather than change one).
+		v := *r.view
+		r.own = &v
+		r.view = r.own
+	}
+	r.view.Messages = r.msgs[: n+1 : n+1]
 	if role == prompt.RoleUser && !e.Summary {
 		r.users++
 		r.verbatim++
