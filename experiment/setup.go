@@ -177,11 +177,12 @@ func (st *Setup) options(pol *sim.Policy, summaryModel string) sim.Options {
 			model = s.Model
 		}
 		return &sim.Summarizer{
-			Model:    model,
-			Count:    st.Memo.CountText,
-			Latency:  provider.DefaultLatency("anthropic", model),
-			FailRate: st.SummarizerFailRate,
-			Rand:     st.stream("summarizer", s.ID, pol.Name),
+			Model:      model,
+			Count:      st.Memo.CountText,
+			CountParts: st.Memo.CountTexts,
+			Latency:    provider.DefaultLatency("anthropic", model),
+			FailRate:   st.SummarizerFailRate,
+			Rand:       st.stream("summarizer", s.ID, pol.Name),
 		}
 	}
 	return o

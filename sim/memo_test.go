@@ -21,7 +21,11 @@ import (
 // with every value computed where it is needed (no memo), with a shared
 // memo met for the first time, and with the same memo after it has seen
 // every block gives the same records, call by call, under every preset that
-// compacts, prunes or masks.
+// compacts, prunes or masks. So do the engine's other keepsakes, on in the
+// shared replays and off in the first: the sessions' block and floor
+// hashes and Meta kept across replays (Options.Hashes), one floor hashing
+// for the builder and the estimators (FloorSharer), and the summarizer's
+// prompt counted in parts (CountParts).
 func TestSharedMemoSameRecords(t *testing.T) {
 	tok, err := tiktoken.Get("o200k_base")
 	require.NoError(t, err)
@@ -33,6 +37,7 @@ func TestSharedMemoSameRecords(t *testing.T) {
 		ss = append(ss, s...)
 	}
 	memo.Warm(ss)
+	hashes := &BlockHashes{}
 	run := func(preset string, shared *compact.Memo) ([]*Result, map[string]int) {
 		cfg, err := policies.Preset(preset)
 		require.NoError(t, err)
@@ -44,14 +49,22 @@ func TestSharedMemoSameRecords(t *testing.T) {
 				c, err := inner(s, m, sum)
 				if err == nil {
 					c.(MemoSharer).ShareMemo(nil)
+					c.(FloorSharer).ShareFloors(nil)
 				}
 				return c, err
 			}
 		}
 		opts := Options{Prices: pricing.Default(), Count: memo.CountHash, Memo: shared,
 			Summarizer: func(s *traces.Session) compact.Summarizer {
-				return &Summarizer{Model: s.Model, Count: memo.CountText, Latency: provider.DefaultLatency("anthropic", s.Model)}
+				sum := &Summarizer{Model: s.Model, Count: memo.CountText, Latency: provider.DefaultLatency("anthropic", s.Model)}
+				if shared != nil {
+					sum.CountParts = memo.CountTexts
+				}
+				return sum
 			}}
+		if shared != nil {
+			opts.Hashes = hashes
+		}
 		var out []*Result
 		passes := map[string]int{}
 		for _, s := range ss {

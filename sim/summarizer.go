@@ -27,6 +27,10 @@ type Summarizer struct {
 	Model string
 	// Count sizes text in the summarizer model's tokens.
 	Count func(string) int
+	// CountParts, when set, is Count of its parts joined, without joining
+	// them (estimate.Memo.CountTexts): the prompt is a transcript of tens
+	// of KB and a few short parts.
+	CountParts func(parts ...string) int
 	// Latency times the call (its prompt is never cached).
 	Latency provider.Latency
 	// FailRate is the probability a call fails (seeded by Rand).
@@ -42,8 +46,13 @@ func (s *Summarizer) Summarize(ctx context.Context, now time.Time, in compact.Su
 	if err := ctx.Err(); err != nil {
 		return compact.SummaryOutput{}, err
 	}
-	promptText := in.Transcript + in.Previous + in.Focus
-	inTok := s.Count(promptText) + 700 // the structured template around it
+	var inTok int
+	if s.CountParts != nil {
+		inTok = s.CountParts(in.Transcript, in.Previous, in.Focus)
+	} else {
+		inTok = s.Count(in.Transcript + in.Previous + in.Focus)
+	}
+	inTok += 700 // the structured template around it
 	lat, _ := s.Latency.Time(inTok, 0, 0)
 	if s.FailRate > 0 && s.Rand != nil && s.Rand.Float64() < s.FailRate {
 		return compact.SummaryOutput{Usage: traces.Usage{Input: int64(inTok)}, Latency: lat}, ErrSummarizerFailed

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/ctxsim/ctxsim/policies/estimate"
 	"github.com/ctxsim/ctxsim/policies/prompt"
@@ -178,9 +179,55 @@ func safeCutBytes(s []byte, i int) int {
 func SummaryTranscript(msgs []prompt.Message) string {
 	// This runs on every batch compaction over the whole window: it
 	// renders into pooled buffers and allocates only the string it returns.
+	// A transcript within the cap (at most bound bytes) is rendered into
+	// the string's own bytes.
 	bufs := transcriptBufs.Get().(*transcriptBuf)
 	defer transcriptBufs.Put(bufs)
-	out := bufs.out[:0]
+	bound := 0
+	for i := range msgs {
+		bound += transcriptBound(&msgs[i])
+	}
+	if bound <= SummaryInputChars {
+		out := renderTranscript(make([]byte, 0, bound), msgs, bufs)
+		return unsafe.String(unsafe.SliceData(out), len(out)) // out is never written again
+	}
+	out := renderTranscript(bufs.out[:0], msgs, bufs)
+	bufs.out = out
+	if len(out) <= SummaryInputChars {
+		return string(out)
+	}
+	head := int(SummaryInputChars * summaryInputHead)
+	tail := SummaryInputChars - head
+	return string(out[:safeCutBytes(out, head)]) + "\n...[middle of the conversation omitted]...\n" + string(out[safeCutBytes(out, len(out)-tail):])
+}
+
+// transcriptBound is at least the length m renders to in a transcript.
+func transcriptBound(m *prompt.Message) int {
+	n := 0
+	for j := range m.Blocks {
+		bl := &m.Blocks[j]
+		switch bl.Kind {
+		case traces.Thinking:
+		case traces.ToolUse:
+			n += len("[tool call ] \n") + len(bl.Name) + min(len(bl.Input), argCapChars+len(truncatedMark))
+		case traces.ToolResultBlock:
+			n += len("[tool result] \n") + len(bl.Text)
+		case traces.Image:
+			n += len("[image]\n")
+		default:
+			if bl.Opaque() {
+				n += len("[:  tokens not shown]\n") + len(bl.Name) + 20
+			} else {
+				n += len(bl.Text) + 1
+			}
+		}
+	}
+	return len(roleUpper(m.Role)) + len(": \n") + min(n, msgCapChars+len(truncatedMark))
+}
+
+// renderTranscript appends msgs rendered for the summarizer to out, one
+// message's body at a time in bufs.body.
+func renderTranscript(out []byte, msgs []prompt.Message, bufs *transcriptBuf) []byte {
 	for i := range msgs {
 		m := &msgs[i]
 		body := bufs.body[:0]
@@ -226,13 +273,7 @@ func SummaryTranscript(msgs []prompt.Message) string {
 		}
 		out = append(out, '\n')
 	}
-	bufs.out = out
-	if len(out) <= SummaryInputChars {
-		return string(out)
-	}
-	head := int(SummaryInputChars * summaryInputHead)
-	tail := SummaryInputChars - head
-	return string(out[:safeCutBytes(out, head)]) + "\n...[middle of the conversation omitted]...\n" + string(out[safeCutBytes(out, len(out)-tail):])
+	return out
 }
 
 // transcriptBuf is SummaryTranscript's scratch: the transcript and one

@@ -81,6 +81,12 @@ func TestSummaryTranscriptReference(t *testing.T) {
 			}
 			msgs = append(msgs, prompt.NewMessage(prompt.Role(r.IntN(4)), bs, -1, prompt.Plain))
 		}
+		// The bound the one-allocation path sizes the string by holds.
+		for i := range msgs {
+			if n, bound := len(referenceTranscript(msgs[i:i+1])), transcriptBound(&msgs[i]); n > bound {
+				t.Fatalf("round %d: message %d renders to %d bytes, over its bound %d", round, i, n, bound)
+			}
+		}
 		if got, want := SummaryTranscript(msgs), referenceTranscript(msgs); got != want {
 			t.Fatalf("round %d: transcript differs from the reference (%d vs %d bytes)", round, len(got), len(want))
 		}

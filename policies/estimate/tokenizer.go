@@ -170,17 +170,45 @@ func lineEnd(s string) int {
 		if i == len(s) {
 			break
 		}
-		if c := s[i]; c < utf8.RuneSelf {
-			if c != '/' && c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\v' && c != '\f' {
-				return i
-			}
-			continue
-		}
-		if r, _ := utf8.DecodeRuneInString(s[i:]); !unicode.IsSpace(r) {
+		if cutsBefore(s[i:]) {
 			return i
 		}
 	}
 	return len(s)
+}
+
+// cutsBefore reports whether a line CountText cuts may end just before s
+// (after a newline): s's first character is not white space or '/'.
+func cutsBefore(s string) bool {
+	if c := s[0]; c < utf8.RuneSelf {
+		return c != '/' && c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\v' && c != '\f'
+	}
+	r, _ := utf8.DecodeRuneInString(s)
+	return !unicode.IsSpace(r)
+}
+
+// CountTexts is CountText of the parts joined, without joining those that
+// CountText would cut between anyway (a part ending in a newline before
+// one that cutsBefore, with its first character whole): a summarizer's
+// prompt is a transcript of tens of KB followed by short parts.
+func (m *Memo) CountTexts(parts ...string) int {
+	if !m.lineOK {
+		return m.count(strings.Join(parts, ""))
+	}
+	n, pending := 0, ""
+	for _, p := range parts {
+		switch {
+		case p == "":
+		case pending == "":
+			pending = p
+		case strings.HasSuffix(pending, "\n") && utf8.FullRuneInString(p) && cutsBefore(p):
+			n += m.CountText(pending)
+			pending = p
+		default:
+			pending += p
+		}
+	}
+	return n + m.CountText(pending)
 }
 
 // Len is the number of distinct blocks counted so far.

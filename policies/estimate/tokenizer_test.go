@@ -135,3 +135,41 @@ func BenchmarkCountText(b *testing.B) {
 		}
 	})
 }
+
+// lineTok records the pieces it is asked to count: a LineAdditive
+// tokenizer whose count (the square of the length) tells pieces apart.
+type lineTok struct{ pieces []string }
+
+func (*lineTok) Name() string         { return "lines" }
+func (*lineTok) LineAdditive() bool   { return true }
+func (t *lineTok) Count(s string) int { t.pieces = append(t.pieces, s); return len(s) * len(s) }
+
+// CountTexts cuts the parts' concatenation into exactly the lines
+// CountText cuts it into, on random splits of texts that straddle every
+// cut, runes split between parts and invalid UTF-8 included.
+func TestCountTextsSameAsJoined(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	// A U+3000 (a space) and a 日 split in two, and invalid bytes.
+	cases := append(append([]string(nil), cutCases...), "\xe3\x80", "\x80b\n", "\xe6\x97", "\xa5本\n", "\x80\n", "/x\n", " y\n")
+	for range 3000 {
+		var parts []string
+		for range 1 + r.IntN(5) {
+			parts = append(parts, cases[r.IntN(len(cases))])
+		}
+		joined := strings.Join(parts, "")
+		// Every byte offset may fall between two parts.
+		if r.IntN(2) == 0 && len(joined) > 1 {
+			i := 1 + r.IntN(len(joined)-1)
+			parts = []string{joined[:i], joined[i:]}
+		}
+		want, got := &lineTok{}, &lineTok{}
+		nw := NewMemo(want).CountText(joined)
+		ng := NewMemo(got).CountTexts(parts...)
+		if nw != ng || strings.Join(want.pieces, "|") != strings.Join(got.pieces, "|") {
+			t.Fatalf("parts %q: CountTexts %d over %q, CountText of the join %d over %q", parts, ng, got.pieces, nw, want.pieces)
+		}
+	}
+	if got := NewMemo(byteTok{}).CountTexts("a\n", "b", ""); got != 3 {
+		t.Errorf("CountTexts with another tokenizer = %d, want 3", got)
+	}
+}
