@@ -111,6 +111,7 @@ var ErrEmptySummary = errors.New("compact: empty or truncated summary")
 // marker renders a summary marker's text.
 func marker(body, snapshot string) string {
 	var b strings.Builder
+	b.Grow(len(SummaryPrefix) + len(body) + len(SnapshotHeading) + len(snapshot) + len(EndMarker) + 7)
 	b.WriteString(SummaryPrefix)
 	b.WriteString("\n\n")
 	if body != "" {

@@ -106,12 +106,38 @@ type anthropicCache struct {
 	sweepAt int
 }
 
-// entryMap is the provider's Entries.
-type entryMap map[uint64]Entry
+// entryMap is the provider's Entries: a map, and a bit per slot of a
+// chain's low bits set when an entry with such a chain is written. A
+// breakpoint's lookback asks for up to 20 chains, most of them never
+// cached: a clear bit answers those without a map probe. Bits are never
+// cleared (a swept entry's bit only costs a probe), so the answer is the
+// map's.
+type entryMap struct {
+	m    map[uint64]Entry
+	bits *[entryBits / 64]uint64
+}
 
-func (m entryMap) Entry(k uint64) (Entry, bool) { e, ok := m[k]; return e, ok }
-func (m entryMap) SetEntry(k uint64, e Entry)   { m[k] = e }
-func (m entryMap) SubPrefixes() bool            { return true }
+const entryBits = 1 << 14
+
+func newEntryMap(hint int) entryMap {
+	return entryMap{m: make(map[uint64]Entry, hint), bits: new([entryBits / 64]uint64)}
+}
+
+func (m entryMap) Entry(k uint64) (Entry, bool) {
+	if b := k % entryBits; m.bits[b/64]&(1<<(b%64)) == 0 {
+		return Entry{}, false
+	}
+	e, ok := m.m[k]
+	return e, ok
+}
+
+func (m entryMap) SetEntry(k uint64, e Entry) {
+	b := k % entryBits
+	m.bits[b/64] |= 1 << (b % 64)
+	m.m[k] = e
+}
+
+func (m entryMap) SubPrefixes() bool { return true }
 
 // SubPrefixes is implemented by an entry store that keeps the prefixes
 // inside a written entry, at every block boundary (see AnthropicStep).
@@ -135,7 +161,7 @@ func (a *Anthropic) cache(model string) (*anthropicCache, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &anthropicCache{price: p, lat: a.opts.latency("anthropic", model), entries: make(entryMap, a.opts.Blocks), sweepAt: 64}
+	c := &anthropicCache{price: p, lat: a.opts.latency("anthropic", model), entries: newEntryMap(a.opts.Blocks), sweepAt: 64}
 	a.models[model] = c
 	return c, nil
 }
@@ -160,7 +186,7 @@ func (a *Anthropic) Send(now time.Time, req *prompt.Request) (Response, error) {
 	// writes.
 	prevLive := false
 	if prev := a.convs[req.Key]; prev != nil {
-		e, ok := c.entries[prev.bp.chain]
+		e, ok := c.entries.Entry(prev.bp.chain)
 		prevLive = ok && e.live(now)
 	}
 	revived := false
@@ -172,8 +198,8 @@ func (a *Anthropic) Send(now time.Time, req *prompt.Request) (Response, error) {
 		// now refreshes it.
 		revive := func(b int) {
 			k := v.Chain(b)
-			if e, ok := c.entries[k]; !ok || !e.live(now) {
-				c.entries[k] = Entry{Ready: now, Expires: now.Add(time.Nanosecond), TTL: prompt.TTL5m}
+			if e, ok := c.entries.Entry(k); !ok || !e.live(now) {
+				c.entries.SetEntry(k, Entry{Ready: now, Expires: now.Add(time.Nanosecond), TTL: prompt.TTL5m})
 				revived = true
 			}
 		}
@@ -381,15 +407,15 @@ func later(a, b time.Time) time.Time {
 // sweep drops expired entries once the map has doubled since the last
 // sweep, so the cost is amortized O(1) per write.
 func (c *anthropicCache) sweep(now time.Time) {
-	if len(c.entries) < c.sweepAt {
+	if len(c.entries.m) < c.sweepAt {
 		return
 	}
-	for k, e := range c.entries {
+	for k, e := range c.entries.m {
 		if !now.Before(e.Expires) {
-			delete(c.entries, k)
+			delete(c.entries.m, k)
 		}
 	}
-	c.sweepAt = max(64, 2*len(c.entries))
+	c.sweepAt = max(64, 2*len(c.entries.m))
 }
 
 // checkBreakpoints validates req's breakpoints as the API would and returns
