@@ -113,8 +113,17 @@ func (s *RoughSizes) blockHash(m *prompt.Message, j int) uint64 {
 	return m.BlockHash(j)
 }
 
-// Message is RoughMessage(m), with the block hashes m keeps.
+// Message is RoughMessage(m), with the block hashes m keeps; a long
+// message's is kept under its own hash, one lookup where its blocks' are
+// one each.
 func (s *RoughSizes) Message(m *prompt.Message) int {
+	if s == nil || textBytes(m) < sizedMinBytes {
+		return s.message(m)
+	}
+	return s.keyed(m.Hash()^msgSalt, func() int { return s.message(m) })
+}
+
+func (s *RoughSizes) message(m *prompt.Message) int {
 	n := 0
 	for j := range m.Blocks {
 		n += s.Block(&m.Blocks[j], s.blockHash(m, j))
@@ -122,8 +131,34 @@ func (s *RoughSizes) Message(m *prompt.Message) int {
 	return n
 }
 
-// Budget is MsgBudget(m), with the block hashes m keeps.
+// Salts of the per-message keys: a message's hash and a block's meet
+// only as two hashes collide.
+const (
+	msgSalt    = 0x94d049bb133111eb
+	budgetSalt = 0xbf58476d1ce4e5b9
+)
+
+// textBytes is the length of m's blocks' text, inputs and names: what
+// sizing it reads.
+func textBytes(m *prompt.Message) int {
+	n := 0
+	for j := range m.Blocks {
+		b := &m.Blocks[j]
+		n += len(b.Text) + len(b.Input) + len(b.Name)
+	}
+	return n
+}
+
+// Budget is MsgBudget(m), with the block hashes m keeps; a long message's
+// is kept under its own hash.
 func (s *RoughSizes) Budget(m *prompt.Message) int {
+	if s == nil || textBytes(m) < sizedMinBytes {
+		return s.budget(m)
+	}
+	return s.keyed(m.Hash()^budgetSalt, func() int { return s.budget(m) })
+}
+
+func (s *RoughSizes) budget(m *prompt.Message) int {
 	n := 10
 	for j := range m.Blocks {
 		b := &m.Blocks[j]
