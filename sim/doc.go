@@ -11,7 +11,8 @@
 // RunTenant replays several sessions that share one provider account in
 // global time order (a heap over their next events, ties by input order):
 // a prefix one session cached is found by the next, and a session's
-// subagents read their parent's floor.
+// subagents read their parent's floor. Records joins its results' records
+// in session order, in the array they share.
 //
 // # One call
 //
