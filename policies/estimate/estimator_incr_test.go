@@ -9,8 +9,8 @@ import (
 	"github.com/ctxsim/ctxsim/traces"
 )
 
-// An estimator that extends its last estimate when a view grows in place
-// gives what a fresh estimator gives, whatever the sequence: appends into
+// An estimator (and the calibrated fingerprint) that extends its last
+// estimate when a view grows in place gives what a fresh one gives, whatever the sequence: appends into
 // one backing array (as the engine makes them), rewrites in a cloned view,
 // truncations, and floor changes. Writing into a view's messages in place
 // breaks the View contract (views are immutable; Clone to change one) and
@@ -29,6 +29,7 @@ func TestEstimateIncrementalEqualsFresh(t *testing.T) {
 	}
 	for seed := range 6 {
 		rough, exact := NewRough(), NewExact(memo, 3)
+		cal := NewCalibrated(NewRough())
 		backing := make([]prompt.Message, 0, 1024)
 		v := &prompt.View{System: []traces.Block{{Kind: traces.System, Text: "system prompt"}}}
 		for step := range 400 {
@@ -61,6 +62,13 @@ func TestEstimateIncrementalEqualsFresh(t *testing.T) {
 			}
 			if got, want := exact.Estimate(v), NewExact(memo, 3).Estimate(v); got != want {
 				t.Fatalf("seed %d step %d (%d messages): exact %d, fresh %d", seed, step, len(v.Messages), got, want)
+			}
+			// The calibrated fingerprint of a prefix (an anchor's count)
+			// and of the whole view, as Matches and Capture take them.
+			for _, n := range []int{r.IntN(len(v.Messages) + 1), len(v.Messages)} {
+				if got, want := cal.fingerprint(v, n), NewCalibrated(NewRough()).fingerprint(v, n); got != want {
+					t.Fatalf("seed %d step %d: fingerprint of %d of %d messages %x, fresh %x", seed, step, n, len(v.Messages), got, want)
+				}
 			}
 		}
 	}
