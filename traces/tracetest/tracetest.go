@@ -69,17 +69,23 @@ func Bounded(t testing.TB, s *traces.Session) {
 }
 
 // DateStamps dates every stamp a traces/filecache cache keeps in dir (its
-// *.stamp files) an hour from now, as if remembered well after the logs'
-// last change: tests over logs just written or copied need it, since a
-// stamp remembered within seconds of its file's change is not trusted.
+// *.stamp files) an hour after it was written, as if remembered well after
+// the logs' last change: tests over logs just written or copied need it,
+// since a stamp remembered within seconds of its file's change is not
+// trusted. It reads no clock: a stamp is written after its log changed,
+// so its own time plus an hour is past the racy window.
 func DateStamps(t testing.TB, dir string) {
 	t.Helper()
-	at := time.Now().Add(time.Hour)
 	stamps, err := filepath.Glob(filepath.Join(dir, "*.stamp"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range stamps {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := fi.ModTime().Add(time.Hour)
 		if err := os.Chtimes(p, at, at); err != nil {
 			t.Fatal(err)
 		}
