@@ -201,10 +201,7 @@ type recordedTenant struct {
 }
 
 // recordedTenant runs (once per tenant) the recorded policy anchored on the
-// billed calls, and (unless SkipOpenLoop) open-loop from a fit on each
-// session's first 20% of calls, and marks each call record with the
-// open-loop prediction (estimate "open_loop") and whether the call was in
-// the fit prefix. A
+// billed calls and, unless SkipOpenLoop, open loop (markOpenLoop). A
 // cancelled attempt is not kept: the next caller tries again.
 func (st *Setup) recordedTenant(ctx context.Context, t Tenant) (*recordedTenant, error) {
 	v, _ := st.recorded.LoadOrStore(t.Key, &recordedTenant{})
@@ -231,26 +228,43 @@ func (st *Setup) calibrate(ctx context.Context, t Tenant) (*Result, map[string]*
 	if err != nil {
 		return nil, nil, err
 	}
-	type key struct {
-		trace string
-		event int
+	if !st.SkipOpenLoop {
+		if err := st.markOpenLoop(ctx, t, pol, res); err != nil {
+			return nil, nil, err
+		}
 	}
+	res.Runs = st.summarize(t, pol.Name, res.Records)
+	res.regret(t)
+	frozen := map[string]*sim.Calibrator{}
+	for id, c := range cals {
+		frozen[id] = c.Freeze()
+	}
+	return res, frozen, nil
+}
+
+// markOpenLoop replays t open loop, from a fit on each session's first 20%
+// of calls, and marks each call record of res (the anchored replay) with
+// the open-loop prediction (estimate "open_loop") and whether the call was
+// in the fit prefix.
+func (st *Setup) markOpenLoop(ctx context.Context, t Tenant, pol *sim.Policy, res *Result) error {
 	prefix := map[string]int{}
 	open := func(s *traces.Session) *sim.Calibrator {
 		cal, n := sim.FitPrefix(s, st.Memo, 0.2)
 		prefix[s.ID] = n
 		return sim.NewOpenLoop(s, st.Memo, cal)
 	}
+	ol, err := st.replay(ctx, t, pol, "", open, false)
+	if err != nil {
+		return err
+	}
+	type key struct {
+		trace string
+		event int
+	}
 	pred := map[key]int{}
-	if !st.SkipOpenLoop {
-		ol, err := st.replay(ctx, t, pol, "", open, false)
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, r := range ol.Records {
-			if r.Kind == sim.KindCall {
-				pred[key{r.Trace, r.Event}] = r.Prompt
-			}
+	for _, r := range ol.Records {
+		if r.Kind == sim.KindCall {
+			pred[key{r.Trace, r.Event}] = r.Prompt
 		}
 	}
 	nth := map[string]int{}
@@ -267,13 +281,7 @@ func (st *Setup) calibrate(ctx context.Context, t Tenant) (*Result, map[string]*
 		}
 		nth[r.Trace]++
 	}
-	res.Runs = st.summarize(t, pol.Name, res.Records)
-	res.regret(t)
-	frozen := map[string]*sim.Calibrator{}
-	for id, c := range cals {
-		frozen[id] = c.Freeze()
-	}
-	return res, frozen, nil
+	return nil
 }
 
 // replay runs t under pol; calibrate, when set, sizes recorded sessions;
