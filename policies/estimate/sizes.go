@@ -117,10 +117,16 @@ func (s *RoughSizes) blockHash(m *prompt.Message, j int) uint64 {
 // message's is kept under its own hash, one lookup where its blocks' are
 // one each.
 func (s *RoughSizes) Message(m *prompt.Message) int {
+	return s.perMessage(m, msgSalt, s.message)
+}
+
+// perMessage is f(m), kept under m's hash salted with salt when m is long
+// enough for one lookup to beat sizing it block by block.
+func (s *RoughSizes) perMessage(m *prompt.Message, salt uint64, f func(*prompt.Message) int) int {
 	if s == nil || textBytes(m) < sizedMinBytes {
-		return s.message(m)
+		return f(m)
 	}
-	return s.keyed(m.Hash()^msgSalt, func() int { return s.message(m) })
+	return s.keyed(m.Hash()^salt, func() int { return f(m) })
 }
 
 func (s *RoughSizes) message(m *prompt.Message) int {
@@ -152,10 +158,7 @@ func textBytes(m *prompt.Message) int {
 // Budget is MsgBudget(m), with the block hashes m keeps; a long message's
 // is kept under its own hash.
 func (s *RoughSizes) Budget(m *prompt.Message) int {
-	if s == nil || textBytes(m) < sizedMinBytes {
-		return s.budget(m)
-	}
-	return s.keyed(m.Hash()^budgetSalt, func() int { return s.budget(m) })
+	return s.perMessage(m, budgetSalt, s.budget)
 }
 
 func (s *RoughSizes) budget(m *prompt.Message) int {
