@@ -138,13 +138,11 @@ func (st *Setup) runCell(ctx context.Context, c *Cell) (*Result, error) {
 	if !c.Tenant.HasRecorded() {
 		return st.replay(ctx, c.Tenant, c.Policy, c.summaryModel, nil, st.Hindsight)
 	}
-	rt, err := st.recordedTenant(ctx, c.Tenant)
-	if err != nil {
-		return nil, err
-	}
-	if c.Policy.Recorded && c.Policy.Name == sim.RecordedName {
-		return rt.result, nil
-	}
+	// Each anchored replay runs when a cell first needs it: every policy
+	// but recorded honours observed re-sends and sizes blocks with the
+	// recorded-observed calibrators, so whatif and a compare without the
+	// recorded policy never run the recorded one.
+	rt := st.recordedTenant(c.Tenant)
 	if c.Policy.ObserveResends {
 		if err := st.observedRun(ctx, c.Tenant, rt); err != nil {
 			return nil, err
@@ -154,15 +152,21 @@ func (st *Setup) runCell(ctx context.Context, c *Cell) (*Result, error) {
 		}
 		return st.replay(ctx, c.Tenant, c.Policy, c.summaryModel, func(s *traces.Session) *sim.Calibrator { return rt.frozenObs[s.ID] }, st.Hindsight)
 	}
+	if err := st.calibrated(ctx, c.Tenant, rt); err != nil {
+		return nil, err
+	}
+	if c.Policy.Recorded && c.Policy.Name == sim.RecordedName {
+		return rt.result, nil
+	}
 	return st.replay(ctx, c.Tenant, c.Policy, c.summaryModel, func(s *traces.Session) *sim.Calibrator { return rt.frozen[s.ID] }, st.Hindsight)
 }
 
 // observedRun runs (once per tenant) the recorded-observed policy: the
 // anchored replay that honours observed re-sends, whose frozen calibrators
-// carry them to the what-if variants.
+// carry them to the what-if variants. A cancelled attempt is not kept.
 func (st *Setup) observedRun(ctx context.Context, t Tenant, rt *recordedTenant) error {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
+	rt.obsMu.Lock()
+	defer rt.obsMu.Unlock()
 	if rt.obsDone {
 		return rt.obsErr
 	}
@@ -183,9 +187,11 @@ func (st *Setup) observedRun(ctx context.Context, t Tenant, rt *recordedTenant) 
 	return err
 }
 
-// recordedTenant is the calibration of a tenant with recorded usage: the
+// recordedTenant is what a tenant with recorded usage is anchored on: the
 // recorded policy's anchored replay (which is also that policy's cell) and
-// the frozen calibrators every other policy sizes the same sessions with.
+// the recorded-observed one, each with the frozen calibrators later
+// policies size the same sessions with. The two are independent and each
+// has its own lock, so they can run side by side.
 type recordedTenant struct {
 	mu     sync.Mutex
 	done   bool
@@ -193,27 +199,31 @@ type recordedTenant struct {
 	frozen map[string]*sim.Calibrator
 	err    error
 
-	// The recorded-observed replay, run only when a policy asks for it.
+	obsMu     sync.Mutex
 	obsDone   bool
 	observed  *Result
 	frozenObs map[string]*sim.Calibrator
 	obsErr    error
 }
 
-// recordedTenant runs (once per tenant) the recorded policy anchored on the
+// recordedTenant is t's anchors, made on first use and run on demand.
+func (st *Setup) recordedTenant(t Tenant) *recordedTenant {
+	v, _ := st.recorded.LoadOrStore(t.Key, &recordedTenant{})
+	return v.(*recordedTenant)
+}
+
+// calibrated runs (once per tenant) the recorded policy anchored on the
 // billed calls and, unless SkipOpenLoop, open loop (markOpenLoop). A
 // cancelled attempt is not kept: the next caller tries again.
-func (st *Setup) recordedTenant(ctx context.Context, t Tenant) (*recordedTenant, error) {
-	v, _ := st.recorded.LoadOrStore(t.Key, &recordedTenant{})
-	rt := v.(*recordedTenant)
+func (st *Setup) calibrated(ctx context.Context, t Tenant, rt *recordedTenant) error {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	if rt.done {
-		return rt, rt.err
+		return rt.err
 	}
 	rt.result, rt.frozen, rt.err = st.calibrate(ctx, t)
 	rt.done = ctx.Err() == nil || !errors.Is(rt.err, ctx.Err())
-	return rt, rt.err
+	return rt.err
 }
 
 func (st *Setup) calibrate(ctx context.Context, t Tenant) (*Result, map[string]*sim.Calibrator, error) {

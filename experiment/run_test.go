@@ -236,3 +236,38 @@ func TestSkipOpenLoop(t *testing.T) {
 		require.Nil(t, runs[1][j].Fidelity, "the recorded run's fidelity is the open loop's")
 	}
 }
+
+// Every policy but recorded sizes blocks with the recorded-observed
+// calibrators, so a run without the recorded policy (whatif's) never runs
+// the recorded replay, and the other cells' results are the same with it
+// or without it.
+func TestRecordedReplayOnDemand(t *testing.T) {
+	ss, _, err := claudecode.Import("../testdata/claude-code/tool_heavy.jsonl")
+	require.NoError(t, err)
+	variants, err := WhatifSpecs([]string{"ttl-1h", "prune-on-resume"}, nil)
+	require.NoError(t, err)
+	observe := append([]Spec{RecordedObserved()}, variants...)
+	both := append([]Spec{Recorded()}, observe...)
+	var costs [2][]float64
+	for i, specs := range [][]Spec{observe, both} {
+		st, err := NewSetup(nil, "auto", 1)
+		require.NoError(t, err)
+		tenants := Tenants(ss)
+		cells, err := st.Cells(tenants, specs)
+		require.NoError(t, err)
+		require.NoError(t, st.Run(context.Background(), cells, 2, func(c *Cell) error {
+			require.NoError(t, c.Err)
+			if c.Policy.Name != sim.RecordedName {
+				for _, r := range c.Result.Runs {
+					costs[i] = append(costs[i], r.CostUSD)
+				}
+			}
+			return nil
+		}))
+		rt := st.recordedTenant(tenants[0])
+		require.Equal(t, i == 1, rt.done, "the recorded replay ran")
+		require.True(t, rt.obsDone, "the recorded-observed replay ran")
+	}
+	require.Len(t, costs[0], 3)
+	require.Equal(t, costs[0], costs[1])
+}
