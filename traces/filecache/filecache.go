@@ -18,7 +18,6 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/ctxsim/ctxsim/internal/atomicfile"
-	"github.com/ctxsim/ctxsim/internal/filebuf"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
@@ -104,8 +103,7 @@ func (c *Cache) Get(key traces.FileKey) ([]*traces.Session, *traces.Warnings, bo
 		return nil, nil, false
 	}
 	p := c.path(key)
-	b, release, err := readFile(p) // decode copies what it keeps
-	defer release()
+	b, err := os.ReadFile(p) // a buffer of its own: the entry's strings alias it
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			c.turnOff(err)
@@ -133,22 +131,12 @@ func (c *Cache) Get(key traces.FileKey) ([]*traces.Session, *traces.Warnings, bo
 	return e.Sessions, e.Warnings, true
 }
 
-// readFile reads the file at p into a pooled buffer.
-func readFile(p string) ([]byte, func(), error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, func() {}, err
-	}
-	defer f.Close()
-	return filebuf.Read(f)
-}
-
 func decode(b []byte) (*entry, error) {
 	body, err := unseal(b, magic)
 	if err != nil {
 		return nil, err
 	}
-	e, err := decodeEntry(body)
+	e, err := decodeEntry(body, true)
 	if err != nil {
 		return nil, fmt.Errorf("bad entry: %v", err)
 	}
