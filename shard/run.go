@@ -282,6 +282,11 @@ func (p *Plan) Run(ctx context.Context, st *experiment.Setup, workers int, j *ex
 		if addErr == nil {
 			addErr = p.Add(c, st.Prices, n)
 		}
+		if !records {
+			// Not kept: the records go now rather than at the end of
+			// the run, so a run's memory does not grow by every cell's.
+			c.Result.Records = nil
+		}
 	})
 	if failedErr := (*experiment.CellsFailed)(nil); err != nil && !errors.As(err, &failedErr) {
 		return err
