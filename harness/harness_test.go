@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -482,5 +483,35 @@ func TestSweepDir(t *testing.T) {
 	d.Flags = []string{"seed=2"}
 	if _, err := sweep(d, nil); err == nil || !strings.Contains(err.Error(), "is another one") {
 		t.Errorf("resume with other flags: %v, want refused", err)
+	}
+}
+
+// Records not kept are dropped as each cell is emitted; kept, every cell
+// still holds its own. The runs are the same either way.
+func TestRecordsDroppedUnlessKept(t *testing.T) {
+	specs, err := experiment.ResolvePolicies([]string{"hermes-default"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var costs [2][]float64
+	for i, keep := range []bool{false, true} {
+		rp, err := harness.Compare(context.Background(), setup(t), synthetic(t), specs, harness.Options{Workers: 2, Records: keep})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rp.Cells) != 3 {
+			t.Fatalf("%d cells, want 3", len(rp.Cells))
+		}
+		for _, c := range rp.Cells {
+			if held := len(c.Result.Records) > 0; held != keep {
+				t.Errorf("keep %v: cell %s holds %d records", keep, c.Key(), len(c.Result.Records))
+			}
+		}
+		for _, r := range rp.Runs {
+			costs[i] = append(costs[i], r.CostUSD)
+		}
+	}
+	if !reflect.DeepEqual(costs[0], costs[1]) || len(costs[0]) != 3 {
+		t.Errorf("runs differ: %v, %v", costs[0], costs[1])
 	}
 }
