@@ -4,15 +4,17 @@ import (
 	"sync"
 
 	"github.com/ctxsim/ctxsim/policies/estimate"
+	"github.com/ctxsim/ctxsim/policies/prompt"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
 // A Memo keeps what the ladder derives from block content alone, under the
 // blocks' content hashes (prompt.Message.BlockHash): a tool call's cut
 // arguments (a JSON decode and re-encode), a tool result's one-line
-// demotion and its text's hash, and the rough rules' block sizes. Each is
-// computed once per distinct block, not once per pass, per call or per
-// replay of the same sessions.
+// demotion and its text's hash, and the rough rules' block sizes; and,
+// under a message's hash, what masking its observations reclaims. Each is
+// computed once per distinct block or message, not once per pass, per
+// call or per replay of the same sessions.
 //
 // Every entry is a pure function of its key, so a Manager decides the same
 // with any Memo, a fresh one or one shared with other sessions: a Memo is
@@ -28,6 +30,12 @@ type Memo struct {
 	args  map[uint64]argsCut   // truncateArgs of a call's input, by the call block's hash
 	lines map[demoteKey]string // oneLineSummary, by the result's and its call's hashes
 	texts map[uint64]uint64    // traces.HashString of a result's text, by its block's hash
+	masks map[uint64]maskCut   // what masking a message reclaims, by the message's hash
+}
+
+type maskCut struct {
+	reclaim int
+	ok      bool
 }
 
 type argsCut struct {
@@ -93,4 +101,22 @@ func (mm *Memo) textHash(b *traces.Block, h uint64) uint64 {
 		return traces.HashString(b.Text)
 	}
 	return memoized(&mm.mu, &mm.texts, h, func() uint64 { return traces.HashString(b.Text) })
+}
+
+// maskReclaim is the MsgBudget tokens masking msg reclaims (masked), and
+// whether it has anything to mask.
+func (mm *Memo) maskReclaim(msg *prompt.Message) (int, bool) {
+	f := func() maskCut {
+		out, ok := masked(msg)
+		if !ok {
+			return maskCut{}
+		}
+		return maskCut{mm.sizes().Budget(msg) - mm.sizes().Budget(&out), true}
+	}
+	if mm == nil {
+		c := f()
+		return c.reclaim, c.ok
+	}
+	c := memoized(&mm.mu, &mm.masks, msg.Hash(), f)
+	return c.reclaim, c.ok
 }

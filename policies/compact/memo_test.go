@@ -63,3 +63,47 @@ func TestPruneMemoSameAsFullPass(t *testing.T) {
 	require.NotEmpty(t, warm.lines)
 	require.NotEmpty(t, warm.texts)
 }
+
+// Masking decides the same with no memo, a fresh memo and one that has
+// seen every observation, at every length of a growing session and every
+// gate: what masking a message reclaims is a function of the message.
+func TestMaskMemoSameAsFullPass(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 3))
+	var msgs []prompt.Message
+	for i := range 60 {
+		id := fmt.Sprint("call", i)
+		msgs = append(msgs, prompt.NewMessage(prompt.RoleAssistant, []traces.Block{txt("step"), {Kind: traces.ToolUse, ID: id, Name: "Read"}}, 2*i, prompt.Plain))
+		out := strings.Repeat("line of output\n", r.IntN(80))
+		if r.IntN(6) == 0 {
+			out = ClearedPlaceholder // masked already
+		}
+		msgs = append(msgs, prompt.NewMessage(prompt.RoleTool, []traces.Block{{Kind: traces.ToolResultBlock, ID: id, Text: out}}, 2*i+1, prompt.Plain))
+	}
+	cfg := DefaultConfig()
+	cfg.Masking.KeepLast = 3
+	m, err := New(cfg, Model{Name: "m", Window: 200_000}, nil, nil)
+	require.NoError(t, err)
+	warm := &Memo{}
+	commits := 0
+	for range 2 { // the second round finds every reclaim in warm
+		for n := 4; n <= len(msgs); n += 5 {
+			v := &prompt.View{Messages: msgs[:n]}
+			for _, gate := range []int{1, 300, 4096} {
+				m.ShareMemo(nil)
+				full, fp, fok := m.mask(v, "t", gate)
+				for _, mm := range []*Memo{{}, warm} {
+					m.ShareMemo(mm)
+					got, p, ok := m.mask(v, "t", gate)
+					require.Equal(t, fok, ok, "%d messages, gate %d", n, gate)
+					require.Equal(t, fp, p, "%d messages, gate %d", n, gate)
+					require.Equal(t, full.Messages, got.Messages, "%d messages, gate %d", n, gate)
+				}
+				if fok {
+					commits++
+				}
+			}
+		}
+	}
+	require.Positive(t, commits)
+	require.NotEmpty(t, warm.masks)
+}
