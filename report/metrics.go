@@ -285,7 +285,8 @@ func Summarize(trace, policy string, recs []sim.Record, opts Options) RunSummary
 		apes                []float64
 		haveOpenLoop        bool
 	)
-	for _, r := range rs {
+	for i := range rs {
+		r := &rs[i] // a Record is large: read in place
 		if r.Kind != sim.KindCall {
 			s.countPass(r)
 			if r.Usage.Prompt()+r.Usage.Output > 0 || r.CostUSD > 0 {
@@ -299,7 +300,7 @@ func Summarize(trace, policy string, recs []sim.Record, opts Options) RunSummary
 		}
 		turnMS[r.Turn] += r.LatencyMS + r.StallMS
 		s.StallMS += r.StallMS
-		if d := occDenominator(r); d > 0 && r.Prompt > 0 {
+		if d := occDenominator(*r); d > 0 && r.Prompt > 0 {
 			occ = append(occ, float64(r.Prompt)/float64(d))
 		}
 		if r.Error != "" {
@@ -424,7 +425,7 @@ func Summarize(trace, policy string, recs []sim.Record, opts Options) RunSummary
 	return s
 }
 
-func (s *RunSummary) countPass(r sim.Record) {
+func (s *RunSummary) countPass(r *sim.Record) {
 	if r.Kind == sim.KindBreaker {
 		if r.Outcome == compact.OutcomeTripped {
 			s.BreakerTrips++
@@ -453,7 +454,7 @@ func (s *RunSummary) countPass(r sim.Record) {
 // outcome, it shed tokens. The engine records every pass the policy ran,
 // including the ones that decided to do nothing (below_min_reclaim,
 // cache_warm, deferred, ...) and the ones that failed.
-func committed(r sim.Record) bool {
+func committed(r *sim.Record) bool {
 	if !isCompaction(r.Kind) {
 		return false
 	}
@@ -537,17 +538,21 @@ func inSeqOrder(recs []sim.Record, trace, policy string) bool {
 func damages(rs []sim.Record, opts Options, price func(string) (pricing.Price, bool)) []Damage {
 	out := []Damage{}
 	firstCall := slices.IndexFunc(rs, func(r sim.Record) bool { return r.Kind == sim.KindCall && r.Error == "" })
-	for i, p := range rs {
+	// A Record is large: the passes and calls are looked at in place, and
+	// the two lists reused from pass to pass.
+	var before, window []*sim.Record
+	for i := range rs {
+		p := &rs[i]
 		if !committed(p) {
 			continue
 		}
 		d := Damage{Seq: p.Seq, Kind: string(p.Kind), Turn: p.Turn, TokensShed: int64(max(p.TokensBefore-p.TokensAfter, 0))}
 		// Baseline: mean writes of the last few billed calls before the pass,
 		// not counting the run's first call (a cold start writes everything).
-		var before []sim.Record
+		before = before[:0]
 		for j := i - 1; j >= 0 && len(before) < opts.lookback(); j-- {
 			if rs[j].Kind == sim.KindCall && rs[j].Error == "" && j != firstCall {
-				before = append(before, rs[j])
+				before = append(before, &rs[j])
 			}
 		}
 		for _, c := range before {
@@ -559,9 +564,9 @@ func damages(rs []sim.Record, opts Options, price func(string) (pricing.Price, b
 		// Window: billed calls after the pass, up to the first cache-stable
 		// one (it read back everything the previous call cached), the next
 		// compaction, or the horizon.
-		var window []sim.Record
+		window = window[:0]
 		for j := i + 1; j < len(rs) && len(window) < opts.horizon(); j++ {
-			c := rs[j]
+			c := &rs[j]
 			if committed(c) {
 				break
 			}
