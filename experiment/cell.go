@@ -430,6 +430,8 @@ func ordered(all []sim.Record, root string) bool {
 	return true
 }
 
+var rootRecords = sync.Pool{New: func() any { return new([]sim.Record) }}
+
 // summarize makes one row per root session of t. A root's row covers its
 // subagents: their records join its own in time order, renumbered, under
 // its name.
@@ -446,12 +448,21 @@ func (st *Setup) summarize(t Tenant, policy string, all []sim.Record) []report.R
 		byRoot[root] = append(byRoot[root], i)
 	}
 	var out []report.RunSummary
+	// One scratch list for every root and every replay of the process:
+	// report.Summarize keeps nothing of it. Cleared when put back, so the
+	// pool holds no replay's records alive.
+	buf := rootRecords.Get().(*[]sim.Record)
+	defer func() {
+		clear((*buf)[:cap(*buf)])
+		rootRecords.Put(buf)
+	}()
 	for _, r := range t.Roots {
 		idx := byRoot[r.ID]
-		recs := make([]sim.Record, len(idx))
-		for k, i := range idx {
-			recs[k] = all[i]
+		recs := (*buf)[:0]
+		for _, i := range idx {
+			recs = append(recs, all[i])
 		}
+		*buf = recs
 		sort.SliceStable(recs, func(i, j int) bool { return recs[i].Time.Before(recs[j].Time) })
 		for i := range recs {
 			recs[i].Trace, recs[i].Seq = r.ID, i
