@@ -19,11 +19,15 @@
 // hands them to emit in cell order, so output is byte-identical for any
 // number of workers; it stops when ctx is cancelled.
 //
-// A tenant with recorded usage is first replayed under the recorded
-// policy, anchored on its billed calls and open-loop from a fit on its
-// first 20% of calls; every other policy's cell is sized by that replay's
-// frozen calibration (see sim.Calibrator). The calibration runs once per
-// Setup and tenant, shared by every cell.
+// A tenant with recorded usage has two anchored replays, each fitted on
+// its billed calls: the recorded policy's (and, unless SkipOpenLoop, its
+// open-loop twin from a fit on the first 20% of calls), and the
+// recorded-observed one, which also honours the re-sends and reads past
+// the TTL the log shows. Every other policy's cell is sized by the
+// recorded-observed replay's frozen calibration (see sim.Calibrator). Each
+// anchor runs once per Setup and tenant, when a cell first needs it, and
+// is shared by every cell: a run without the recorded policy (whatif's)
+// never runs that one.
 //
 // Randomness comes from Setup.Seed only: a replay's stream is derived from
 // (seed, names of the cell), and the provider's from (seed, tenant), so
