@@ -101,6 +101,18 @@ func allChoices(c *Call) [][]prompt.Breakpoint {
 	return out
 }
 
+// subsets is the subsets of xs with at most n elements, in the search's
+// order (sets.subsets).
+func subsets(xs []int, n int) [][]int {
+	var l sets
+	l.subsets(xs, n)
+	out := make([][]int, l.len())
+	for k := range out {
+		out[k] = l.at(k)
+	}
+	return out
+}
+
 // bruteForce is the cheapest bill of every schedule, each replayed through
 // the fake provider.
 func bruteForce(t *testing.T, calls []Call, opts Options) float64 {

@@ -41,53 +41,45 @@ func Solve(calls []Call, opts Options) (*Result, error) {
 	full := cmp.Or(opts.FullChoices, DefaultFullChoices)
 	exact := true
 	shares, aheads := s.shares(), s.aheads()
-	frontier := []*state{{}}
-	index := map[uint64][]int{}
-	var next []*state
+	cur, next := newLayer(), newLayer()
+	cur.states = append(cur.states, state{from: -1, link: -1, same: -1}) // the empty cache, key 0
+	var tr trail
 	for i := range calls {
 		c := &calls[i]
-		next = next[:0]
-		clear(index)
-		add := func(st *state) {
-			for _, j := range index[st.key] {
-				if o := next[j]; sameEnts(o.ents, st.ents) {
-					if st.cost < o.cost {
-						next[j] = st
-					}
-					return
-				}
-			}
-			index[st.key] = append(index[st.key], len(next))
-			next = append(next, st)
-		}
+		next.reset()
 		if c.Fixed {
-			for _, st := range frontier {
-				add(s.apply(st, i, c.Policy))
+			for k := range cur.states {
+				s.add(next, cur, k, i, c.Policy)
 			}
 		} else {
 			wFull, nFull := s.futureShared(i, full)
 			wSome := s.tops(i, shares[i])
-			for _, st := range frontier {
-				live := s.live(st, i)
+			for k := range cur.states {
+				live := s.liveIn(cur.entsOf(&cur.states[k]), i)
 				var ws []int
-				var as [][]int
-				if nFull+len(live) <= full && len(frontier) <= fullStates {
-					ws, as = wFull, subsets(live, prompt.MaxBreakpoints)
+				if nFull+len(live) <= full && len(cur.states) <= fullStates {
+					ws = wFull
+					s.anchors.subsets(live, prompt.MaxBreakpoints)
 				} else {
 					exact = false
-					ws, as = wSome, topAnchors(live, wSome)
+					ws = wSome
+					s.anchors.topAnchors(live, wSome)
 				}
-				ws = slices.DeleteFunc(slices.Clone(ws), func(k int) bool { return slices.Contains(live, k) })
-				for _, a := range as {
+				ws = slices.DeleteFunc(append(s.ws[:0], ws...), func(k int) bool { return slices.Contains(live, k) })
+				s.ws = ws
+				for n := range s.anchors.len() {
+					a := s.anchors.at(n)
 					top := -1
 					if len(a) > 0 {
 						top = a[len(a)-1]
 					}
 					// A breakpoint below an anchor writes nothing.
 					above := ws[sort.SearchInts(ws, top+1):]
-					for _, w := range subsets(above, prompt.MaxBreakpoints-len(a)) {
+					s.writes.subsets(above, prompt.MaxBreakpoints-len(a))
+					for m := range s.writes.len() {
+						w := s.writes.at(m)
 						for split := 0; split <= len(w); split++ {
-							add(s.apply(st, i, marks(a, w, split)))
+							s.add(next, cur, k, i, s.marks(a, w, split))
 							if len(w) == 0 {
 								break
 							}
@@ -96,39 +88,135 @@ func Solve(calls []Call, opts Options) (*Result, error) {
 				}
 			}
 		}
-		if len(next) > beam {
+		if len(next.states) > beam {
 			// Rank by cost so far plus what the next call of each
 			// conversation would pay for the part of its prompt the state
 			// cannot serve: a pure cost-so-far ranking keeps the states
 			// that skipped writes.
 			ahead := aheads[i]
-			for _, st := range next {
+			for k := range next.states {
+				st := &next.states[k]
 				st.rank = st.cost
 				for _, j := range ahead {
-					st.rank += s.deficit(st, j)
+					st.rank += s.deficit(next.entsOf(st), j)
 				}
 			}
 			// Among equals, the state holding more entries keeps more
 			// options (a floor entry kept alive by a free anchor or write).
-			slices.SortStableFunc(next, func(a, b *state) int {
-				return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(len(b.ents), len(a.ents)))
+			slices.SortStableFunc(next.states, func(a, b state) int {
+				return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(b.nents, a.nents))
 			})
-			next = next[:beam]
+			next.states = next.states[:beam]
 			exact = false
 		}
-		frontier, next = append(frontier[:0:0], next...), frontier
+		for k := range next.states {
+			st := &next.states[k]
+			st.link = tr.add(st.from, next.bps[st.bps:st.bps+st.nbps])
+		}
+		cur, next = next, cur
 	}
-	best := frontier[0]
-	for _, st := range frontier[1:] {
-		if st.cost < best.cost {
+	best := &cur.states[0]
+	for k := range cur.states[1:] {
+		if st := &cur.states[k+1]; st.cost < best.cost {
 			best = st
 		}
 	}
 	res := &Result{Schedule: make([][]prompt.Breakpoint, len(calls)), Source: "search"}
-	for i, st := len(calls)-1, best; i >= 0; i, st = i-1, st.parent {
-		res.Schedule[i] = st.bps
+	for i, l := len(calls)-1, best.link; i >= 0; i, l = i-1, tr.links[l].from {
+		if calls[i].Fixed {
+			res.Schedule[i] = calls[i].Policy // replayed as sent
+		} else {
+			bps := tr.bps(l)
+			res.Schedule[i] = append(make([]prompt.Breakpoint, 0, len(bps)), bps...)
+		}
 	}
 	return s.finish(res, exact)
+}
+
+// A layer is the states after one call. Their entries and breakpoints are
+// spans of two flat arrays, reused call after call: a call tries hundreds
+// of candidate states, and most merge into another or fall off the beam.
+type layer struct {
+	states []state
+	ents   []ent
+	bps    []prompt.Breakpoint
+	index  map[uint64]int32 // first state with each key; state.same links the rest
+}
+
+func newLayer() *layer { return &layer{index: map[uint64]int32{}} }
+
+func (l *layer) reset() {
+	l.states, l.ents, l.bps = l.states[:0], l.ents[:0], l.bps[:0]
+	clear(l.index)
+}
+
+func (l *layer) entsOf(st *state) []ent { return l.ents[st.ents : st.ents+st.nents] }
+
+// putBps stores bps and returns their span.
+func (l *layer) putBps(bps []prompt.Breakpoint) (int32, int32) {
+	off := len(l.bps)
+	l.bps = append(l.bps, bps...)
+	return int32(off), int32(len(bps))
+}
+
+// add is state k of cur after call i with breakpoints bps, filed in next:
+// merged into an equal state there (the cheaper way to reach it kept), or
+// added. The child is built in s.scratch and copied into next only if it
+// is kept.
+func (s *solver) add(next, cur *layer, k, i int, bps []prompt.Breakpoint) {
+	st := &cur.states[k]
+	s.scratch = append(s.scratch[:0], cur.entsOf(st)...)
+	c, key := s.step(i, len(s.scratch), st.key, bps)
+	ents, key := s.prune(i, s.scratch, key)
+	sortEnts(ents)
+	cost := st.cost + c
+	head, ok := next.index[key]
+	for j := head; ok && j >= 0; j = next.states[j].same {
+		o := &next.states[j]
+		if sameEnts(next.entsOf(o), ents) {
+			if cost < o.cost {
+				// Equal caches; the cheaper state's notes (its entries'
+				// ends) are kept, as the state is.
+				copy(next.entsOf(o), ents)
+				o.cost, o.from = cost, st.link
+				o.bps, o.nbps = next.putBps(bps)
+			}
+			return
+		}
+	}
+	if !ok {
+		head = -1
+	}
+	ch := state{ents: int32(len(next.ents)), nents: int32(len(ents)), cost: cost, key: key, from: st.link, same: head}
+	ch.bps, ch.nbps = next.putBps(bps)
+	next.ents = append(next.ents, ents...)
+	next.index[key] = int32(len(next.states))
+	next.states = append(next.states, ch)
+}
+
+// A trail is the breakpoints of every state that survived its call, with
+// the state it came from: what the best final state's schedule is read
+// back from.
+type trail struct {
+	links []link
+	flat  []prompt.Breakpoint
+}
+
+type link struct {
+	from   int32 // -1: the empty cache before the first call
+	off, n int32 // span of flat
+}
+
+// add records a surviving state and returns its link.
+func (t *trail) add(from int32, bps []prompt.Breakpoint) int32 {
+	t.links = append(t.links, link{from: from, off: int32(len(t.flat)), n: int32(len(bps))})
+	t.flat = append(t.flat, bps...)
+	return int32(len(t.links) - 1)
+}
+
+func (t *trail) bps(l int32) []prompt.Breakpoint {
+	x := t.links[l]
+	return t.flat[x.off : x.off+x.n]
 }
 
 // fullStates is the most states for which a call with few candidates
@@ -173,16 +261,15 @@ func (s *solver) aheads() [][]int {
 }
 
 // deficit is what call j (if any) pays at least, beyond reading, for the
-// part of its cacheable prefix no entry of st live then can serve.
-func (s *solver) deficit(st *state, j int) float64 {
+// part of its cacheable prefix no entry of ents live then can serve.
+func (s *solver) deficit(ents []ent, j int) float64 {
 	if j >= len(s.calls) || s.cov[j] < 0 || s.calls[j].Fixed {
 		return 0
 	}
 	c := &s.calls[j]
 	served := 0
-	limit := c.readLimit()
-	for _, x := range st.ents {
-		if x.model == s.model[j] && int(x.block) <= limit && c.has(x.block, x.chain) && !c.Time.Before(x.e.Ready) && c.Time.Before(x.e.Expires) {
+	for k := range ents {
+		if x := &ents[k]; s.readable(x, j) {
 			served = max(served, x.end)
 		}
 	}
@@ -190,10 +277,20 @@ func (s *solver) deficit(st *state, j int) float64 {
 	return float64(c.Blocks[s.cov[j]].End-served) * (p.Input - p.CacheRead) / 1e6
 }
 
+// readable reports whether call i can read entry x: its model, within its
+// read limit, in its prompt, and live when it is sent.
+func (s *solver) readable(x *ent, i int) bool {
+	c := &s.calls[i]
+	t := c.Time.UnixNano()
+	return x.model == s.model[i] && int(x.block) <= c.readLimit() && c.has(x.block, x.chain) && x.ready <= t && t < x.expires
+}
+
 // marks is the breakpoints of anchors a (1h: they write nothing, and 1h
-// keeps the order valid whatever follows) and writes w, 1h below split.
-func marks(a, w []int, split int) []prompt.Breakpoint {
-	bps := make([]prompt.Breakpoint, 0, len(a)+len(w))
+// keeps the order valid whatever follows) and writes w, 1h below split,
+// in s.bps (valid until the next call). Anchors are sorted and writes
+// sorted above them, so the list is sorted by block.
+func (s *solver) marks(a, w []int, split int) []prompt.Breakpoint {
+	bps := s.bps[:0]
 	for _, k := range a {
 		bps = append(bps, prompt.Breakpoint{Block: k, TTL: prompt.TTL1h})
 	}
@@ -204,32 +301,21 @@ func marks(a, w []int, split int) []prompt.Breakpoint {
 		}
 		bps = append(bps, prompt.Breakpoint{Block: k, TTL: ttl})
 	}
-	slices.SortFunc(bps, func(x, y prompt.Breakpoint) int { return x.Block - y.Block })
+	s.bps = bps
 	return bps
 }
 
-// apply is st after call i with breakpoints bps.
-func (s *solver) apply(st *state, i int, bps []prompt.Breakpoint) *state {
-	ents := append(make([]ent, 0, len(st.ents)+len(bps)), st.ents...)
-	u, c := s.step(i, &ents, bps)
-	ents = s.prune(i, ents)
-	slices.SortFunc(ents, cmpEnt)
-	ch := &state{ents: ents, cost: st.cost + c, parent: st, bps: bps, usage: u, callC: c}
-	ch.key = ch.hash()
-	return ch
-}
-
-// live is the blocks of call i that hold an entry of st it can read now.
-func (s *solver) live(st *state, i int) []int {
-	c := &s.calls[i]
-	limit := c.readLimit()
-	var out []int
-	for _, x := range st.ents {
-		if x.model == s.model[i] && int(x.block) <= limit && c.has(x.block, x.chain) && !c.Time.Before(x.e.Ready) && c.Time.Before(x.e.Expires) {
+// liveIn is the blocks of call i that hold an entry of ents it can read
+// now, sorted, in s.live.
+func (s *solver) liveIn(ents []ent, i int) []int {
+	out := s.live[:0]
+	for k := range ents {
+		if x := &ents[k]; s.readable(x, i) {
 			out = append(out, int(x.block))
 		}
 	}
 	slices.Sort(out)
+	s.live = out
 	return out
 }
 
@@ -320,34 +406,60 @@ func (s *solver) tops(i int, shares []int) []int {
 	return out
 }
 
-// subsets returns the subsets of xs with at most n elements, each sorted,
-// the empty set first.
-func subsets(xs []int, n int) [][]int {
-	out := [][]int{nil}
+// sets is a list of sets of blocks in one flat array, reused from state
+// to state: the anchor or write sets a state tries.
+type sets struct {
+	flat []int
+	ends []int // ends[k] is where set k ends in flat
+}
+
+func (l *sets) len() int { return len(l.ends) }
+
+func (l *sets) at(k int) []int {
+	from := 0
+	if k > 0 {
+		from = l.ends[k-1]
+	}
+	return l.flat[from:l.ends[k]:l.ends[k]]
+}
+
+func (l *sets) reset() { l.flat, l.ends = l.flat[:0], l.ends[:0] }
+
+func (l *sets) add(xs ...int) {
+	l.flat = append(l.flat, xs...)
+	l.ends = append(l.ends, len(l.flat))
+}
+
+// subsets sets l to the subsets of xs with at most n elements, each
+// sorted, the empty set first, then each set extended by each later
+// element in turn (the order the search tries them in).
+func (l *sets) subsets(xs []int, n int) {
+	l.reset()
+	l.add()
 	for _, x := range xs {
-		for _, s := range out {
-			if len(s) < n {
-				out = append(out, append(slices.Clip(s), x))
+		for k, m := 0, l.len(); k < m; k++ {
+			if s := l.at(k); len(s) < n {
+				l.flat = append(l.flat, s...) // s stays valid if flat moves
+				l.add(x)
 			}
 		}
 	}
-	return out
 }
 
-// topAnchors is the anchor sets a call with many choices tries: none, the
-// top live entry, and the top with one other at a position some later
-// call shares up to (refreshing it for that call).
-func topAnchors(live, tops []int) [][]int {
-	out := [][]int{nil}
+// topAnchors sets l to the anchor sets a call with many choices tries:
+// none, the top live entry, and the top with one other at a position some
+// later call shares up to (refreshing it for that call).
+func (l *sets) topAnchors(live, tops []int) {
+	l.reset()
+	l.add()
 	if len(live) == 0 {
-		return out
+		return
 	}
 	top := live[len(live)-1]
-	out = append(out, []int{top})
+	l.add(top)
 	for _, k := range live[:len(live)-1] {
 		if slices.Contains(tops, k) {
-			out = append(out, []int{k, top})
+			l.add(k, top)
 		}
 	}
-	return out
 }

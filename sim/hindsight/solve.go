@@ -1,11 +1,10 @@
 package hindsight
 
 import (
-	"cmp"
 	"fmt"
 	"math"
-	"slices"
 	"sort"
+	"time"
 
 	"github.com/ctxsim/ctxsim/policies/prompt"
 	"github.com/ctxsim/ctxsim/pricing"
@@ -143,60 +142,130 @@ func lcp(a, b *Call) int {
 	return sort.Search(min(len(a.Blocks), len(b.Blocks)), func(i int) bool { return a.Blocks[i].Chain != b.Blocks[i].Chain })
 }
 
-// ent is one live cache entry of a search state.
+// ent is one live cache entry of a search state. It holds no pointer, so
+// a layer's entries are one flat array the GC never scans, and copying a
+// state's entries is a memmove without write barriers: the search makes
+// hundreds of candidate states per call. Its times are Unix nanoseconds
+// and the index of their zone in solver.zones; with no monotonic reading
+// (tapes hold log and seeded times: no time.Now below cmd), that pair is
+// exactly what == compares of a time.Time.
 type ent struct {
-	model int32
-	block int32 // its last block (the same index in every call that has it)
-	chain uint64
-	end   int
-	e     provider.Entry
+	chain          uint64
+	ready, expires int64
+	end            int
+	model          int32
+	block          int32 // its last block (the same index in every call that has it)
+	// next is the first later call of the entry's model that has it, as
+	// of the call that last pruned it (0: not looked up yet). It is the
+	// same in every state holding the entry, so children inherit it
+	// instead of scanning the tape again.
+	next         int32
+	rzone, ezone int32
+	ttl          prompt.TTL
 }
 
 // A state is the cache after some calls, with the cheapest way found to
-// reach it.
+// reach it. Its entries and breakpoints are spans of its layer's arrays.
 type state struct {
-	ents   []ent // sorted by (model, chain)
-	cost   float64
-	rank   float64
-	key    uint64
-	parent *state
-	bps    []prompt.Breakpoint
-	usage  traces.Usage
-	callC  float64
+	ents, nents int32 // sorted by (model, chain)
+	bps, nbps   int32 // the breakpoints that made it
+	cost        float64
+	rank        float64
+	key         uint64
+	from        int32 // the trail link of the state it came from (-1: none)
+	link        int32 // its own trail link, once it survives its call
+	same        int32 // the next state of its layer with the same key (-1: none)
 }
 
-// store is a state's entries of one model, as provider.Entries.
+// store is the state being stepped through a call (solver.scratch), as
+// provider.Entries: (*ents)[:sorted] are sorted by (model, chain); the
+// entries the call writes are appended after them. key follows the
+// entries' changes (see entHash).
 type store struct {
-	ents  *[]ent
-	model int32
-	p     callPrefix
-	bps   []prompt.Breakpoint
+	s      *solver
+	ents   *[]ent
+	sorted int
+	model  int32
+	p      callPrefix
+	bps    []prompt.Breakpoint
+	key    uint64
 }
 
-func (s store) Entry(chain uint64) (provider.Entry, bool) {
-	for i := range *s.ents {
-		if x := &(*s.ents)[i]; x.model == s.model && x.chain == chain {
-			return x.e, true
+// find is the index of the entry of chain, or -1.
+func (st *store) find(chain uint64) int {
+	e := *st.ents
+	lo, hi := 0, st.sorted
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if x := &e[m]; x.model < st.model || x.model == st.model && x.chain < chain {
+			lo = m + 1
+		} else {
+			hi = m
 		}
 	}
-	return provider.Entry{}, false
+	if lo < st.sorted && e[lo].model == st.model && e[lo].chain == chain {
+		return lo
+	}
+	for k := st.sorted; k < len(e); k++ {
+		if e[k].model == st.model && e[k].chain == chain {
+			return k
+		}
+	}
+	return -1
 }
 
-func (s store) SetEntry(chain uint64, e provider.Entry) {
-	for i := range *s.ents {
-		if x := &(*s.ents)[i]; x.model == s.model && x.chain == chain {
-			x.e = e
-			return
-		}
+func (st *store) Entry(chain uint64) (provider.Entry, bool) {
+	k := st.find(chain)
+	if k < 0 {
+		return provider.Entry{}, false
 	}
-	for _, bp := range s.bps {
-		if s.p[bp.Block].Chain == chain {
-			*s.ents = append(*s.ents, ent{model: s.model, block: int32(bp.Block), chain: chain, end: s.p[bp.Block].End, e: e})
+	x := &(*st.ents)[k]
+	return provider.Entry{Ready: st.s.time(x.ready, x.rzone), Expires: st.s.time(x.expires, x.ezone), TTL: x.ttl}, true
+}
+
+func (st *store) SetEntry(chain uint64, e provider.Entry) {
+	if k := st.find(chain); k >= 0 {
+		x := &(*st.ents)[k]
+		st.key -= entHash(x)
+		st.s.set(x, e)
+		st.key += entHash(x)
+		return
+	}
+	for _, bp := range st.bps {
+		if st.p[bp.Block].Chain == chain {
+			x := ent{model: st.model, block: int32(bp.Block), chain: chain, end: st.p[bp.Block].End}
+			st.s.set(&x, e)
+			st.key += entHash(&x)
+			*st.ents = append(*st.ents, x)
 			return
 		}
 	}
 	panic("hindsight: an entry written off the breakpoints") // AnthropicStep writes only at breakpoints
 }
+
+// set stores e's times and tier in x. (The provider's sub-prefix mark
+// stays unset: store does not implement provider.SubPrefixes.)
+func (s *solver) set(x *ent, e provider.Entry) {
+	x.ready, x.rzone = e.Ready.UnixNano(), s.zone(e.Ready)
+	x.expires, x.ezone = e.Expires.UnixNano(), s.zone(e.Expires)
+	x.ttl = e.TTL
+}
+
+// zone is the index of t's location in s.zones, added if new.
+func (s *solver) zone(t time.Time) int32 {
+	loc := t.Location()
+	for k, z := range s.zones {
+		if z == loc {
+			return int32(k)
+		}
+	}
+	s.zones = append(s.zones, loc)
+	return int32(len(s.zones) - 1)
+}
+
+// time is the time.Time of Unix nanoseconds ns in zone z, as it was stored
+// (In(time.UTC) restores UTC's nil location, as time.Parse leaves it).
+func (s *solver) time(ns int64, z int32) time.Time { return time.Unix(0, ns).In(s.zones[z]) }
 
 // solver holds a tape's precomputed facts.
 type solver struct {
@@ -212,6 +281,22 @@ type solver struct {
 	minAfter []int64
 	// nextOwn[i] is the next call of call i's conversation (key), or 0.
 	nextOwn []int
+	// zones are the locations of the entries' times (those of the
+	// calls' times, which AnthropicStep's arithmetic keeps).
+	zones []*time.Location
+	// The search's buffers, reused by every candidate state: the state
+	// being stepped and its store, the breakpoints being tried, and the
+	// live entries, writes, anchor sets and write sets of a state.
+	scratch         []ent
+	store           store
+	bps             []prompt.Breakpoint
+	live, ws        []int
+	anchors, writes sets
+	// nextUse[k] is, for call nextFor-1, the first later call of its model
+	// that has its prefix through block k (0: none), if stamp[k] ==
+	// nextFor: the entries prune looks up are all in the call's prompt.
+	nextUse, stamp []int32
+	nextFor        int32
 }
 
 func newSolver(calls []Call, opts Options) (*solver, error) {
@@ -254,65 +339,115 @@ func newSolver(calls []Call, opts Options) (*solver, error) {
 	return s, nil
 }
 
-// step bills call i with bps (sorted, valid) against ents, updating them.
-func (s *solver) step(i int, ents *[]ent, bps []prompt.Breakpoint) (traces.Usage, float64) {
+// step bills call i with bps (sorted, valid) against s.scratch, whose
+// first sorted entries are sorted and whose key is key, updating them; it
+// returns the call's cost and the entries' new key.
+func (s *solver) step(i int, sorted int, key uint64, bps []prompt.Breakpoint) (float64, uint64) {
 	c := &s.calls[i]
 	m := s.model[i]
 	r := &s.rules[m]
-	st := provider.AnthropicStep(c.Time, callPrefix(c.Blocks), c.Total, c.Output, bps, c.readLimit(), r.price.MinCacheable, r.lat,
-		store{ents: ents, model: m, p: c.Blocks, bps: bps})
+	s.store = store{s: s, ents: &s.scratch, sorted: sorted, model: m, p: c.Blocks, bps: bps, key: key}
+	// A pointer: AnthropicStep boxes its store to look for
+	// provider.SubPrefixes, which would allocate a struct each step.
+	st := provider.AnthropicStep(c.Time, callPrefix(c.Blocks), c.Total, c.Output, bps, c.readLimit(), r.price.MinCacheable, r.lat, &s.store)
 	if c.Fixed {
-		return st.Usage, 0
+		return 0, s.store.key
 	}
-	return st.Usage, r.price.Cost(st.Usage)
+	return r.price.Cost(st.Usage), s.store.key
 }
 
 // prune drops the entries no later call can touch: those no later call of
 // their model contains, and those expired by the first that does (when no
 // call after it is sent earlier). Dropping them changes nothing a later
-// call sees, so the search stays exact.
-func (s *solver) prune(i int, ents []ent) []ent {
+// call sees, so the search stays exact. It returns the entries kept and
+// their key.
+func (s *solver) prune(i int, ents []ent, key uint64) ([]ent, uint64) {
 	out := ents[:0]
 	for _, x := range ents {
-		for j := i + 1; j < len(s.calls); j++ {
-			if s.model[j] != x.model || !s.calls[j].has(x.block, x.chain) {
-				continue
-			}
-			if s.minAfter[j] < x.e.Expires.UnixNano() {
-				out = append(out, x)
-			}
+		if int(x.next) <= i {
+			// The entry is call i's: one it wrote, or one whose next
+			// user it is.
+			x.next = s.nextAfter(i, int(x.block))
+		}
+		if x.next > 0 && s.minAfter[x.next] < x.expires {
+			out = append(out, x)
+		} else {
+			key -= entHash(&x)
+		}
+	}
+	return out, key
+}
+
+// nextAfter is the first call after i of its model whose prompt has call
+// i's prefix through block k, or 0.
+func (s *solver) nextAfter(i, k int) int32 {
+	if s.nextFor != int32(i+1) {
+		s.nextFor = int32(i + 1)
+		if n := len(s.calls[i].Blocks); len(s.stamp) < n {
+			s.stamp = make([]int32, n)
+			s.nextUse = make([]int32, n)
+		}
+	}
+	if s.stamp[k] == s.nextFor {
+		return s.nextUse[k]
+	}
+	c := &s.calls[i]
+	next := int32(0)
+	for j := i + 1; j < len(s.calls); j++ {
+		if s.model[j] == s.model[i] && s.calls[j].has(int32(k), c.Blocks[k].Chain) {
+			next = int32(j)
 			break
 		}
 	}
-	return out
+	s.stamp[k], s.nextUse[k] = s.nextFor, next
+	return next
 }
 
-func (st *state) hash() uint64 {
-	h := uint64(14695981039346656037)
-	mix := func(v uint64) {
-		h ^= v
-		h *= 1099511628211
-		h ^= h >> 29
+// sortEnts sorts ents by (model, chain). They come sorted but for the few
+// a call wrote at the end, so an insertion sort is linear in practice.
+func sortEnts(ents []ent) {
+	for k := 1; k < len(ents); k++ {
+		x := ents[k]
+		j := k
+		for ; j > 0 && (x.model < ents[j-1].model || x.model == ents[j-1].model && x.chain < ents[j-1].chain); j-- {
+			ents[j] = ents[j-1]
+		}
+		ents[j] = x
 	}
-	for _, x := range st.ents {
-		mix(uint64(x.model)<<32 | uint64(uint32(x.block)))
-		mix(x.chain)
-		mix(uint64(x.e.Ready.UnixNano()))
-		mix(uint64(x.e.Expires.UnixNano()))
-		mix(uint64(x.e.TTL))
-	}
-	return h
 }
 
+// entHash is an entry's share of its state's key, the sum of its
+// entries' shares: equal states (sameEnts) have equal keys whatever their
+// order, and a call's changes update its parent's key in O(1) each.
+func entHash(x *ent) uint64 {
+	h := mix64(x.chain ^ uint64(x.model)<<32 ^ uint64(uint32(x.block)))
+	h = mix64(h ^ uint64(x.ready))
+	h = mix64(h ^ uint64(x.expires))
+	return mix64(h ^ uint64(x.ttl))
+}
+
+// mix64 is MurmurHash3's 64-bit finalizer.
+func mix64(h uint64) uint64 {
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	return h ^ h>>33
+}
+
+// sameEnts reports whether a and b are the same cache: the provider keeps
+// an entry's times and tier by prefix chain (end and next are the
+// search's notes on the prefix).
 func sameEnts(a, b []ent) bool {
-	return slices.EqualFunc(a, b, func(x, y ent) bool {
-		return x.model == y.model && x.chain == y.chain && x.e == y.e && x.block == y.block
-	})
-}
-
-func cmpEnt(x, y ent) int {
-	if c := cmp.Compare(x.model, y.model); c != 0 {
-		return c
+	if len(a) != len(b) {
+		return false
 	}
-	return cmp.Compare(x.chain, y.chain)
+	for k := range a {
+		x, y := &a[k], &b[k]
+		if x.chain != y.chain || x.expires != y.expires || x.ready != y.ready || x.model != y.model || x.block != y.block ||
+			x.ttl != y.ttl || x.rzone != y.rzone || x.ezone != y.ezone {
+			return false
+		}
+	}
+	return true
 }
