@@ -41,9 +41,14 @@ func Solve(calls []Call, opts Options) (*Result, error) {
 	full := cmp.Or(opts.FullChoices, DefaultFullChoices)
 	exact := true
 	shares, aheads := s.shares(), s.aheads()
-	cur, next := newLayer(), newLayer()
+	s.buffers = pool.Get().(*buffers)
+	defer func() {
+		s.store = store{} // the pool keeps no tape
+		pool.Put(s.buffers)
+	}()
+	s.reset()
+	cur, next, tr := &s.cur, &s.next, &s.trail
 	cur.states = append(cur.states, state{from: -1, link: -1, same: -1}) // the empty cache, key 0
-	var tr trail
 	for i := range calls {
 		c := &calls[i]
 		next.reset()
@@ -103,10 +108,22 @@ func Solve(calls []Call, opts Options) (*Result, error) {
 			}
 			// Among equals, the state holding more entries keeps more
 			// options (a floor entry kept alive by a free anchor or write).
-			slices.SortStableFunc(next.states, func(a, b state) int {
-				return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(b.nents, a.nents))
+			// Indexes are sorted, not the states (they are smaller to
+			// move), and the index breaks ties: a stable sort, faster.
+			order := s.order[:0]
+			for k := range next.states {
+				order = append(order, int32(k))
+			}
+			slices.SortFunc(order, func(a, b int32) int {
+				x, y := &next.states[a], &next.states[b]
+				return cmp.Or(cmp.Compare(x.rank, y.rank), cmp.Compare(y.nents, x.nents), cmp.Compare(a, b))
 			})
-			next.states = next.states[:beam]
+			kept := s.kept[:0]
+			for _, k := range order[:beam] {
+				kept = append(kept, next.states[k])
+			}
+			next.states = append(next.states[:0], kept...)
+			s.order, s.kept = order, kept
 			exact = false
 		}
 		for k := range next.states {
@@ -143,8 +160,6 @@ type layer struct {
 	index  map[uint64]int32 // first state with each key; state.same links the rest
 }
 
-func newLayer() *layer { return &layer{index: map[uint64]int32{}} }
-
 func (l *layer) reset() {
 	l.states, l.ents, l.bps = l.states[:0], l.ents[:0], l.bps[:0]
 	clear(l.index)
@@ -166,9 +181,10 @@ func (l *layer) putBps(bps []prompt.Breakpoint) (int32, int32) {
 func (s *solver) add(next, cur *layer, k, i int, bps []prompt.Breakpoint) {
 	st := &cur.states[k]
 	s.scratch = append(s.scratch[:0], cur.entsOf(st)...)
-	c, key := s.step(i, len(s.scratch), st.key, bps)
-	ents, key := s.prune(i, s.scratch, key)
-	sortEnts(ents)
+	sorted := len(s.scratch)
+	c, key := s.step(i, sorted, st.key, bps)
+	ents, sorted, key := s.prune(i, s.scratch, sorted, key)
+	sortTail(ents, sorted)
 	cost := st.cost + c
 	head, ok := next.index[key]
 	for j := head; ok && j >= 0; j = next.states[j].same {

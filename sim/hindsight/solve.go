@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/ctxsim/ctxsim/policies/prompt"
@@ -284,11 +285,22 @@ type solver struct {
 	// zones are the locations of the entries' times (those of the
 	// calls' times, which AnthropicStep's arithmetic keeps).
 	zones []*time.Location
-	// The search's buffers, reused by every candidate state: the state
-	// being stepped and its store, the breakpoints being tried, and the
-	// live entries, writes, anchor sets and write sets of a state.
+	// store is the state being stepped, as AnthropicStep sees it.
+	store store
+	*buffers
+}
+
+// buffers are the search's arrays, reused by every candidate state and,
+// through a pool, by the next Solve: a whatif solves a tape per policy,
+// and fresh arrays cost page faults and GC work each time.
+type buffers struct {
+	// cur and next are the states after the previous call and this one.
+	cur, next layer
+	trail     trail
+	// scratch is the state being stepped, bps the breakpoints being
+	// tried; live, ws, anchors and writes are a state's live entries,
+	// writes, anchor sets and write sets.
 	scratch         []ent
-	store           store
 	bps             []prompt.Breakpoint
 	live, ws        []int
 	anchors, writes sets
@@ -297,6 +309,22 @@ type solver struct {
 	// nextFor: the entries prune looks up are all in the call's prompt.
 	nextUse, stamp []int32
 	nextFor        int32
+	// order and kept rank a call's states for the beam.
+	order []int32
+	kept  []state
+}
+
+var pool = sync.Pool{New: func() any {
+	return &buffers{cur: layer{index: map[uint64]int32{}}, next: layer{index: map[uint64]int32{}}}
+}}
+
+// reset readies b for another tape.
+func (b *buffers) reset() {
+	b.cur.reset()
+	b.next.reset()
+	b.trail.links, b.trail.flat = b.trail.links[:0], b.trail.flat[:0]
+	clear(b.stamp) // nextFor starts again
+	b.nextFor = 0
 }
 
 func newSolver(calls []Call, opts Options) (*solver, error) {
@@ -359,23 +387,31 @@ func (s *solver) step(i int, sorted int, key uint64, bps []prompt.Breakpoint) (f
 // prune drops the entries no later call can touch: those no later call of
 // their model contains, and those expired by the first that does (when no
 // call after it is sent earlier). Dropping them changes nothing a later
-// call sees, so the search stays exact. It returns the entries kept and
+// call sees, so the search stays exact. It keeps the entries' order and
+// returns those kept, how many of them were among the first sorted, and
 // their key.
-func (s *solver) prune(i int, ents []ent, key uint64) ([]ent, uint64) {
-	out := ents[:0]
-	for _, x := range ents {
+func (s *solver) prune(i int, ents []ent, sorted int, key uint64) ([]ent, int, uint64) {
+	n, ns := 0, 0
+	for k := range ents {
+		x := &ents[k]
 		if int(x.next) <= i {
 			// The entry is call i's: one it wrote, or one whose next
 			// user it is.
 			x.next = s.nextAfter(i, int(x.block))
 		}
-		if x.next > 0 && s.minAfter[x.next] < x.expires {
-			out = append(out, x)
-		} else {
-			key -= entHash(&x)
+		if x.next == 0 || s.minAfter[x.next] >= x.expires {
+			key -= entHash(x)
+			continue
+		}
+		if n != k {
+			ents[n] = *x
+		}
+		n++
+		if k < sorted {
+			ns++
 		}
 	}
-	return out, key
+	return ents[:n], ns, key
 }
 
 // nextAfter is the first call after i of its model whose prompt has call
@@ -403,16 +439,22 @@ func (s *solver) nextAfter(i, k int) int32 {
 	return next
 }
 
-// sortEnts sorts ents by (model, chain). They come sorted but for the few
-// a call wrote at the end, so an insertion sort is linear in practice.
-func sortEnts(ents []ent) {
-	for k := 1; k < len(ents); k++ {
+// sortTail sorts ents by (model, chain), its first n sorted already: the
+// rest are the few a call wrote.
+func sortTail(ents []ent, n int) {
+	for k := n; k < len(ents); k++ {
 		x := ents[k]
-		j := k
-		for ; j > 0 && (x.model < ents[j-1].model || x.model == ents[j-1].model && x.chain < ents[j-1].chain); j-- {
-			ents[j] = ents[j-1]
+		lo, hi := 0, k
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if y := &ents[m]; y.model < x.model || y.model == x.model && y.chain < x.chain {
+				lo = m + 1
+			} else {
+				hi = m
+			}
 		}
-		ents[j] = x
+		copy(ents[lo+1:k+1], ents[lo:k])
+		ents[lo] = x
 	}
 }
 
