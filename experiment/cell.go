@@ -380,7 +380,7 @@ func (st *Setup) replay(ctx context.Context, t Tenant, pol *sim.Policy, summaryM
 // run's calls on the tape priced under the optimum instead of as billed.
 func (st *Setup) hindsight(t Tenant, res *Result, calls []hindsight.Call) error {
 	opts := hindsight.Options{Prices: st.Prices}
-	h, err := hindsight.Solve(calls, opts)
+	h, err := st.solved.Solve(calls, opts)
 	if err != nil {
 		return fmt.Errorf("tenant %s: %w", t.Key, err)
 	}

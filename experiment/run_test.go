@@ -271,3 +271,45 @@ func TestRecordedReplayOnDemand(t *testing.T) {
 	require.Len(t, costs[0], 3)
 	require.Equal(t, costs[0], costs[1])
 }
+
+// Cells whose replays send the same requests share one hindsight optimum:
+// whatif's variants that change nothing a session sends solve nothing
+// again, and get the same result as their own copy.
+func TestHindsightSolvedOnce(t *testing.T) {
+	ss, _, err := claudecode.Import("../testdata/claude-code")
+	require.NoError(t, err)
+	variants, err := WhatifSpecs(nil, nil)
+	require.NoError(t, err)
+	st, err := NewSetup(nil, "auto", 1)
+	require.NoError(t, err)
+	st.Hindsight, st.SkipOpenLoop = true, true
+	cells, err := st.Cells(Tenants(ss), append([]Spec{RecordedObserved()}, variants...))
+	require.NoError(t, err)
+	var done []*Cell
+	require.NoError(t, st.Run(context.Background(), cells, 2, func(c *Cell) error {
+		require.NoError(t, c.Err)
+		require.NotNil(t, c.Result.Hindsight, "cell %s", c.Policy.Name)
+		done = append(done, c)
+		return nil
+	}))
+	distinct, shared := 0, 0
+	for i, c := range done {
+		first := true
+		for _, d := range done[:i] {
+			if d.Tenant.Key == c.Tenant.Key && reflect.DeepEqual(d.Result.Tape, c.Result.Tape) {
+				first = false
+				shared++
+				require.NotSame(t, d.Result.Hindsight, c.Result.Hindsight)
+				require.Equal(t, d.Result.Hindsight.CostUSD, c.Result.Hindsight.CostUSD)
+				require.Equal(t, d.Result.Hindsight.Schedule, c.Result.Hindsight.Schedule)
+				break
+			}
+		}
+		if first {
+			distinct++
+		}
+	}
+	t.Logf("%d cells, %d distinct tapes, %d shared", len(done), distinct, shared)
+	require.Positive(t, shared, "no two cells sent the same requests: the test shows nothing")
+	require.Equal(t, distinct, st.solved.Solves())
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/ctxsim/ctxsim/policies/estimate/tokcache"
 	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/sim"
+	"github.com/ctxsim/ctxsim/sim/hindsight"
 	"github.com/ctxsim/ctxsim/sim/provider"
 	"github.com/ctxsim/ctxsim/traces"
 )
@@ -55,6 +56,11 @@ type Setup struct {
 	hashes sim.BlockHashes
 	// memo is what compaction derives from blocks, for every cell.
 	memo compact.Memo
+	// solved is the hindsight optimum of each distinct tape: a policy
+	// that sends what another sent (a whatif variant that changes
+	// nothing a session asks for) reuses its optimum. It holds the tapes
+	// and results the cells hold.
+	solved hindsight.Memo
 }
 
 // NewSetup is a setup over prices (pricing.Default() when nil) that

@@ -1,0 +1,171 @@
+package hindsight
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ctxsim/ctxsim/policies/prompt"
+)
+
+// memoTape is a small two-conversation tape with a policy schedule, built
+// afresh on each call (no storage shared with an earlier one).
+func memoTape() []Call {
+	s := randomSession(rand.New(rand.NewPCG(3, 4)), 12, 5)
+	for i := range s.calls {
+		c := &s.calls[i]
+		if i%3 == 2 {
+			c.Key = "sub"
+		}
+		c.Window = 200000
+		c.Policy = []prompt.Breakpoint{{Block: len(c.Blocks) - 1, TTL: prompt.TTL5m}}
+		if !c.Blocks[len(c.Blocks)-1].Cacheable {
+			c.Policy = nil
+		}
+	}
+	return s.calls
+}
+
+// TestMemo: a second tape equal to the first is not solved again and gets
+// the same result, as its own copy; a tape differing in any one field of
+// a call, or solved with other options, is solved.
+func TestMemo(t *testing.T) {
+	opts := testOpts()
+	var m Memo
+	first, err := m.Solve(memoTape(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Solve(memoTape(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(first, want) {
+		t.Fatalf("the memo's first solve differs from Solve's")
+	}
+	again, err := m.Solve(memoTape(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.solves != 1 {
+		t.Fatalf("%d solves for two equal tapes, want 1", m.solves)
+	}
+	if again == first || !reflect.DeepEqual(again, want) {
+		t.Fatalf("the second caller's result is not an equal copy (same pointer: %v)", again == first)
+	}
+	again.Source, again.Exact = "changed", !again.Exact // as Separate does
+	if first.Source != want.Source || first.Exact != want.Exact {
+		t.Errorf("changing one caller's result changed another's")
+	}
+
+	// One mutation per field of Call: each makes a different tape.
+	const at = 5
+	mutate := map[string]func(c *Call){
+		"Time":      func(c *Call) { c.Time = c.Time.Add(time.Nanosecond) },
+		"Key":       func(c *Call) { c.Key += "x" },
+		"Model":     func(c *Call) { c.Model = "other" },
+		"Blocks":    func(c *Call) { c.Blocks = slices.Clone(c.Blocks); c.Blocks[1].End++ },
+		"Total":     func(c *Call) { c.Total++ },
+		"Output":    func(c *Call) { c.Output++ },
+		"ReadLimit": func(c *Call) { c.ReadLimit = 1 },
+		"Limited":   func(c *Call) { c.Limited = true },
+		"Window":    func(c *Call) { c.Window++ },
+		"Policy":    func(c *Call) { c.Policy = []prompt.Breakpoint{{Block: len(c.Blocks) - 1, TTL: prompt.TTL1h}} },
+		"Fixed":     func(c *Call) { c.Fixed = !c.Fixed },
+	}
+	typ := reflect.TypeFor[Call]()
+	for f := range typ.Fields() {
+		if mutate[f.Name] == nil {
+			t.Errorf("Call.%s has no mutation here: does the memo compare it?", f.Name)
+		}
+	}
+	solves := m.solves
+	for name, f := range mutate {
+		calls := memoTape()
+		f(&calls[at])
+		if sameTape(calls, memoTape()) {
+			t.Errorf("%s: the mutation changed nothing", name)
+			continue
+		}
+		if _, err := m.Solve(calls, opts); err != nil && name != "Model" {
+			t.Errorf("%s: %v", name, err)
+		}
+		if solves++; m.solves != solves {
+			t.Errorf("%s: a changed tape was not solved", name)
+		}
+	}
+	// The same instant in another zone is another time.Time (as the
+	// search compares entry times, so does the memo).
+	calls := memoTape()
+	calls[at].Time = calls[at].Time.In(time.FixedZone("X", 3600))
+	if _, err := m.Solve(calls, opts); err != nil {
+		t.Fatal(err)
+	}
+	if solves++; m.solves != solves {
+		t.Errorf("a tape with a time in another zone was not solved")
+	}
+	o := opts
+	o.Beam = 3
+	if _, err := m.Solve(memoTape(), o); err != nil {
+		t.Fatal(err)
+	}
+	if solves++; m.solves != solves {
+		t.Errorf("a tape solved with another beam was not solved")
+	}
+}
+
+// TestMemoConcurrent: callers asking for one tape at once solve it once
+// and all get Solve's result.
+func TestMemoConcurrent(t *testing.T) {
+	opts := testOpts()
+	want, err := Solve(memoTape(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m Memo
+	var wg sync.WaitGroup
+	got := make([]*Result, 8)
+	for i := range got {
+		wg.Go(func() {
+			r, err := m.Solve(memoTape(), opts)
+			if err != nil {
+				t.Error(err)
+			}
+			got[i] = r
+		})
+	}
+	wg.Wait()
+	if m.solves != 1 {
+		t.Errorf("%d solves, want 1", m.solves)
+	}
+	for i, r := range got {
+		if !reflect.DeepEqual(r, want) {
+			t.Errorf("caller %d: result differs from Solve's", i)
+		}
+	}
+}
+
+// TestMemoCollision: a tape filed under the key of another is not taken
+// for it.
+func TestMemoCollision(t *testing.T) {
+	opts := testOpts()
+	a, b := memoTape(), memoTape()
+	b[0].Output++
+	ra, err := Solve(a, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	close(done)
+	m := Memo{tapes: map[uint64][]*solved{tapeKey(b, opts): {{calls: a, opts: opts, done: done, res: ra}}}}
+	rb, err := m.Solve(b, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.solves != 1 || reflect.DeepEqual(rb.PolicyCost, ra.PolicyCost) {
+		t.Errorf("tape b got tape a's result (%d solves)", m.solves)
+	}
+}
