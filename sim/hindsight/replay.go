@@ -15,31 +15,83 @@ import (
 // usage and cost (0 for Fixed calls). It is how Solve's answer is checked:
 // the provider, not the search, says what a schedule costs.
 func Replay(calls []Call, schedule [][]prompt.Breakpoint, opts Options) ([]traces.Usage, []float64, error) {
+	return newReplayer(calls, opts).replay(schedule)
+}
+
+// A replayer replays one tape under several schedules (Solve replays the
+// search's and the policy's variants): each call's blocks are converted
+// to the provider's once, and calls that share storage share it here too.
+type replayer struct {
+	calls  []Call
+	opts   Options
+	blocks [][]prompt.Block
+	rules  map[string]rulesOrErr
+}
+
+type rulesOrErr struct {
+	r   rules
+	err error
+}
+
+func newReplayer(calls []Call, opts Options) *replayer {
+	r := &replayer{calls: calls, opts: opts, blocks: make([][]prompt.Block, len(calls)), rules: map[string]rulesOrErr{}}
+	// src is the longest run of tape blocks converted so far into dst.
+	// A call's blocks starting at the same element share its storage, so
+	// they hold the same values (Call.Blocks is never written).
+	var src []Block
+	var dst []prompt.Block
+	for i := range calls {
+		bs := calls[i].Blocks
+		if len(bs) == 0 {
+			continue
+		}
+		if len(src) == 0 || &bs[0] != &src[0] {
+			src, dst = nil, make([]prompt.Block, 0, len(bs))
+		}
+		if len(bs) > len(src) {
+			for _, b := range bs[len(src):] {
+				dst = append(dst, prompt.Block{Chain: b.Chain, End: b.End, Cacheable: b.Cacheable})
+			}
+			src = bs
+		}
+		r.blocks[i] = dst[:len(bs):len(bs)]
+	}
+	return r
+}
+
+func (r *replayer) rulesFor(model string) (rules, error) {
+	x, ok := r.rules[model]
+	if !ok {
+		o := r.opts // rules fills in a nil rate card; the provider gets opts as given
+		x.r, x.err = o.rules(model)
+		r.rules[model] = x
+	}
+	return x.r, x.err
+}
+
+// replay bills schedule through a fresh fake Anthropic provider (Replay).
+func (r *replayer) replay(schedule [][]prompt.Breakpoint) ([]traces.Usage, []float64, error) {
+	calls, opts := r.calls, r.opts
 	if len(schedule) != len(calls) {
 		return nil, nil, fmt.Errorf("hindsight: %d schedules for %d calls", len(schedule), len(calls))
 	}
 	p := provider.NewAnthropic(provider.AnthropicOptions{Common: provider.Common{Prices: opts.Prices, Latency: opts.Latency}})
 	us := make([]traces.Usage, len(calls))
 	cost := make([]float64, len(calls))
-	var buf []prompt.Block
 	for i := range calls {
 		c := &calls[i]
-		r, err := opts.rules(c.Model)
+		rl, err := r.rulesFor(c.Model)
 		if err != nil {
 			return nil, nil, err
 		}
-		buf = buf[:0]
-		for _, b := range c.Blocks {
-			buf = append(buf, prompt.Block{Chain: b.Chain, End: b.End, Cacheable: b.Cacheable})
-		}
-		req := &prompt.Request{Model: c.Model, Key: c.Key, Blocks: buf, Total: c.Total, Output: c.Output, Breakpoints: schedule[i], ReadLimit: c.ReadLimit, Limited: c.Limited, Window: c.Window}
+		req := &prompt.Request{Model: c.Model, Key: c.Key, Blocks: r.blocks[i], Total: c.Total, Output: c.Output, Breakpoints: schedule[i], ReadLimit: c.ReadLimit, Limited: c.Limited, Window: c.Window}
 		resp, err := p.Send(c.Time, req)
 		if err != nil {
 			return nil, nil, fmt.Errorf("hindsight: call %d: %w", i, err)
 		}
 		us[i] = resp.Usage
 		if !c.Fixed {
-			cost[i] = r.price.Cost(resp.Usage)
+			cost[i] = rl.price.Cost(resp.Usage)
 		}
 	}
 	return us, cost, nil
@@ -76,8 +128,9 @@ func sum(xs []float64) float64 {
 // finish replays the search's schedule, and the policy's with each TTL, and
 // keeps the cheapest; then bounds it.
 func (s *solver) finish(res *Result, exact bool) (*Result, error) {
+	rp := newReplayer(s.calls, s.opts)
 	var err error
-	if res.Usage, res.Cost, err = Replay(s.calls, res.Schedule, s.opts); err != nil {
+	if res.Usage, res.Cost, err = rp.replay(res.Schedule); err != nil {
 		return nil, err
 	}
 	res.CostUSD = sum(res.Cost)
@@ -89,7 +142,7 @@ func (s *solver) finish(res *Result, exact bool) (*Result, error) {
 		keep bool
 	}{{"policy", 0, true}, {"policy-5m", prompt.TTL5m, false}, {"policy-1h", prompt.TTL1h, false}, {"none", prompt.NoCache, false}} {
 		sch := variant(s.calls, v.ttl, v.keep)
-		us, cost, err := Replay(s.calls, sch, s.opts)
+		us, cost, err := rp.replay(sch)
 		if err != nil {
 			return nil, err
 		}
@@ -102,7 +155,7 @@ func (s *solver) finish(res *Result, exact bool) (*Result, error) {
 			res.CostUSD, res.Schedule, res.Usage, res.Cost, res.Source = c, sch, us, cost, v.name
 		}
 	}
-	if err := s.perKeyTTL(res); err != nil {
+	if err := s.perKeyTTL(res, rp); err != nil {
 		return nil, err
 	}
 	res.BoundUSD = s.bound()
@@ -118,7 +171,7 @@ func (s *solver) finish(res *Result, exact bool) (*Result, error) {
 // mix gives each group of calls the candidate schedule that bills its
 // calls least (the joint search's best can be another group's gain),
 // replays the mixture, and keeps it if it bills no more in total.
-func mix(calls []Call, res *Result, group func(key string) string, opts Options) (bool, error) {
+func mix(calls []Call, res *Result, group func(key string) string, rp *replayer) (bool, error) {
 	split := func(cost []float64) map[string]float64 {
 		m := map[string]float64{}
 		for i := range calls {
@@ -150,7 +203,7 @@ func mix(calls []Call, res *Result, group func(key string) string, opts Options)
 			sch[i] = res.cands[k].sch[i]
 		}
 	}
-	us, cost, err := Replay(calls, sch, opts)
+	us, cost, err := rp.replay(sch)
 	if err != nil {
 		return false, err
 	}
@@ -173,7 +226,8 @@ func mix(calls []Call, res *Result, group func(key string) string, opts Options)
 // anything (res.Exact is then false: the result is a feasible schedule,
 // no longer the joint optimum).
 func Separate(calls []Call, res *Result, group func(key string) string, opts Options) (bool, error) {
-	changed, err := mix(calls, res, group, opts)
+	rp := newReplayer(calls, opts)
+	changed, err := mix(calls, res, group, rp)
 	if err != nil {
 		return changed, err
 	}
@@ -210,7 +264,7 @@ func Separate(calls []Call, res *Result, group func(key string) string, opts Opt
 				sch[i] = calls[i].Policy
 			}
 		}
-		us, cost, err := Replay(calls, sch, opts)
+		us, cost, err := rp.replay(sch)
 		if err != nil {
 			return changed, err
 		}
@@ -228,7 +282,7 @@ const maxPerKey = 64
 // subagents, as hermes' auto tier does): from all 5m, each conversation in
 // turn switches to 1h when that bills less, replayed. It keeps the result
 // if it beats res.
-func (s *solver) perKeyTTL(res *Result) error {
+func (s *solver) perKeyTTL(res *Result, rp *replayer) error {
 	var keys []string
 	for i := range s.calls {
 		if k := s.calls[i].Key; !s.calls[i].Fixed && !slices.Contains(keys, k) {
@@ -252,7 +306,7 @@ func (s *solver) perKeyTTL(res *Result) error {
 		return sch
 	}
 	bestSch := build()
-	bestUs, bestCost, err := Replay(s.calls, bestSch, s.opts)
+	bestUs, bestCost, err := rp.replay(bestSch)
 	if err != nil {
 		return err
 	}
@@ -260,7 +314,7 @@ func (s *solver) perKeyTTL(res *Result) error {
 	for _, k := range keys {
 		long[k] = true
 		sch := build()
-		us, cost, err := Replay(s.calls, sch, s.opts)
+		us, cost, err := rp.replay(sch)
 		if err != nil {
 			return err
 		}

@@ -99,28 +99,19 @@ func Solve(calls []Call, opts Options) (*Result, error) {
 			// cannot serve: a pure cost-so-far ranking keeps the states
 			// that skipped writes.
 			ahead := aheads[i]
-			for k := range next.states {
-				st := &next.states[k]
-				st.rank = st.cost
-				for _, j := range ahead {
-					st.rank += s.deficit(next.entsOf(st), j)
-				}
-			}
-			// Among equals, the state holding more entries keeps more
-			// options (a floor entry kept alive by a free anchor or write).
-			// Indexes are sorted, not the states (they are smaller to
-			// move), and the index breaks ties: a stable sort, faster.
 			order := s.order[:0]
 			for k := range next.states {
-				order = append(order, int32(k))
+				st := &next.states[k]
+				r := ranked{rank: st.cost, nents: st.nents, k: int32(k)}
+				for _, j := range ahead {
+					r.rank += s.deficit(next.entsOf(st), j)
+				}
+				order = append(order, r)
 			}
-			slices.SortFunc(order, func(a, b int32) int {
-				x, y := &next.states[a], &next.states[b]
-				return cmp.Or(cmp.Compare(x.rank, y.rank), cmp.Compare(y.nents, x.nents), cmp.Compare(a, b))
-			})
+			slices.SortFunc(order, cmpRanked)
 			kept := s.kept[:0]
-			for _, k := range order[:beam] {
-				kept = append(kept, next.states[k])
+			for _, r := range order[:beam] {
+				kept = append(kept, next.states[r.k])
 			}
 			next.states = append(next.states[:0], kept...)
 			s.order, s.kept = order, kept
@@ -148,6 +139,26 @@ func Solve(calls []Call, opts Options) (*Result, error) {
 		}
 	}
 	return s.finish(res, exact)
+}
+
+// ranked is a state's place in the beam: by rank; among equals, the
+// state holding more entries keeps more options (a floor entry kept alive
+// by a free anchor or write); then the order found, so that the sort is
+// stable. The states themselves are not sorted: they are larger to move.
+type ranked struct {
+	rank  float64
+	nents int32
+	k     int32 // index in the layer
+}
+
+func cmpRanked(a, b ranked) int {
+	if c := cmp.Compare(a.rank, b.rank); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(b.nents, a.nents); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.k, b.k)
 }
 
 // A layer is the states after one call. Their entries and breakpoints are

@@ -171,7 +171,6 @@ type state struct {
 	ents, nents int32 // sorted by (model, chain)
 	bps, nbps   int32 // the breakpoints that made it
 	cost        float64
-	rank        float64
 	key         uint64
 	from        int32 // the trail link of the state it came from (-1: none)
 	link        int32 // its own trail link, once it survives its call
@@ -310,7 +309,7 @@ type buffers struct {
 	nextUse, stamp []int32
 	nextFor        int32
 	// order and kept rank a call's states for the beam.
-	order []int32
+	order []ranked
 	kept  []state
 }
 
