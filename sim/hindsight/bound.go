@@ -67,12 +67,17 @@ func (s *solver) bound() float64 {
 		tokens int
 		states []relaxed
 	}
-	type key struct {
-		model int32
-		chain uint64
+	// nodes are the blocks in first-seen order; at[m] finds model m's by
+	// chain, presized for the longest prompt's distinct blocks.
+	var nodes []node
+	longest := 0
+	for i := range s.calls {
+		longest = max(longest, len(s.calls[i].Blocks))
 	}
-	nodes := map[key]*node{}
-	var order []*node
+	at := make([]map[uint64]int32, len(s.models))
+	for m := range at {
+		at[m] = make(map[uint64]int32, longest)
+	}
 	fixed := 0.0
 	var buf []relaxed
 	for i := range s.calls {
@@ -104,13 +109,13 @@ func (s *solver) bound() float64 {
 			if tok <= 0 {
 				continue
 			}
-			kk := key{s.model[i], blk.Chain}
-			n := nodes[kk]
-			if n == nil {
-				n = &node{tokens: tok, states: []relaxed{{}}}
-				nodes[kk] = n
-				order = append(order, n)
+			idx, ok := at[s.model[i]][blk.Chain]
+			if !ok {
+				idx = int32(len(nodes))
+				at[s.model[i]][blk.Chain] = idx
+				nodes = append(nodes, node{tokens: tok, states: []relaxed{{}}})
 			}
+			n := &nodes[idx]
 			if k > s.cov[i] {
 				// No entry of this call can cover the block: input.
 				if !c.Fixed {
@@ -160,7 +165,7 @@ func (s *solver) bound() float64 {
 		}
 	}
 	total := fixed
-	for _, n := range order {
+	for _, n := range nodes {
 		best := n.states[0].cost
 		for _, st := range n.states[1:] {
 			best = min(best, st.cost)

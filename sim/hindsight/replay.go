@@ -20,7 +20,8 @@ func Replay(calls []Call, schedule [][]prompt.Breakpoint, opts Options) ([]trace
 
 // A replayer replays one tape under several schedules (Solve replays the
 // search's and the policy's variants): each call's blocks are converted
-// to the provider's once, and calls that share storage share it here too.
+// to the provider's once, and a call that extends, repeats or shortens
+// the one before shares its conversion, as Tape shares the calls' blocks.
 type replayer struct {
 	calls  []Call
 	opts   Options
@@ -35,18 +36,17 @@ type rulesOrErr struct {
 
 func newReplayer(calls []Call, opts Options) *replayer {
 	r := &replayer{calls: calls, opts: opts, blocks: make([][]prompt.Block, len(calls)), rules: map[string]rulesOrErr{}}
-	// src is the longest run of tape blocks converted so far into dst.
-	// A call's blocks starting at the same element share its storage, so
-	// they hold the same values (Call.Blocks is never written).
+	// dst is the conversion of src, the longest run of blocks since the
+	// last divergence.
 	var src []Block
 	var dst []prompt.Block
 	for i := range calls {
 		bs := calls[i].Blocks
-		if len(bs) == 0 {
-			continue
-		}
-		if len(src) == 0 || &bs[0] != &src[0] {
-			src, dst = nil, make([]prompt.Block, 0, len(bs))
+		n := commonPrefix(bs, src)
+		if n < len(bs) && n < len(src) {
+			// A divergence: a new run, with the common prefix. Earlier
+			// calls keep the old one.
+			dst, src = append(make([]prompt.Block, 0, len(bs)), dst[:n]...), src[:n]
 		}
 		if len(bs) > len(src) {
 			for _, b := range bs[len(src):] {
@@ -57,6 +57,20 @@ func newReplayer(calls []Call, opts Options) *replayer {
 		r.blocks[i] = dst[:len(bs):len(bs)]
 	}
 	return r
+}
+
+// commonPrefix is the number of leading blocks a and b share.
+func commonPrefix(a, b []Block) int {
+	n := min(len(a), len(b))
+	if n > 0 && &a[0] == &b[0] {
+		return n // the same storage (Call.Blocks is never written)
+	}
+	for k := range n {
+		if a[k] != b[k] {
+			return k
+		}
+	}
+	return n
 }
 
 func (r *replayer) rulesFor(model string) (rules, error) {

@@ -1,6 +1,7 @@
 package hindsight
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/ctxsim/ctxsim/policies/prompt"
@@ -9,7 +10,8 @@ import (
 // TestReplayerBlocks: each call's provider blocks are its own, whatever
 // storage the tape's calls share: a conversation growing in one array, a
 // call that is a prefix of the one before, a divergence into a new array,
-// a return to the first, and a call with no blocks.
+// a return to the first, a call with no blocks, and equal blocks in other
+// arrays.
 func TestReplayerBlocks(t *testing.T) {
 	a := make([]Block, 0, 8)
 	for k := range 6 {
@@ -18,6 +20,7 @@ func TestReplayerBlocks(t *testing.T) {
 	b := []Block{{Chain: 1, End: 100, Cacheable: true}, {Chain: 99, End: 150}}
 	calls := []Call{
 		{Blocks: a[:2]}, {Blocks: a[:4]}, {Blocks: a[:3]}, {Blocks: b}, {Blocks: a[:6]}, {}, {Blocks: a[:5]},
+		{Blocks: slices.Clone(a[:6])}, {Blocks: slices.Clone(a[:3])},
 	}
 	r := newReplayer(calls, Options{})
 	for i, c := range calls {
@@ -31,8 +34,9 @@ func TestReplayerBlocks(t *testing.T) {
 			}
 		}
 	}
-	// Consecutive calls on one array share theirs, converted once.
-	if &r.blocks[1][0] != &r.blocks[2][0] || &r.blocks[4][0] != &r.blocks[6][0] {
-		t.Errorf("consecutive calls sharing a tape array do not share their provider blocks")
+	// A call that extends, repeats or shortens the one before (same
+	// storage or equal blocks) shares its conversion.
+	if &r.blocks[1][0] != &r.blocks[2][0] || &r.blocks[4][0] != &r.blocks[6][0] || &r.blocks[6][0] != &r.blocks[7][0] || &r.blocks[7][0] != &r.blocks[8][0] {
+		t.Errorf("calls with a common prefix do not share their provider blocks")
 	}
 }

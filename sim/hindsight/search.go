@@ -295,8 +295,9 @@ func (s *solver) deficit(ents []ent, j int) float64 {
 	}
 	c := &s.calls[j]
 	served := 0
+	rd := s.reader(j)
 	for k := range ents {
-		if x := &ents[k]; s.readable(x, j) {
+		if x := &ents[k]; rd.reads(x) {
 			served = max(served, x.end)
 		}
 	}
@@ -304,12 +305,25 @@ func (s *solver) deficit(ents []ent, j int) float64 {
 	return float64(c.Blocks[s.cov[j]].End-served) * (p.Input - p.CacheRead) / 1e6
 }
 
-// readable reports whether call i can read entry x: its model, within its
-// read limit, in its prompt, and live when it is sent.
-func (s *solver) readable(x *ent, i int) bool {
+// A reader is what decides whether a call can read an entry: its model,
+// its read limit, its prompt, and its send time.
+type reader struct {
+	model  int32
+	limit  int
+	blocks []Block
+	t      int64
+}
+
+func (s *solver) reader(i int) reader {
 	c := &s.calls[i]
-	t := c.Time.UnixNano()
-	return x.model == s.model[i] && int(x.block) <= c.readLimit() && c.has(x.block, x.chain) && x.ready <= t && t < x.expires
+	return reader{model: s.model[i], limit: c.readLimit(), blocks: c.Blocks, t: c.Time.UnixNano()}
+}
+
+// reads reports whether the call can read entry x: of its model, within
+// its read limit, in its prompt, and live when it is sent.
+func (r *reader) reads(x *ent) bool {
+	return x.model == r.model && int(x.block) <= r.limit && int(x.block) < len(r.blocks) && r.blocks[x.block].Chain == x.chain &&
+		x.ready <= r.t && r.t < x.expires
 }
 
 // marks is the breakpoints of anchors a (1h: they write nothing, and 1h
@@ -336,8 +350,9 @@ func (s *solver) marks(a, w []int, split int) []prompt.Breakpoint {
 // now, sorted, in s.live.
 func (s *solver) liveIn(ents []ent, i int) []int {
 	out := s.live[:0]
+	rd := s.reader(i)
 	for k := range ents {
-		if x := &ents[k]; s.readable(x, i) {
+		if x := &ents[k]; rd.reads(x) {
 			out = append(out, int(x.block))
 		}
 	}
