@@ -27,7 +27,20 @@
 // GapUSD says how far from optimal the schedule may be.
 //
 // Solve's work per call is the states kept (Options.Beam) times the
-// choices tried per state, plus a scan of the later calls for the prefixes
-// they share; Bound's is one small dynamic program step per block of each
-// call. BenchmarkSolveBig times the largest shared session.
+// choices tried per state, each a provider step and a pass over the
+// state's entries, plus a scan of the later calls for the prefixes they
+// share (once per call and block, not per state). The states of a call
+// are spans of flat arrays without pointers, reused from call to call and,
+// through a pool, from one Solve to the next: a candidate state allocates
+// nothing, and the GC has nothing to scan. Solve then replays a handful of
+// schedules through the fake provider (the search's, the policy's with each
+// TTL, one per conversation for per-conversation TTLs), each linear in
+// the calls, the blocks converted once for all of them; Bound's work is
+// one small dynamic program step per block of each call.
+// BenchmarkSolveBig times the largest shared session.
+//
+// A Memo solves each distinct tape once, for a caller that replays the
+// same sessions under several policies (package experiment keeps one per
+// Setup): a policy that sent exactly what another sent gets its optimum
+// without a search.
 package hindsight
