@@ -58,8 +58,8 @@ type Setup struct {
 	memo compact.Memo
 	// solved is the hindsight optimum of each distinct tape: a policy
 	// that sends what another sent (a whatif variant that changes
-	// nothing a session asks for) reuses its optimum. It holds the tapes
-	// and results the cells hold.
+	// nothing a session asks for) reuses its optimum. It keeps each tape
+	// it solved (as the cells do) and its result.
 	solved hindsight.Memo
 }
 
