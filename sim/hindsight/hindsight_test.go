@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -113,6 +115,21 @@ func subsets(xs []int, n int) [][]int {
 	return out
 }
 
+// TestSubsets: the search tries sets in this order (the order of the
+// states it keeps among equals), at most n elements each.
+func TestSubsets(t *testing.T) {
+	got := subsets([]int{1, 2, 3}, 2)
+	want := [][]int{{}, {1}, {2}, {1, 2}, {3}, {1, 3}, {2, 3}}
+	if len(got) != len(want) {
+		t.Fatalf("%v, want %v", got, want)
+	}
+	for k := range want {
+		if !slices.Equal(got[k], want[k]) {
+			t.Errorf("set %d: %v, want %v", k, got[k], want[k])
+		}
+	}
+}
+
 // bruteForce is the cheapest bill of every schedule, each replayed through
 // the fake provider.
 func bruteForce(t *testing.T, calls []Call, opts Options) float64 {
@@ -193,6 +210,43 @@ func TestBruteForce(t *testing.T) {
 			}
 			t.Logf("optimum $%.6f bound $%.6f restricted search $%.6f", want, res.BoundUSD, r2.CostUSD)
 		})
+	}
+}
+
+// TestSolvePoolReuse: a Solve on the buffers another left in the pool
+// gives the result it gives on fresh ones. The short tape's last call
+// looks up its blocks 1 and 2 (no later call has them); the long tape's
+// call at the same index is the first to write there, for its next call
+// to read.
+func TestSolvePoolReuse(t *testing.T) {
+	opts := testOpts()
+	s := &session{sizes: map[int]int{1: 5000, 2: 5000, 3: 5000, 4: 100}}
+	s.call(0, 10, 1, 2, 3)
+	s.call(time.Minute, 10, 1, 2, 3)
+	short := s.calls
+	s = &session{sizes: s.sizes}
+	s.call(0, 10, 1)
+	s.call(time.Minute, 10, 1, 2, 3)
+	s.call(2*time.Minute, 10, 1, 2, 3, 4)
+	long := s.calls
+	want, err := Solve(long, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want.Usage[2].CacheRead < 15000 {
+		t.Fatalf("the third call reads %d tokens: the test needs it to read what the second wrote", want.Usage[2].CacheRead)
+	}
+	for range 3 {
+		if _, err := Solve(short, opts); err != nil {
+			t.Fatal(err)
+		}
+		got, err := Solve(long, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("the long tape solved after the short one: $%.6f, alone $%.6f", got.CostUSD, want.CostUSD)
+		}
 	}
 }
 
