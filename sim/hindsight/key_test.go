@@ -1,0 +1,119 @@
+package hindsight
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/ctxsim/ctxsim/pricing"
+	"github.com/ctxsim/ctxsim/policies/prompt"
+	"github.com/ctxsim/ctxsim/sim/provider"
+)
+
+// KeyOf names the tape, the options and the parts: equal ones give equal
+// keys, and a change to any field of a call, a time's zone, a part, the
+// beam, a model's rates or the latency gives another.
+func TestKeyOf(t *testing.T) {
+	opts := testOpts()
+	key := func(calls []Call, o Options, parts ...string) Key {
+		t.Helper()
+		k, err := KeyOf(calls, o, parts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	base := key(memoTape(), opts, "separate", "a", "b")
+	if key(memoTape(), opts, "separate", "a", "b") != base {
+		t.Fatal("equal tapes, different keys")
+	}
+	const at = 5
+	mutate := map[string]func(c *Call){
+		"Time":      func(c *Call) { c.Time = c.Time.Add(time.Nanosecond) },
+		"Key":       func(c *Call) { c.Key += "x" },
+		"Model":     func(c *Call) { c.Model = "m2" },
+		"Blocks":    func(c *Call) { c.Blocks = slices.Clone(c.Blocks); c.Blocks[1].End++ },
+		"Total":     func(c *Call) { c.Total++ },
+		"Output":    func(c *Call) { c.Output++ },
+		"ReadLimit": func(c *Call) { c.ReadLimit = 1 },
+		"Limited":   func(c *Call) { c.Limited = true },
+		"Window":    func(c *Call) { c.Window++ },
+		"Policy":    func(c *Call) { c.Policy = []prompt.Breakpoint{{Block: len(c.Blocks) - 1, TTL: prompt.TTL1h}} },
+		"Fixed":     func(c *Call) { c.Fixed = !c.Fixed },
+	}
+	for f := range reflect.TypeFor[Call]().Fields() {
+		if mutate[f.Name] == nil {
+			t.Errorf("Call.%s has no mutation here: is it in the key?", f.Name)
+		}
+	}
+	two := testOpts()
+	p, _ := two.Prices.Lookup("m")
+	p.Model = "m2"
+	two.Prices.Set(p)
+	for name, f := range mutate {
+		calls := memoTape()
+		f(&calls[at])
+		if key(calls, two, "separate", "a", "b") == key(memoTape(), two, "separate", "a", "b") {
+			t.Errorf("%s: same key", name)
+		}
+	}
+	calls := memoTape()
+	calls[at].Time = calls[at].Time.In(time.FixedZone("X", 3600))
+	if key(calls, opts, "separate", "a", "b") == base {
+		t.Error("a time in another zone: same key")
+	}
+	if key(memoTape(), opts, "separate", "a", "c") == base || key(memoTape(), opts) == base {
+		t.Error("other parts: same key")
+	}
+	o := testOpts()
+	o.Beam = 3
+	if key(memoTape(), o, "separate", "a", "b") == base {
+		t.Error("another beam: same key")
+	}
+	o = testOpts()
+	p, _ = o.Prices.Lookup("m")
+	p.CacheRead = 0.31
+	o.Prices.Set(p)
+	if key(memoTape(), o, "separate", "a", "b") == base {
+		t.Error("another read rate: same key")
+	}
+	o = testOpts()
+	o.Latency = &provider.Latency{Floor: 2 * time.Second, PrefillRate: 1000, CachedRate: 50000, DecodeRate: 100}
+	if key(memoTape(), o, "separate", "a", "b") == base {
+		t.Error("another latency: same key")
+	}
+	o = testOpts()
+	o.Prices = pricing.NewCard()
+	if _, err := KeyOf(memoTape(), o); err == nil {
+		t.Error("a model the card cannot price: no error")
+	}
+}
+
+// A Result's exported fields survive MarshalBinary and UnmarshalBinary
+// exactly (every float to the bit); the schedules tried are not kept.
+func TestResultRoundTrip(t *testing.T) {
+	r, err := Solve(memoTape(), testOpts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := r.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got Result
+	if err := got.UnmarshalBinary(b); err != nil {
+		t.Fatal(err)
+	}
+	want := *r
+	want.cands = nil
+	if !reflect.DeepEqual(&got, &want) {
+		t.Fatalf("round trip:\n got %+v\nwant %+v", got, want)
+	}
+	if len(got.Schedule) == 0 || got.CostUSD <= 0 {
+		t.Fatalf("an empty result: %+v", got)
+	}
+	if err := got.UnmarshalBinary([]byte(`{"Schedule":[[]],"Usage":[]}`)); err == nil {
+		t.Error("per-call lists of different lengths decoded")
+	}
+}
