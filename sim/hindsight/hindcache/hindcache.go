@@ -1,0 +1,226 @@
+package hindcache
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/ctxsim/ctxsim/internal/atomicfile"
+	"github.com/ctxsim/ctxsim/sim/hindsight"
+)
+
+const (
+	magic   = "ctxsimh1"
+	suffix  = ".opt"
+	sumSize = 8
+	// DefaultMaxBytes bounds the entries' total size: a result is a few
+	// bytes per call, so this is thousands of whatif runs' worth.
+	DefaultMaxBytes = 64 << 20
+)
+
+// Options configure a Cache.
+type Options struct {
+	// Build names the program that solves (BuildID of the executable):
+	// another build's entry is a miss. Required.
+	Build string
+	// MaxBytes bounds the entries' total size (DefaultMaxBytes if 0).
+	MaxBytes int64
+	// Now, when set, dates a hit, so Flush keeps what is used.
+	Now func() time.Time
+}
+
+// Stats is what a Cache did: results found and results written.
+type Stats struct{ Hits, Puts int }
+
+// A Cache is a directory of solved optima. Safe for concurrent use, and
+// for several processes on one directory (each file is written whole and
+// renamed into place).
+type Cache struct {
+	dir string
+	o   Options
+
+	mu       sync.Mutex
+	warnings []string
+	stats    Stats
+}
+
+// Open returns the cache in dir, made on the first Put.
+func Open(dir string, o Options) *Cache {
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = DefaultMaxBytes
+	}
+	return &Cache{dir: dir, o: o}
+}
+
+func (c *Cache) path(k hindsight.Key) string {
+	return filepath.Join(c.dir, hex.EncodeToString(k[:])+suffix)
+}
+
+// warn records a problem once: two cells with the same requests may both
+// meet a spoiled entry, whichever runs first.
+func (c *Cache) warn(format string, args ...any) {
+	w := "hindsight cache: " + fmt.Sprintf(format, args...)
+	c.mu.Lock()
+	if !slices.Contains(c.warnings, w) {
+		c.warnings = append(c.warnings, w)
+	}
+	c.mu.Unlock()
+}
+
+// Get is the result stored under k by this build, if any. An entry that
+// does not check is a warning and a miss.
+func (c *Cache) Get(k hindsight.Key) (*hindsight.Result, bool) {
+	p := c.path(k)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			c.warn("%v (ignored)", err)
+		}
+		return nil, false
+	}
+	r, build, err := decode(b, k)
+	if err != nil {
+		c.warn("%s: %v (ignored, solved again)", p, err)
+		return nil, false
+	}
+	if build != c.o.Build {
+		return nil, false
+	}
+	if c.o.Now != nil {
+		t := c.o.Now()
+		_ = os.Chtimes(p, t, t) // a failure only ages the entry
+	}
+	c.mu.Lock()
+	c.stats.Hits++
+	c.mu.Unlock()
+	return r, true
+}
+
+// Put stores r under k. A failed write is a warning: the next run solves
+// again.
+func (c *Cache) Put(k hindsight.Key, r *hindsight.Result) {
+	body, err := r.MarshalBinary()
+	if err != nil {
+		c.warn("%v (not kept)", err)
+		return
+	}
+	if err := atomicfile.Write(c.path(k), encode(c.o.Build, k, body), false); err != nil {
+		c.warn("%v (not kept)", err)
+		return
+	}
+	c.mu.Lock()
+	c.stats.Puts++
+	c.mu.Unlock()
+}
+
+func encode(build string, k hindsight.Key, body []byte) []byte {
+	b := append([]byte(magic), binary.AppendUvarint(nil, uint64(len(build)))...)
+	b = append(b, build...)
+	b = append(b, k[:]...)
+	b = append(b, body...)
+	return binary.LittleEndian.AppendUint64(b, xxhash.Sum64(b))
+}
+
+func decode(b []byte, k hindsight.Key) (*hindsight.Result, string, error) {
+	if len(b) < len(magic)+sumSize || string(b[:len(magic)]) != magic {
+		return nil, "", errors.New("not a hindsight cache entry")
+	}
+	body := b[:len(b)-sumSize]
+	if xxhash.Sum64(body) != binary.LittleEndian.Uint64(b[len(body):]) {
+		return nil, "", errors.New("bad checksum")
+	}
+	body = body[len(magic):]
+	n, w := binary.Uvarint(body)
+	if w <= 0 || n > uint64(len(body)-w) {
+		return nil, "", errors.New("bad build name")
+	}
+	build := string(body[w : w+int(n)])
+	body = body[w+int(n):]
+	if len(body) < len(k) || string(body[:len(k)]) != string(k[:]) {
+		return nil, "", errors.New("entry of another key")
+	}
+	r := &hindsight.Result{}
+	if err := r.UnmarshalBinary(body[len(k):]); err != nil {
+		return nil, "", err
+	}
+	return r, build, nil
+}
+
+// Flush removes the least recently used entries beyond MaxBytes, and
+// temporary files a crashed writer left an hour ago or more.
+func (c *Cache) Flush() error {
+	c.mu.Lock()
+	puts := c.stats.Puts
+	c.mu.Unlock()
+	if puts == 0 {
+		return nil
+	}
+	ents, err := os.ReadDir(c.dir)
+	if err != nil {
+		return err
+	}
+	type file struct {
+		name string
+		size int64
+		mod  time.Time
+	}
+	var files []file
+	var total int64
+	for _, d := range ents {
+		tmp := strings.HasSuffix(d.Name(), ".tmp") // atomicfile's
+		if !d.Type().IsRegular() || !tmp && !strings.HasSuffix(d.Name(), suffix) {
+			continue
+		}
+		fi, err := d.Info()
+		if err != nil {
+			continue // removed meanwhile by another process
+		}
+		if tmp {
+			if c.o.Now != nil && fi.ModTime().Before(c.o.Now().Add(-time.Hour)) {
+				_ = os.Remove(filepath.Join(c.dir, d.Name()))
+			}
+			continue
+		}
+		files = append(files, file{d.Name(), fi.Size(), fi.ModTime()})
+		total += fi.Size()
+	}
+	slices.SortFunc(files, func(a, b file) int {
+		if c := a.mod.Compare(b.mod); c != 0 {
+			return c
+		}
+		return strings.Compare(a.name, b.name)
+	})
+	for _, f := range files {
+		if total <= c.o.MaxBytes {
+			break
+		}
+		if err := os.Remove(filepath.Join(c.dir, f.name)); err == nil || errors.Is(err, fs.ErrNotExist) {
+			total -= f.size
+		}
+	}
+	return nil
+}
+
+// Warnings are the problems met so far, in order.
+func (c *Cache) Warnings() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.warnings)
+}
+
+// Stats is what c did so far.
+func (c *Cache) Stats() Stats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stats
+}
