@@ -380,6 +380,33 @@ func (st *Setup) replay(ctx context.Context, t Tenant, pol *sim.Policy, summaryM
 // run's calls on the tape priced under the optimum instead of as billed.
 func (st *Setup) hindsight(t Tenant, res *Result, calls []hindsight.Call) error {
 	opts := hindsight.Options{Prices: st.Prices}
+	rootOf := t.rootOf()
+	group := func(k string) string { return rootOf[strings.TrimSuffix(k, "/compaction")] }
+	// A stored optimum is the one after Separate, so the grouping is part
+	// of its key.
+	var parts []string
+	if len(t.Roots) > 1 {
+		parts = append(parts, "separate")
+		seen := map[string]bool{}
+		for i := range calls {
+			if k := calls[i].Key; !seen[k] {
+				seen[k] = true
+				parts = append(parts, k, group(k))
+			}
+		}
+	}
+	var key hindsight.Key
+	keyed := false
+	if st.SolveStore != nil {
+		if k, err := hindsight.KeyOf(calls, opts, parts...); err == nil {
+			if h, ok := st.SolveStore.Get(k); ok {
+				res.Tape, res.Hindsight = calls, h
+				res.regret(t)
+				return nil
+			}
+			key, keyed = k, true
+		}
+	}
 	h, err := st.solved.Solve(calls, opts)
 	if err != nil {
 		return fmt.Errorf("tenant %s: %w", t.Key, err)
@@ -387,10 +414,12 @@ func (st *Setup) hindsight(t Tenant, res *Result, calls []hindsight.Call) error 
 	if len(t.Roots) > 1 {
 		// Each root's row must be a bill its own sessions could have
 		// reached: no root above what its policy schedule paid.
-		rootOf := t.rootOf()
-		if _, err := hindsight.Separate(calls, h, func(k string) string { return rootOf[strings.TrimSuffix(k, "/compaction")] }, opts); err != nil {
+		if _, err := hindsight.Separate(calls, h, group, opts); err != nil {
 			return fmt.Errorf("tenant %s: %w", t.Key, err)
 		}
+	}
+	if keyed {
+		st.SolveStore.Put(key, h)
 	}
 	res.Tape, res.Hindsight = calls, h
 	res.regret(t)

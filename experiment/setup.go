@@ -45,6 +45,10 @@ type Setup struct {
 	// open-loop fields of run summaries, which a caller that writes
 	// neither (whatif's tables) does not show.
 	SkipOpenLoop bool
+	// SolveStore, when set, keeps hindsight optima across runs (package
+	// hindsight/hindcache): a cell whose tape, options and grouping it
+	// holds is not solved again.
+	SolveStore SolveStore
 	// VLLM configures the vllm provider (KV capacity and block size);
 	// zero values take provider.DefaultVLLMCapacity and its block size.
 	VLLM provider.VLLMOptions
@@ -278,4 +282,11 @@ func (st *Setup) OwnMemo(dir string, wrap func(estimate.Tokenizer) estimate.Toke
 		c.Flush()
 		return c.Warnings()
 	}, nil
+}
+
+// A SolveStore keeps solved hindsight optima under their keys
+// (hindsight.KeyOf); hindcache.Cache is one.
+type SolveStore interface {
+	Get(hindsight.Key) (*hindsight.Result, bool)
+	Put(hindsight.Key, *hindsight.Result)
 }

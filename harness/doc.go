@@ -37,6 +37,8 @@
 // resumed journal holds, and WriteSweep writes its files; Suite replays
 // the embedded suite as ctxsim check compares it with a baseline;
 // Breakeven adds ctxsim breakeven's replays (tier costs, hindsight gaps)
-// to its report. Flags, terminal output and exit codes stay in the CLI;
+// to its report. OpenCaches opens the caches a rebuilt ctxsim must not
+// reuse (imports, hindsight optima) for a Setup; Close flushes them.
+// Flags, terminal output and exit codes stay in the CLI;
 // outputs are written by experiment.Outputs (Replay.Outputs).
 package harness

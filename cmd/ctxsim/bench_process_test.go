@@ -18,8 +18,8 @@ var ctxsimBin = gobuild.Once(".", "ctxsim")
 
 // BenchmarkWhatifProcess is "ctxsim whatif" on the four shared Claude Code
 // sessions (testdata/claude-code), one new process per iteration, as a user
-// runs it: cold (an empty token-count cache, every block tokenized), warm
-// (the cache the previous run wrote: nothing tokenized), both with
+// runs it: cold (empty caches, every block tokenized), warm (the caches
+// the previous run wrote: nothing imported, tokenized or solved), both with
 // --no-hindsight, and warm with the hindsight optimum (whatif's default).
 // With CTXSIM_BENCH_PREV naming another build's binary (a previous version,
 // without the cache flags), "prev" runs it on the same sessions in the
@@ -56,8 +56,9 @@ func BenchmarkWhatifProcess(b *testing.B) {
 			args func(b *testing.B) []string
 		}{{"prev", prev, func(*testing.B) []string { return []string{"whatif", sessions} }}}, cases...)
 	}
-	// Fill the warm cache before timing it.
-	if out, err := exec.Command(bin, "whatif", sessions, "--no-hindsight", "--cache-dir", warmDir).CombinedOutput(); err != nil {
+	// Fill the warm caches (imports, counts, hindsight optima) before
+	// timing them.
+	if out, err := exec.Command(bin, "whatif", sessions, "--cache-dir", warmDir).CombinedOutput(); err != nil {
 		b.Fatalf("filling the cache: %v\n%s", err, out)
 	}
 	for _, c := range cases {

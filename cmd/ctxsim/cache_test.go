@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ctxsim/ctxsim/policies/estimate"
+	"github.com/ctxsim/ctxsim/sim/hindsight/hindcache"
 	"github.com/ctxsim/ctxsim/traces/filecache"
 	"github.com/ctxsim/ctxsim/traces/tracetest"
 )
@@ -127,5 +128,54 @@ func TestWhatifCorruptCache(t *testing.T) {
 	}
 	if _, errs, calls := whatifCounting(t, dir); calls != 0 || strings.Contains(errs, "token-count cache") {
 		t.Errorf("after the rewrite: %d calls, stderr %q", calls, errs)
+	}
+}
+
+// A second whatif with the hindsight optimum solves nothing: every cell's
+// optimum comes from the hindsight cache the first one wrote, and the
+// output is the same. A spoiled entry is a warning and is solved again;
+// --no-cache and --no-hindsight keep no optima.
+func TestWhatifSecondRunSolvesNothing(t *testing.T) {
+	dir := t.TempDir()
+	run := func(args ...string) (string, string, hindcache.Stats) {
+		t.Helper()
+		var out, errb bytes.Buffer
+		var st hindcache.Stats
+		e := &env{ctx: context.Background(), stdin: strings.NewReader(""), stdout: &out, stderr: &errb, cacheDir: dir, solveStats: &st}
+		if code := runEnv(e, append([]string{"whatif", "../../testdata/claude-code"}, args...)); code != exitOK {
+			t.Fatalf("whatif: exit %d\n%s", code, errb.String())
+		}
+		return out.String(), errb.String(), st
+	}
+	// Within a run, a cell whose requests an earlier cell sent already
+	// may find its optimum stored (or solve it alongside, as the two ran
+	// at once): every cell either finds or puts.
+	out1, err1, st1 := run()
+	cells := st1.Hits + st1.Puts
+	if st1.Puts == 0 || cells < 8 {
+		t.Fatalf("first run: %+v, want the cells' optima put", st1)
+	}
+	out2, err2, st2 := run()
+	if st2 != (hindcache.Stats{Hits: cells}) {
+		t.Errorf("second run: %+v, want %d hits and nothing solved", st2, cells)
+	}
+	if out1 != out2 || err1 != err2 {
+		t.Errorf("second whatif's output differs:\n%s\n---\n%s", out1, out2)
+	}
+	ents, err := filepath.Glob(filepath.Join(dir, "hindsight", "*.opt"))
+	if err != nil || len(ents) == 0 || len(ents) > st1.Puts {
+		t.Fatalf("%d entries (%v), want 1 to %d", len(ents), err, st1.Puts)
+	}
+	if err := os.WriteFile(ents[0], []byte("spoiled"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out3, err3, st3 := run()
+	if st3.Puts == 0 || st3.Hits+st3.Puts != cells || out3 != out1 || !strings.Contains(err3, "ctxsim: warning: hindsight cache: "+ents[0]+": not a hindsight cache entry (ignored, solved again)") {
+		t.Errorf("spoiled entry: %+v, same output %v, stderr %q", st3, out3 == out1, err3)
+	}
+	for _, flag := range []string{"--no-cache", "--no-hindsight"} {
+		if _, _, st := run(flag); st != (hindcache.Stats{}) {
+			t.Errorf("%s: %+v", flag, st)
+		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/ctxsim/ctxsim/experiment"
 	"github.com/ctxsim/ctxsim/policies/estimate"
 	"github.com/ctxsim/ctxsim/report"
+	"github.com/ctxsim/ctxsim/sim/hindsight/hindcache"
 	"github.com/ctxsim/ctxsim/traces"
 	"github.com/ctxsim/ctxsim/traces/filecache"
 )
@@ -78,11 +79,13 @@ type env struct {
 	// tokenizer, when set, wraps the tokenizer a replay counts with: the
 	// seam tests count tokenizer calls through.
 	tokenizer func(estimate.Tokenizer) estimate.Tokenizer
-	// importCache, when set, serves the importers (openImportCache).
+	// importCache, when set, serves the importers (openCaches).
 	importCache *filecache.Cache
 	// importStats, when set, gets the import cache's work at exit: the
 	// tests' view of it.
 	importStats *filecache.Stats
+	// solveStats, when set, gets the hindsight cache's work at exit.
+	solveStats *hindcache.Stats
 	// atExit runs after the command, whatever its outcome (the count
 	// cache's flush).
 	atExit []func()

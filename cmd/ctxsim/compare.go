@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 	"runtime"
 
 	"github.com/spf13/pflag"
@@ -95,8 +94,8 @@ func addVLLMFlags(fs *pflag.FlagSet, f *simFlags) {
 
 // addCache declares the token-count cache's flags.
 func (f *simFlags) addCache(fs *pflag.FlagSet) {
-	fs.StringVar(&f.cacheDir, "cache-dir", "", "directory of the persistent token-count and import caches (default $CTXSIM_CACHE_DIR, else ctxsim/ in the user cache directory)")
-	fs.BoolVar(&f.noCache, "no-cache", false, "neither read nor write the caches: import and tokenize everything")
+	fs.StringVar(&f.cacheDir, "cache-dir", "", "directory of the persistent token-count, import and hindsight caches (default $CTXSIM_CACHE_DIR, else ctxsim/ in the user cache directory)")
+	fs.BoolVar(&f.noCache, "no-cache", false, "neither read nor write the caches: import, tokenize and solve everything")
 }
 
 func (f *simFlags) setup(e *env) (*experiment.Setup, error) {
@@ -118,7 +117,7 @@ func (f *simFlags) setup(e *env) (*experiment.Setup, error) {
 	}
 	dir := f.cacheDirFor(e)
 	if dir != "" {
-		openImportCache(e, filepath.Join(dir, "imports"))
+		openCaches(e, st, dir)
 	}
 	if dir == "" && e.tokenizer == nil {
 		return st, nil // the process-wide memo, no store

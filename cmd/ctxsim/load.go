@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxsim/ctxsim/experiment"
 	"github.com/ctxsim/ctxsim/harness"
 	"github.com/ctxsim/ctxsim/traces"
-	"github.com/ctxsim/ctxsim/traces/filecache"
 )
 
 // load loads w (harness.Load) with stdin for "-", prints its warnings on
@@ -46,26 +46,23 @@ func fromError(err error) error {
 	return err
 }
 
-// openImportCache keeps what the importers read from each log in dir
-// across runs (traces/filecache), keyed by this executable's build: a run
-// over unchanged logs decodes none of them. Its warnings print at exit.
-// Without a build ID (not a Go executable?) there is no cache, and a note
-// says so.
-func openImportCache(e *env, dir string) {
-	c, err := filecache.OpenExecutable(dir, time.Now)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "ctxsim: note: no import cache: %v\n", err)
-		return
+// openCaches opens the caches under dir that are keyed by this build
+// (harness.OpenCaches) for the command's run; their warnings print at
+// exit.
+func openCaches(e *env, st *experiment.Setup, dir string) {
+	c, notes := harness.OpenCaches(dir, st, time.Now)
+	for _, n := range notes {
+		fmt.Fprintf(e.stderr, "ctxsim: note: %s\n", n)
 	}
-	e.importCache = c
+	e.importCache = c.Imports
 	e.atExit = append(e.atExit, func() {
-		if e.importStats != nil {
-			*e.importStats = c.Stats()
+		if e.importStats != nil && c.Imports != nil {
+			*e.importStats = c.Imports.Stats()
 		}
-		if err := c.Flush(); err != nil {
-			fmt.Fprintf(e.stderr, "ctxsim: warning: import cache: %v\n", err)
+		if e.solveStats != nil && c.Solved != nil {
+			*e.solveStats = c.Solved.Stats()
 		}
-		for _, w := range c.Warnings() {
+		for _, w := range c.Close() {
 			fmt.Fprintf(e.stderr, "ctxsim: warning: %s\n", w)
 		}
 	})

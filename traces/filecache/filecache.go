@@ -292,15 +292,21 @@ func (c *Cache) Flush() error {
 // OpenExecutable opens the cache in dir for the running program: its
 // build is the executable's Go build ID (BuildID), and now dates hits.
 func OpenExecutable(dir string, now func() time.Time) (*Cache, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
-	id, err := BuildID(exe)
+	id, err := ExecutableBuild()
 	if err != nil {
 		return nil, err
 	}
 	return Open(dir, Options{Build: id, Now: now})
+}
+
+// ExecutableBuild is the BuildID of the running program: what the caches
+// that must not outlive a rebuild key their entries by.
+func ExecutableBuild() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	return BuildID(exe)
 }
 
 // BuildID is the Go build ID of the executable at path (os.Executable for
