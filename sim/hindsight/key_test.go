@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/policies/prompt"
+	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/sim/provider"
 )
 
