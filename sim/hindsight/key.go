@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/ctxsim/ctxsim/policies/prompt"
 	"github.com/ctxsim/ctxsim/traces"
@@ -97,39 +98,162 @@ func KeyOf(calls []Call, opts Options, parts ...string) (Key, error) {
 	return k, nil
 }
 
-// stored is a Result's exported fields, as a store keeps them.
-type stored struct {
-	CostUSD     float64
-	BoundUSD    float64
-	Exact       bool
-	Schedule    [][]prompt.Breakpoint
-	Usage       []traces.Usage
-	Cost        []float64
-	PolicyUSD   float64
-	PolicyUsage []traces.Usage
-	PolicyCost  []float64
-	Source      string
-	SearchUSD   float64
+// MarshalBinary encodes r's exported fields, every float to the bit. The
+// schedules Solve tried are not kept: a Result read back cannot be
+// Separated again, so a store keeps results after Separate, with its
+// grouping in the key.
+func (r *Result) MarshalBinary() ([]byte, error) {
+	n := len(r.Schedule)
+	if len(r.Usage) != n || len(r.Cost) != n || len(r.PolicyUsage) != n || len(r.PolicyCost) != n {
+		return nil, errors.New("hindsight: result: per-call lists of different lengths")
+	}
+	b := []byte{resultVersion}
+	f := func(v float64) { b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v)) }
+	usage := func(u traces.Usage) {
+		for _, v := range [...]int64{u.Input, u.CacheWrite5m, u.CacheWrite1h, u.CacheRead, u.Output} {
+			b = binary.AppendVarint(b, v)
+		}
+	}
+	f(r.CostUSD)
+	f(r.BoundUSD)
+	f(r.PolicyUSD)
+	f(r.SearchUSD)
+	b = append(b, boolByte(r.Exact))
+	b = binary.AppendUvarint(b, uint64(len(r.Source)))
+	b = append(b, r.Source...)
+	// Which lists are nil, so that a result reads back as it was.
+	b = append(b, boolByte(r.Schedule == nil), boolByte(r.Usage == nil), boolByte(r.Cost == nil), boolByte(r.PolicyUsage == nil), boolByte(r.PolicyCost == nil))
+	b = binary.AppendUvarint(b, uint64(n))
+	for i := range n {
+		bps := r.Schedule[i]
+		if bps == nil {
+			b = binary.AppendUvarint(b, 0)
+		} else {
+			b = binary.AppendUvarint(b, uint64(len(bps))+1)
+		}
+		for _, bp := range bps {
+			b = binary.AppendVarint(b, int64(bp.Block))
+			b = append(b, byte(bp.TTL))
+		}
+		usage(r.Usage[i])
+		f(r.Cost[i])
+		usage(r.PolicyUsage[i])
+		f(r.PolicyCost[i])
+	}
+	return b, nil
 }
 
-// MarshalBinary encodes r's exported fields (JSON, which keeps every
-// float exactly). The schedules Solve tried are not kept: a Result read
-// back cannot be Separated again, so a store keeps results after
-// Separate, with its grouping in the key.
-func (r *Result) MarshalBinary() ([]byte, error) {
-	return json.Marshal(stored{r.CostUSD, r.BoundUSD, r.Exact, r.Schedule, r.Usage, r.Cost, r.PolicyUSD, r.PolicyUsage, r.PolicyCost, r.Source, r.SearchUSD})
+// resultVersion is MarshalBinary's format.
+const resultVersion = 1
+
+func boolByte(v bool) byte {
+	if v {
+		return 1
+	}
+	return 0
 }
 
 // UnmarshalBinary decodes what MarshalBinary wrote.
 func (r *Result) UnmarshalBinary(b []byte) error {
-	var s stored
-	if err := json.Unmarshal(b, &s); err != nil {
-		return err
+	bad := errors.New("hindsight: stored result cut short or malformed")
+	if len(b) == 0 || b[0] != resultVersion {
+		return errors.New("hindsight: stored result of another format")
 	}
-	if len(s.Usage) != len(s.Schedule) || len(s.Cost) != len(s.Schedule) || len(s.PolicyUsage) != len(s.Schedule) || len(s.PolicyCost) != len(s.Schedule) {
-		return errors.New("hindsight: stored result: per-call lists of different lengths")
+	b = b[1:]
+	ok := true
+	f := func() float64 {
+		if len(b) < 8 {
+			ok = false
+			return 0
+		}
+		v := math.Float64frombits(binary.LittleEndian.Uint64(b))
+		b = b[8:]
+		return v
 	}
-	*r = Result{CostUSD: s.CostUSD, BoundUSD: s.BoundUSD, Exact: s.Exact, Schedule: s.Schedule, Usage: s.Usage, Cost: s.Cost,
-		PolicyUSD: s.PolicyUSD, PolicyUsage: s.PolicyUsage, PolicyCost: s.PolicyCost, Source: s.Source, SearchUSD: s.SearchUSD}
+	varint := func() int64 {
+		v, w := binary.Varint(b)
+		if w <= 0 {
+			ok = false
+			return 0
+		}
+		b = b[w:]
+		return v
+	}
+	uvarint := func() uint64 {
+		v, w := binary.Uvarint(b)
+		if w <= 0 {
+			ok = false
+			return 0
+		}
+		b = b[w:]
+		return v
+	}
+	byte1 := func() byte {
+		if len(b) == 0 {
+			ok = false
+			return 0
+		}
+		v := b[0]
+		b = b[1:]
+		return v
+	}
+	usage := func() traces.Usage {
+		return traces.Usage{Input: varint(), CacheWrite5m: varint(), CacheWrite1h: varint(), CacheRead: varint(), Output: varint()}
+	}
+	var x Result
+	x.CostUSD, x.BoundUSD, x.PolicyUSD, x.SearchUSD = f(), f(), f(), f()
+	x.Exact = byte1() == 1
+	if m := uvarint(); ok && m <= uint64(len(b)) {
+		x.Source = string(b[:m])
+		b = b[m:]
+	} else {
+		return bad
+	}
+	var isNil [5]bool
+	for i := range isNil {
+		isNil[i] = byte1() == 1
+	}
+	n := uvarint()
+	if !ok || n > uint64(len(b)) { // every call takes more than a byte
+		return bad
+	}
+	x.Schedule, x.Usage, x.Cost = make([][]prompt.Breakpoint, n), make([]traces.Usage, n), make([]float64, n)
+	x.PolicyUsage, x.PolicyCost = make([]traces.Usage, n), make([]float64, n)
+	for i := range int(n) {
+		if m := uvarint(); m > 0 {
+			if m-1 > uint64(len(b)) {
+				return bad
+			}
+			bps := make([]prompt.Breakpoint, m-1)
+			for j := range bps {
+				bps[j] = prompt.Breakpoint{Block: int(varint()), TTL: prompt.TTL(byte1())}
+			}
+			x.Schedule[i] = bps
+		}
+		x.Usage[i], x.Cost[i] = usage(), f()
+		x.PolicyUsage[i], x.PolicyCost[i] = usage(), f()
+		if !ok {
+			return bad
+		}
+	}
+	if !ok || len(b) != 0 {
+		return bad
+	}
+	if isNil[0] {
+		x.Schedule = nil
+	}
+	if isNil[1] {
+		x.Usage = nil
+	}
+	if isNil[2] {
+		x.Cost = nil
+	}
+	if isNil[3] {
+		x.PolicyUsage = nil
+	}
+	if isNil[4] {
+		x.PolicyCost = nil
+	}
+	*r = x
 	return nil
 }

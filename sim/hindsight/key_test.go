@@ -9,6 +9,7 @@ import (
 	"github.com/ctxsim/ctxsim/policies/prompt"
 	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/sim/provider"
+	"github.com/ctxsim/ctxsim/traces"
 )
 
 // KeyOf names the tape, the options and the parts: equal ones give equal
@@ -113,7 +114,27 @@ func TestResultRoundTrip(t *testing.T) {
 	if len(got.Schedule) == 0 || got.CostUSD <= 0 {
 		t.Fatalf("an empty result: %+v", got)
 	}
-	if err := got.UnmarshalBinary([]byte(`{"Schedule":[[]],"Usage":[]}`)); err == nil {
-		t.Error("per-call lists of different lengths decoded")
+	// Every cut, and a byte more, is an error, never a panic or a part.
+	for i := range len(b) {
+		if err := new(Result).UnmarshalBinary(b[:i]); err == nil {
+			t.Fatalf("cut at %d of %d decoded", i, len(b))
+		}
+	}
+	if err := new(Result).UnmarshalBinary(append(b, 0)); err == nil {
+		t.Error("a trailing byte decoded")
+	}
+	// Nil and empty lists read back as they were.
+	for _, r := range []*Result{{}, {Schedule: [][]prompt.Breakpoint{}, Usage: []traces.Usage{}, Cost: []float64{}, PolicyUsage: []traces.Usage{}, PolicyCost: []float64{}}} {
+		b, err := r.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got Result
+		if err := got.UnmarshalBinary(b); err != nil || !reflect.DeepEqual(&got, r) {
+			t.Errorf("%+v read back as %+v (%v)", r, got, err)
+		}
+	}
+	if _, err := (&Result{Schedule: make([][]prompt.Breakpoint, 2)}).MarshalBinary(); err == nil {
+		t.Error("per-call lists of different lengths encoded")
 	}
 }
