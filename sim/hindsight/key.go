@@ -197,12 +197,17 @@ func (r *Result) UnmarshalBinary(b []byte) error {
 		b = b[1:]
 		return v
 	}
+	flag := func() bool {
+		v := byte1()
+		ok = ok && v <= 1
+		return v == 1
+	}
 	usage := func() traces.Usage {
 		return traces.Usage{Input: varint(), CacheWrite5m: varint(), CacheWrite1h: varint(), CacheRead: varint(), Output: varint()}
 	}
 	var x Result
 	x.CostUSD, x.BoundUSD, x.PolicyUSD, x.SearchUSD = f(), f(), f(), f()
-	x.Exact = byte1() == 1
+	x.Exact = flag()
 	if m := uvarint(); ok && m <= uint64(len(b)) {
 		x.Source = string(b[:m])
 		b = b[m:]
@@ -211,7 +216,7 @@ func (r *Result) UnmarshalBinary(b []byte) error {
 	}
 	var isNil [5]bool
 	for i := range isNil {
-		isNil[i] = byte1() == 1
+		isNil[i] = flag()
 	}
 	n := uvarint()
 	if !ok || n > uint64(len(b)) { // every call takes more than a byte

@@ -1,6 +1,7 @@
 package hindsight
 
 import (
+	"math"
 	"reflect"
 	"slices"
 	"testing"
@@ -137,4 +138,54 @@ func TestResultRoundTrip(t *testing.T) {
 	if _, err := (&Result{Schedule: make([][]prompt.Breakpoint, 2)}).MarshalBinary(); err == nil {
 		t.Error("per-call lists of different lengths encoded")
 	}
+}
+
+// FuzzResult: any bytes decode to a result or an error, without a panic,
+// and what decodes encodes to bytes that decode to the same result.
+func FuzzResult(f *testing.F) {
+	r, err := Solve(memoTape(), testOpts())
+	if err != nil {
+		f.Fatal(err)
+	}
+	b, err := r.MarshalBinary()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Add([]byte{resultVersion})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var r Result
+		if r.UnmarshalBinary(b) != nil {
+			return
+		}
+		again, err := r.MarshalBinary()
+		if err != nil {
+			t.Fatalf("a decoded result does not encode: %v", err)
+		}
+		var r2 Result
+		if err := r2.UnmarshalBinary(again); err != nil {
+			t.Fatalf("a re-encoded result does not decode: %v", err)
+		}
+		// Floats by their bits: a NaN is a NaN.
+		if !reflect.DeepEqual(sameBits(r), sameBits(r2)) {
+			t.Fatalf("round trip changed the result:\n%+v\n%+v", r, r2)
+		}
+	})
+}
+
+// sameBits is r with every float as its bits, for a comparison that holds
+// for NaNs too.
+func sameBits(r Result) any {
+	bits := func(fs []float64) []uint64 {
+		if fs == nil {
+			return nil
+		}
+		out := make([]uint64, len(fs))
+		for i, f := range fs {
+			out[i] = math.Float64bits(f)
+		}
+		return out
+	}
+	return []any{math.Float64bits(r.CostUSD), math.Float64bits(r.BoundUSD), math.Float64bits(r.PolicyUSD), math.Float64bits(r.SearchUSD),
+		r.Exact, r.Source, r.Schedule, r.Usage, bits(r.Cost), r.PolicyUsage, bits(r.PolicyCost)}
 }
