@@ -30,13 +30,6 @@ func KeyOf(calls []Call, opts Options, parts ...string) (Key, error) {
 	u := func(v uint64) { b = binary.LittleEndian.AppendUint64(b, v) }
 	i64 := func(v int64) { u(uint64(v)) }
 	str := func(s string) { u(uint64(len(s))); b = append(b, s...) }
-	flag := func(v bool) {
-		if v {
-			u(1)
-		} else {
-			u(0)
-		}
-	}
 	str("ctxsim hindsight key 1")
 	i64(int64(opts.Beam))
 	i64(int64(opts.FullChoices))
@@ -65,30 +58,7 @@ func KeyOf(calls []Call, opts Options, parts ...string) (Key, error) {
 			str(c.Model)
 			str(string(p))
 		}
-		zone, off := c.Time.Zone()
-		i64(c.Time.Unix())
-		i64(int64(c.Time.Nanosecond()))
-		str(zone)
-		i64(int64(off))
-		str(c.Key)
-		str(c.Model)
-		i64(int64(c.Total))
-		i64(int64(c.Output))
-		i64(int64(c.ReadLimit))
-		flag(c.Limited)
-		i64(int64(c.Window))
-		flag(c.Fixed)
-		u(uint64(len(c.Policy)))
-		for _, bp := range c.Policy {
-			i64(int64(bp.Block))
-			u(uint64(bp.TTL))
-		}
-		u(uint64(len(c.Blocks)))
-		for _, bl := range c.Blocks {
-			u(bl.Chain)
-			i64(int64(bl.End))
-			flag(bl.Cacheable)
-		}
+		b = appendCall(b, c)
 		h.Write(b)
 		b = b[:0]
 	}
@@ -96,6 +66,45 @@ func KeyOf(calls []Call, opts Options, parts ...string) (Key, error) {
 	var k Key
 	h.Sum(k[:0])
 	return k, nil
+}
+
+// appendCall appends every field of c to b, times with their zone: the
+// tape's part of KeyOf and of the Memo's key.
+func appendCall(b []byte, c *Call) []byte {
+	i64 := func(v int64) { b = binary.LittleEndian.AppendUint64(b, uint64(v)) }
+	str := func(s string) { i64(int64(len(s))); b = append(b, s...) }
+	flag := func(v bool) {
+		if v {
+			b = append(b, 1)
+		} else {
+			b = append(b, 0)
+		}
+	}
+	zone, off := c.Time.Zone()
+	i64(c.Time.Unix())
+	i64(int64(c.Time.Nanosecond()))
+	str(zone)
+	i64(int64(off))
+	str(c.Key)
+	str(c.Model)
+	i64(int64(c.Total))
+	i64(int64(c.Output))
+	i64(int64(c.ReadLimit))
+	flag(c.Limited)
+	i64(int64(c.Window))
+	flag(c.Fixed)
+	i64(int64(len(c.Policy)))
+	for _, bp := range c.Policy {
+		i64(int64(bp.Block))
+		b = append(b, byte(bp.TTL))
+	}
+	i64(int64(len(c.Blocks)))
+	for _, bl := range c.Blocks {
+		i64(int64(bl.Chain))
+		i64(int64(bl.End))
+		flag(bl.Cacheable)
+	}
+	return b
 }
 
 // MarshalBinary encodes r's exported fields, every float to the bit. The

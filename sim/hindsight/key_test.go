@@ -3,7 +3,6 @@ package hindsight
 import (
 	"math"
 	"reflect"
-	"slices"
 	"testing"
 	"time"
 
@@ -31,24 +30,7 @@ func TestKeyOf(t *testing.T) {
 		t.Fatal("equal tapes, different keys")
 	}
 	const at = 5
-	mutate := map[string]func(c *Call){
-		"Time":      func(c *Call) { c.Time = c.Time.Add(time.Nanosecond) },
-		"Key":       func(c *Call) { c.Key += "x" },
-		"Model":     func(c *Call) { c.Model = "m2" },
-		"Blocks":    func(c *Call) { c.Blocks = slices.Clone(c.Blocks); c.Blocks[1].End++ },
-		"Total":     func(c *Call) { c.Total++ },
-		"Output":    func(c *Call) { c.Output++ },
-		"ReadLimit": func(c *Call) { c.ReadLimit = 1 },
-		"Limited":   func(c *Call) { c.Limited = true },
-		"Window":    func(c *Call) { c.Window++ },
-		"Policy":    func(c *Call) { c.Policy = []prompt.Breakpoint{{Block: len(c.Blocks) - 1, TTL: prompt.TTL1h}} },
-		"Fixed":     func(c *Call) { c.Fixed = !c.Fixed },
-	}
-	for f := range reflect.TypeFor[Call]().Fields() {
-		if mutate[f.Name] == nil {
-			t.Errorf("Call.%s has no mutation here: is it in the key?", f.Name)
-		}
-	}
+	mutate := callMutations(t)
 	two := testOpts()
 	p, _ := two.Prices.Lookup("m")
 	p.Model = "m2"

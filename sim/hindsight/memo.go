@@ -77,42 +77,14 @@ func (e *solved) result() (*Result, error) {
 // tapeKey hashes every field of every call, and the search options.
 func tapeKey(calls []Call, opts Options) uint64 {
 	h := xxhash.New()
-	var b []byte
-	u := func(v uint64) { b = binary.LittleEndian.AppendUint64(b, v) }
-	str := func(s string) { u(uint64(len(s))); b = append(b, s...) }
-	flag := func(v bool) {
-		if v {
-			u(1)
-		} else {
-			u(0)
-		}
-	}
-	u(uint64(opts.Beam))
-	u(uint64(opts.FullChoices))
+	b := binary.LittleEndian.AppendUint64(nil, uint64(opts.Beam))
+	b = binary.LittleEndian.AppendUint64(b, uint64(opts.FullChoices))
 	for i := range calls {
-		c := &calls[i]
-		b = b[:0]
-		u(uint64(c.Time.UnixNano()))
-		str(c.Key)
-		str(c.Model)
-		u(uint64(c.Total))
-		u(uint64(c.Output))
-		u(uint64(c.ReadLimit))
-		flag(c.Limited)
-		u(uint64(c.Window))
-		flag(c.Fixed)
-		u(uint64(len(c.Policy)))
-		for _, bp := range c.Policy {
-			u(uint64(bp.Block)<<8 | uint64(bp.TTL))
-		}
-		u(uint64(len(c.Blocks)))
-		for _, bl := range c.Blocks {
-			u(bl.Chain)
-			u(uint64(bl.End))
-			flag(bl.Cacheable)
-		}
+		b = appendCall(b, &calls[i])
 		h.Write(b)
+		b = b[:0]
 	}
+	h.Write(b)
 	return h.Sum64()
 }
 

@@ -63,25 +63,7 @@ func TestMemo(t *testing.T) {
 
 	// One mutation per field of Call: each makes a different tape.
 	const at = 5
-	mutate := map[string]func(c *Call){
-		"Time":      func(c *Call) { c.Time = c.Time.Add(time.Nanosecond) },
-		"Key":       func(c *Call) { c.Key += "x" },
-		"Model":     func(c *Call) { c.Model = "other" },
-		"Blocks":    func(c *Call) { c.Blocks = slices.Clone(c.Blocks); c.Blocks[1].End++ },
-		"Total":     func(c *Call) { c.Total++ },
-		"Output":    func(c *Call) { c.Output++ },
-		"ReadLimit": func(c *Call) { c.ReadLimit = 1 },
-		"Limited":   func(c *Call) { c.Limited = true },
-		"Window":    func(c *Call) { c.Window++ },
-		"Policy":    func(c *Call) { c.Policy = []prompt.Breakpoint{{Block: len(c.Blocks) - 1, TTL: prompt.TTL1h}} },
-		"Fixed":     func(c *Call) { c.Fixed = !c.Fixed },
-	}
-	typ := reflect.TypeFor[Call]()
-	for f := range typ.Fields() {
-		if mutate[f.Name] == nil {
-			t.Errorf("Call.%s has no mutation here: does the memo compare it?", f.Name)
-		}
-	}
+	mutate := callMutations(t)
 	solves := m.solves
 	for name, f := range mutate {
 		calls := memoTape()
@@ -168,4 +150,29 @@ func TestMemoCollision(t *testing.T) {
 	if m.solves != 1 || reflect.DeepEqual(rb.PolicyCost, ra.PolicyCost) {
 		t.Errorf("tape b got tape a's result (%d solves)", m.solves)
 	}
+}
+
+// callMutations changes one field of a call each, one for every field of
+// Call (checked, so a new field needs one here).
+func callMutations(t *testing.T) map[string]func(c *Call) {
+	t.Helper()
+	mutate := map[string]func(c *Call){
+		"Time":      func(c *Call) { c.Time = c.Time.Add(time.Nanosecond) },
+		"Key":       func(c *Call) { c.Key += "x" },
+		"Model":     func(c *Call) { c.Model = "m2" },
+		"Blocks":    func(c *Call) { c.Blocks = slices.Clone(c.Blocks); c.Blocks[1].End++ },
+		"Total":     func(c *Call) { c.Total++ },
+		"Output":    func(c *Call) { c.Output++ },
+		"ReadLimit": func(c *Call) { c.ReadLimit = 1 },
+		"Limited":   func(c *Call) { c.Limited = true },
+		"Window":    func(c *Call) { c.Window++ },
+		"Policy":    func(c *Call) { c.Policy = []prompt.Breakpoint{{Block: len(c.Blocks) - 1, TTL: prompt.TTL1h}} },
+		"Fixed":     func(c *Call) { c.Fixed = !c.Fixed },
+	}
+	for f := range reflect.TypeFor[Call]().Fields() {
+		if mutate[f.Name] == nil {
+			t.Errorf("Call.%s has no mutation here: do the memo and the key see it?", f.Name)
+		}
+	}
+	return mutate
 }

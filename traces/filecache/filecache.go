@@ -18,6 +18,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/ctxsim/ctxsim/internal/atomicfile"
+	"github.com/ctxsim/ctxsim/internal/cachedir"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
@@ -237,56 +238,9 @@ func (c *Cache) Flush() error {
 	if puts == 0 {
 		return nil
 	}
-	ents, err := os.ReadDir(c.dir)
-	if err != nil {
-		return err
-	}
-	type file struct {
-		name string
-		size int64
-		mod  time.Time
-	}
-	var files []file
-	var total int64
-	for _, d := range ents {
-		tmp := strings.HasSuffix(d.Name(), ".tmp") // atomicfile's
-		if d.Type().IsRegular() && strings.HasSuffix(d.Name(), legacySuffix) {
-			_ = os.Remove(filepath.Join(c.dir, d.Name()))
-			continue
-		}
-		if !d.Type().IsRegular() || !tmp && !strings.HasSuffix(d.Name(), suffix) && !strings.HasSuffix(d.Name(), stampSuffix) {
-			continue
-		}
-		fi, err := d.Info()
-		if err != nil {
-			continue // removed meanwhile by another process
-		}
-		if tmp {
-			// Another process may be writing it: only a stale one goes.
-			if c.o.Now != nil && fi.ModTime().Before(c.o.Now().Add(-time.Hour)) {
-				_ = os.Remove(filepath.Join(c.dir, d.Name()))
-			}
-			continue
-		}
-		files = append(files, file{d.Name(), fi.Size(), fi.ModTime()})
-		total += fi.Size()
-	}
-	slices.SortFunc(files, func(a, b file) int {
-		if c := a.mod.Compare(b.mod); c != 0 {
-			return c
-		}
-		return strings.Compare(a.name, b.name)
-	})
-	for _, f := range files {
-		if total <= c.o.MaxBytes {
-			break
-		}
-		if err := os.Remove(filepath.Join(c.dir, f.name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-		total -= f.size
-	}
-	return nil
+	return cachedir.Trim(c.dir, func(name string) bool {
+		return strings.HasSuffix(name, suffix) || strings.HasSuffix(name, stampSuffix)
+	}, func(name string) bool { return strings.HasSuffix(name, legacySuffix) }, c.o.MaxBytes, c.o.Now)
 }
 
 // OpenExecutable opens the cache in dir for the running program: its
