@@ -64,16 +64,18 @@ type Cache struct {
 // file is an empty cache, an unreadable or corrupt one an empty cache and a
 // warning.
 func Open(dir, enc string, o Options) *Cache {
+	keys, counts, err := read(filepath.Join(dir, enc+".counts"))
+	// Sized once: a warm run looks up most of them, so they are its set
+	// of used keys too.
 	c := &Cache{
 		path:    filepath.Join(dir, enc+".counts"),
 		max:     o.MaxEntries,
-		counts:  map[key]uint32{},
-		usedSet: map[key]bool{},
+		counts:  make(map[key]uint32, len(keys)),
+		usedSet: make(map[key]bool, len(keys)),
 	}
 	if c.max <= 0 {
 		c.max = DefaultMaxEntries
 	}
-	keys, counts, err := read(c.path)
 	if err != nil {
 		c.warnings = append(c.warnings, err.Error())
 	}
