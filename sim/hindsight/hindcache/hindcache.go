@@ -53,6 +53,9 @@ type Cache struct {
 	mu       sync.Mutex
 	warnings []string
 	stats    Stats
+	// off: a write failed (a read-only or full disk), so the rest of the
+	// run writes nothing rather than failing again on every cell.
+	off bool
 }
 
 // Open returns the cache in dir, made on the first Put.
@@ -107,16 +110,27 @@ func (c *Cache) Get(k hindsight.Key) (*hindsight.Result, bool) {
 	return r, true
 }
 
-// Put stores r under k. A failed write is a warning: the next run solves
-// again.
+// Put stores r under k. A failed write is a warning, the only one: the
+// rest of the run stores nothing, and the next run solves again.
 func (c *Cache) Put(k hindsight.Key, r *hindsight.Result) {
 	body, err := r.MarshalBinary()
 	if err != nil {
 		c.warn("%v (not kept)", err)
 		return
 	}
+	c.mu.Lock()
+	off := c.off
+	c.mu.Unlock()
+	if off {
+		return
+	}
 	if err := atomicfile.Write(c.path(k), encode(c.o.Build, k, body), false); err != nil {
-		c.warn("%v (not kept)", err)
+		c.mu.Lock()
+		if !c.off {
+			c.off = true
+			c.warnings = append(c.warnings, fmt.Sprintf("hindsight cache: %v (nothing more kept this run)", err))
+		}
+		c.mu.Unlock()
 		return
 	}
 	c.mu.Lock()

@@ -108,3 +108,22 @@ func TestFlushBound(t *testing.T) {
 		}
 	}
 }
+
+// A directory that cannot be written is one warning for the run, however
+// many results are put, and nothing is kept.
+func TestPutFailsOnce(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "not-a-dir")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := Open(filepath.Join(file, "hindsight"), Options{Build: "b"})
+	for i := range 3 {
+		c.Put(hindsight.Key{byte(i)}, result(1))
+	}
+	if w := c.Warnings(); len(w) != 1 || !strings.Contains(w[0], "nothing more kept this run") {
+		t.Errorf("warnings %q", w)
+	}
+	if st := c.Stats(); st != (Stats{}) {
+		t.Errorf("stats %+v", st)
+	}
+}
