@@ -2,6 +2,7 @@ package fit
 
 import (
 	"math"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -134,12 +135,28 @@ func (c *Calibration) vector() Features {
 	return v
 }
 
+// system is Solve's normal equations and solution.
+type system struct {
+	a *mat.Dense
+	b *mat.VecDense
+	w mat.VecDense
+}
+
+var systems = sync.Pool{New: func() any {
+	n := len(Features{})
+	return &system{a: mat.NewDense(n, n, nil), b: mat.NewVecDense(n, nil)}
+}}
+
 // Solve returns the calibration that best explains the samples given the
 // prior. Negative ratios are clamped to the prior (a degenerate fit).
 func (f *Ridge) Solve() Calibration {
 	n := len(Features{})
-	a := mat.NewDense(n, n, nil)
-	b := mat.NewVecDense(n, nil)
+	// The system's matrices come from a pool: an anchored replay solves
+	// once per call. Every element is set below, so a reused one solves
+	// exactly as a fresh one.
+	sc := systems.Get().(*system)
+	defer systems.Put(sc)
+	a, b, w := sc.a, sc.b, &sc.w
 	p := f.Prior.vector()
 	for i := range n {
 		for j := range n {
@@ -148,7 +165,6 @@ func (f *Ridge) Solve() Calibration {
 		a.Set(i, i, a.At(i, i)+f.Strength[i])
 		b.SetVec(i, f.xty[i]+f.Strength[i]*p[i])
 	}
-	var w mat.VecDense
 	if err := w.SolveVec(a, b); err != nil {
 		return f.Prior
 	}
