@@ -336,6 +336,13 @@ func (st *Setup) replay(ctx context.Context, t Tenant, pol *sim.Policy, summaryM
 	}
 	opts := st.options(pol, summaryModel)
 	accounts := map[string]provider.Provider{}
+	defer func() {
+		// The run is over: the providers' caches go to the next replay.
+		provider.Release(prov)
+		for _, p := range accounts {
+			provider.Release(p)
+		}
+	}()
 	opts.Account = func(a string) provider.Provider {
 		if accounts[a] == nil {
 			// Another account of the same user: same provider, own cache.

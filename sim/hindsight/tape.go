@@ -62,6 +62,10 @@ type Tape struct {
 // Name implements provider.Provider.
 func (t *Tape) Name() string { return t.Inner.Name() }
 
+// Release implements provider.Releaser: it releases Inner; the calls
+// taped stay.
+func (t *Tape) Release() { provider.Release(t.Inner) }
+
 // Send implements provider.Provider.
 func (t *Tape) Send(now time.Time, req *prompt.Request) (provider.Response, error) {
 	resp, err := t.Inner.Send(now, req)

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -119,8 +120,28 @@ type entryMap struct {
 
 const entryBits = 1 << 14
 
+// entryMaps are the maps of released providers (Release), cleared: a
+// replay after the first reuses one's memory instead of faulting in a
+// fresh map of the same size.
+var entryMaps sync.Pool
+
 func newEntryMap(hint int) entryMap {
+	if v := entryMaps.Get(); v != nil {
+		return *v.(*entryMap)
+	}
 	return entryMap{m: make(map[uint64]Entry, hint), bits: new([entryBits / 64]uint64)}
+}
+
+// Release implements Releaser: a's cache maps, cleared, go to the next
+// provider made.
+func (a *Anthropic) Release() {
+	for _, c := range a.models {
+		clear(c.entries.m)
+		clear(c.entries.bits[:])
+		em := c.entries
+		entryMaps.Put(&em)
+	}
+	a.models = nil
 }
 
 func (m entryMap) Entry(k uint64) (Entry, bool) {

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"errors"
+	"reflect"
 	"testing"
 	"time"
 
@@ -525,5 +526,46 @@ func TestAnthropicAutomaticTakesASlot(t *testing.T) {
 				t.Errorf("next call read %d, want 2040", u.CacheRead)
 			}
 		})
+	}
+}
+
+// A provider made after another was released (and may reuse its cache
+// maps) bills a conversation exactly as a fresh one: nothing of the
+// released provider's entries survives. Released twice, or through a
+// Router, it is still safe.
+func TestReleaseLeavesNothing(t *testing.T) {
+	play := func(p Provider) []traces.Usage {
+		c := newConvo(t, 2000).blocks(3, 500)
+		var out []traces.Usage
+		for i := range 6 {
+			out = append(out, send(t, p, t0.Add(time.Duration(i)*time.Minute), c.req(prompt.TTL5m, -1)))
+			c.blocks(1, 300)
+		}
+		return out
+	}
+	fresh := play(newTestAnthropic(1024))
+	for range 3 {
+		old := newTestAnthropic(1024)
+		if got := play(old); !reflect.DeepEqual(got, fresh) {
+			t.Fatalf("two fresh providers differ:\n%v\n%v", got, fresh)
+		}
+		Release(old)
+		Release(old)
+		if got := play(newTestAnthropic(1024)); !reflect.DeepEqual(got, fresh) {
+			t.Fatalf("after a release: %v, fresh %v", got, fresh)
+		}
+	}
+	var reads int64
+	for _, u := range fresh {
+		reads += u.CacheRead
+	}
+	if reads == 0 {
+		t.Fatal("the conversation reads nothing: the test would not see a stale entry")
+	}
+	r := &Router{For: func(string) string { return "anthropic" }, New: func(string) (Provider, error) { return newTestAnthropic(1024), nil }}
+	play(r)
+	Release(r)
+	if got := play(newTestAnthropic(1024)); !reflect.DeepEqual(got, fresh) {
+		t.Fatalf("after a router's release: %v, fresh %v", got, fresh)
 	}
 }

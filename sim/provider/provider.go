@@ -20,6 +20,19 @@ type Provider interface {
 	Send(now time.Time, req *prompt.Request) (Response, error)
 }
 
+// A Releaser is a provider with state worth reusing once its caller is
+// done with it (Anthropic's cache maps): Release hands it back, and the
+// provider must not be used after.
+type Releaser interface{ Release() }
+
+// Release releases p if it is a Releaser; a caller that made p calls it
+// when p's run is over. It changes no answer of any provider.
+func Release(p Provider) {
+	if r, ok := p.(Releaser); ok {
+		r.Release()
+	}
+}
+
 // A Response is what a call returned: usage in the additive form and timing.
 type Response struct {
 	Usage traces.Usage

@@ -38,3 +38,11 @@ func (r *Router) Send(now time.Time, req *prompt.Request) (Response, error) {
 	}
 	return p.Send(now, req)
 }
+
+// Release implements Releaser: every provider r made.
+func (r *Router) Release() {
+	for _, p := range r.by {
+		Release(p)
+	}
+	r.by = nil
+}
