@@ -38,6 +38,7 @@
 //		req.Freeze()
 //		resp, err := p.Send(now, req) // resp.Usage, resp.TTFT, resp.Decode
 //	}
+//	provider.Release(p) // done: its cache maps serve the next provider
 //
 // Per-call work is proportional to what changed: Anthropic checks at most
 // 21 boundaries per breakpoint; the implicit caches binary-search the
