@@ -118,6 +118,16 @@ func FirstPrice(card *pricing.Card, recs []sim.Record) *pricing.Price {
 	return nil
 }
 
+// SpecWarnings are the specs' policy-file warnings (Spec.Warnings), in
+// order.
+func SpecWarnings(specs []Spec) []string {
+	var out []string
+	for _, sp := range specs {
+		out = append(out, sp.Warnings...)
+	}
+	return out
+}
+
 // SpecNames are the specs' names, in order.
 func SpecNames(specs []Spec) []string {
 	names := make([]string, len(specs))

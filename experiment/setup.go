@@ -46,7 +46,7 @@ type Setup struct {
 	// neither (whatif's tables) does not show.
 	SkipOpenLoop bool
 	// SolveStore, when set, keeps hindsight optima across runs (package
-	// hindsight/hindcache): a cell whose tape, options and grouping it
+	// sim/hindsight/hindcache): a cell whose tape, options and grouping it
 	// holds is not solved again.
 	SolveStore SolveStore
 	// VLLM configures the vllm provider (KV capacity and block size);

@@ -29,7 +29,7 @@ type workloadFlags struct {
 func (w *workloadFlags) add(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&w.traces, "trace", nil, "trace file or directory (the same as a PATH argument): native, Claude Code, Codex or hermes state.db told apart by content (else --from); repeatable")
 	fs.StringArrayVar(&w.profiles, "profile", nil, "synthetic workload profile (see ctxsim gen --list); repeatable")
-	fs.IntVar(&w.sessions, "sessions", 2, "sessions per --profile")
+	fs.IntVar(&w.sessions, "sessions", harness.SuitePerProfile, "sessions per --profile")
 	fs.StringVar(&w.from, "from", "", "force the format of --trace paths (native, claude-code, codex, hermes, chatlog)")
 }
 
@@ -197,9 +197,7 @@ func runCompare(e *env, fs *pflag.FlagSet, wf *workloadFlags, sf *simFlags, of *
 	if err != nil {
 		return err
 	}
-	for _, sp := range specs {
-		warnPolicy(e, sp.Warnings)
-	}
+	warnPolicy(e, experiment.SpecWarnings(specs))
 	suite := len(wf.traces) == 0 && len(wf.profiles) == 0
 	render := harness.CompareRender{Policies: experiment.SpecNames(specs), Suite: suite, Detail: detail}
 	m, err := sh.manifest(fs, "compare", sf.seed, wf.traces, suite, sf.prices, render)

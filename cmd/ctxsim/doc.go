@@ -12,10 +12,12 @@
 // exit codes 0 (ok), 1 (failure or regression), 2 (usage error). A
 // command's long help is help/<command>.txt, embedded: the CLI reference.
 //
-// Commands that replay (run, compare, sweep, whatif, fidelity) keep token
-// counts between runs in ctxsim/ under the user's cache directory, so a
-// second run over the same logs tokenizes nothing; $CTXSIM_CACHE_DIR or
-// --cache-dir moves it, --no-cache bypasses it.
+// Commands that replay (run, compare, sweep, whatif, fidelity) keep caches
+// in ctxsim/ under the user's cache directory: token counts, what the
+// importers read from each log (imports/) and each solved hindsight
+// optimum (hindsight/), so a second run over the same logs tokenizes,
+// decodes and solves nothing; $CTXSIM_CACHE_DIR or --cache-dir moves
+// them, --no-cache bypasses them.
 //
 // # Examples
 //
@@ -61,6 +63,6 @@
 // The main file stays thin: it cancels the command's context on SIGINT or
 // SIGTERM, and runEnv (cli.go) takes the arguments, context and streams and
 // returns the exit code, so every command is tested in-process. Commands
-// turn flags into an experiment.Setup and render what package experiment
-// returns; loading is traces/formats'.
+// turn flags into an experiment.Setup, specs and harness.Options, and call
+// package harness, which loads (harness.Load), runs and renders.
 package main

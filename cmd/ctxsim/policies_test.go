@@ -76,7 +76,7 @@ func TestPoliciesBadInput(t *testing.T) {
 }
 
 // A policy file's ignored keys are warned of wherever the file is a
-// --policy (compare, run, sweep), as ctxsim policies --config does; they
+// --policy (compare, run, sweep, whatif), as ctxsim policies --config does; they
 // used to be dropped silently.
 func TestPolicyFileWarnings(t *testing.T) {
 	dir := t.TempDir()
@@ -89,6 +89,7 @@ func TestPolicyFileWarnings(t *testing.T) {
 		{"compare", "--profile", "cron", "--sessions", "1", "--policy", cfg},
 		{"run", traces, "--policy", cfg},
 		{"sweep", "--profile", "cron", "--sessions", "1", "--policy", cfg, "--grid", "compression.threshold=0.8,0.9"},
+		{"whatif", "../../testdata/claude-code/tool_heavy.jsonl", "--policy", cfg},
 	} {
 		code, _, errs := runCmd(t, args...)
 		require.Equal(t, exitOK, code, "%v: %s", args, errs)

@@ -60,6 +60,7 @@ func runWhatif(e *env, fs *pflag.FlagSet, paths []string, from string, names []s
 	if err != nil {
 		return err
 	}
+	warnPolicy(e, experiment.SpecWarnings(specs))
 	render := harness.WhatifRender{Policies: append([]string{experiment.RecordedObserved().Name}, experiment.SpecNames(specs)...)}
 	m, err := sh.manifest(fs, "whatif", sf.seed, paths, false, sf.prices, render)
 	if err != nil {
