@@ -1,11 +1,14 @@
-// Package cachedir keeps a directory of cache entries within a size: the
-// import cache (traces/filecache) and the hindsight cache
-// (sim/hindsight/hindcache) trim theirs with it after a run that wrote.
-// Entries are files written whole (internal/atomicfile) whose modification
-// time is their last use, so the least recently used go first.
+// Package cachedir is what the import cache (traces/filecache) and the
+// hindsight cache (sim/hindsight/hindcache) share: an entry's envelope
+// (Seal, Unseal: a magic and a checksum, so a spoiled file is a miss with
+// a warning, never a wrong answer), and Trim, which keeps a directory of
+// entries within a size after a run that wrote. Entries are files written
+// whole (internal/atomicfile) whose modification time is their last use,
+// so the least recently used go first.
 package cachedir
 
 import (
+	"encoding/binary"
 	"errors"
 	"io/fs"
 	"os"
@@ -13,7 +16,30 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/cespare/xxhash/v2"
 )
+
+const sumSize = 8
+
+// Seal is magic, body, and the xxhash of both.
+func Seal(magic string, body []byte) []byte {
+	b := append([]byte(magic), body...)
+	return binary.LittleEndian.AppendUint64(b, xxhash.Sum64(b))
+}
+
+// Unseal checks what Seal made with magic and returns its body; what
+// names the entry for the error of a file that is not one ("not " + what).
+func Unseal(b []byte, magic, what string) ([]byte, error) {
+	if len(b) < len(magic)+sumSize || string(b[:len(magic)]) != magic {
+		return nil, errors.New("not " + what)
+	}
+	body, sum := b[:len(b)-sumSize], binary.LittleEndian.Uint64(b[len(b)-sumSize:])
+	if xxhash.Sum64(body) != sum {
+		return nil, errors.New("bad checksum")
+	}
+	return body[len(magic):], nil
+}
 
 // Trim removes from dir the entries (the regular files entry accepts) used
 // least recently (oldest modification time, then name) until their total

@@ -53,3 +53,23 @@ func TestTrim(t *testing.T) {
 		t.Error("a missing directory: no error")
 	}
 }
+
+// Unseal gives back what Seal sealed, and refuses another magic, a cut
+// file and a flipped byte.
+func TestSeal(t *testing.T) {
+	b := Seal("magic1", []byte("body"))
+	if body, err := Unseal(b, "magic1", "an entry"); err != nil || string(body) != "body" {
+		t.Fatalf("%q, %v", body, err)
+	}
+	if _, err := Unseal(b, "magic2", "an entry"); err == nil || err.Error() != "not an entry" {
+		t.Errorf("another magic: %v", err)
+	}
+	if _, err := Unseal(b[:5], "magic1", "an entry"); err == nil {
+		t.Error("a cut file unsealed")
+	}
+	flipped := append([]byte{}, b...)
+	flipped[7] ^= 1
+	if _, err := Unseal(flipped, "magic1", "an entry"); err == nil || err.Error() != "bad checksum" {
+		t.Errorf("a flipped byte: %v", err)
+	}
+}

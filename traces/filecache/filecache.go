@@ -3,7 +3,6 @@ package filecache
 import (
 	"bytes"
 	"debug/elf"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -22,12 +21,11 @@ import (
 	"github.com/ctxsim/ctxsim/traces"
 )
 
-// An entry file: magic, then an entry as codec.go writes it, then the
-// xxhash of everything before it.
+// An entry file: an entry as codec.go writes it, sealed with magic
+// (cachedir.Seal).
 const (
-	magic   = "ctxsimf3"
-	sumSize = 8
-	suffix  = ".entry"
+	magic  = "ctxsimf3"
+	suffix = ".entry"
 	// legacySuffix names the gob entries of earlier builds, which no
 	// build reads now: Flush removes them.
 	legacySuffix = ".gob"
@@ -133,7 +131,7 @@ func (c *Cache) Get(key traces.FileKey) ([]*traces.Session, *traces.Warnings, bo
 }
 
 func decode(b []byte) (*entry, error) {
-	body, err := unseal(b, magic)
+	body, err := cachedir.Unseal(b, magic, "an import cache entry")
 	if err != nil {
 		return nil, err
 	}
@@ -142,24 +140,6 @@ func decode(b []byte) (*entry, error) {
 		return nil, fmt.Errorf("bad entry: %v", err)
 	}
 	return e, nil
-}
-
-// seal is magic, body, and the xxhash of both.
-func seal(magic string, body []byte) []byte {
-	b := append([]byte(magic), body...)
-	return binary.LittleEndian.AppendUint64(b, xxhash.Sum64(b))
-}
-
-// unseal checks what seal made with magic and returns what it encoded.
-func unseal(b []byte, magic string) ([]byte, error) {
-	if len(b) < len(magic)+sumSize || string(b[:len(magic)]) != magic {
-		return nil, errors.New("not an import cache entry")
-	}
-	body, sum := b[:len(b)-sumSize], binary.LittleEndian.Uint64(b[len(b)-sumSize:])
-	if xxhash.Sum64(body) != sum {
-		return nil, errors.New("bad checksum")
-	}
-	return body[len(magic):], nil
 }
 
 // Put implements traces.FileCache. A failed write is a warning: the run
@@ -173,7 +153,7 @@ func (c *Cache) Put(key traces.FileKey, ss []*traces.Session, w *traces.Warnings
 		c.warn("%s: %v (not cached)", key.Name, err)
 		return
 	}
-	if err := atomicfile.Write(c.path(key), seal(magic, e.b), false); err != nil {
+	if err := atomicfile.Write(c.path(key), cachedir.Seal(magic, e.b), false); err != nil {
 		c.turnOff(err)
 		return
 	}

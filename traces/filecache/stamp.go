@@ -12,6 +12,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/ctxsim/ctxsim/internal/atomicfile"
+	"github.com/ctxsim/ctxsim/internal/cachedir"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
@@ -98,7 +99,7 @@ func (c *Cache) Lookup(s traces.FileStamp) (traces.FileKey, bool) {
 		c.turnOff(err)
 		return traces.FileKey{}, false
 	}
-	body, err := unseal(b, stampMagic)
+	body, err := cachedir.Unseal(b, stampMagic, "an import cache entry")
 	var e stampEntry
 	if err == nil {
 		e, err = decodeStamp(body)
@@ -126,7 +127,7 @@ func (c *Cache) Remember(s traces.FileStamp, key traces.FileKey) {
 	if c.isOff() || key.Format != s.Format || key.Name != s.Name || key.Size != s.Size {
 		return
 	}
-	if err := atomicfile.Write(c.stampPath(s), seal(stampMagic, encodeStamp(stampEntry{Build: c.o.Build, Stamp: s, Key: key})), false); err != nil {
+	if err := atomicfile.Write(c.stampPath(s), cachedir.Seal(stampMagic, encodeStamp(stampEntry{Build: c.o.Build, Stamp: s, Key: key})), false); err != nil {
 		c.turnOff(err)
 		return
 	}

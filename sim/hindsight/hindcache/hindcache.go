@@ -21,9 +21,8 @@ import (
 )
 
 const (
-	magic   = "ctxsimh1"
-	suffix  = ".opt"
-	sumSize = 8
+	magic  = "ctxsimh1"
+	suffix = ".opt"
 	// DefaultMaxBytes bounds the entries' total size: a result is a few
 	// bytes per call, so this is thousands of whatif runs' worth.
 	DefaultMaxBytes = 64 << 20
@@ -66,8 +65,10 @@ func Open(dir string, o Options) *Cache {
 	return &Cache{dir: dir, o: o}
 }
 
+// path names k's entry for this build: two builds sharing the directory
+// (an installed ctxsim and a test binary) keep one file each.
 func (c *Cache) path(k hindsight.Key) string {
-	return filepath.Join(c.dir, hex.EncodeToString(k[:])+suffix)
+	return filepath.Join(c.dir, fmt.Sprintf("%s-%016x%s", hex.EncodeToString(k[:]), xxhash.Sum64String(c.o.Build), suffix))
 }
 
 // warn records a problem once: two cells with the same requests may both
@@ -92,13 +93,13 @@ func (c *Cache) Get(k hindsight.Key) (*hindsight.Result, bool) {
 		}
 		return nil, false
 	}
-	r, build, err := decode(b, k)
+	r, err := decode(b, k, c.o.Build)
 	if err != nil {
 		c.warn("%s: %v (ignored, solved again)", p, err)
 		return nil, false
 	}
-	if build != c.o.Build {
-		return nil, false
+	if r == nil {
+		return nil, false // another build's, whose format may differ
 	}
 	if c.o.Now != nil {
 		t := c.o.Now()
@@ -138,37 +139,37 @@ func (c *Cache) Put(k hindsight.Key, r *hindsight.Result) {
 	c.mu.Unlock()
 }
 
+// encode is an entry: the build, the key and the result, sealed.
 func encode(build string, k hindsight.Key, body []byte) []byte {
-	b := append([]byte(magic), binary.AppendUvarint(nil, uint64(len(build)))...)
+	b := binary.AppendUvarint(nil, uint64(len(build)))
 	b = append(b, build...)
 	b = append(b, k[:]...)
-	b = append(b, body...)
-	return binary.LittleEndian.AppendUint64(b, xxhash.Sum64(b))
+	return cachedir.Seal(magic, append(b, body...))
 }
 
-func decode(b []byte, k hindsight.Key) (*hindsight.Result, string, error) {
-	if len(b) < len(magic)+sumSize || string(b[:len(magic)]) != magic {
-		return nil, "", errors.New("not a hindsight cache entry")
+// decode is the result encode sealed under k by build, nil (no error)
+// when another build wrote it: its result is not even decoded.
+func decode(b []byte, k hindsight.Key, build string) (*hindsight.Result, error) {
+	body, err := cachedir.Unseal(b, magic, "a hindsight cache entry")
+	if err != nil {
+		return nil, err
 	}
-	body := b[:len(b)-sumSize]
-	if xxhash.Sum64(body) != binary.LittleEndian.Uint64(b[len(body):]) {
-		return nil, "", errors.New("bad checksum")
-	}
-	body = body[len(magic):]
 	n, w := binary.Uvarint(body)
 	if w <= 0 || n > uint64(len(body)-w) {
-		return nil, "", errors.New("bad build name")
+		return nil, errors.New("bad build name")
 	}
-	build := string(body[w : w+int(n)])
+	if string(body[w:w+int(n)]) != build {
+		return nil, nil
+	}
 	body = body[w+int(n):]
 	if len(body) < len(k) || string(body[:len(k)]) != string(k[:]) {
-		return nil, "", errors.New("entry of another key")
+		return nil, errors.New("entry of another key")
 	}
 	r := &hindsight.Result{}
 	if err := r.UnmarshalBinary(body[len(k):]); err != nil {
-		return nil, "", err
+		return nil, err
 	}
-	return r, build, nil
+	return r, nil
 }
 
 // Flush removes the least recently used entries beyond MaxBytes, and

@@ -45,6 +45,15 @@ func TestGetPut(t *testing.T) {
 	if _, ok := c.Get(hindsight.Key{3}); ok {
 		t.Error("a key never put served")
 	}
+	// Another build's entry is a silent miss, its result not even read
+	// (a later format is not an error).
+	k4 := hindsight.Key{4}
+	if err := os.WriteFile(c.path(k4), encode("b0", k4, []byte("a format to come")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := c.Get(k4); ok || len(c.Warnings()) != 0 {
+		t.Errorf("another build's entry: served %v, warnings %q", ok, c.Warnings())
+	}
 	// Spoiled: a flipped byte, a cut file, another key's entry renamed in.
 	p1, p2 := c.path(k1), c.path(k2)
 	b, err := os.ReadFile(p1)
