@@ -67,7 +67,7 @@ func BenchmarkCostTree(b *testing.B) {
 
 // BenchmarkImportCached is the import of the shared sessions (every file
 // of testdata/claude-code) without a file cache ("json"), and warm: every
-// file served from a traces/filecache entry decoded from gob, found by the
+// file served from a traces/filecache entry, found by the
 // file's stamp ("warm": the file is not read when its stamp is trusted,
 // that is when the file was last changed 2 s or more before the first
 // import) or by its contents ("warm-read": read and hashed).

@@ -117,25 +117,29 @@ func keys(m map[string]int) []string {
 }
 
 // changingFile is an open file whose stat changes on every call, as a log
-// being appended to while it is read.
+// being rewritten while it is read: the size stays that of the bytes read,
+// the modification time moves, so only the stamp taken after the read can
+// tell.
 type changingFile struct {
 	io.Reader
+	size  int64
 	stats int
 }
 
 type statInfo struct {
 	fs.FileInfo
 	size int64
+	mod  time.Time
 }
 
-func (s statInfo) Size() int64       { return s.size }
-func (statInfo) Mode() fs.FileMode   { return 0o644 }
-func (statInfo) ModTime() time.Time  { return time.Unix(1e9, 0) }
-func (statInfo) Sys() any            { return &syscall.Stat_t{Dev: 1, Ino: 2} }
-func (f *changingFile) Close() error { return nil }
+func (s statInfo) Size() int64        { return s.size }
+func (statInfo) Mode() fs.FileMode    { return 0o644 }
+func (s statInfo) ModTime() time.Time { return s.mod }
+func (statInfo) Sys() any             { return &syscall.Stat_t{Dev: 1, Ino: 2} }
+func (f *changingFile) Close() error  { return nil }
 func (f *changingFile) Stat() (fs.FileInfo, error) {
 	f.stats++
-	return statInfo{size: int64(f.stats)}, nil
+	return statInfo{size: f.size, mod: time.Unix(1e9+int64(f.stats), 0)}, nil
 }
 
 // TestStampChangedDuringRead: a file whose stamp changes while it is read
@@ -146,7 +150,7 @@ func TestStampChangedDuringRead(t *testing.T) {
 	require.NoError(t, err)
 	c, err := filecache.Open(t.TempDir(), filecache.Options{Build: "test"})
 	require.NoError(t, err)
-	f := &changingFile{Reader: bytes.NewReader(data)}
+	f := &changingFile{Reader: bytes.NewReader(data), size: int64(len(data))}
 	var w traces.Warnings
 	ss, err := Options{Cache: c}.cachedRead(f, "short.jsonl", &w)
 	require.NoError(t, err)

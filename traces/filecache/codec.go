@@ -145,15 +145,11 @@ func (e *encoder) blocks(bs []traces.Block) {
 var errShort = errors.New("entry cut short or malformed")
 
 // decoder reads what encoder wrote; the first error sticks and every
-// later read returns zero values.
+// later read returns zero values. The strings it returns are b's own
+// bytes: b is handed over, and never written again.
 type decoder struct {
 	b   []byte
 	err error
-	// words keeps one copy of each short string seen (kinds, models,
-	// meta keys), which repeat on every event.
-	words map[string]string
-	// own: the decoded strings alias b (see decodeEntry).
-	own bool
 }
 
 func (d *decoder) fail() {
@@ -199,24 +195,10 @@ func (d *decoder) raw() []byte {
 
 func (d *decoder) str() string {
 	r := d.raw()
-	if d.own && len(r) > 0 {
-		return unsafe.String(&r[0], len(r))
+	if len(r) == 0 {
+		return ""
 	}
-	return string(r)
-}
-
-// word is str for strings that repeat: one copy each.
-func (d *decoder) word() string {
-	r := d.raw()
-	if len(r) == 0 || len(r) > 64 {
-		return string(r)
-	}
-	if s, ok := d.words[string(r)]; ok {
-		return s
-	}
-	s := string(r)
-	d.words[s] = s
-	return s
+	return unsafe.String(&r[0], len(r))
 }
 
 func (d *decoder) bool() bool {
@@ -255,12 +237,12 @@ func (d *decoder) strings() []string {
 	return ss
 }
 
-// decodeEntry decodes an entry from b. With own, b is handed over: the
-// entry's strings (block texts are most of an entry's bytes) are b's own
-// bytes rather than copies, and the caller never writes b again. Copying
-// them was a warm run's largest source of fresh pages after the read.
-func decodeEntry(b []byte, own bool) (*entry, error) {
-	d := &decoder{b: b, words: map[string]string{}, own: own}
+// decodeEntry decodes an entry from b, which it keeps: the entry's
+// strings (block texts are most of an entry's bytes) are b's own bytes
+// rather than copies, and the caller never writes b again. Copying them
+// was a warm run's largest source of fresh pages after the read.
+func decodeEntry(b []byte) (*entry, error) {
+	d := &decoder{b: b}
 	x := &entry{Build: d.str()}
 	x.Key = traces.FileKey{Format: d.str(), Name: d.str(), Sum: d.uvarint(), Size: d.varint()}
 	wb := d.raw()
@@ -288,10 +270,10 @@ func decodeEntry(b []byte, own bool) (*entry, error) {
 func (d *decoder) session() *traces.Session {
 	s := &traces.Session{
 		ID:     d.str(),
-		Source: traces.Source(d.word()),
-		Model:  d.word(),
+		Source: traces.Source(d.str()),
+		Model:  d.str(),
 		Window: d.int(),
-		Format: d.word(),
+		Format: d.str(),
 		Tenant: d.str(),
 		Parent: d.str(),
 	}
@@ -313,9 +295,9 @@ func (d *decoder) event(v *traces.Event) {
 		d.fail()
 		return
 	}
-	v.Kind = traces.Kind(d.word())
+	v.Kind = traces.Kind(d.str())
 	v.Blocks = d.blocks()
-	v.Model = d.word()
+	v.Model = d.str()
 	if d.bool() {
 		v.Usage = &traces.Usage{Input: d.varint(), CacheWrite5m: d.varint(), CacheWrite1h: d.varint(), CacheRead: d.varint(), Output: d.varint()}
 	}
@@ -325,8 +307,8 @@ func (d *decoder) event(v *traces.Event) {
 	if n, isNil := d.length(); !isNil {
 		v.Meta = make(map[string]string, n)
 		for range n {
-			k := d.word()
-			v.Meta[k] = d.word()
+			k := d.str()
+			v.Meta[k] = d.str()
 		}
 	}
 }
@@ -339,11 +321,11 @@ func (d *decoder) blocks() []traces.Block {
 	bs := make([]traces.Block, n)
 	for i := range bs {
 		b := &bs[i]
-		b.Kind = traces.BlockKind(d.word())
+		b.Kind = traces.BlockKind(d.str())
 		b.Text = d.str()
 		b.Tokens = d.int()
 		b.ID = d.str()
-		b.Name = d.word()
+		b.Name = d.str()
 		b.Input = d.str()
 		b.IsError = d.bool()
 		b.ScaffoldEnd = d.int()

@@ -31,9 +31,9 @@
 // fs.FS has no inode), and only on Linux and macOS.
 //
 // An entry is written field by field (codec.go) and decoded straight from
-// the file's bytes into copies; gob, this cache's first format, copied
-// each entry whole and compiled its types afresh per file, and was most
-// of a warm import's time. TestCodecEveryField fills every field of a
+// the file's bytes, its strings left in the buffer the file was read
+// into; gob, this cache's first format, copied each entry whole and
+// compiled its types afresh per file. TestCodecEveryField fills every field of a
 // session by reflection, so a field added to traces and not to the codec
 // fails it.
 package filecache

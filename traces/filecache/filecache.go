@@ -117,9 +117,6 @@ func (c *Cache) Get(key traces.FileKey) ([]*traces.Session, *traces.Warnings, bo
 	if e.Build != c.o.Build || e.Key != key {
 		return nil, nil, false // a hash collision: someone else's entry
 	}
-	if e.Warnings == nil {
-		e.Warnings = &traces.Warnings{}
-	}
 	if c.o.Now != nil {
 		t := c.o.Now()
 		_ = os.Chtimes(p, t, t) // a failure only ages the entry
@@ -135,7 +132,7 @@ func decode(b []byte) (*entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, err := decodeEntry(body, true)
+	e, err := decodeEntry(body)
 	if err != nil {
 		return nil, fmt.Errorf("bad entry: %v", err)
 	}
