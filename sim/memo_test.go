@@ -23,9 +23,10 @@ import (
 // every block gives the same records, call by call, under every preset that
 // compacts, prunes or masks. So do the engine's other keepsakes, on in the
 // shared replays and off in the first: the sessions' block and floor
-// hashes and Meta kept across replays (Options.Hashes), one floor hashing
-// for the builder and the estimators (FloorSharer), and the summarizer's
-// prompt counted in parts (CountParts).
+// hashes and Meta kept across replays (Options.Hashes) and the
+// summarizer's prompt counted in parts (CountParts). (The engine always
+// shares a session's floor hashes between its builder and estimators;
+// estimate.TestSharedFloorHashes checks that sharing.)
 func TestSharedMemoSameRecords(t *testing.T) {
 	tok, err := tiktoken.Get("o200k_base")
 	require.NoError(t, err)
@@ -49,7 +50,6 @@ func TestSharedMemoSameRecords(t *testing.T) {
 				c, err := inner(s, m, sum)
 				if err == nil {
 					c.(MemoSharer).ShareMemo(nil)
-					c.(FloorSharer).ShareFloors(nil)
 				}
 				return c, err
 			}

@@ -70,7 +70,8 @@ type RoughEstimator struct {
 }
 
 // incremental is what an estimator keeps between calls so that each costs
-// what changed: message sizes by hash, the floor by slice identity, the
+// what changed: message sizes by hash (made on first use, by an estimator
+// without shared sizes), the floor by slice identity, the
 // last view by identity (the hooks of one call ask about the same view
 // several times) and the prefix sums of the last view's messages.
 type incremental struct {
@@ -184,7 +185,7 @@ func viewKeyOf(v *prompt.View) viewKey {
 }
 
 // NewRough returns a rough estimator.
-func NewRough() *RoughEstimator { return &RoughEstimator{incremental: incremental{cache: msgCache{}}} }
+func NewRough() *RoughEstimator { return &RoughEstimator{} }
 
 // Floor is the rough size of v's tool schemas and system prompt.
 func (e *RoughEstimator) Floor(v *prompt.View) int { return e.floorOf(v, e.floor) }
@@ -244,7 +245,7 @@ type ExactEstimator struct {
 
 // NewExact returns an exact estimator over memo.
 func NewExact(memo *Memo, perMessage int) *ExactEstimator {
-	return &ExactEstimator{Memo: memo, PerMessage: perMessage, incremental: incremental{cache: msgCache{}}}
+	return &ExactEstimator{Memo: memo, PerMessage: perMessage}
 }
 
 // Name is "exact".

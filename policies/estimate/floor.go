@@ -10,18 +10,24 @@ import (
 type FloorHashes = prompt.FloorHashes
 
 // floorWith is RoughFloor(v) with the floor's block hashes hs (tools, then
-// system).
+// system); nil hs has each block hashed where it is sized.
 func (s *RoughSizes) floorWith(v *prompt.View, hs []uint64) int {
+	h := func(i int) uint64 {
+		if hs == nil {
+			return 0
+		}
+		return hs[i]
+	}
 	n := 0
 	for i := range v.Tools {
 		if b := &v.Tools[i]; b.Opaque() {
 			n += b.Tokens
 		} else {
-			n += s.size(b, hs[i], fnTool)
+			n += s.size(b, h(i), fnTool)
 		}
 	}
 	for i := range v.System {
-		n += s.Block(&v.System[i], hs[len(v.Tools)+i])
+		n += s.Block(&v.System[i], h(len(v.Tools)+i))
 	}
 	return n
 }

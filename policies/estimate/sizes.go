@@ -182,20 +182,7 @@ func (s *RoughSizes) budget(m *prompt.Message) int {
 }
 
 // Floor is RoughFloor(v).
-func (s *RoughSizes) Floor(v *prompt.View) int {
-	n := 0
-	for i := range v.Tools {
-		if b := &v.Tools[i]; b.Opaque() {
-			n += b.Tokens
-		} else {
-			n += s.size(b, 0, fnTool)
-		}
-	}
-	for i := range v.System {
-		n += s.Block(&v.System[i], 0)
-	}
-	return n
-}
+func (s *RoughSizes) Floor(v *prompt.View) int { return s.floorWith(v, nil) }
 
 // floor is RoughFloor(v), hashing v's blocks through f (shared by the
 // session's estimators) when they are needed.

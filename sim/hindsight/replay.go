@@ -90,6 +90,7 @@ func (r *replayer) replay(schedule [][]prompt.Breakpoint) ([]traces.Usage, []flo
 		return nil, nil, fmt.Errorf("hindsight: %d schedules for %d calls", len(schedule), len(calls))
 	}
 	p := provider.NewAnthropic(provider.AnthropicOptions{Common: provider.Common{Prices: opts.Prices, Latency: opts.Latency}})
+	defer p.Release() // its cache maps serve the next replay
 	us := make([]traces.Usage, len(calls))
 	cost := make([]float64, len(calls))
 	for i := range calls {

@@ -42,10 +42,7 @@ func Solve(calls []Call, opts Options) (*Result, error) {
 	exact := true
 	shares, aheads := s.shares(), s.aheads()
 	s.buffers = pool.Get().(*buffers)
-	defer func() {
-		s.store = store{} // the pool keeps no tape
-		pool.Put(s.buffers)
-	}()
+	defer pool.Put(s.buffers)
 	s.reset()
 	cur, next, tr := &s.cur, &s.next, &s.trail
 	cur.states = append(cur.states, state{from: -1, link: -1, same: -1}) // the empty cache, key 0

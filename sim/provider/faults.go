@@ -21,6 +21,9 @@ type Faulty struct {
 // Name is the inner provider's name.
 func (f *Faulty) Name() string { return f.Inner.Name() }
 
+// Release implements Releaser: it releases Inner.
+func (f *Faulty) Release() { Release(f.Inner) }
+
 // Send rejects or forwards the call.
 func (f *Faulty) Send(now time.Time, req *prompt.Request) (Response, error) {
 	if f.Rate > 0 && f.Rand.Float64() < f.Rate {
