@@ -386,51 +386,60 @@ func (st *Setup) replay(ctx context.Context, t Tenant, pol *sim.Policy, summaryM
 // hindsight solves the tape of a replay and sets each run's regret: the
 // run's calls on the tape priced under the optimum instead of as billed.
 func (st *Setup) hindsight(t Tenant, res *Result, calls []hindsight.Call) error {
-	opts := hindsight.Options{Prices: st.Prices}
-	rootOf := t.rootOf()
-	group := func(k string) string { return rootOf[strings.TrimSuffix(k, "/compaction")] }
-	// A stored optimum is the one after Separate, so the grouping is part
-	// of its key.
+	h, err := st.optimum(t, calls, hindsight.Options{Prices: st.Prices})
+	if err != nil {
+		return fmt.Errorf("tenant %s: %w", t.Key, err)
+	}
+	res.Tape, res.Hindsight = calls, h
+	res.regret(t)
+	return nil
+}
+
+// optimum is the hindsight optimum of calls, separated by root when t has
+// several (each root's row must be a bill its own sessions could have
+// reached: no root above what its policy schedule paid). It comes from
+// st.SolveStore when that holds it, else it is solved and kept there; what
+// is kept is the separated optimum, so the grouping is part of its key.
+func (st *Setup) optimum(t Tenant, calls []hindsight.Call, opts hindsight.Options) (*hindsight.Result, error) {
+	var group func(string) string
 	var parts []string
 	if len(t.Roots) > 1 {
-		parts = append(parts, "separate")
-		seen := map[string]bool{}
-		for i := range calls {
-			if k := calls[i].Key; !seen[k] {
-				seen[k] = true
-				parts = append(parts, k, group(k))
-			}
-		}
+		rootOf := t.rootOf()
+		group = func(k string) string { return rootOf[strings.TrimSuffix(k, "/compaction")] }
 	}
 	var key hindsight.Key
 	keyed := false
 	if st.SolveStore != nil {
+		if group != nil {
+			parts = append(parts, "separate")
+			seen := map[string]bool{}
+			for i := range calls {
+				if k := calls[i].Key; !seen[k] {
+					seen[k] = true
+					parts = append(parts, k, group(k))
+				}
+			}
+		}
 		if k, err := hindsight.KeyOf(calls, opts, parts...); err == nil {
 			if h, ok := st.SolveStore.Get(k); ok {
-				res.Tape, res.Hindsight = calls, h
-				res.regret(t)
-				return nil
+				return h, nil
 			}
 			key, keyed = k, true
 		}
 	}
 	h, err := st.solved.Solve(calls, opts)
 	if err != nil {
-		return fmt.Errorf("tenant %s: %w", t.Key, err)
+		return nil, err
 	}
-	if len(t.Roots) > 1 {
-		// Each root's row must be a bill its own sessions could have
-		// reached: no root above what its policy schedule paid.
+	if group != nil {
 		if _, err := hindsight.Separate(calls, h, group, opts); err != nil {
-			return fmt.Errorf("tenant %s: %w", t.Key, err)
+			return nil, err
 		}
 	}
 	if keyed {
 		st.SolveStore.Put(key, h)
 	}
-	res.Tape, res.Hindsight = calls, h
-	res.regret(t)
-	return nil
+	return h, nil
 }
 
 // regret sets each run's hindsight summary from res.Hindsight.
@@ -488,8 +497,9 @@ func (st *Setup) summarize(t Tenant, policy string, all []sim.Record) []report.R
 	// report.Summarize keeps nothing of it. Cleared when put back, so the
 	// pool holds no replay's records alive.
 	buf := rootRecords.Get().(*[]sim.Record)
+	used := 0 // the most of buf any root used: the part to clear
 	defer func() {
-		clear((*buf)[:cap(*buf)])
+		clear((*buf)[:used])
 		rootRecords.Put(buf)
 	}()
 	for _, r := range t.Roots {
@@ -498,7 +508,7 @@ func (st *Setup) summarize(t Tenant, policy string, all []sim.Record) []report.R
 		for _, i := range idx {
 			recs = append(recs, all[i])
 		}
-		*buf = recs
+		*buf, used = recs, max(used, len(recs))
 		sort.SliceStable(recs, func(i, j int) bool { return recs[i].Time.Before(recs[j].Time) })
 		for i := range recs {
 			recs[i].Trace, recs[i].Seq = r.ID, i
