@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -130,8 +131,13 @@ func ScanUsageIf(ok func(head []byte) bool, paths ...string) (us []*SessionUsage
 	// One set of buffers per worker, kept for the whole scan (a sync.Pool
 	// is emptied by each GC, and a fresh buffer is cleared and faulted in).
 	bufs := make(chan *scanBufs, runtime.GOMAXPROCS(0))
+	// One refused file refuses the tree: the files after it go unscanned.
+	var refused atomic.Bool
 	read, rws, err := readFiles(len(files), order, func(i int) (io.ReadCloser, error) { return os.Open(files[i]) },
 		func(i int, r io.Reader, w *traces.Warnings) (fileUsage, error) {
+			if refused.Load() {
+				return fileUsage{refused: true}, nil
+			}
 			var buf *scanBufs
 			select {
 			case buf = <-bufs:
@@ -139,7 +145,11 @@ func ScanUsageIf(ok func(head []byte) bool, paths ...string) (us []*SessionUsage
 				buf = new(scanBufs)
 			}
 			defer func() { bufs <- buf }()
-			return scanFileBuf(r, files[i], w, buf, ok)
+			u, err := scanFileBuf(r, files[i], w, buf, ok)
+			if u.refused {
+				refused.Store(true)
+			}
+			return u, err
 		})
 	if err != nil {
 		return nil, nil, false, err
