@@ -46,18 +46,19 @@ func init() {
 					return err
 				}
 				if len(args) > 0 {
-					l, err := load(e, harness.Workload{Paths: args, From: *from}) // warnings on stderr: JSON on stdout stays clean
-					if err != nil {
-						return err
-					}
-					rep.Warnings = l.Warnings.List()
 					// Replayed as whatif replays them: the provider of each
-					// session's model, no hindsight but the gaps'.
+					// session's model, no hindsight but the gaps'. Set up
+					// first, so the logs load through the import cache.
 					sf := simFlags{prices: *prices, provider: "auto", seed: 1, jobs: 1, noHindsight: true}
 					st, err := sf.setup(e)
 					if err != nil {
 						return err
 					}
+					l, err := load(e, harness.Workload{Paths: args, From: *from}) // warnings on stderr: JSON on stdout stays clean
+					if err != nil {
+						return err
+					}
+					rep.Warnings = l.Warnings.List()
 					if err := harness.Breakeven(e.ctx, st, rep, l.Sessions, p, *hs, runOptions(e, 1, shard.Spec{})); err != nil {
 						return err
 					}
