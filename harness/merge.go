@@ -115,6 +115,7 @@ func Join(m *shard.Merged, name string) (*Joined, error) {
 		}
 		j.Render = r
 		j.Outputs = &experiment.Outputs{Runs: m.Runs(), Labels: labels, Warnings: warnings}
+		r.Sort(j.Outputs.Runs) // cell order, as the unsharded sweep's
 	default:
 		return nil, fmt.Errorf("%s: command %q %w", name, man.Command, ErrNotJoinable)
 	}

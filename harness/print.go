@@ -64,7 +64,6 @@ func (j *Joined) Print(w io.Writer, f report.Format) error {
 	case FidelityRender:
 		return r.Print(w, f, j.Fidelity)
 	case report.SweepGrid:
-		r.Sort(j.Outputs.Runs) // cell order, as Write leaves them
 		return r.Write(w, f, j.Outputs.Runs, j.Outputs.Warnings)
 	}
 	return nil
