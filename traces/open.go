@@ -385,12 +385,7 @@ func mixedTree(ctx context.Context, src Input, p string, opts OpenOptions) ([]st
 					errs[i] = err
 					continue
 				}
-				for _, f := range opts.Formats {
-					if f.Sniff(head) {
-						sniffed[i] = f
-						break
-					}
-				}
+				sniffed[i] = Sniff(opts.Formats, head)
 			}
 		})
 	}
@@ -441,24 +436,37 @@ func Detect(ctx context.Context, src Input, formats []Importer) (Importer, error
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range formats {
-		if f.Sniff(head) {
-			return f, nil
-		}
+	if f := Sniff(formats, head); f != nil {
+		return f, nil
 	}
 	return nil, fmt.Errorf("%s: format not recognized (give --from FORMAT)", src.Display(first))
 }
 
+// Sniff is the first of formats that takes a file starting with head (its
+// first line, at most HeadSize bytes), nil if none does.
+func Sniff(formats []Importer, head []byte) Importer {
+	for _, f := range formats {
+		if f.Sniff(head) {
+			return f
+		}
+	}
+	return nil
+}
+
+// HeadSize is how much of a file's first line detection reads.
+const HeadSize = 4096
+
 func isJSONL(name string) bool { return strings.HasSuffix(name, ".jsonl") }
 
-// firstLine is the start of a file, up to its first newline (4 KiB at most).
+// firstLine is the start of a file, up to its first newline (HeadSize
+// bytes at most).
 func firstLine(fsys fs.FS, name string) ([]byte, error) {
 	f, err := fsys.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	buf := make([]byte, 4096)
+	buf := make([]byte, HeadSize)
 	n, err := io.ReadFull(f, buf)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
 		return nil, err

@@ -130,12 +130,7 @@ func splitMixed(ctx context.Context, paths []string, from string, stdin io.Reade
 // isClaudeCode reports whether a file whose first line starts with head
 // is detected as a Claude Code log (the first of the formats to take it).
 func isClaudeCode(head []byte) bool {
-	for _, f := range formats.All() {
-		if f.Sniff(head) {
-			return f == formats.ClaudeCode
-		}
-	}
-	return false
+	return traces.Sniff(formats.All(), head) == formats.ClaudeCode
 }
 
 // ScanClaudeCode is claudecode.ScanUsage of the files or trees as Sessions.

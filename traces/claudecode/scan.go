@@ -93,14 +93,10 @@ func ScanUsage(paths ...string) ([]*SessionUsage, *traces.Warnings, error) {
 	return us, ws, err
 }
 
-// HeadSize is how much of a file's first line ScanUsageIf hands to its
-// check, as traces.Detect reads it to sniff a file's format.
-const HeadSize = 4096
-
 // ScanUsageIf is ScanUsage that first hands each file's head (its first
-// line, at most HeadSize bytes) to ok (nil: every file is taken), in the
-// worker that reads the file: the caller checks that every file is a
-// Claude Code log without opening each once more. all is false, with no
+// line, at most traces.HeadSize bytes) to ok (nil: every file is taken),
+// in the worker that reads the file: the caller checks that every file is
+// a Claude Code log without opening each once more. all is false, with no
 // results, when ok refuses a file, a path holds no .jsonl file, or a
 // first line is over traces.MaxLine; ok must be safe to call from several
 // goroutines.
@@ -486,7 +482,7 @@ func scanFileBuf(r io.Reader, name string, w *traces.Warnings, buf *scanBufs, ok
 			return fileUsage{}, fmt.Errorf("%s: %w", name, err)
 		}
 		if ok != nil {
-			if long || !ok(b[:min(len(b), HeadSize)]) {
+			if long || !ok(b[:min(len(b), traces.HeadSize)]) {
 				return fileUsage{refused: true}, nil
 			}
 			ok = nil
