@@ -1,5 +1,5 @@
-// Package filebuf reads whole files into pooled buffers: the importers
-// read a file at a time, decode it and keep only copies, and a fresh
+// Package filebuf reads whole files into pooled buffers: the Claude Code
+// importer reads a file at a time, decodes it and keeps only copies, and a fresh
 // buffer per file was a large share of a run's page faults. (The import
 // cache reads each entry into a buffer of its own instead: the entry's
 // strings are that buffer's bytes.)
