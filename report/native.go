@@ -1,11 +1,8 @@
 package report
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/ctxsim/ctxsim/traces"
@@ -92,33 +89,15 @@ func WriteNativeSet(dir string, ss []*traces.Session) ([]Written, error) {
 		}
 		names[name] = s.ID
 	}
-	parent := filepath.Dir(filepath.Clean(dir))
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil, err
-	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".tmp*")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(tmp) // gone once renamed; else the partial set
 	out := make([]Written, 0, len(ss))
+	files := make([]SetFile, 0, len(ss))
 	for _, s := range ss {
 		name := fileNameFor(s.ID)
-		if err := WriteFileAtomic(filepath.Join(tmp, name), func(w io.Writer) error { return traces.WriteSession(w, s) }); err != nil {
-			return nil, err
-		}
+		files = append(files, SetFile{Name: name, Write: func(w io.Writer) error { return traces.WriteSession(w, s) }})
 		out = append(out, Written{ID: s.ID, File: filepath.Join(dir, name), Events: len(s.Events), Calls: countCalls(s)})
 	}
-	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-		if err := os.Chmod(tmp, 0o755); err != nil {
-			return nil, err
-		}
-		return out, os.Rename(tmp, dir)
-	}
-	for _, w := range out {
-		if err := os.Rename(filepath.Join(tmp, filepath.Base(w.File)), w.File); err != nil {
-			return nil, err
-		}
+	if err := WriteSetAtomic(dir, files); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -4,13 +4,11 @@ import (
 	"bufio"
 	"cmp"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 
+	"github.com/ctxsim/ctxsim/internal/atomicfile"
 	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/sim"
 	"github.com/ctxsim/ctxsim/traces"
@@ -119,89 +117,22 @@ func WriteRecords(w io.Writer, recs []sim.Record) error {
 	return bw.Flush()
 }
 
-// WriteFileAtomic writes path through a temporary file in the same
-// directory and renames it into place, so a reader never sees a half-written
-// file and a failed write leaves the old file alone.
-//
-// A symlink is written through (its target is replaced, the link stays),
-// and an existing file keeps its permission bits.
+// WriteFileAtomic writes path whole or not at all (atomicfile.WriteFunc):
+// a regular file through a temporary file renamed into place, a symlink
+// written through, a FIFO or character device in place; a directory,
+// socket or block device is refused.
 func WriteFileAtomic(path string, write func(io.Writer) error) error {
-	mode := os.FileMode(0o644)
-	if target, err := filepath.EvalSymlinks(path); err == nil {
-		path = target
-		if fi, err := os.Stat(target); err == nil {
-			mode = fi.Mode().Perm()
-		}
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	bw := bufio.NewWriter(f)
-	err = write(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, mode)
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.WriteFunc(path, write)
 }
 
 // A SetFile is one file of an output set: its name in the directory and
 // what to write to it.
-type SetFile struct {
-	Name  string
-	Write func(io.Writer) error
-}
+type SetFile = atomicfile.SetFile
 
-// WriteSetAtomic writes files into dir as a set: all of them are written
-// into a temporary directory beside dir first, and only when every one is
-// written are they renamed into dir. A failed write (a report that cannot
-// render) leaves dir as it was: never new records beside an old report.
+// WriteSetAtomic writes files into dir as one set (atomicfile.WriteSet):
+// all of them into a temporary directory beside dir first, then moved in
+// once every one is written. A failed write (a report that cannot render)
+// leaves dir as it was: never new records beside an old report.
 func WriteSetAtomic(dir string, files []SetFile) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(dir)), "."+filepath.Base(dir)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	for _, f := range files {
-		if err := WriteFileAtomic(filepath.Join(tmp, f.Name), f.Write); err != nil {
-			return fmt.Errorf("write %s: %w", filepath.Join(dir, f.Name), errors.Unwrap(err))
-		}
-	}
-	for _, f := range files {
-		dst := filepath.Join(dir, f.Name)
-		mode := os.FileMode(0o644)
-		if target, err := filepath.EvalSymlinks(dst); err == nil {
-			dst = target
-			if fi, err := os.Stat(target); err == nil {
-				mode = fi.Mode().Perm()
-			}
-		}
-		if err := os.Chmod(filepath.Join(tmp, f.Name), mode); err != nil {
-			return err
-		}
-		if err := os.Rename(filepath.Join(tmp, f.Name), dst); err != nil {
-			return err
-		}
-	}
-	return nil
+	return atomicfile.WriteSet(dir, files)
 }

@@ -1,6 +1,14 @@
-// Package atomicfile writes a file so that a reader sees its old contents
-// or the new, never part of either: the bytes go to a temporary file
-// beside the target, which is then renamed over it. The token-count cache
-// (policies/estimate/tokcache), the import cache (traces/filecache) and
-// the hindsight cache (sim/hindsight/hindcache) write through it.
+// Package atomicfile is ctxsim's one way of writing a file: a reader sees
+// its old contents or the new, never part of either. The bytes go to a
+// temporary file beside the target, which is then renamed over it (Write
+// for the token-count, import and hindsight caches; WriteFunc for a
+// command's output file; WriteSet for an output directory written as one
+// set).
+//
+// An output path is input too. Renaming over a FIFO or a device would
+// replace the node with a regular file (`--markdown /dev/null` run as root
+// replaced the system's /dev/null), so a character device or FIFO named as
+// an output is written in place, and a directory, socket or block device
+// is refused (NotRegularError). A cache entry that is anything but a
+// regular file or symlink is refused as well.
 package atomicfile
