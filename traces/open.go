@@ -415,13 +415,27 @@ func pick(ctx context.Context, src Input, opts OpenOptions) (Importer, error) {
 	return Detect(ctx, src, opts.Formats)
 }
 
-// Detect picks the first of formats whose Sniff accepts the first line of
-// src (of a directory, of its first .jsonl file in path order).
+// A NameSniffer is an Importer that also knows its files by name: a
+// SQLite database by its extension, since an empty one (0 bytes, which
+// SQLite reads as a database without tables) has no header to sniff.
+type NameSniffer interface {
+	SniffName(name string) bool
+}
+
+// Detect picks the first of formats that takes src: of a file, by its
+// name (NameSniffer) or else its first line; of a directory, by the first
+// line of its first .jsonl file in path order.
 func Detect(ctx context.Context, src Input, formats []Importer) (Importer, error) {
 	first := src.Root
 	if st, err := fs.Stat(src.FS, src.Root); err != nil {
 		return nil, fmt.Errorf("%s: %w", src.Name, err)
-	} else if st.IsDir() {
+	} else if !st.IsDir() {
+		for _, f := range formats {
+			if ns, ok := f.(NameSniffer); ok && ns.SniffName(src.Root) {
+				return f, nil
+			}
+		}
+	} else {
 		// The importer walks again and reports what it skips.
 		files, err := src.Files(ctx, isJSONL, &Warnings{})
 		if err != nil {

@@ -18,7 +18,7 @@ import (
 // importers. from forces a format by name ("" detects it). A session seen
 // twice counts once, with a warning.
 func Load(ctx context.Context, paths []string, from string, stdin io.Reader) ([]Session, *traces.Warnings, error) {
-	if from == "" && !slices.Contains(paths, "-") {
+	if from == "" && !slices.Contains(paths, "-") && !slices.ContainsFunc(paths, namedFormat) {
 		// Most trees are Claude Code logs alone: scan them at once, each
 		// file's format checked by the worker that reads it, as Detect
 		// and MixedFiles would find it. Anything else, or any error,
@@ -125,6 +125,18 @@ func splitMixed(ctx context.Context, paths []string, from string, stdin io.Reade
 		}
 	}
 	return out, nil
+}
+
+// namedFormat reports whether a format takes the file p by its name (a
+// state.db: traces.NameSniffer), which the Claude Code scan, sniffing
+// heads, would take for a log.
+func namedFormat(p string) bool {
+	for _, f := range formats.All() {
+		if ns, ok := f.(traces.NameSniffer); ok && ns.SniffName(filepath.Base(p)) {
+			return true
+		}
+	}
+	return false
 }
 
 // isClaudeCode reports whether a file whose first line starts with head

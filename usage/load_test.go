@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/ctxsim/ctxsim/traces/claudecode"
@@ -70,6 +71,33 @@ func TestLoadFastPath(t *testing.T) {
 		}
 		if c.fast && len(got) == 0 {
 			t.Errorf("%s: no sessions: the case tests nothing", c.name)
+		}
+	}
+}
+
+// TestLoadEmptyStateDB pins issue 27's "a 0-byte .db exits 0 silently":
+// it was taken for an empty Claude Code log. A file named as a SQLite
+// database is read by SQLite whatever it holds (an empty one is a database
+// without tables, so not a hermes state.db), by cost's fast path and by
+// the general way alike, and a file that is not a database says so.
+func TestLoadEmptyStateDB(t *testing.T) {
+	dir := t.TempDir()
+	empty, junk := filepath.Join(dir, "state.db"), filepath.Join(dir, "junk.sqlite")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(junk, []byte(`{"type":"user"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]string{
+		empty: empty + ": not a hermes state.db (an empty file, which SQLite reads as a database without tables)",
+		junk:  junk + ": file is not a database",
+	} {
+		for _, from := range []string{"", "hermes"} {
+			ss, _, err := Load(context.Background(), []string{p}, from, nil)
+			if err == nil || !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("Load(%s, from %q) = %d sessions, error %v; want %q", p, from, len(ss), err, want)
+			}
 		}
 	}
 }

@@ -144,7 +144,7 @@ const sqliteHeader = "SQLite format 3\x00"
 
 // Hermes reads a hermes-agent state.db (read-only; it must be a file on
 // disk) or `hermes sessions export` JSON/JSONL.
-var Hermes traces.Importer = &importer{
+var Hermes traces.Importer = hermesImporter{&importer{
 	name:    "hermes",
 	summary: "hermes-agent ~/.hermes/state.db (read-only) or `hermes sessions export` JSON/JSONL; usage is per-session totals only",
 	sniff:   func(head []byte) bool { return bytes.HasPrefix(head, []byte(sqliteHeader)) },
@@ -156,7 +156,7 @@ var Hermes traces.Importer = &importer{
 		defer f.Close()
 		head := make([]byte, len(sqliteHeader))
 		n, _ := io.ReadFull(f, head)
-		if string(head[:n]) == sqliteHeader {
+		if string(head[:n]) == sqliteHeader || hermes.IsDBName(in.Root) {
 			p, ok := in.OSPath(in.Root)
 			if !ok {
 				return nil, &traces.Warnings{}, fmt.Errorf("%s: a hermes state.db must be a file on disk", in.Name)
@@ -167,4 +167,10 @@ var Hermes traces.Importer = &importer{
 		ss, err := hermes.ReadExport(io.MultiReader(bytes.NewReader(head[:n]), f), in.Name, w)
 		return ss, w, err
 	},
-}
+}}
+
+// hermesImporter takes a file named as a SQLite database whatever it
+// holds (an empty state.db has no header), so SQLite reads it.
+type hermesImporter struct{ *importer }
+
+func (hermesImporter) SniffName(name string) bool { return hermes.IsDBName(name) }

@@ -6,12 +6,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"net/url"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
-	_ "modernc.org/sqlite" // pure-Go SQLite driver, registered as "sqlite"
+	"modernc.org/sqlite" // pure-Go SQLite driver, registered as "sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/ctxsim/ctxsim/traces"
 )
@@ -35,7 +40,11 @@ var DefaultDBLimits = DBLimits{Timeout: 2 * time.Minute, HeapBytes: 1 << 30}
 
 // Warning reasons of ReadDB.
 const (
-	WarnWALSkipped = "read state.db without its write-ahead log (recent writes not seen): reading it would create state.db-shm beside the input, or the directory is read-only"
+	WarnWALSkipped     = "read state.db without its write-ahead log (recent writes not seen): reading it would create state.db-shm beside the input, or the directory is read-only"
+	WarnHotJournal     = "read state.db as of its last commit: its rollback journal is hot (a writer stopped mid-transaction), so it was rolled back in a private copy; the input is untouched"
+	WarnMissingColumn  = "read sessions without its %s column (counted as 0 in every session)"
+	WarnNoUsageColumns = "read sessions without usage columns (an older hermes schema): its sessions bill nothing"
+	WarnOrphanMessage  = "skipped message whose session_id names no session"
 )
 
 // ReadDB reads every session of a hermes-agent state.db, opened read-only
@@ -50,12 +59,19 @@ func ReadDB(path string) ([]*traces.Session, *traces.Warnings, error) {
 
 // ReadDBWithin is ReadDB within lim (and ctx).
 //
-// Nothing is created beside the input: a database with no write-ahead log
-// to read is opened immutable=1 (SQLite then takes no locks and writes no
-// -shm); one whose -wal holds writes is opened mode=ro only while its -shm
-// already exists (hermes is running), else, or when mode=ro fails (a
-// read-only directory), it is read immutable without the log, with a
-// warning.
+// The database is read as SQLite reads it, and nothing is created beside
+// the input. A database in rollback-journal mode (the default) is opened
+// mode=ro, so SQLite takes a shared lock and honours a journal: while a
+// writer holds the lock past a short wait the read is refused ("locked by
+// a writer"), and a hot journal (a writer stopped mid-transaction, its
+// uncommitted pages in the file) is rolled back in a private copy, with a
+// warning, since a read-only connection cannot roll it back in place.
+// (Opened immutable=1, which ignores journals, the uncommitted pages were
+// read as data.) A WAL database with no log to read is opened immutable=1
+// (SQLite then takes no locks and writes no -shm); one whose -wal holds
+// writes is opened mode=ro only while its -shm already exists (hermes is
+// running), else, or when mode=ro fails (a read-only directory), it is
+// read immutable without the log, with a warning.
 func ReadDBWithin(ctx context.Context, path string, lim DBLimits) ([]*traces.Session, *traces.Warnings, error) {
 	w := &traces.Warnings{}
 	if lim.Timeout > 0 {
@@ -63,11 +79,12 @@ func ReadDBWithin(ctx context.Context, path string, lim DBLimits) ([]*traces.Ses
 		ctx, cancel = context.WithTimeout(ctx, lim.Timeout)
 		defer cancel()
 	}
-	db, err := openDB(ctx, path, lim, w)
+	db, done, err := openDB(ctx, path, lim, w)
 	var out []*traces.Session
 	if err == nil {
 		out, err = readDB(ctx, db, path, w)
 		db.Close()
+		done()
 	}
 	if err != nil && ctx.Err() != nil {
 		err = fmt.Errorf("%s: read interrupted (time limit %v): %w", path, lim.Timeout, ctx.Err())
@@ -75,9 +92,43 @@ func ReadDBWithin(ctx context.Context, path string, lim DBLimits) ([]*traces.Ses
 	return out, w, err
 }
 
+// busyWait is how long a read waits for a writer's lock before refusing:
+// hermes commits in milliseconds.
+const busyWait = 2 * time.Second
+
 // openDB opens path read-only as ReadDBWithin describes, with the limits
-// set, and checks that the tables read are tables.
-func openDB(ctx context.Context, path string, lim DBLimits, w *traces.Warnings) (*sql.DB, error) {
+// set, and checks that the tables read are tables. done removes what the
+// open made (a rolled-back copy); call it after closing the database.
+func openDB(ctx context.Context, path string, lim DBLimits, w *traces.Warnings) (db *sql.DB, done func(), err error) {
+	done = func() {}
+	pragmas := "&_pragma=query_only(1)&_pragma=temp_store(2)" + fmt.Sprintf("&_pragma=busy_timeout(%d)", busyWait.Milliseconds())
+	if lim.HeapBytes > 0 {
+		pragmas += fmt.Sprintf("&_pragma=hard_heap_limit(%d)", lim.HeapBytes)
+	}
+	open := func(path, mode string) (*sql.DB, error) {
+		db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+mode+pragmas)
+		if err != nil {
+			return nil, err
+		}
+		db.SetMaxOpenConns(1)
+		if err := checkTables(ctx, db); err != nil {
+			db.Close()
+			return nil, err
+		}
+		return db, nil
+	}
+	if !walMode(path) {
+		db, err := open(path, "mode=ro")
+		switch code := sqliteCode(err); {
+		case code == sqlite3.SQLITE_READONLY_ROLLBACK:
+			return rolledBack(path, w, open)
+		case code&0xff == sqlite3.SQLITE_BUSY:
+			return nil, done, fmt.Errorf("%s: locked by a writer for over %v (%w): read it when hermes is idle", path, busyWait, err)
+		case err != nil:
+			return nil, done, fmt.Errorf("%s: %w", path, err)
+		}
+		return db, done, nil
+	}
 	walBytes := int64(0)
 	if fi, err := os.Stat(path + "-wal"); err == nil {
 		walBytes = fi.Size()
@@ -87,31 +138,86 @@ func openDB(ctx context.Context, path string, lim DBLimits, w *traces.Warnings) 
 	if walBytes > 0 && immutable {
 		w.Add(path, 0, WarnWALSkipped)
 	}
-	pragmas := "&_pragma=query_only(1)&_pragma=temp_store(2)"
-	if lim.HeapBytes > 0 {
-		pragmas += fmt.Sprintf("&_pragma=hard_heap_limit(%d)", lim.HeapBytes)
-	}
-	open := func(mode string) (*sql.DB, error) {
-		db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+mode+pragmas)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+	if !immutable {
+		db, err = open(path, "mode=ro")
+		if err == nil || errors.Is(err, errView) {
+			return db, done, wrapPath(path, err)
 		}
-		db.SetMaxOpenConns(1)
-		if err := checkTables(ctx, db); err != nil {
-			db.Close()
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		return db, nil
-	}
-	if immutable {
-		return open("immutable=1")
-	}
-	db, err := open("mode=ro")
-	if err != nil && !errors.Is(err, errView) {
 		w.Add(path, 0, WarnWALSkipped)
-		return open("immutable=1")
 	}
-	return db, err
+	db, err = open(path, "immutable=1")
+	return db, done, wrapPath(path, err)
+}
+
+func wrapPath(path string, err error) error {
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// walMode reports whether path's header says WAL (file format versions 2,
+// bytes 18 and 19); a file too short to say is not.
+func walMode(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var h [20]byte
+	n, _ := io.ReadFull(f, h[:])
+	return n == len(h) && h[18] == 2 && h[19] == 2
+}
+
+// sqliteCode is err's SQLite result code (extended), 0 when it has none.
+func sqliteCode(err error) int {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		return se.Code()
+	}
+	return 0
+}
+
+// rolledBack copies path and its hot journal into a private directory and
+// opens the copy read-write, so SQLite rolls the journal back there as it
+// would in place; done removes the copy.
+func rolledBack(path string, w *traces.Warnings, open func(path, mode string) (*sql.DB, error)) (*sql.DB, func(), error) {
+	tmp, err := os.MkdirTemp("", "ctxsim-state-*")
+	if err != nil {
+		return nil, func() {}, fmt.Errorf("%s: a hot rollback journal to roll back in a copy: %w", path, err)
+	}
+	done := func() { os.RemoveAll(tmp) }
+	cp := filepath.Join(tmp, "state.db")
+	for _, side := range []string{"", "-journal"} {
+		if err := copyFile(cp+side, path+side); err != nil {
+			done()
+			return nil, func() {}, fmt.Errorf("%s: a hot rollback journal to roll back in a copy: %w", path, err)
+		}
+	}
+	db, err := open(cp, "mode=rw")
+	if err != nil {
+		done()
+		return nil, func() {}, fmt.Errorf("%s (rolled back in a copy): %w", path, err)
+	}
+	w.Add(path, 0, WarnHotJournal)
+	return db, done, nil
+}
+
+func copyFile(dst, src string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, in)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 var errView = errors.New("is a view, not a table (refused: a view can run an unbounded query)")
@@ -146,11 +252,16 @@ func readDB(ctx context.Context, db *sql.DB, path string, w *traces.Warnings) ([
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if !scols["id"] || !mcols["session_id"] || !mcols["role"] {
-		return nil, fmt.Errorf("%s: not a hermes state.db (no sessions.id / messages.session_id, role)", path)
+		why := "no sessions.id / messages.session_id, role"
+		if fi, err := os.Stat(path); err == nil && fi.Size() == 0 {
+			why = "an empty file, which SQLite reads as a database without tables"
+		}
+		return nil, fmt.Errorf("%s: not a hermes state.db (%s)", path, why)
 	}
 	prompts, _ := columns(ctx, db, "system_prompts")
+	hasUsage := warnMissingUsage(path, scols, w)
 
-	sessions, err := readSessions(ctx, db, scols, prompts)
+	sessions, err := readSessions(ctx, db, scols, prompts, path, w)
 	if err != nil {
 		return nil, fmt.Errorf("%s: sessions: %w", path, err)
 	}
@@ -162,11 +273,47 @@ func readDB(ctx context.Context, db *sql.DB, path string, w *traces.Warnings) ([
 	out := make([]*traces.Session, 0, len(sessions))
 	for i := range sessions {
 		sr := &sessions[i]
+		sr.noTotals = !hasUsage
 		rows := msgs[sr.ID]
-		out = append(out, build(sr, rows, file, func(i int) int { return int(rows[i].ID.V) }, w))
+		delete(msgs, sr.ID)
+		out = append(out, build(sr, rows, file, func(i int) int { return int(rows[i].ID.int()) }, w))
+	}
+	orphans := make([]string, 0, len(msgs))
+	for sid := range msgs {
+		orphans = append(orphans, sid)
+	}
+	slices.Sort(orphans)
+	for _, sid := range orphans {
+		for _, m := range msgs[sid] {
+			w.Add(file, int(m.ID.int()), WarnOrphanMessage)
+		}
 	}
 	link(out)
 	return out, nil
+}
+
+// usageCols are the sessions columns holding what a session was billed.
+var usageCols = []string{"input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"}
+
+// warnMissingUsage warns about each usage column the sessions table
+// lacks when it has some (a missing input_tokens alone read as 0 in every
+// session: a 100 % cache hit). A table with none (an older schema) has no
+// totals: its sessions carry no recorded usage, as no other column says
+// what they cost. It reports whether the table has any.
+func warnMissingUsage(path string, have map[string]bool, w *traces.Warnings) bool {
+	var missing []string
+	for _, c := range usageCols {
+		if !have[c] {
+			missing = append(missing, c)
+		}
+	}
+	if len(missing) == len(usageCols) {
+		return false
+	}
+	for _, c := range missing {
+		w.AddPlace(path+"#sessions", fmt.Sprintf(WarnMissingColumn, c))
+	}
+	return true
 }
 
 // columns is the set of a table's column names; empty when the table does
@@ -205,7 +352,11 @@ var sessionCols = []string{"id", "source", "model", "system_prompt", "parent_ses
 	"input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens", "api_call_count",
 	"estimated_cost_usd", "actual_cost_usd"}
 
-func readSessions(ctx context.Context, db *sql.DB, have, prompts map[string]bool) ([]sessionRow, error) {
+// readSessions reads the sessions rows. Numbers are scanned as flexNum,
+// so text in a numeric column is counted as 0 with a warning (checkTotals)
+// rather than refusing the database; a row without an id is skipped with
+// a warning.
+func readSessions(ctx context.Context, db *sql.DB, have, prompts map[string]bool, path string, w *traces.Warnings) ([]sessionRow, error) {
 	q := "SELECT " + sel("s.", sessionCols, have)
 	if have["system_prompt_hash"] && prompts["hash"] && prompts["prompt"] {
 		q += ", sp.prompt FROM sessions s LEFT JOIN system_prompts sp ON sp.hash = s.system_prompt_hash"
@@ -221,19 +372,20 @@ func readSessions(ctx context.Context, db *sql.DB, have, prompts map[string]bool
 	var out []sessionRow
 	for rows.Next() {
 		var (
-			id                                                                   string
-			source, model, sysPrompt, parent, endReason, prompt                  sql.NullString
-			started, in, outTok, read, write, reasoning, calls, estCost, actCost sql.NullFloat64
+			id, source, model, sysPrompt, parent, endReason, prompt sql.NullString
+			sr                                                      sessionRow
 		)
-		if err := rows.Scan(&id, &source, &model, &sysPrompt, &parent, &started, &endReason,
-			&in, &outTok, &read, &write, &reasoning, &calls, &estCost, &actCost, &prompt); err != nil {
+		if err := rows.Scan(&id, &source, &model, &sysPrompt, &parent, &sr.StartedAt, &endReason,
+			&sr.InputTokens, &sr.OutputTokens, &sr.CacheReadTokens, &sr.CacheWriteTokens, &sr.ReasoningTokens,
+			&sr.APICallCount, &sr.EstimatedCost, &sr.ActualCost, &prompt); err != nil {
 			return nil, err
 		}
-		sr := sessionRow{ID: id, Source: source.String, Model: model.String, SystemPrompt: sysPrompt.String,
-			ParentSessionID: parent.String, EndReason: endReason.String,
-			StartedAt: num(started), InputTokens: num(in), OutputTokens: num(outTok), CacheReadTokens: num(read),
-			CacheWriteTokens: num(write), ReasoningTokens: num(reasoning), APICallCount: num(calls),
-			EstimatedCost: num(estCost), ActualCost: num(actCost)}
+		if strings.TrimSpace(id.String) == "" {
+			w.AddPlace(path+"#sessions", WarnNoSession)
+			continue
+		}
+		sr.ID, sr.Source, sr.Model, sr.SystemPrompt = id.String, source.String, model.String, sysPrompt.String
+		sr.ParentSessionID, sr.EndReason = parent.String, endReason.String
 		if prompt.Valid && prompt.String != "" {
 			sr.SystemPrompt = prompt.String
 		}
@@ -249,11 +401,12 @@ func orderBy(have map[string]bool, col string) string {
 	return ""
 }
 
-func num(f sql.NullFloat64) flexNum { return flexNum{V: f.Float64, Valid: f.Valid} }
-
 var messageCols = []string{"id", "session_id", "role", "content", "tool_call_id", "tool_calls", "timestamp",
 	"token_count", "finish_reason", "reasoning", "_compressed_summary", "active", "compacted"}
 
+// readMessages reads the messages rows by session id, scanned as
+// readSessions scans (a row whose session_id is NULL belongs to no
+// session: it is left for readDB to warn about as an orphan).
 func readMessages(ctx context.Context, db *sql.DB, have map[string]bool) (map[string][]messageRow, error) {
 	q := "SELECT " + sel("", messageCols, have) + " FROM messages"
 	if have["id"] {
@@ -269,20 +422,17 @@ func readMessages(ctx context.Context, db *sql.DB, have map[string]bool) (map[st
 	msgs := map[string][]messageRow{}
 	for rows.Next() {
 		var (
-			id                                               sql.NullInt64
-			sid                                              string
-			role, content, toolCallID, toolCalls, fin, reasn sql.NullString
-			ts, tokens, summary, active, compacted           sql.NullFloat64
+			sid, role, content, toolCallID, toolCalls, fin, reasn sql.NullString
+			active                                                flexNum
+			m                                                     messageRow
 		)
-		if err := rows.Scan(&id, &sid, &role, &content, &toolCallID, &toolCalls, &ts, &tokens, &fin, &reasn,
-			&summary, &active, &compacted); err != nil {
+		if err := rows.Scan(&m.ID, &sid, &role, &content, &toolCallID, &toolCalls, &m.Timestamp, &m.TokenCount, &fin, &reasn,
+			&m.Summary, &active, &m.Compacted); err != nil {
 			return nil, err
 		}
-		m := messageRow{ID: flexNum{V: float64(id.Int64), Valid: id.Valid}, Role: role.String, ToolCallID: toolCallID.String, Timestamp: num(ts), TokenCount: num(tokens),
-			FinishReason: fin.String, Reasoning: reasn.String, Summary: flexBool(summary.Float64 != 0),
-			Compacted: flexBool(compacted.Float64 != 0)}
+		m.Role, m.ToolCallID, m.FinishReason, m.Reasoning = role.String, toolCallID.String, fin.String, reasn.String
 		if active.Valid {
-			a := flexBool(active.Float64 != 0)
+			a := flexBool(active.V != 0 && !math.IsNaN(active.V))
 			m.Active = &a
 		}
 		if content.Valid {
@@ -294,7 +444,11 @@ func readMessages(ctx context.Context, db *sql.DB, have map[string]bool) (map[st
 				m.ToolCalls, _ = json.Marshal(toolCalls.String)
 			}
 		}
-		msgs[sid] = append(msgs[sid], m)
+		key := sid.String
+		if !sid.Valid {
+			key = "\x00null" // no session id is this: only an orphan
+		}
+		msgs[key] = append(msgs[key], m)
 	}
 	return msgs, rows.Err()
 }

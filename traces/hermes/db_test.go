@@ -3,6 +3,7 @@ package hermes
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ctxsim/ctxsim/traces"
+	"github.com/ctxsim/ctxsim/traces/tracetest"
 )
 
 func execAll(t *testing.T, path string, stmts ...string) {
@@ -133,5 +135,154 @@ func TestStateDBBadTotals(t *testing.T) {
 		if got[r] != path+"#sessions:s" {
 			t.Errorf("warnings %v: want %q at %s#sessions:s", w.List(), r, path)
 		}
+	}
+}
+
+// withUncommitted runs f while a writer holds a transaction on path that
+// set every session's input_tokens to 1999998 and spilled its pages into
+// the database file (a tiny page cache), with the originals in
+// path-journal.
+func withUncommitted(t *testing.T, path string, f func()) {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=cache_size(2)")
+	require.NoError(t, err)
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	tx, err := db.Begin()
+	require.NoError(t, err)
+	defer tx.Rollback()
+	_, err = tx.Exec("UPDATE sessions SET input_tokens = 1999998")
+	require.NoError(t, err)
+	for i := 0; i < 300; i++ {
+		_, err := tx.Exec("INSERT INTO pad VALUES (randomblob(4000))")
+		require.NoError(t, err)
+	}
+	f()
+}
+
+// TestStateDBJournal pins issue 27's "SQLite read as SQLite reads it": a
+// state.db with a hot rollback journal (a writer killed mid-transaction)
+// was opened immutable=1, which ignores journals, and its uncommitted
+// pages were read as data (1,999,998 input tokens where sqlite3 reads
+// 189,820). The journal is rolled back in a private copy (the input is
+// untouched, with a warning); while a writer holds the lock, the read is
+// refused naming it.
+func TestStateDBJournal(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state.db")
+	execAll(t, path, "PRAGMA journal_mode=DELETE",
+		`CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT, model TEXT, started_at REAL,
+		input_tokens INTEGER, output_tokens INTEGER, cache_read_tokens INTEGER, cache_write_tokens INTEGER, api_call_count INTEGER)`,
+		`CREATE TABLE messages (id INTEGER PRIMARY KEY, session_id TEXT, role TEXT, content TEXT, timestamp REAL)`,
+		`CREATE TABLE pad (x BLOB)`,
+		`INSERT INTO sessions VALUES ('s', 'cli', 'claude-sonnet-4-5', 1700000000, 189820, 500, 0, 0, 3)`,
+		`INSERT INTO messages (session_id, role, content, timestamp) VALUES ('s', 'user', 'hi', 1700000001), ('s', 'assistant', 'ok', 1700000002)`)
+
+	hot := filepath.Join(t.TempDir(), "state.db")
+	withUncommitted(t, path, func() {
+		// The writer holds the lock: refused, naming the file.
+		_, _, err := ReadDB(path)
+		if err == nil || !strings.Contains(err.Error(), path+": locked by a writer") {
+			t.Errorf("read while a writer holds the lock: %v", err)
+		}
+		// Its files as a crash leaves them: a hot journal.
+		for _, side := range []string{"", "-journal"} {
+			b, err := os.ReadFile(path + side)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(hot+side, b, 0o444))
+		}
+	})
+	before := map[string][]byte{}
+	for _, side := range []string{"", "-journal"} {
+		before[side], _ = os.ReadFile(hot + side)
+	}
+	require.NoError(t, os.Chmod(filepath.Dir(hot), 0o555)) // nothing may be created beside it
+	defer os.Chmod(filepath.Dir(hot), 0o755)
+	ss, w, err := ReadDB(hot)
+	require.NoError(t, err)
+	u, _, _ := Totals(ss[0])
+	if u.Input != 189820 {
+		t.Errorf("input tokens %d, want 189820 (the last commit; 1999998 is the uncommitted write)", u.Input)
+	}
+	if w.Len() != 1 || w.List()[0].Reason != WarnHotJournal || w.List()[0].First != hot+":0" {
+		t.Errorf("warnings %v, want the hot journal at %s", w.List(), hot)
+	}
+	for side, b := range before {
+		if now, _ := os.ReadFile(hot + side); string(now) != string(b) {
+			t.Errorf("reading changed %s%s", hot, side)
+		}
+	}
+}
+
+// TestStateDBTextInNumbers pins issue 27's "text in an integer column
+// refuses the whole database": SQLite stores what a row was given
+// whatever the column's type. Text in a count is counted as 0 and warned,
+// as docs/bad-input.md promises, the rest of the row and the database
+// read; NULL ids and orphan messages are warned, not fatal or silent.
+func TestStateDBTextInNumbers(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	execAll(t, path, `CREATE TABLE sessions (id TEXT, source TEXT, model TEXT, started_at REAL,
+		input_tokens INTEGER, output_tokens INTEGER, cache_read_tokens INTEGER, cache_write_tokens INTEGER, api_call_count INTEGER,
+		estimated_cost_usd REAL)`,
+		`CREATE TABLE messages (id INTEGER PRIMARY KEY, session_id TEXT, role TEXT, content TEXT, timestamp REAL, token_count INTEGER, active INTEGER)`,
+		`INSERT INTO sessions VALUES ('s', 'cli', 'gpt-4o', 'soon', 'lots', 40, '300', 0, 'two', 'free')`,
+		`INSERT INTO sessions VALUES (NULL, 'cli', 'gpt-4o', 1700000000, 1, 1, 1, 1, 1, 0)`,
+		`INSERT INTO messages (session_id, role, content, timestamp, token_count, active) VALUES ('s', 'user', 'hi', 'noon', 'many', 'yes')`,
+		`INSERT INTO messages (session_id, role, content, timestamp) VALUES ('s', 'assistant', 'ok', 1700000002)`,
+		`INSERT INTO messages (session_id, role, content, timestamp) VALUES ('gone', 'user', 'lost', 1700000003)`,
+		`INSERT INTO messages (session_id, role, content, timestamp) VALUES (NULL, 'user', 'lost', 1700000003)`)
+	ss, w, err := ReadDB(path)
+	require.NoError(t, err)
+	require.Len(t, ss, 1)
+	u, calls, ok := Totals(ss[0])
+	if !ok || u != (traces.Usage{Output: 40, CacheRead: 300}) || calls != 0 {
+		t.Errorf("totals %+v in %d calls", u, calls)
+	}
+	if tracetest.Kinds(ss[0]) != "user assistant" {
+		t.Errorf("events %s", tracetest.Kinds(ss[0]))
+	}
+	got := map[string]int{}
+	for _, x := range w.List() {
+		got[x.Reason] = x.Count
+	}
+	want := map[string]int{traces.WarnHugeTokens: 3, WarnNoSession: 1, WarnOrphanMessage: 2, WarnBadTime: 1}
+	for r, n := range want {
+		if got[r] != n {
+			t.Errorf("%q warned %d times, want %d (all: %v)", r, got[r], n, w.List())
+		}
+	}
+	for _, n := range ss[0].Notes {
+		if strings.Contains(n, "NaN") {
+			t.Errorf("note %q", n)
+		}
+	}
+
+	// An export's text in a count is warned about the same way (it was
+	// read as absent, in silence).
+	ew := &traces.Warnings{}
+	ex, err := ReadExport(strings.NewReader(`{"id":"e","source":"cli","started_at":1700000000,"input_tokens":"lots","output_tokens":"40","api_call_count":{},`+
+		`"messages":[{"role":"user","content":"hi","timestamp":1700000001},{"role":"assistant","content":"ok","timestamp":1700000002}]}`), "export.json", ew)
+	require.NoError(t, err)
+	u, _, _ = Totals(ex[0])
+	if u != (traces.Usage{Output: 40}) || ew.Len() != 1 || ew.List()[0].Reason != traces.WarnHugeTokens || ew.List()[0].Count != 2 {
+		t.Errorf("export: totals %+v, warnings %v", u, ew.List())
+	}
+}
+
+// TestStateDBMissingColumn pins issue 27's "a missing input_tokens column
+// reads as 0 with a 100 % hit rate and no warning": each usage column a
+// sessions table with usage lacks is warned about.
+func TestStateDBMissingColumn(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	execAll(t, path, `CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT, model TEXT, started_at REAL,
+		output_tokens INTEGER, cache_read_tokens INTEGER, cache_write_tokens INTEGER, api_call_count INTEGER)`,
+		`CREATE TABLE messages (id INTEGER PRIMARY KEY, session_id TEXT, role TEXT, content TEXT, timestamp REAL)`,
+		`INSERT INTO sessions VALUES ('s', 'cli', 'gpt-4o', 1700000000, 40, 1000, 0, 2)`,
+		`INSERT INTO messages (session_id, role, content, timestamp) VALUES ('s', 'user', 'hi', 1700000001)`)
+	_, w, err := ReadDB(path)
+	require.NoError(t, err)
+	want := fmt.Sprintf(WarnMissingColumn, "input_tokens")
+	if w.Len() != 1 || w.List()[0].Reason != want || w.List()[0].First != path+"#sessions" {
+		t.Errorf("warnings %v, want %q", w.List(), want)
 	}
 }

@@ -7,10 +7,14 @@
 //     "segments" are imported as the sessions they were (ReadExport);
 //   - ~/.hermes/state.db read directly with the pure-Go modernc.org/sqlite
 //     driver, opened read-only (mode=ro, query_only) so a running hermes is
-//     not disturbed. Only the columns the import uses are selected, and
-//     optional columns an older schema lacks read as NULL (ReadDB).
+//     not disturbed, and read as SQLite reads it: locks and a hot rollback
+//     journal honoured (ReadDBWithin), any storage class in any column
+//     (text in a count is counted as 0 and warned). Only the columns the
+//     import uses are selected; optional columns an older schema lacks
+//     read as NULL, and a missing usage column is warned about (ReadDB).
 //
-// Import sniffs which one a path is.
+// Import sniffs which one a path is; a file named as a database (.db,
+// .sqlite, .sqlite3) is read by SQLite whatever it holds.
 //
 // # Mapping
 //

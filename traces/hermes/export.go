@@ -12,8 +12,20 @@ import (
 	"github.com/ctxsim/ctxsim/traces/internal/jsonl"
 )
 
+// IsDBName reports whether a file's name says it is a SQLite database
+// (.db, .sqlite, .sqlite3): it is read as one whatever it holds, as SQLite
+// would read it (an empty file is a database without tables).
+func IsDBName(name string) bool {
+	for _, ext := range []string{".db", ".sqlite", ".sqlite3"} {
+		if strings.HasSuffix(name, ext) {
+			return true
+		}
+	}
+	return false
+}
+
 // Import reads a hermes-agent state.db (a file starting with the SQLite
-// header) or a `hermes sessions export` file (JSON or JSONL).
+// header, or named as a database: IsDBName) or a `hermes sessions export` file (JSON or JSONL).
 func Import(path string) ([]*traces.Session, *traces.Warnings, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -22,7 +34,7 @@ func Import(path string) ([]*traces.Session, *traces.Warnings, error) {
 	defer f.Close()
 	head := make([]byte, 16)
 	n, _ := io.ReadFull(f, head)
-	if n == 16 && string(head) == "SQLite format 3\x00" {
+	if n == 16 && string(head) == "SQLite format 3\x00" || IsDBName(path) {
 		return ReadDB(path)
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {

@@ -60,6 +60,8 @@ type sessionRow struct {
 	ActualCost       flexNum           `json:"actual_cost_usd"`
 	Messages         []json.RawMessage `json:"messages"`
 	Segments         []json.RawMessage `json:"segments"`
+
+	noTotals bool // a state.db with no usage columns: no totals note
 }
 
 // A messageRow is one row of the messages table, as the DB holds it or an
@@ -79,7 +81,13 @@ type messageRow struct {
 	Compacted    flexBool        `json:"compacted"`
 }
 
-// flexNum reads a JSON number, a numeric string or null.
+// flexNum reads a JSON number, a numeric string or null, and a SQLite
+// value of any storage class: SQLite keeps what a row was given whatever
+// the column's declared type, so an INTEGER column can hold text. A value
+// that is not a number (text, a JSON object) is NaN and Valid, so that
+// the check of its field counts it as 0 with a warning
+// (traces.CheckCount) instead of reading it as absent; null and NULL are
+// absent (!Valid).
 type flexNum struct {
 	V     float64
 	Valid bool
@@ -87,37 +95,90 @@ type flexNum struct {
 
 func (n *flexNum) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
+	*n = flexNum{}
 	if string(b) == "null" {
 		return nil
 	}
 	if len(b) > 0 && b[0] == '"' {
 		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
+		if json.Unmarshal(b, &s) != nil {
+			s = ""
 		}
 		b = []byte(s)
 	}
-	v, err := strconv.ParseFloat(string(b), 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return nil
-	}
-	n.V, n.Valid = v, true
+	n.V, n.Valid = parseNum(string(b)), true
 	return nil
 }
 
-func (n flexNum) int() int64 { return int64(n.V) }
+// Scan implements sql.Scanner.
+func (n *flexNum) Scan(src any) error {
+	*n = flexNum{Valid: src != nil}
+	switch v := src.(type) {
+	case nil:
+	case int64:
+		n.V = float64(v)
+	case float64:
+		n.V = v
+	case []byte:
+		n.V = parseNum(string(v))
+	case string:
+		n.V = parseNum(v)
+	default:
+		n.V = math.NaN()
+	}
+	return nil
+}
+
+// parseNum is s as a number, NaN when it is not one (or not finite).
+func parseNum(s string) float64 {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || math.IsInf(v, 0) {
+		return math.NaN()
+	}
+	return v
+}
+
+// int is the value as an integer; 0 when it is not a finite number in
+// int64's range (the checks that warn about such values ran before).
+func (n flexNum) int() int64 {
+	if !n.Valid || math.IsNaN(n.V) || math.Abs(n.V) >= 1<<63 {
+		return 0
+	}
+	return int64(n.V)
+}
 
 // flexBool reads true/false, 0/1 (SQLite has no booleans) or null.
 type flexBool bool
 
 func (f *flexBool) UnmarshalJSON(b []byte) error {
-	switch strings.TrimSpace(string(b)) {
-	case "true", "1", `"1"`, `"true"`:
-		*f = true
+	*f = flexBool(truthy(strings.TrimSpace(string(b))))
+	return nil
+}
+
+// Scan implements sql.Scanner: a non-zero number, or the text "1" or
+// "true", is true.
+func (f *flexBool) Scan(src any) error {
+	switch v := src.(type) {
+	case int64:
+		*f = v != 0
+	case float64:
+		*f = v != 0
+	case []byte:
+		*f = flexBool(truthy(string(v)))
+	case string:
+		*f = flexBool(truthy(v))
 	default:
 		*f = false
 	}
 	return nil
+}
+
+func truthy(s string) bool {
+	switch s {
+	case "true", "1", `"1"`, `"true"`:
+		return true
+	}
+	return false
 }
 
 // unixTime converts hermes' REAL epoch seconds, rounded to the microsecond
@@ -191,14 +252,20 @@ func build(sr *sessionRow, rows []messageRow, file string, place func(i int) int
 			ev.Summary = true
 		}
 		if r.TokenCount.Valid {
-			ev.Meta = setMeta(ev.Meta, "token_count", strconv.FormatInt(r.TokenCount.int(), 10))
+			n, reason := traces.CheckCount(r.TokenCount.V)
+			if reason != "" {
+				w.Add(file, line, reason)
+			}
+			ev.Meta = setMeta(ev.Meta, "token_count", strconv.FormatInt(n, 10))
 		}
 		if r.FinishReason != "" && ev.Kind == traces.Assistant {
 			ev.Meta = setMeta(ev.Meta, "finish_reason", r.FinishReason)
 		}
 	}
 	t.Finish()
-	s.Notes = append(s.Notes, totalsNote(sr))
+	if !sr.noTotals {
+		s.Notes = append(s.Notes, totalsNote(sr))
+	}
 	if len(s.Floor) == 0 {
 		s.Notes = append(s.Notes, "floor not recorded: no system prompt in the session row, and hermes does not store tool schemas")
 	} else {
@@ -258,6 +325,8 @@ func checkTotals(sr *sessionRow, file string, w *traces.Warnings) {
 	}
 }
 
+func finite(n flexNum) bool { return n.Valid && !math.IsNaN(n.V) && !math.IsInf(n.V, 0) }
+
 // TotalsPrefix starts the Session.Notes entry holding hermes' per-session
 // usage totals.
 const TotalsPrefix = "recorded totals (hermes keeps no per-call usage): "
@@ -267,8 +336,11 @@ const TotalsPrefix = "recorded totals (hermes keeps no per-call usage): "
 // be invented. input is uncached input, as hermes stores it (§9).
 func totalsNote(sr *sessionRow) string {
 	cost := sr.ActualCost
-	if !cost.Valid {
+	if !finite(cost) {
 		cost = sr.EstimatedCost
+	}
+	if !finite(cost) || cost.V < 0 {
+		cost.V = 0 // not a figure to repeat (text in a REAL column, or negative)
 	}
 	return fmt.Sprintf("%sinput=%d cache_read=%d cache_write=%d output=%d reasoning=%d api_calls=%d cost_usd=%.6f",
 		TotalsPrefix, sr.InputTokens.int(), sr.CacheReadTokens.int(), sr.CacheWriteTokens.int(),
