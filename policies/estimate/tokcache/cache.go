@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -58,6 +59,22 @@ type Cache struct {
 	dirty    bool         // a count was saved
 	hits     int
 	warnings []string
+	spoiled  map[key]bool // entries found impossible at Lookup: never served or written again
+}
+
+// maxTokensPerByte bounds a count by its text's length: a BPE token is at
+// least one byte, and a tokenizer replaces each invalid UTF-8 byte by
+// U+FFFD, three bytes (tiktoken's valid), so no text of n bytes has more
+// than 3n tokens; valid UTF-8 has at most n (checked at Lookup, where the
+// text is known). A non-empty text has at least one.
+const maxTokensPerByte = 3
+
+// possible reports whether count can be a count of a text of length n.
+func possible(count uint32, n uint32) bool {
+	if n == 0 {
+		return count == 0
+	}
+	return count >= 1 && uint64(count) <= maxTokensPerByte*uint64(n)
 }
 
 // Open reads the cache of encoding enc in dir. It never fails: a missing
@@ -118,6 +135,12 @@ func read(path string) ([]key, []uint32, error) {
 		e := body[headerSize+i*entrySize:]
 		keys[i] = key{hash: binary.LittleEndian.Uint64(e), len: binary.LittleEndian.Uint32(e[8:])}
 		counts[i] = binary.LittleEndian.Uint32(e[12:])
+		if !possible(counts[i], keys[i].len) {
+			// A checksum proves only that the file is whole: a planted or
+			// miscomputed count is as spoiled as a flipped bit, and the
+			// other counts of its file no more trustworthy.
+			return bad(fmt.Sprintf("entry %d: %d tokens for a text of %d bytes cannot be right", i+1, counts[i], keys[i].len))
+		}
 	}
 	return keys, counts, nil
 }
@@ -129,12 +152,18 @@ func (c *Cache) touch(k key) {
 	}
 }
 
-// Lookup is the saved count of text, if any.
+// Lookup is the saved count of text, if any. A count over the length of
+// a valid UTF-8 text cannot be right (a token is at least one byte): the
+// entry is spoiled, dropped with a warning, and text counted again.
 func (c *Cache) Lookup(text string) (int, bool) {
 	k := keyOf(text)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	n, ok := c.counts[k]
+	if ok && int(n) > len(text) && utf8.ValidString(text) {
+		c.spoil(k, n)
+		return 0, false
+	}
 	if ok {
 		c.hits++
 		c.touch(k)
@@ -142,9 +171,21 @@ func (c *Cache) Lookup(text string) (int, bool) {
 	return int(n), ok
 }
 
+func (c *Cache) spoil(k key, n uint32) {
+	if len(c.spoiled) == 0 {
+		c.warnings = append(c.warnings, fmt.Sprintf("%s: token-count cache entry ignored: %d tokens for a text of %d bytes cannot be right (counted again)", c.path, n, k.len))
+	}
+	if c.spoiled == nil {
+		c.spoiled = map[key]bool{}
+	}
+	c.spoiled[k] = true
+	delete(c.counts, k)
+	c.dirty = true // rewritten without it
+}
+
 // Save records text's count.
 func (c *Cache) Save(text string, n int) {
-	if n < 0 || int64(n) > int64(^uint32(0)) {
+	if n < 0 || int64(n) > int64(^uint32(0)) || !possible(uint32(n), uint32(len(text))) {
 		return
 	}
 	k := keyOf(text)
@@ -199,6 +240,9 @@ func (c *Cache) Flush() error {
 	var order []key
 	seen := map[key]bool{}
 	for i, k := range diskKeys {
+		if c.spoiled[k] {
+			continue
+		}
 		if _, ok := c.counts[k]; !ok {
 			c.counts[k] = diskCounts[i]
 		}
@@ -208,7 +252,7 @@ func (c *Cache) Flush() error {
 		}
 	}
 	for _, k := range c.old {
-		if !c.usedSet[k] && !seen[k] {
+		if !c.usedSet[k] && !seen[k] && !c.spoiled[k] {
 			seen[k] = true
 			order = append(order, k)
 		}

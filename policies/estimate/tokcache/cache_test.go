@@ -1,12 +1,15 @@
 package tokcache
 
 import (
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/cespare/xxhash/v2"
 
 	"github.com/ctxsim/ctxsim/policies/estimate"
 	"github.com/ctxsim/ctxsim/policies/estimate/tiktoken"
@@ -109,7 +112,7 @@ func TestCorruptIgnored(t *testing.T) {
 			dir := t.TempDir()
 			c := Open(dir, "o200k_base", Options{})
 			c.Save("a", 1)
-			c.Save("b", 2)
+			c.Save("bb", 2)
 			if err := c.Flush(); err != nil {
 				t.Fatal(err)
 			}
@@ -123,12 +126,12 @@ func TestCorruptIgnored(t *testing.T) {
 			if d.Len() != 0 {
 				t.Fatalf("corrupt cache kept %d counts", d.Len())
 			}
-			d.Save("c", 3)
+			d.Save("ccc", 3)
 			if err := d.Flush(); err != nil {
 				t.Fatal(err)
 			}
 			e := Open(dir, "o200k_base", Options{})
-			if n, ok := e.Lookup("c"); !ok || n != 3 || len(e.Warnings()) != 0 {
+			if n, ok := e.Lookup("ccc"); !ok || n != 3 || len(e.Warnings()) != 0 {
 				t.Fatalf("after rewrite: %d %v %q", n, ok, e.Warnings())
 			}
 		})
@@ -138,8 +141,8 @@ func TestCorruptIgnored(t *testing.T) {
 func TestBounded(t *testing.T) {
 	dir := t.TempDir()
 	c := Open(dir, "o200k_base", Options{MaxEntries: 3})
-	for i, s := range []string{"a", "b", "c", "d", "e"} {
-		c.Save(s, i+1)
+	for _, s := range []string{"a", "b", "c", "d", "e"} {
+		c.Save(s, 1)
 	}
 	c.Flush()
 	d := Open(dir, "o200k_base", Options{MaxEntries: 3})
@@ -154,8 +157,8 @@ func TestBounded(t *testing.T) {
 	// Using "c" makes it the newest: two new counts push out "d" and "e".
 	d = Open(dir, "o200k_base", Options{MaxEntries: 3})
 	d.Lookup("c")
-	d.Save("f", 6)
-	d.Save("g", 7)
+	d.Save("f", 1)
+	d.Save("g", 1)
 	d.Flush()
 	e := Open(dir, "o200k_base", Options{MaxEntries: 3})
 	for s, want := range map[string]bool{"c": true, "f": true, "g": true, "d": false, "e": false} {
@@ -176,8 +179,8 @@ func TestSharedDirectory(t *testing.T) {
 	b := Open(dir, "o200k_base", Options{})
 	var wg sync.WaitGroup
 	for i := range 50 {
-		wg.Go(func() { a.Save(strings.Repeat("a", i+1), i) })
-		wg.Go(func() { b.Save(strings.Repeat("b", i+1), i) })
+		wg.Go(func() { a.Save(strings.Repeat("a", i+1), i+1) })
+		wg.Go(func() { b.Save(strings.Repeat("b", i+1), i+1) })
 	}
 	wg.Wait()
 	wg.Go(func() { a.Flush() })
@@ -192,7 +195,7 @@ func TestSharedDirectory(t *testing.T) {
 		t.Fatalf("shared cache: %d counts, warnings %q", c.Len(), c.Warnings())
 	}
 	for i := range 50 {
-		if n, ok := c.Lookup(strings.Repeat("b", i+1)); !ok || n != i {
+		if n, ok := c.Lookup(strings.Repeat("b", i+1)); !ok || n != i+1 {
 			t.Fatalf("b's count %d lost: %d %v", i, n, ok)
 		}
 	}
@@ -213,5 +216,67 @@ func TestUnwritable(t *testing.T) {
 	}
 	if w := c.Warnings(); len(w) == 0 || !strings.Contains(w[len(w)-1], "token-count cache not saved") {
 		t.Fatalf("warnings = %q", w)
+	}
+}
+
+// planted is a whole count file (header, entries, checksum) holding count
+// for each text: what someone writes who knows the format.
+func planted(texts []string, counts []uint32) []byte {
+	b := append([]byte(magic), make([]byte, 8)...)
+	binary.LittleEndian.PutUint32(b[8:], version)
+	binary.LittleEndian.PutUint32(b[12:], uint32(len(texts)))
+	for i, s := range texts {
+		k := keyOf(s)
+		b = binary.LittleEndian.AppendUint64(b, k.hash)
+		b = binary.LittleEndian.AppendUint32(b, k.len)
+		b = binary.LittleEndian.AppendUint32(b, counts[i])
+	}
+	return binary.LittleEndian.AppendUint64(b, xxhash.Sum64(b))
+}
+
+// TestPlantedCountsSpoiled pins issue 27's planted token-count cache: a
+// file with a good checksum whose counts are larger than their texts was
+// served (whatif then reported $0 and "n/a", exit 0). A count that cannot
+// be right for its text (more tokens than bytes of valid UTF-8, more than
+// three per byte of any text, none for a non-empty one) is a spoiled
+// entry: warned about, never served, counted again, and gone from the
+// file at the next flush.
+func TestPlantedCountsSpoiled(t *testing.T) {
+	hello := "hello world"
+	for name, c := range map[string]struct {
+		counts []uint32
+		atOpen bool // the file refused on reading (the bound needs no text)
+		kept   int  // counts held after the lookup
+	}{
+		"huge":           {counts: []uint32{1_000_000_000, 1}, atOpen: true},
+		"zero":           {counts: []uint32{0, 1}, atOpen: true},
+		"over its bytes": {counts: []uint32{12, 1}, kept: 1}, // "ok" is honest
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, "o200k_base.counts")
+			if err := os.WriteFile(p, planted([]string{hello, "ok"}, c.counts), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			d := Open(dir, "o200k_base", Options{})
+			if n, ok := d.Lookup(hello); ok {
+				t.Fatalf("served %d tokens for %q", n, hello)
+			}
+			w := d.Warnings()
+			if len(w) != 1 || !strings.Contains(w[0], "o200k_base.counts: token-count cache") || !strings.Contains(w[0], "cannot be right") {
+				t.Fatalf("warnings %q, want one naming the file", w)
+			}
+			if c.atOpen != strings.Contains(w[0], "cache ignored") || d.Len() != c.kept {
+				t.Errorf("at open %v: %q, %d counts kept", c.atOpen, w[0], d.Len())
+			}
+			d.Save(hello, 2)
+			if err := d.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			e := Open(dir, "o200k_base", Options{})
+			if n, ok := e.Lookup(hello); !ok || n != 2 || len(e.Warnings()) != 0 {
+				t.Errorf("after the flush: %d %v %q", n, ok, e.Warnings())
+			}
+		})
 	}
 }

@@ -20,5 +20,10 @@
 // each other's newest counts, which only costs a recount. The file keeps
 // at most Options.MaxEntries counts, the most recently used. A file that
 // is short, has a bad header or a bad checksum is ignored with a warning
-// and replaced at the next Flush.
+// and replaced at the next Flush. A checksum proves only that the file is
+// whole, so counts are checked against their texts too: a file holding a
+// count no text of its length can have (none for a non-empty text, more
+// than three tokens per byte) is ignored the same way, and an entry with
+// more tokens than its valid UTF-8 text has bytes is dropped at Lookup
+// with a warning, and counted again.
 package tokcache
