@@ -16,7 +16,7 @@ func TestMarkCopied(t *testing.T) {
 	}
 	first := &Session{ID: "a", Events: []Event{call(0, "r1"), call(time.Minute, "r2")}}
 	resumed := &Session{ID: "b", Events: []Event{call(time.Hour, "r1"), call(time.Hour, "r2"), call(time.Hour+time.Minute, "r3")}}
-	MarkCopied([]*Session{resumed, first})
+	MarkCopied([]*Session{resumed, first}, nil)
 	for i := range first.Events {
 		require.NotNil(t, first.Events[i].Usage, "the earlier session keeps its calls")
 	}
@@ -25,6 +25,6 @@ func TestMarkCopied(t *testing.T) {
 	require.Nil(t, resumed.Events[0].Usage)
 	require.Nil(t, resumed.Events[2].Meta, "its own call is untouched")
 	require.NotNil(t, resumed.Events[2].Usage)
-	MarkCopied([]*Session{first, resumed}) // idempotent
+	MarkCopied([]*Session{first, resumed}, nil) // idempotent
 	require.NotNil(t, resumed.Events[2].Usage)
 }

@@ -46,7 +46,7 @@ type Reader struct {
 
 // NewReader returns a reader of r; name is used in error messages.
 func NewReader(r io.Reader, name string) *Reader {
-	sc := bufio.NewScanner(r)
+	sc := bufio.NewScanner(DecodeText(r))
 	sc.Buffer(make([]byte, 0, 64<<10), MaxLine)
 	return &Reader{name: name, sc: sc}
 }

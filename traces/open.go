@@ -305,7 +305,7 @@ func Open(ctx context.Context, paths []string, opts OpenOptions) ([]*Session, *W
 		out = append(out, ss...)
 	}
 	out = dedupe(out, warn)
-	MarkCopied(out)
+	MarkCopied(out, warn)
 	BreakParentCycles(out, warn)
 	return out, warn, nil
 }
@@ -481,7 +481,7 @@ func firstLine(fsys fs.FS, name string) ([]byte, error) {
 	}
 	defer f.Close()
 	buf := make([]byte, HeadSize)
-	n, err := io.ReadFull(f, buf)
+	n, err := io.ReadFull(DecodeText(f), buf)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
 		return nil, err
 	}

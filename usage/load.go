@@ -39,6 +39,8 @@ func load(ctx context.Context, paths []string, from string, stdin io.Reader) ([]
 	var ccPaths []string
 	var out []Session
 	seen := map[string]bool{}
+	var imported []*traces.Session // by the importers, with the path of each
+	var importedFrom []string
 	paths, err := splitMixed(ctx, paths, from, stdin)
 	if err != nil {
 		return nil, ws, err
@@ -70,26 +72,34 @@ func load(ctx context.Context, paths []string, from string, stdin io.Reader) ([]
 				continue
 			}
 			seen[s.ID] = true
-			cs := Session{ID: s.ID, Parent: s.Parent, Start: s.Start(), Project: filepath.Base(filepath.Clean(p)), File: p}
-			for i := range s.Events {
-				ev := &s.Events[i]
-				if ev.Kind == traces.Assistant && ev.Usage != nil {
-					m := ev.Model
-					if m == "" {
-						m = s.Model
-					}
-					cs.Calls = append(cs.Calls, SessionCall{At: ev.Time, Model: m, Usage: *ev.Usage})
+			imported = append(imported, s)
+			importedFrom = append(importedFrom, p)
+		}
+	}
+	// A request id is billed once across every path, as traces.Open bills
+	// it for the replaying commands.
+	traces.MarkCopied(imported, ws)
+	for k, s := range imported {
+		p := importedFrom[k]
+		cs := Session{ID: s.ID, Parent: s.Parent, Start: s.Start(), Project: filepath.Base(filepath.Clean(p)), File: p}
+		for i := range s.Events {
+			ev := &s.Events[i]
+			if ev.Kind == traces.Assistant && ev.Usage != nil {
+				m := ev.Model
+				if m == "" {
+					m = s.Model
 				}
+				cs.Calls = append(cs.Calls, SessionCall{At: ev.Time, Model: m, Usage: *ev.Usage})
 			}
-			if len(cs.Calls) == 0 {
-				// hermes' state.db keeps per-session totals, not per call.
-				if u, n, ok := hermes.Totals(s); ok && u.Prompt()+u.Output > 0 {
-					cs.Calls = append(cs.Calls, SessionCall{At: s.Start(), Model: s.Model, Usage: u, Requests: int(max(n, 1))})
-				}
+		}
+		if len(cs.Calls) == 0 {
+			// hermes' state.db keeps per-session totals, not per call.
+			if u, n, ok := hermes.Totals(s); ok && u.Prompt()+u.Output > 0 {
+				cs.Calls = append(cs.Calls, SessionCall{At: s.Start(), Model: s.Model, Usage: u, Requests: int(max(n, 1))})
 			}
-			if len(cs.Calls) > 0 {
-				out = append(out, cs)
-			}
+		}
+		if len(cs.Calls) > 0 {
+			out = append(out, cs)
 		}
 	}
 	if len(ccPaths) > 0 {
@@ -164,7 +174,7 @@ func sessionsOf(us []*claudecode.SessionUsage) []Session {
 		cs := Session{ID: u.ID, Parent: u.Parent, Start: u.Start, Project: ProjectOf(u.File), File: u.File,
 			Calls: make([]SessionCall, 0, len(u.Calls))}
 		for _, c := range u.Calls {
-			cs.Calls = append(cs.Calls, SessionCall{At: c.Time, Model: c.Model, Usage: c.Usage})
+			cs.Calls = append(cs.Calls, SessionCall{At: c.Time, Model: c.Model, Usage: c.Usage, Line: c.Line})
 		}
 		out = append(out, cs)
 	}

@@ -1,14 +1,21 @@
 package usage
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/stretchr/testify/require"
+
+	"github.com/ctxsim/ctxsim/traces"
 	"github.com/ctxsim/ctxsim/traces/claudecode"
+	"github.com/ctxsim/ctxsim/traces/formats"
 )
 
 // TestLoadFastPath checks Load's scan of trees of Claude Code logs alone
@@ -100,4 +107,93 @@ func TestLoadEmptyStateDB(t *testing.T) {
 			}
 		}
 	}
+}
+
+// ccSession is a Claude Code log of one call with request id req and
+// message id msg, at hour h.
+func ccSession(id, req, msg string, h int) string {
+	ts := fmt.Sprintf("2026-02-12T%02d:02:27Z", h)
+	return `{"type":"user","sessionId":"` + id + `","uuid":"u-` + id + `","timestamp":"` + ts + `","message":{"role":"user","content":"hi"}}` + "\n" +
+		`{"type":"assistant","sessionId":"` + id + `","uuid":"a-` + id + `","parentUuid":"u-` + id + `","requestId":"` + req + `","timestamp":"` + ts +
+		`","message":{"id":"` + msg + `","model":"claude-sonnet-4-5","role":"assistant","content":[{"type":"text","text":"ok"}],` +
+		`"usage":{"input_tokens":100,"cache_creation_input_tokens":1000,"cache_read_input_tokens":5000,"output_tokens":50,` +
+		`"cache_creation":{"ephemeral_5m_input_tokens":1000,"ephemeral_1h_input_tokens":0}}}}` + "\n"
+}
+
+// TestOneBillPerRequestID pins issue 27's "two sessions sharing a request
+// id are both billed by cost and one is silently zeroed by compare and
+// whatif": one rule everywhere (traces.MarkCopied, the cost scan, Load's
+// general way): a request id is billed once, by the session whose first
+// call is earliest, whatever the path order, and each copy skipped is a
+// warning in every command.
+func TestOneBillPerRequestID(t *testing.T) {
+	for name, msg2 := range map[string]string{"same message id": "msg_1", "another message id": "msg_2"} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			// a.jsonl comes first in path order but starts an hour later.
+			files := map[string]string{"a.jsonl": ccSession("late", "req_1", msg2, 17), "b.jsonl": ccSession("early", "req_1", "msg_1", 16)}
+			for f, data := range files {
+				if err := os.WriteFile(filepath.Join(dir, f), []byte(data), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// cost
+			ss, ws, err := Load(context.Background(), []string{dir}, "", nil)
+			require.NoError(t, err)
+			billedBy := map[string]int{}
+			for _, s := range ss {
+				billedBy[s.ID] += len(s.Calls)
+			}
+			if billedBy["early"] != 1 || billedBy["late"] != 0 {
+				t.Errorf("cost billed %v, want early's call once", billedBy)
+			}
+			if n := count(ws, traces.WarnCopiedCall); n != 1 {
+				t.Errorf("cost warnings %v: want one copy skipped", ws.List())
+			}
+			// compare, whatif, run (traces.Open)
+			opened, ow, err := formats.Open(context.Background(), []string{dir}, "", nil)
+			require.NoError(t, err)
+			billedBy = map[string]int{}
+			for _, s := range opened {
+				for _, e := range s.Events {
+					if e.Kind == traces.Assistant && e.Usage != nil {
+						billedBy[s.ID]++
+					}
+				}
+			}
+			if billedBy["early"] != 1 || billedBy["late"] != 0 {
+				t.Errorf("replays billed %v, want early's call once", billedBy)
+			}
+			if n := count(ow, traces.WarnCopiedCall); n != 1 {
+				t.Errorf("replay warnings %v: want one copy skipped", ow.List())
+			}
+		})
+	}
+	// Load's general way (native traces, or any format but Claude Code's)
+	// bills by the same rule.
+	dir := t.TempDir()
+	for i, id := range []string{"late", "early"} {
+		at := time.Date(2026, 2, 12, 17-i, 0, 0, 0, time.UTC)
+		s := &traces.Session{ID: id, Model: "claude-sonnet-4-5", Events: []traces.Event{
+			{Time: at, Kind: traces.User, Blocks: []traces.Block{{Kind: traces.Text, Text: "hi"}}},
+			{Time: at.Add(time.Second), Kind: traces.Assistant, RequestID: "req_1", Blocks: []traces.Block{{Kind: traces.Text, Text: "ok"}},
+				Usage: &traces.Usage{Input: 100, Output: 5}}}}
+		var b bytes.Buffer
+		require.NoError(t, traces.WriteSession(&b, s))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("%c.jsonl", 'a'+i)), b.Bytes(), 0o644))
+	}
+	ss, ws, err := Load(context.Background(), []string{dir}, "", nil)
+	require.NoError(t, err)
+	if len(ss) != 1 || ss[0].ID != "early" || count(ws, traces.WarnCopiedCall) != 1 {
+		t.Errorf("native traces: billed %+v, warnings %v", ss, ws.List())
+	}
+}
+
+func count(w *traces.Warnings, reason string) int {
+	for _, x := range w.List() {
+		if x.Reason == reason {
+			return x.Count
+		}
+	}
+	return 0
 }

@@ -32,7 +32,25 @@ type SessionCall struct {
 	// Requests is how many API calls the usage sums (0 means 1): a
 	// hermes session database keeps only per-session totals.
 	Requests int `json:"requests,omitempty"`
+	// Line is where the call is in its session's File (0: not known, as
+	// for an imported session), for warnings.
+	Line int `json:"line,omitempty"`
 }
+
+// place names where c is for a warning: file:line, or the file and the
+// session when the line is not known.
+func (s *Session) place(c *SessionCall) string {
+	if c.Line > 0 {
+		return fmt.Sprintf("%s:%d", s.File, c.Line)
+	}
+	return s.File + " (session " + s.ID + ")"
+}
+
+// Warning reasons of CostOf.
+const (
+	WarnUnpriced = "no price for model %q: its calls count $0 (pass --prices FILE with a LiteLLM entry for it)"
+	WarnUntimed  = "skipped call without a time: --since/--until cannot place it"
+)
 
 // ProjectOf is a Claude Code log's project, as ccusage names it: the folder
 // under .../projects/ (Claude Code's ~/.claude/projects/<project>/), else
@@ -117,9 +135,16 @@ func CostOf(ss []Session, p Pricer, o Options, ws *traces.Warnings) *Cost {
 	if o.By == BySession {
 		own = make([]Call, 0, n)
 	}
+	bounded := !o.Since.IsZero() || !o.Until.IsZero()
 	for _, s := range ss {
 		r := root(s.ID)
-		for _, c := range s.Calls {
+		for i := range s.Calls {
+			c := &s.Calls[i]
+			if bounded && c.At.IsZero() {
+				// Aggregate would drop it in silence.
+				ws.AddPlace(s.place(c), WarnUntimed)
+				continue
+			}
 			uc := Call{Time: c.At, Session: r, Project: s.Project, Model: c.Model, Usage: c.Usage, Requests: c.Requests}
 			grouped = append(grouped, uc)
 			if o.By == BySession {
@@ -140,16 +165,19 @@ func CostOf(ss []Session, p Pricer, o Options, ws *traces.Warnings) *Cost {
 	if rep.Unpriced == nil {
 		rep.Unpriced = []Unpriced{}
 	}
-	fileOf := map[string]string{}
-	for _, s := range ss {
-		if fileOf[s.ID] == "" {
-			fileOf[s.ID] = s.File
+	if len(rep.Unpriced) > 0 {
+		// One warning per call, at the call (it pointed at file:0).
+		reason := make(map[string]string, len(rep.Unpriced))
+		for _, u := range rep.Unpriced {
+			reason[u.Model] = fmt.Sprintf(WarnUnpriced, u.Model)
 		}
-	}
-	for _, u := range rep.Unpriced {
-		reason := fmt.Sprintf("no price for model %q: its calls count $0 (pass --prices FILE with a LiteLLM entry for it)", u.Model)
-		for range u.Calls {
-			ws.Add(fileOf[u.Sessions[0]], 0, reason)
+		for _, s := range ss {
+			for i := range s.Calls {
+				c := &s.Calls[i]
+				if r, ok := reason[c.Model]; ok && o.within(c.At) {
+					ws.AddPlace(s.place(c), r)
+				}
+			}
 		}
 	}
 	if o.By != BySession {

@@ -13,14 +13,14 @@ import (
 // A subagent's calls count in its root session in the groups, and under
 // its own row, indented below its parent, in the session tree; a parent
 // cycle stops instead of looping; an unpriced model costs $0 with one
-// warning per call.
+// warning per call, naming its file and line.
 func TestCostOfTree(t *testing.T) {
 	u := traces.Usage{Input: 1000, Output: 10}
 	ss := []Session{
 		{ID: "root", Start: at("2026-01-01T10:00:00Z"), File: "root.jsonl",
 			Calls: []SessionCall{{At: at("2026-01-01T10:00:00Z"), Model: "claude-opus-4-6", Usage: u}}},
 		{ID: "root.sub", Parent: "root", Start: at("2026-01-01T10:01:00Z"), File: "sub.jsonl",
-			Calls: []SessionCall{{At: at("2026-01-01T10:01:00Z"), Model: "claude-opus-4-6", Usage: u}, {At: at("2026-01-01T10:02:00Z"), Model: "no-such-model", Usage: u}}},
+			Calls: []SessionCall{{At: at("2026-01-01T10:01:00Z"), Model: "claude-opus-4-6", Usage: u}, {At: at("2026-01-01T10:02:00Z"), Model: "no-such-model", Usage: u, Line: 7}}},
 		{ID: "a", Parent: "b", Start: at("2026-01-02T10:00:00Z"), Calls: []SessionCall{{At: at("2026-01-02T10:00:00Z"), Model: "claude-opus-4-6", Usage: u}}},
 		{ID: "b", Parent: "a", Start: at("2026-01-02T10:00:00Z"), Calls: []SessionCall{{At: at("2026-01-02T10:00:00Z"), Model: "claude-opus-4-6", Usage: u}}},
 	}
@@ -32,8 +32,9 @@ func TestCostOfTree(t *testing.T) {
 	list := ws.List()
 	require.Len(t, list, 1)
 	require.Equal(t, 1, list[0].Count)
-	// Unpriced names the grouped (root) session: the warning points at its file.
-	require.Contains(t, list[0].First, "root.jsonl")
+	// The warning points at the call (issue 27: it was the root session's
+	// file, at line 0).
+	require.Equal(t, "sub.jsonl:7", list[0].First)
 
 	var ids []string
 	for _, g := range rep.Groups {
@@ -56,4 +57,25 @@ func TestProjectOf(t *testing.T) {
 	require.Equal(t, "-home-me-proj", ProjectOf("/x/.claude/projects/-home-me-proj/s/subagents/a.jsonl"))
 	require.Equal(t, "logs", ProjectOf("/x/logs/s.jsonl"))
 	require.Equal(t, "logs", ProjectOf("/x/logs/s/subagents/a.jsonl"))
+}
+
+// TestCostOfUntimedWithBounds pins issue 27's "--since/--until drop calls
+// with unparsable timestamps without a warning": each is a warning naming
+// its file and line; without bounds it is counted, under "(no time)".
+func TestCostOfUntimedWithBounds(t *testing.T) {
+	u := traces.Usage{Input: 1000, Output: 10}
+	ss := []Session{{ID: "s", File: "s.jsonl", Calls: []SessionCall{
+		{At: at("2026-01-01T10:00:00Z"), Model: "claude-opus-4-6", Usage: u, Line: 2},
+		{Model: "claude-opus-4-6", Usage: u, Line: 4},
+	}}}
+	ws := &traces.Warnings{}
+	rep := CostOf(ss, pricing.Default(), Options{By: ByDay, Loc: time.UTC, Since: at("2025-12-31T00:00:00Z")}, ws)
+	if rep.Totals.Requests != 1 || ws.Len() != 1 || ws.List()[0].Reason != WarnUntimed || ws.List()[0].First != "s.jsonl:4" {
+		t.Errorf("with --since: %d requests, warnings %v", rep.Totals.Requests, ws.List())
+	}
+	ws = &traces.Warnings{}
+	rep = CostOf(ss, pricing.Default(), Options{By: ByDay, Loc: time.UTC}, ws)
+	if rep.Totals.Requests != 2 || ws.Len() != 0 || rep.Groups[len(rep.Groups)-1].Key != NoTime {
+		t.Errorf("without bounds: %d requests, groups %+v, warnings %v", rep.Totals.Requests, rep.Groups, ws.List())
+	}
 }

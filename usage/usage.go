@@ -75,6 +75,15 @@ type Options struct {
 	WeekStart time.Weekday
 }
 
+// within reports whether a call at t is kept by Since and Until: always
+// when neither is set, never without a time when one is.
+func (o Options) within(t time.Time) bool {
+	if o.Since.IsZero() && o.Until.IsZero() {
+		return true
+	}
+	return !t.IsZero() && (o.Since.IsZero() || !t.Before(o.Since)) && (o.Until.IsZero() || !t.After(o.Until))
+}
+
 // Pricer prices a model; *pricing.Card is one.
 type Pricer interface {
 	Lookup(model string) (pricing.Price, error)
@@ -159,10 +168,9 @@ func Aggregate(calls []Call, p Pricer, o Options) *Report {
 	if !o.Since.IsZero() || !o.Until.IsZero() {
 		kept = make([]Call, 0, len(calls))
 		for _, c := range calls {
-			if c.Time.IsZero() || (!o.Since.IsZero() && c.Time.Before(o.Since)) || (!o.Until.IsZero() && c.Time.After(o.Until)) {
-				continue
+			if o.within(c.Time) {
+				kept = append(kept, c)
 			}
-			kept = append(kept, c)
 		}
 	}
 	// Price each model once.

@@ -357,7 +357,7 @@ func link(ss []*traces.Session, w *traces.Warnings, display string) {
 		sort.Strings(s.Children)
 	}
 	sort.Slice(ss, func(i, j int) bool { return ss[i].ID < ss[j].ID })
-	traces.MarkCopied(ss)
+	traces.MarkCopied(ss, w)
 }
 
 // fileState is the importer's state while reading one session's lines.
@@ -440,7 +440,7 @@ func newFileState(name string, w *traces.Warnings) *fileState {
 func readSession(r io.Reader, name string, w *traces.Warnings) ([]*traces.Session, error) {
 	st := newFileState(name, w)
 	st.root, st.subs = map[string]string{}, map[string]*fileState{}
-	lr := newLineReader(r)
+	lr := newLineReader(traces.DecodeText(r))
 	for {
 		b, ok, err := lr.next()
 		if err != nil {

@@ -56,9 +56,22 @@ type Call struct {
 	// MessageID and RequestID identify the response (the dedupe key).
 	MessageID, RequestID string
 	Usage                traces.Usage
-	line                 int       // first line, for warnings and ordering
-	key                  string    // callKey(MessageID, RequestID)
-	first                time.Time // the earliest time of its lines, for ordering
+	// Line is the call's first line in its file (of a subagent response
+	// echoed by progress lines, the first of them), for warnings.
+	Line int
+
+	key   string    // callKey(MessageID, RequestID)
+	first time.Time // the earliest time of its lines, for ordering
+}
+
+// billKey is what a call is billed once by across files: its request id
+// (one API request is one bill; a resumed session's copy has the same),
+// else its message and request ids (callKey: "" for neither).
+func (c *Call) billKey() string {
+	if c.RequestID != "" {
+		return c.RequestID
+	}
+	return c.key
 }
 
 // Total is the sum of the calls' usage.
@@ -81,13 +94,17 @@ func (s *SessionUsage) Total() traces.Usage {
 // Every line is accounted for: it is a call, a record that bills nothing
 // (any JSON object with a "type"), or a counted warning. Inside strings
 // the scan looks only for the closing quote: bad escapes or invalid UTF-8
-// in text that bills nothing are left to the full importer to report.
+// in text that bills nothing are left to the full importer to report; a
+// line that bills is checked as encoding/json checks it, so the scan
+// bills what the importer bills. A file is read as traces.DecodeText
+// reads it (UTF-16 with a byte-order mark decoded).
 //
 // A response spread over several lines is counted once, with its most
 // complete usage (traces.MoreComplete: the largest output, whatever the
 // line order), and a conflict on the prompt side is warned about. A
-// response seen in more than one file (a resumed session copies its
-// history) is counted in the first file in path order, with a warning.
+// request seen in more than one file (a resumed session copies its
+// history) is billed by the file whose first call is earliest, as
+// traces.MarkCopied bills it, with a warning for each copy.
 func ScanUsage(paths ...string) ([]*SessionUsage, *traces.Warnings, error) {
 	us, ws, _, err := ScanUsageIf(nil, paths...)
 	return us, ws, err
@@ -163,23 +180,38 @@ func ScanUsageIf(ok func(head []byte) bool, paths ...string) (us []*SessionUsage
 			n += len(a.Calls)
 		}
 	}
-	seen := make(map[string]bool, n)
-	var out []*SessionUsage
-	byID := map[string]*SessionUsage{}
-	for _, f := range read {
-		s := f.main
+	// A request is billed once, by the file whose first call is earliest
+	// (ties: the smaller session id, then path order), as
+	// traces.MarkCopied bills it for every other command; a copy in
+	// another file is skipped with its warning.
+	byStart := make([]int, len(read))
+	for i := range byStart {
+		byStart[i] = i
+	}
+	sort.SliceStable(byStart, func(a, b int) bool {
+		sa, sb := read[byStart[a]].main, read[byStart[b]].main
+		return traces.CompareStart(sa.Start, sa.ID, sb.Start, sb.ID) < 0
+	})
+	owner := make(map[string]int, n)
+	for _, i := range byStart {
+		s := read[i].main
 		kept := s.Calls[:0]
 		for _, c := range s.Calls {
-			k := c.key
-			if k != "" && seen[k] {
-				ws.Add(s.File, c.line, warnDupCallGlobal)
-				continue
+			if k := c.billKey(); k != "" {
+				if o, ok := owner[k]; ok && o != i {
+					ws.Add(s.File, c.Line, traces.WarnCopiedCall)
+					continue
+				}
+				owner[k] = i
 			}
-			seen[k] = true
 			kept = append(kept, c)
 		}
 		s.Calls = kept
-		if len(s.Calls) > 0 {
+	}
+	var out []*SessionUsage
+	byID := map[string]*SessionUsage{}
+	for _, f := range read {
+		if s := f.main; len(s.Calls) > 0 {
 			out = append(out, s)
 			if byID[s.ID] == nil {
 				byID[s.ID] = s
@@ -188,14 +220,19 @@ func ScanUsageIf(ok func(head []byte) bool, paths ...string) (us []*SessionUsage
 	}
 	// Subagent responses echoed in progress lines count where no log file
 	// holds the same response (its own agent-*.jsonl wins, silently).
+	agent := -1 // each echoed agent session its own owner, below the files
 	for _, f := range read {
 		for _, s := range f.agents {
+			agent--
 			kept := s.Calls[:0]
 			for _, c := range s.Calls {
-				if k := c.key; k == "" || !seen[k] {
-					seen[k] = true
-					kept = append(kept, c)
+				if k := c.billKey(); k != "" {
+					if o, ok := owner[k]; ok && o != agent {
+						continue
+					}
+					owner[k] = agent
 				}
+				kept = append(kept, c)
 			}
 			s.Calls = kept
 			switch {
@@ -252,6 +289,8 @@ type progressAgents struct {
 	byCall map[string][2]int
 	// decoded counts the lines scan left to add (tests: no real log has one).
 	decoded int
+	line    int // of the progress line being read
+
 }
 
 // scan bills the subagent response that progress line b (parsed into l)
@@ -362,7 +401,7 @@ func (pa *progressAgents) bill(sessionID, agent, timestamp, reqID, msgID, model 
 	if key != "" {
 		pa.byCall[key] = [2]int{ai, len(a.Calls)}
 	}
-	a.Calls = append(a.Calls, Call{Time: at, Model: model, MessageID: msgID, RequestID: reqID, Usage: u, key: key})
+	a.Calls = append(a.Calls, Call{Time: at, Model: model, MessageID: msgID, RequestID: reqID, Usage: u, Line: pa.line, key: key})
 }
 
 // plainJSON reports whether b, a line parseBillLine accepted with no
@@ -434,7 +473,13 @@ func hasControl(b []byte) bool {
 var keyAgentID = []byte(`"agentId"`)
 
 // Warning reasons of the fast scan only.
-const warnNotRecord = "skipped line that is not a log record (a JSON object with a type)"
+const (
+	warnNotRecord = "skipped line that is not a log record (a JSON object with a type)"
+	// The scan keeps a call it cannot date under "(no time)" (it reads
+	// no other line's time to borrow, as the importer does).
+	warnCallNoTime   = "kept call with a missing or bad timestamp (counted under (no time); --since/--until skip it)"
+	warnCallZeroTime = "kept call timestamped 0001-01-01T00:00:00Z, the zero time, which reads as no time (counted under (no time); --since/--until skip it)"
+)
 
 // scanFile reads the calls of one file, sorted by their first time (then
 // first line), so that a file's bill does not depend on its line order.
@@ -456,7 +501,7 @@ type scanBufs struct {
 // returned refers to it), first asking ok (if not nil) whether to read a
 // file with this head (see ScanUsageIf).
 func scanFileBuf(r io.Reader, name string, w *traces.Warnings, buf *scanBufs, ok func(head []byte) bool) (fileUsage, error) {
-	src := lineSource{r: r, buf: buf.line, max: traces.MaxLine}
+	src := lineSource{r: traces.DecodeText(r), buf: buf.line, max: traces.MaxLine}
 	s := &SessionUsage{File: name, Calls: buf.calls[:0]}
 	defer func() {
 		buf.line = src.buf
@@ -521,6 +566,11 @@ func scanFileBuf(r io.Reader, name string, w *traces.Warnings, buf *scanBufs, ok
 		}
 		s.used++
 		if string(l.typ) == "progress" {
+			if bytes.Contains(b, keyUsage) && !plainJSON(b) && !json.Valid(b) {
+				warn(warnInvalidJSON) // as below: what the importer skips
+				continue
+			}
+			pa.line = lineNo
 			pa.scan(b, &l, warn)
 			continue
 		}
@@ -531,6 +581,15 @@ func scanFileBuf(r io.Reader, name string, w *traces.Warnings, buf *scanBufs, ok
 			warn(warnNoMessage)
 			continue
 		}
+		if hasUsage && !plainJSON(b) && !json.Valid(b) {
+			// The scan did not look inside strings: a raw control byte
+			// (a NUL) or a bad escape there makes the line invalid JSON,
+			// which the importer and ccusage skip. So does the scan, with
+			// the importer's warning, or cost bills what no other
+			// command sees.
+			warn(warnInvalidJSON)
+			continue
+		}
 		if !utf8.Valid(b) {
 			warn(warnInvalidUTF8)
 		}
@@ -538,7 +597,7 @@ func scanFileBuf(r io.Reader, name string, w *traces.Warnings, buf *scanBufs, ok
 			warn(warnSynthetic)
 			continue
 		}
-		t, _ := parseTime(text(l.timestamp))
+		t, dated := parseTime(text(l.timestamp))
 		if len(l.sessionID) > 0 && (s.ID == "" || before(t, idTime)) {
 			s.ID, s.Parent, s.Compaction = identity(text(l.sessionID), text(l.agentID))
 			idTime = t
@@ -546,6 +605,11 @@ func scanFileBuf(r io.Reader, name string, w *traces.Warnings, buf *scanBufs, ok
 		if !hasUsage {
 			warn(warnNoUsage)
 			continue
+		}
+		if !dated {
+			warn(warnCallNoTime)
+		} else if t.IsZero() {
+			warn(warnCallZeroTime)
 		}
 		u := traces.CheckAnthropic(raw, warn)
 		// A response's later lines are found by their ids' bytes, without
@@ -592,7 +656,7 @@ func scanFileBuf(r io.Reader, name string, w *traces.Warnings, buf *scanBufs, ok
 			model = text(l.model)
 			models[string(l.model)] = model
 		}
-		s.Calls = append(s.Calls, Call{Time: t, Model: model, MessageID: msgID, RequestID: reqID, Usage: u, line: lineNo, key: key, first: t})
+		s.Calls = append(s.Calls, Call{Time: t, Model: model, MessageID: msgID, RequestID: reqID, Usage: u, Line: lineNo, key: key, first: t})
 	}
 	slices.SortStableFunc(s.Calls, func(a, b Call) int {
 		switch {
@@ -601,8 +665,8 @@ func scanFileBuf(r io.Reader, name string, w *traces.Warnings, buf *scanBufs, ok
 				return -1
 			}
 			return 1
-		case a.line != b.line:
-			return cmp.Compare(a.line, b.line)
+		case a.Line != b.Line:
+			return cmp.Compare(a.Line, b.Line)
 		}
 		return 0
 	})

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"testing/iotest"
 	"time"
+	utf16enc "unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
@@ -527,5 +528,70 @@ func TestLineSource(t *testing.T) {
 	src = lineSource{r: iotest.ErrReader(errors.New("disk on fire")), max: 10}
 	if _, _, _, _, err := src.next(); err == nil || err.Error() != "disk on fire" {
 		t.Errorf("read error: %v", err)
+	}
+}
+
+// utf16 is s in UTF-16 with a byte-order mark, as Windows PowerShell's `>`
+// writes a file.
+func utf16(s string, big bool) string {
+	var b []byte
+	put := func(u uint16) {
+		if big {
+			b = append(b, byte(u>>8), byte(u))
+		} else {
+			b = append(b, byte(u), byte(u>>8))
+		}
+	}
+	put(0xfeff)
+	for _, u := range utf16enc.Encode([]rune(s)) {
+		put(u)
+	}
+	return string(b)
+}
+
+// TestScanBillsWhatImportBills pins issue 27's silent drops in cost, where
+// cost and the importer read one file two ways: a UTF-16 log was every
+// line invalid JSON to both ($0.00, exit 0), and a billed line with a raw
+// NUL (or another control byte, or a bad escape) in a string was billed
+// by cost and skipped by import. Both now read the same text (a UTF-16
+// file with a byte-order mark decoded, a UTF-8 one's mark dropped) and
+// skip the same lines with the same warning; and cost warns about a call
+// it cannot date, which the importer warns about too.
+func TestScanBillsWhatImportBills(t *testing.T) {
+	good := goodUser + "\n" + goodCall + "\n"
+	want := traces.Usage{Input: 3, CacheWrite5m: 10, CacheRead: 100, Output: 5}
+	for name, c := range map[string]struct {
+		data string
+		bill traces.Usage
+		warn string // the scan's one warning, "" for none
+	}{
+		"utf-16le":              {data: utf16(good, false), bill: want},
+		"utf-16be":              {data: utf16(good, true), bill: want},
+		"utf-8 byte-order mark": {data: "\xef\xbb\xbf" + good, bill: want},
+		"raw NUL in a string":   {data: goodUser + "\n" + strings.Replace(goodCall, `"hello"`, "\"hel\x00lo\"", 1) + "\n", warn: warnInvalidJSON},
+		"raw tab in a string":   {data: goodUser + "\n" + strings.Replace(goodCall, `"hello"`, "\"hel\tlo\"", 1) + "\n", warn: warnInvalidJSON},
+		"bad escape":            {data: goodUser + "\n" + strings.Replace(goodCall, `"hello"`, `"hel\qlo"`, 1) + "\n", warn: warnInvalidJSON},
+		"bad timestamp":         {data: goodUser + "\n" + strings.Replace(goodCall, "2026-02-10T21:00:02.000Z", "yesterday", 1) + "\n", bill: want, warn: warnCallNoTime},
+		"the zero time":         {data: goodUser + "\n" + strings.Replace(goodCall, "2026-02-10T21:00:02.000Z", "0001-01-01T00:00:00Z", 1) + "\n", bill: want, warn: warnCallZeroTime},
+	} {
+		var iw traces.Warnings
+		ss, err := readSession(strings.NewReader(c.data), "f.jsonl", &iw)
+		require.NoError(t, err, name)
+		var iu traces.Usage
+		for _, s := range ss {
+			u, _ := billed(s)
+			iu = iu.Add(u)
+		}
+		su, sw := scan(t, c.data)
+		accounted(t, su, sw)
+		if su.Total() != c.bill || iu != c.bill {
+			t.Errorf("%s: scan billed %+v, import %+v, want %+v", name, su.Total(), iu, c.bill)
+		}
+		if got := sw.List(); c.warn == "" && len(got) != 0 || c.warn != "" && (len(got) != 1 || got[0].Reason != c.warn || got[0].First != "s1.jsonl:2") {
+			t.Errorf("%s: scan warnings %v, want %q at s1.jsonl:2", name, got, c.warn)
+		}
+		if c.warn == warnInvalidJSON && (iw.Len() != 1 || iw.List()[0].Reason != warnInvalidJSON) {
+			t.Errorf("%s: import warnings %v, want the scan's", name, iw.List())
+		}
 	}
 }

@@ -40,7 +40,7 @@ type Scanner struct {
 // NewScanner returns a scanner of r; file names it in warnings and errors,
 // and w receives the warnings.
 func NewScanner(r io.Reader, file string, w *traces.Warnings) *Scanner {
-	return &Scanner{r: bufio.NewReaderSize(r, 64<<10), file: file, w: w, maxLine: traces.MaxLine}
+	return &Scanner{r: bufio.NewReaderSize(traces.DecodeText(r), 64<<10), file: file, w: w, maxLine: traces.MaxLine}
 }
 
 // Scan advances to the next non-blank line. It returns false at the end of

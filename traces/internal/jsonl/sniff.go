@@ -14,7 +14,7 @@ import (
 // accept both must: r holds lines when its first line, read whole up to
 // traces.MaxLine, is a complete JSON object. rest yields everything r did.
 func Sniff(r io.Reader) (rest io.Reader, lines bool, err error) {
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := bufio.NewReaderSize(traces.DecodeText(r), 64<<10)
 	var first []byte
 	for {
 		chunk, err := br.ReadSlice('\n')
