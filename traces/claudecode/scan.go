@@ -290,6 +290,9 @@ type progressAgents struct {
 	// decoded counts the lines scan left to add (tests: no real log has one).
 	decoded int
 	line    int // of the progress line being read
+	// plainKnown: the scan loop already knows plainJSON of the line
+	// being read (plainLine), for lines that mention usage.
+	plainKnown, plainLine bool
 
 }
 
@@ -356,11 +359,19 @@ func (pa *progressAgents) scan(b []byte, l *billLine, warn func(string)) {
 		return
 	case len(agent) == 0 || string(typ) != "assistant" || len(sid) == 0 || string(model) == syntheticModel:
 		return
-	case l.unusual || !plainJSON(b):
+	case l.unusual || !pa.plain(b):
 		slow() // encoding/json may reject the line
 		return
 	}
 	pa.bill(string(sid), string(agent), string(ts), string(reqID), string(msgID), string(model), raw, warn)
+}
+
+// plain is plainJSON(b) of the line being read, computed once.
+func (pa *progressAgents) plain(b []byte) bool {
+	if pa.plainKnown {
+		return pa.plainLine
+	}
+	return plainJSON(b)
 }
 
 // add decodes progress line b by encoding/json and bills the subagent
@@ -566,9 +577,13 @@ func scanFileBuf(r io.Reader, name string, w *traces.Warnings, buf *scanBufs, ok
 		}
 		s.used++
 		if string(l.typ) == "progress" {
-			if bytes.Contains(b, keyUsage) && !plainJSON(b) && !json.Valid(b) {
-				warn(warnInvalidJSON) // as below: what the importer skips
-				continue
+			pa.plainKnown = bytes.Contains(b, keyUsage)
+			if pa.plainKnown {
+				pa.plainLine = plainJSON(b)
+				if !pa.plainLine && !json.Valid(b) {
+					warn(warnInvalidJSON) // as below: what the importer skips
+					continue
+				}
 			}
 			pa.line = lineNo
 			pa.scan(b, &l, warn)
