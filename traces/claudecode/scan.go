@@ -293,7 +293,6 @@ type progressAgents struct {
 	// plainKnown: the scan loop already knows plainJSON of the line
 	// being read (plainLine), for lines that mention usage.
 	plainKnown, plainLine bool
-
 }
 
 // scan bills the subagent response that progress line b (parsed into l)
