@@ -145,15 +145,22 @@ func TestLoadLiteLLM(t *testing.T) {
 
 func TestLoadLiteLLMErrors(t *testing.T) {
 	cases := []struct{ name, in, want string }{
-		{"not object", `[1,2]`, `p.json: not a LiteLLM price file`},
-		{"bad type", `{"m1": {"input_cost_per_token": "3e-6", "output_cost_per_token": 1e-5}}`, `p.json: model "m1": input_cost_per_token: want a float64, got string`},
-		{"negative", `{"m2": {"input_cost_per_token": -1, "output_cost_per_token": 1e-5}}`, `p.json: model "m2": input_cost_per_token: -1 is not a price`},
-		{"half", `{"m3": {"input_cost_per_token": 1e-6}}`, `p.json: model "m3": output_cost_per_token: missing`},
-		{"entry not object", `{"m4": 3}`, `p.json: model "m4": entry: want a JSON object`},
+		{"not object", `[1,2]`, `p.json:1: not a LiteLLM price file`},
+		{"bad type", `{"m1": {"input_cost_per_token": "3e-6", "output_cost_per_token": 1e-5}}`, `p.json:1: model "m1": input_cost_per_token: want a float64, got string`},
+		{"negative", `{"m2": {"input_cost_per_token": -1, "output_cost_per_token": 1e-5}}`, `p.json:1: model "m2": input_cost_per_token: -1 is not a price`},
+		{"half", `{"m3": {"input_cost_per_token": 1e-6}}`, `p.json:1: model "m3": output_cost_per_token: missing`},
+		{"entry not object", `{"m4": 3}`, `p.json:1: model "m4": entry: want a JSON object`},
 		// Issue 10: a price of 1e303 printed $NaN with exit 0.
-		{"implausible price", `{"m5": {"input_cost_per_token": 1e-6, "output_cost_per_token": 1e303}}`, `p.json: model "m5": output_cost_per_token: 1e+303 USD per token is not a plausible price`},
-		{"implausible size", `{"m6": {"input_cost_per_token": 1e-6, "output_cost_per_token": 1e-5, "max_input_tokens": 1e300}}`, `p.json: model "m6": max_input_tokens: 1e+300 is not a plausible size`},
-		{"overflowing number", `{"m7": {"input_cost_per_token": 1e999, "output_cost_per_token": 1e-5}}`, `p.json: model "m7": input_cost_per_token: want a float64, got number 1e999`},
+		{"implausible price", `{"m5": {"input_cost_per_token": 1e-6, "output_cost_per_token": 1e303}}`, `p.json:1: model "m5": output_cost_per_token: 1e+303 USD per token is not a plausible price`},
+		{"implausible size", `{"m6": {"input_cost_per_token": 1e-6, "output_cost_per_token": 1e-5, "max_input_tokens": 1e300}}`, `p.json:1: model "m6": max_input_tokens: 1e+300 is not a plausible size`},
+		{"overflowing number", `{"m7": {"input_cost_per_token": 1e999, "output_cost_per_token": 1e-5}}`, `p.json:1: model "m7": input_cost_per_token: want a float64, got number 1e999`},
+		// Issue 27: what is refused names its file and line; a key twice
+		// was the last one, in silence.
+		{"line", "{\n\"ok\": {\"input_cost_per_token\": 1e-6, \"output_cost_per_token\": 1e-6},\n\n\"m8\": {\"input_cost_per_token\": -1,\n \"output_cost_per_token\": 1e-5}}", `p.json:4: model "m8": input_cost_per_token: -1`},
+		{"twice", "{\"m9\": {\"input_cost_per_token\": 1e-6, \"output_cost_per_token\": 1e-6},\n\"m9\": {\"input_cost_per_token\": 1e-3, \"output_cost_per_token\": 1e-3}}", `p.json:2: model "m9": given twice (first at line 1)`},
+		{"syntax", "{\"m10\": {\"input_cost_per_token\": 1e-6,\n\"output_cost_per_token\" 1e-6}}", `p.json:2: not a LiteLLM price file (want a JSON object of models): invalid character '1' after object key`},
+		{"trailing", "{}\n{}", `p.json:2: not a LiteLLM price file (want a JSON object of models): more after the object`},
+		{"truncated", "{\"m11\": {\n", `p.json:2: not a LiteLLM price file (want a JSON object of models): unexpected end of file`},
 	}
 	for _, tc := range cases {
 		c := Default()

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sort"
 )
 
 // liteLLMEntry is the part of a LiteLLM model_prices_and_context_window.json
@@ -65,24 +64,21 @@ func (c *Card) LoadLiteLLM(r io.Reader, name string) error {
 // loadLiteLLM is LoadLiteLLM on data, taking minimum cacheable lengths and
 // windows from base.
 func (c *Card) loadLiteLLM(data []byte, name string, base *Card) error {
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return fmt.Errorf("%s: not a LiteLLM price file (want a JSON object of models): %v", name, err)
+	entries, err := liteLLMEntries(data, name)
+	if err != nil {
+		return err
 	}
-	keys := make([]string, 0, len(raw))
-	for k := range raw {
-		if k != "sample_spec" && k != "_about" {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
 	var errs []error
 	var add []Price
-	for _, k := range keys {
-		p, ok, err := parseLiteLLM(k, raw[k], base)
+	for _, e := range entries {
+		k := e.key
+		if k == "sample_spec" || k == "_about" {
+			continue
+		}
+		p, ok, err := parseLiteLLM(k, e.raw, base)
 		if err != nil {
 			if len(errs) < maxLiteLLMErrors {
-				errs = append(errs, fmt.Errorf("%s: model %q: %w", name, k, err))
+				errs = append(errs, fmt.Errorf("%s:%d: model %q: %w", name, e.line, k, err))
 			}
 			continue
 		}
@@ -97,6 +93,88 @@ func (c *Card) loadLiteLLM(data []byte, name string, base *Card) error {
 		c.Set(p)
 	}
 	return nil
+}
+
+// A liteLLMEntry is one model of a price file as written: its key, the
+// line the key is on, and its value.
+type liteLLMKey struct {
+	key  string
+	line int
+	raw  json.RawMessage
+}
+
+// liteLLMEntries reads a price file's top-level object, in file order,
+// with each key's line, so that what is refused names its file and line
+// ("name:LINE: ..."). A key given twice is refused (encoding/json would
+// keep the last in silence), as is anything after the object.
+func liteLLMEntries(data []byte, name string) ([]liteLLMKey, error) {
+	lines := lineCounter{data: data, line: 1}
+	notFile := func(off int64, why string) error {
+		return fmt.Errorf("%s:%d: not a LiteLLM price file (want a JSON object of models): %s", name, lines.at(off), why)
+	}
+	syntax := func(err error, off int64) error {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			off = se.Offset
+		}
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			off = int64(len(data))
+			err = errors.New("unexpected end of file")
+		}
+		return notFile(off, err.Error())
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, syntax(err, dec.InputOffset())
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, notFile(dec.InputOffset(), fmt.Sprintf("starts with %v", tok))
+	}
+	var out []liteLLMKey
+	seen := map[string]int{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, syntax(err, dec.InputOffset())
+		}
+		key := tok.(string) // an object's keys are strings, or Token fails
+		line := lines.at(dec.InputOffset())
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, syntax(err, dec.InputOffset())
+		}
+		if first, dup := seen[key]; dup {
+			return nil, fmt.Errorf("%s:%d: model %q: given twice (first at line %d)", name, line, key, first)
+		}
+		seen[key] = line
+		out = append(out, liteLLMKey{key: key, line: line, raw: raw})
+	}
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return nil, syntax(err, dec.InputOffset())
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, notFile(dec.InputOffset(), "more after the object")
+	}
+	return out, nil
+}
+
+// lineCounter turns byte offsets of data, asked in increasing order, into
+// 1-based line numbers, counting each newline once.
+type lineCounter struct {
+	data []byte
+	off  int64
+	line int
+}
+
+func (l *lineCounter) at(off int64) int {
+	off = min(max(off, 0), int64(len(l.data)))
+	if off < l.off { // out of order: count afresh
+		l.off, l.line = 0, 1
+	}
+	l.line += bytes.Count(l.data[l.off:off], []byte{'\n'})
+	l.off = off
+	return l.line
 }
 
 func parseLiteLLM(key string, raw json.RawMessage, base *Card) (Price, bool, error) {
@@ -168,6 +246,11 @@ func parseLiteLLM(key string, raw json.RawMessage, base *Card) (Price, bool, err
 		p.CacheWrite1h = perM(*e.CacheWrite1h)
 	case anthropic:
 		p.CacheWrite1h = 2 * p.Input
+		if p.CacheWrite1h > maxPerToken*1e6 {
+			// The default, bounded as a rate given would be (found by
+			// FuzzLiteLLM: such a file could not be written back).
+			return Price{}, false, fmt.Errorf("cache_creation_input_token_cost_above_1hr: missing, and twice input_cost_per_token (Anthropic's 1h rate), %v USD per token, is not a plausible price (want at most %v)", 2**e.Input, maxPerToken)
+		}
 	default:
 		p.CacheWrite1h = p.CacheWrite5m
 	}
