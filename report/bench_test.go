@@ -5,6 +5,8 @@ import (
 	"io"
 	"testing"
 
+	"github.com/ctxsim/ctxsim/results"
+	"github.com/ctxsim/ctxsim/results/resultstest"
 	"github.com/ctxsim/ctxsim/sim"
 	"github.com/ctxsim/ctxsim/traces"
 )
@@ -22,7 +24,7 @@ func longRun() []sim.Record {
 			prompt = 20000
 		}
 		u := traces.Usage{Input: 5, CacheWrite5m: 1500, CacheRead: prompt - 1505, Output: 300}
-		recs = append(recs, call(seq, i/3, i*20, u, 1500))
+		recs = append(recs, resultstest.Call(seq, i/3, i*20, u, 1500))
 		seq++
 		prompt += 1500
 	}
@@ -33,15 +35,15 @@ func BenchmarkSummarize(b *testing.B) {
 	recs := longRun()
 	b.ReportAllocs()
 	for b.Loop() {
-		Summarize("t", "p", recs, Options{})
+		results.Summarize("t", "p", recs, results.Options{})
 	}
 	b.ReportMetric(float64(len(recs)), "records/op")
 }
 
 func BenchmarkWriteHTML(b *testing.B) {
 	recs := longRun()
-	res := SummarizeAll(recs, Options{})
-	p := opus()
+	res := results.SummarizeAll(recs, results.Options{})
+	p := resultstest.Opus()
 	var buf bytes.Buffer
 	for b.Loop() {
 		buf.Reset()

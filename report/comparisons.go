@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxsim/ctxsim/results"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
@@ -20,10 +21,10 @@ import (
 // overflowed or failed calls ("!") is never the cheapest: its rejected calls
 // cost nothing. The last rows say how much the best saves against the first
 // comparable policy of the column, and the best's cache hit rate.
-func WorkloadTable(runs []RunSummary, workloads map[string]string, policies []string) *Table {
-	pv := NewPivot(runs,
-		func(r RunSummary) string { return r.Policy },
-		func(r RunSummary) string { return workloads[r.Trace] })
+func WorkloadTable(runs []results.RunSummary, workloads map[string]string, policies []string) *Table {
+	pv := results.NewPivot(runs,
+		func(r results.RunSummary) string { return r.Policy },
+		func(r results.RunSummary) string { return workloads[r.Trace] })
 	t := &Table{
 		Title:   "Cost in $ per policy and workload (summed over the workload's sessions; * cheapest)",
 		Columns: []string{"policy"},
@@ -84,18 +85,11 @@ func WorkloadTable(runs []RunSummary, workloads map[string]string, policies []st
 	return t
 }
 
-// An Axis is one swept setting of a sweep grid (experiment.ParseGrid): a
-// config key, the short name cell names use, and its values in order.
-type Axis struct {
-	Key, Short string
-	Values     []string
-}
-
 // A Matrix is a two-key sweep's totals: rows the first key's values,
 // columns the second's, summed over the traces by one Pivot.
 type Matrix struct {
-	axes   [2]Axis
-	pivot  *Pivot
+	axes   [2]results.Axis
+	pivot  *results.Pivot
 	traces int
 }
 
@@ -109,11 +103,11 @@ func countNoun(n int, what string) string {
 
 // NewMatrix sums runs into rows × cols; cell names the (row value, column
 // value) of a run.
-func NewMatrix(rows, cols Axis, runs []RunSummary, cell func(RunSummary) (row, col string)) *Matrix {
-	m := &Matrix{axes: [2]Axis{rows, cols}}
-	m.pivot = NewPivot(runs,
-		func(r RunSummary) string { row, _ := cell(r); return row },
-		func(r RunSummary) string { _, col := cell(r); return col })
+func NewMatrix(rows, cols results.Axis, runs []results.RunSummary, cell func(results.RunSummary) (row, col string)) *Matrix {
+	m := &Matrix{axes: [2]results.Axis{rows, cols}}
+	m.pivot = results.NewPivot(runs,
+		func(r results.RunSummary) string { row, _ := cell(r); return row },
+		func(r results.RunSummary) string { _, col := cell(r); return col })
 	seen := map[string]bool{}
 	for _, r := range runs {
 		seen[r.Trace] = true
@@ -163,7 +157,7 @@ func (m *Matrix) Table() *Table {
 
 // grid is the matrix of one figure's values by row and column, 0 where no
 // run fell.
-func (m *Matrix) grid(v func(*Total) float64) [][]float64 {
+func (m *Matrix) grid(v func(*results.Total) float64) [][]float64 {
 	out := make([][]float64, len(m.axes[0].Values))
 	for i, rv := range m.axes[0].Values {
 		out[i] = make([]float64, len(m.axes[1].Values))
@@ -181,7 +175,7 @@ func (m *Matrix) grid(v func(*Total) float64) [][]float64 {
 // even cells under their labels: evenly spaced increasing numbers are used
 // as they are, evenly spaced durations in minutes, and anything else sits at
 // 0, 1, 2... with the values at its ticks (the third result).
-func axisCoords(ax Axis) ([]float64, string, []string) {
+func axisCoords(ax results.Axis) ([]float64, string, []string) {
 	parse := func(f func(string) (float64, bool)) []float64 {
 		out := make([]float64, len(ax.Values))
 		for i, v := range ax.Values {
@@ -220,8 +214,8 @@ func axisCoords(ax Axis) ([]float64, string, []string) {
 func (m *Matrix) Heatmaps() ([]Figure, error) {
 	ys, yname, ylabels := axisCoords(m.axes[0])
 	xs, xname, xlabels := axisCoords(m.axes[1])
-	cost := m.grid(func(t *Total) float64 { return t.CostUSD })
-	hit := m.grid(func(t *Total) float64 {
+	cost := m.grid(func(t *results.Total) float64 { return t.CostUSD })
+	hit := m.grid(func(t *results.Total) float64 {
 		if t.Prompt == 0 {
 			return 0
 		}
@@ -245,7 +239,7 @@ func (m *Matrix) Heatmaps() ([]Figure, error) {
 }
 
 // RunBill is one run's bill by token class, simulated beside recorded.
-func RunBill(r RunSummary) *Table {
+func RunBill(r results.RunSummary) *Table {
 	t := &Table{
 		Title:   fmt.Sprintf("%s under %s: %d requests", r.Trace, r.Policy, r.Requests),
 		Columns: []string{"class", "tokens", "cost $"},
@@ -300,7 +294,7 @@ func RunBill(r RunSummary) *Table {
 
 // WriteRunFacts writes what RunBill does not show, a line each: hit
 // rates, misses, occupancy, compactions, latency and warnings.
-func WriteRunFacts(w io.Writer, r RunSummary) {
+func WriteRunFacts(w io.Writer, r results.RunSummary) {
 	fmt.Fprintf(w, "\ncache hit rate   %s%% of prompt tokens, %s%% of requests", pct1(r.CacheHitRate), pct1(r.RequestHitRate))
 	if r.Recorded != nil {
 		fmt.Fprintf(w, " (recorded %s%%)", pct1(r.Recorded.CacheHitRate))

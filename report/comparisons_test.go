@@ -3,6 +3,8 @@ package report
 import (
 	"slices"
 	"testing"
+
+	"github.com/ctxsim/ctxsim/results"
 )
 
 func TestAxisCoords(t *testing.T) {
@@ -19,7 +21,7 @@ func TestAxisCoords(t *testing.T) {
 		{[]string{"hermes", "none"}, []float64{0, 1}, "k", []string{"hermes", "none"}},
 		{[]string{"7"}, []float64{7}, "k", nil},
 	} {
-		xs, label, ticks := axisCoords(Axis{Key: "k", Values: c.values})
+		xs, label, ticks := axisCoords(results.Axis{Key: "k", Values: c.values})
 		if !slices.Equal(xs, c.xs) || label != c.label || !slices.Equal(ticks, c.ticks) {
 			t.Errorf("axisCoords(%q) = %v, %q, %q; want %v, %q, %q", c.values, xs, label, ticks, c.xs, c.label, c.ticks)
 		}

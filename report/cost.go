@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxsim/ctxsim/results"
 	"github.com/ctxsim/ctxsim/traces"
 	"github.com/ctxsim/ctxsim/usage"
 )
@@ -123,7 +124,7 @@ func writeCostCSV(w io.Writer, rep *usage.Cost, loc *time.Location) error {
 		}
 		u := traces.Usage{Input: tk.Input, CacheWrite5m: tk.CacheWrite5m, CacheWrite1h: tk.CacheWrite1h, CacheRead: tk.CacheRead, Output: tk.Output}
 		cells = append(cells, when(first), when(last), strconv.Itoa(requests), i64(tk.Input), i64(tk.CacheWrite5m), i64(tk.CacheWrite1h),
-			i64(tk.CacheRead), i64(tk.Output), f6(usd), f6(Round6(u.HitRate())))
+			i64(tk.CacheRead), i64(tk.Output), f6(usd), f6(results.Round6(u.HitRate())))
 		t.AddRow(cells...)
 	}
 	if rep.By == usage.BySession {

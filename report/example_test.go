@@ -4,6 +4,7 @@ import (
 	"os"
 
 	"github.com/ctxsim/ctxsim/report"
+	"github.com/ctxsim/ctxsim/results"
 )
 
 func ExampleTable() {
@@ -22,7 +23,7 @@ func ExampleTable() {
 }
 
 func ExampleWriteRuns() {
-	runs := []report.RunSummary{
+	runs := []results.RunSummary{
 		{Trace: "s1", Policy: "claude-code", Requests: 40, CostUSD: 1.5, CacheHitRate: 0.93},
 		{Trace: "s1", Policy: "none", Requests: 40, CostUSD: 7.25},
 	}

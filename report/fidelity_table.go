@@ -1,10 +1,14 @@
 package report
 
-import "fmt"
+import (
+	"fmt"
 
-// WorstTable lists the worst sessions of the report, worst of them (0:
+	"github.com/ctxsim/ctxsim/results"
+)
+
+// FidelityWorstTable lists the worst sessions of the report, worst of them (0:
 // all), with the cause each error is attributed to.
-func (rep FidelityReport) WorstTable(worst int) *Table {
+func FidelityWorstTable(rep results.FidelityReport, worst int) *Table {
 	t := &Table{
 		Title:   "Worst sessions (recorded replay against the bill)",
 		Columns: []string{"session", "calls", "recorded $", "replay $", "error", "observed", "read match", "open loop", "cause"},
@@ -20,15 +24,15 @@ func (rep FidelityReport) WorstTable(worst int) *Table {
 	return t
 }
 
-// SummaryTable is the error distribution of both replays, with the read
+// FidelitySummaryTable is the error distribution of both replays, with the read
 // match, the open-loop error and the sessions skipped as notes.
-func (rep FidelityReport) SummaryTable() *Table {
+func FidelitySummaryTable(rep results.FidelityReport) *Table {
 	t := &Table{
 		Title:   fmt.Sprintf("Fidelity over %d sessions", len(rep.Sessions)),
 		Columns: []string{"replay", "recorded $", "replay $", "total error", "median |err|", "p90 |err|", "$-weighted", "within 2%", "within 5%"},
 		Right:   []bool{false, true, true, true, true, true, true, true, true},
 	}
-	row := func(name string, s FidelityStats) {
+	row := func(name string, s results.FidelityStats) {
 		t.AddRow(name, FormatUSD(s.RecordedUSD, 2), FormatUSD(s.ReplayUSD, 2), fmt.Sprintf("%+.2f%%", s.TotalErrorPct), fmt.Sprintf("%.2f%%", s.MedianAbsPct),
 			fmt.Sprintf("%.2f%%", s.P90AbsPct), fmt.Sprintf("%.2f%%", s.DollarWeightedPct), fmt.Sprintf("%.0f%%", 100*s.Within2Pct), fmt.Sprintf("%.0f%%", 100*s.Within5Pct))
 	}

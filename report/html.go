@@ -12,7 +12,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ctxsim/ctxsim/internal/atomicfile"
 	"github.com/ctxsim/ctxsim/pricing"
+	"github.com/ctxsim/ctxsim/results"
 	"github.com/ctxsim/ctxsim/sim"
 	"github.com/ctxsim/ctxsim/traces"
 )
@@ -24,7 +26,7 @@ type HTMLInput struct {
 	// Subtitle is a line under the title (the command that made it, the
 	// seed). The report never reads the clock, so any date is the caller's.
 	Subtitle string
-	Runs     []RunSummary
+	Runs     []results.RunSummary
 	// Records feed the per-trace figures and the per-session drill-down.
 	Records []sim.Record
 	// Price, when set, adds the break-even and idle-gap figures for it.
@@ -56,7 +58,7 @@ type htmlFigure struct {
 
 type htmlRun struct {
 	Trace, Policy string
-	Summary       RunSummary
+	Summary       results.RunSummary
 	Metrics       [][2]string
 	Damage        *Table
 	Misses        *Table
@@ -146,7 +148,7 @@ func inlineSVG(f Figure) (template.HTML, error) {
 	return template.HTML(s[i:]), nil
 }
 
-func drillDown(s RunSummary) htmlRun {
+func drillDown(s results.RunSummary) htmlRun {
 	hr := htmlRun{Trace: s.Trace, Policy: s.Policy, Summary: s}
 	hr.Metrics = [][2]string{
 		{"requests", strconv.Itoa(s.Requests)},
@@ -188,7 +190,7 @@ func drillDown(s RunSummary) htmlRun {
 
 // MissTable is a run's cache misses by cause: calls, tokens not read, and
 // what re-sending them cost beyond reading them.
-func MissTable(ms []MissStat) *Table {
+func MissTable(ms []results.MissStat) *Table {
 	t := &Table{Columns: []string{"cause", "calls", "tokens re-sent", "extra $"}, Right: []bool{false, true, true, true}}
 	for _, m := range ms {
 		t.AddRow(m.Reason, strconv.Itoa(m.Calls), strconv.FormatInt(m.Tokens, 10), usd(m.CostUSD))
@@ -197,7 +199,7 @@ func MissTable(ms []MissStat) *Table {
 }
 
 // DamageTable lists the cache damage of each compaction.
-func DamageTable(ds []Damage) *Table {
+func DamageTable(ds []results.Damage) *Table {
 	t := &Table{
 		Columns: []string{"seq", "kind", "turn", "tokens shed", "calls", "baseline write", "extra write", "extra $", "saving $/call", "payback calls"},
 		Right:   []bool{true, false, true, true, true, true, true, true, true, true},
@@ -212,25 +214,20 @@ func DamageTable(ds []Damage) *Table {
 
 func i64(v int64) string { return strconv.FormatInt(v, 10) }
 
-// WriteDir writes a comparison's outputs to dir (created if missing), as
-// one set (WriteSetAtomic): records.jsonl, summary.json and report.html. The report's
-// break-even figures use the price on prices of the first call's model.
-func WriteDir(dir string, in HTMLInput, prices *pricing.Card) error {
-	for _, r := range in.Records {
-		if r.Kind == sim.KindCall && r.Model != "" {
-			if p, err := prices.Lookup(r.Model); err == nil {
-				in.Price = &p
-			}
-			break
-		}
-	}
-	// One set: a report that fails to render must not leave new records
-	// beside an old report.
-	return WriteSetAtomic(dir, []SetFile{
+// A SetFile is one file of an output set (WriteDir): its name and what
+// to write to it.
+type SetFile = atomicfile.SetFile
+
+// WriteDir writes a comparison's outputs to dir (created if missing) as
+// one set: records.jsonl, summary.json, report.html and the extra files
+// (runs.parquet, ...), all written or none: a report that fails to render
+// must not leave new records beside an old report.
+func WriteDir(dir string, in HTMLInput, extra ...SetFile) error {
+	return atomicfile.WriteSet(dir, append([]SetFile{
 		{Name: "records.jsonl", Write: func(w io.Writer) error { return WriteRecords(w, in.Records) }},
 		{Name: "summary.json", Write: func(w io.Writer) error {
-			return WriteResults(w, Results{Runs: in.Runs, Warnings: in.Warnings})
+			return WriteSummary(w, results.Summary{Runs: in.Runs, Warnings: in.Warnings})
 		}},
 		{Name: "report.html", Write: func(w io.Writer) error { return WriteHTML(w, in) }},
-	})
+	}, extra...))
 }

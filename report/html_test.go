@@ -9,14 +9,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxsim/ctxsim/results"
+	"github.com/ctxsim/ctxsim/results/resultstest"
 	"github.com/stretchr/testify/require"
 )
 
 func htmlFixture(t *testing.T) []byte {
 	t.Helper()
-	recs := twoPolicies()
-	res := SummarizeAll(recs, Options{})
-	p := opus()
+	recs := resultstest.TwoPolicies()
+	res := results.SummarizeAll(recs, results.Options{})
+	p := resultstest.Opus()
 	heat, err := HeatmapFigure("sweep", "Cost by threshold and micro-compaction period", sweepGrid())
 	require.NoError(t, err)
 	var b bytes.Buffer

@@ -5,6 +5,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/ctxsim/ctxsim/internal/atomicfile"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
@@ -96,7 +97,7 @@ func WriteNativeSet(dir string, ss []*traces.Session) ([]Written, error) {
 		files = append(files, SetFile{Name: name, Write: func(w io.Writer) error { return traces.WriteSession(w, s) }})
 		out = append(out, Written{ID: s.ID, File: filepath.Join(dir, name), Events: len(s.Events), Calls: countCalls(s)})
 	}
-	if err := WriteSetAtomic(dir, files); err != nil {
+	if err := atomicfile.WriteSet(dir, files); err != nil {
 		return nil, err
 	}
 	return out, nil

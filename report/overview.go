@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ctxsim/ctxsim/results"
 	"github.com/ctxsim/ctxsim/sim"
 )
 
@@ -22,7 +23,7 @@ var policyPalette = []string{
 }
 
 // policyColors maps each policy of runs to its colour.
-func policyColors(runs []RunSummary) map[string]string {
+func policyColors(runs []results.RunSummary) map[string]string {
 	out := map[string]string{}
 	for _, r := range runs {
 		if _, ok := out[r.Policy]; !ok {
@@ -352,7 +353,7 @@ func buildWorkloads(in HTMLInput, colors map[string]string) []ovWorkload {
 					continue
 				}
 				hit = append(hit, rec.Usage.HitRate()*100)
-				if d := occDenominator(rec); d > 0 {
+				if d := results.OccupancyDenominator(rec); d > 0 {
 					occ = append(occ, float64(rec.Prompt)/float64(d)*100)
 				}
 			}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -20,7 +21,9 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/ctxsim/ctxsim/internal/atomicfile"
 	"github.com/ctxsim/ctxsim/pricing"
+	"github.com/ctxsim/ctxsim/results"
 	"github.com/ctxsim/ctxsim/sim"
 )
 
@@ -227,7 +230,7 @@ func OccupancyFigure(recs []sim.Record) Figure {
 		Name: "occupancy", LegendRight: true, Title: "Context occupancy per call",
 		XLabel: "call number", YLabel: "billed prompt / compaction threshold (%)",
 		Series: perCall(recs, func(r sim.Record) (float64, bool) {
-			d := occDenominator(r)
+			d := results.OccupancyDenominator(r)
 			if d <= 0 {
 				return 0, false
 			}
@@ -301,7 +304,7 @@ func RunFigures(recs []sim.Record) []Figure {
 		byTrace[r.Trace] = append(byTrace[r.Trace], r)
 	}
 	var figs []Figure
-	for _, tr := range sortedKeys(byTrace) {
+	for _, tr := range slices.Sorted(maps.Keys(byTrace)) {
 		rs := byTrace[tr]
 		fs := []Figure{CumulativeCostFigure(rs), OccupancyFigure(rs), HitRateFigure(rs)}
 		if rec := recordedOnly(rs); len(rec) > 0 {
@@ -584,11 +587,11 @@ func WriteFigures(dir string, figs []Figure) error {
 	for _, fig := range figs {
 		for _, ext := range []string{"svg", "png"} {
 			path := filepath.Join(dir, fig.Name+"."+ext)
-			if err := WriteFileAtomic(path, func(w io.Writer) error { return fig.Render(w, ext) }); err != nil {
+			if err := atomicfile.WriteFunc(path, func(w io.Writer) error { return fig.Render(w, ext) }); err != nil {
 				return err
 			}
 		}
-		if err := WriteFileAtomic(filepath.Join(dir, fig.Name+".txt"), fig.WriteData); err != nil {
+		if err := atomicfile.WriteFunc(filepath.Join(dir, fig.Name+".txt"), fig.WriteData); err != nil {
 			return err
 		}
 	}

@@ -9,27 +9,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ctxsim/ctxsim/policies/estimate"
+	"github.com/ctxsim/ctxsim/results"
+	"github.com/ctxsim/ctxsim/results/resultstest"
 	"github.com/ctxsim/ctxsim/sim"
 	"github.com/ctxsim/ctxsim/traces"
 )
-
-// twoPolicies is the fixture run (a compacting policy, "p") next to the same
-// calls under a policy that never compacts ("flat").
-func twoPolicies() []sim.Record {
-	recs := fixture()
-	prompt := int64(10010)
-	for i := 0; i < 5; i++ {
-		u := traces.Usage{Input: 10, CacheWrite5m: 2000, CacheRead: prompt - 10, Output: 100}
-		if i == 0 {
-			u = traces.Usage{Input: 10, CacheWrite5m: 10000, Output: 100}
-		}
-		r := call(i, i+1, i*10, u, 1000)
-		r.Policy = "flat"
-		recs = append(recs, r)
-		prompt = u.Prompt() + 2000
-	}
-	return recs
-}
 
 func sweepGrid() *Grid {
 	return &Grid{
@@ -41,13 +25,13 @@ func sweepGrid() *Grid {
 
 func allFigures(t *testing.T) []Figure {
 	t.Helper()
-	be, err := BreakevenFigure(opus(), 6)
+	be, err := BreakevenFigure(resultstest.Opus(), 6)
 	require.NoError(t, err)
-	gap, err := GapCostFigure(opus(), 0.05, 90*time.Minute)
+	gap, err := GapCostFigure(resultstest.Opus(), 0.05, 90*time.Minute)
 	require.NoError(t, err)
 	heat, err := HeatmapFigure("sweep", "Cost by threshold and micro-compaction period", sweepGrid())
 	require.NoError(t, err)
-	recs := twoPolicies()
+	recs := resultstest.TwoPolicies()
 	return []Figure{be, gap, OccupancyFigure(recs), CumulativeCostFigure(recs), HitRateFigure(recs), heat, FidelityFigure(recordedFixture())}
 }
 
@@ -73,7 +57,7 @@ func TestFidelityFigure(t *testing.T) {
 	for i, s := range f.Series {
 		require.Len(t, s.Points, len(want[i]), s.Name)
 		for j, p := range s.Points {
-			if !near(p.Y, want[i][j]) {
+			if !resultstest.Near(p.Y, want[i][j]) {
 				t.Errorf("%s point %d = %v, want %v", s.Name, j, p.Y, want[i][j])
 			}
 		}
@@ -92,14 +76,14 @@ func TestFigureData(t *testing.T) {
 }
 
 func TestBreakevenFigureMarks(t *testing.T) {
-	f, err := BreakevenFigure(opus(), 4)
+	f, err := BreakevenFigure(resultstest.Opus(), 4)
 	require.NoError(t, err)
 	if len(f.Series) != 3 || len(f.Marks) != 2 {
 		t.Fatalf("series, marks = %d, %d; want 3, 2", len(f.Series), len(f.Marks))
 	}
 	// At 4 sends of 1M tokens: uncached $20; 5m $6.25 + 3×$0.50; 1h $10 + 3×$0.50.
 	for i, want := range []float64{20, 7.75, 11.5} {
-		if got := f.Series[i].Points[4].Y; !near(got, want) {
+		if got := f.Series[i].Points[4].Y; !resultstest.Near(got, want) {
 			t.Errorf("%s at 4 sends = %v, want %v", f.Series[i].Name, got, want)
 		}
 	}
@@ -109,23 +93,23 @@ func TestBreakevenFigureMarks(t *testing.T) {
 }
 
 func TestOccupancyFigure(t *testing.T) {
-	f := OccupancyFigure(fixture())
+	f := OccupancyFigure(resultstest.Run())
 	require.Len(t, f.Series, 1)
 	want := []float64{10.01, 12.01, 14.01, 4.01, 5.01}
 	pts := f.Series[0].Points
 	require.Len(t, pts, len(want))
 	for i, w := range want {
-		if pts[i].X != float64(i+1) || !near(pts[i].Y, w) {
+		if pts[i].X != float64(i+1) || !resultstest.Near(pts[i].Y, w) {
 			t.Errorf("point %d = %+v, want (%d, %v)", i, pts[i], i+1, w)
 		}
 	}
 }
 
 func TestCumulativeCostIncludesSummarizer(t *testing.T) {
-	f := CumulativeCostFigure(fixture())
+	f := CumulativeCostFigure(resultstest.Run())
 	pts := f.Series[0].Points
-	s := Summarize("t", "p", fixture(), Options{})
-	if got := pts[len(pts)-1].Y; !near(got, s.CostUSD) {
+	s := results.Summarize("t", "p", resultstest.Run(), results.Options{})
+	if got := pts[len(pts)-1].Y; !resultstest.Near(got, s.CostUSD) {
 		t.Errorf("final cumulative cost = %v, want cost_usd %v", got, s.CostUSD)
 	}
 }
@@ -158,8 +142,8 @@ func TestHeatmapBadGrid(t *testing.T) {
 }
 
 func TestRunFigures(t *testing.T) {
-	recs := twoPolicies()
-	for _, r := range fixture() {
+	recs := resultstest.TwoPolicies()
+	for _, r := range resultstest.Run() {
 		r.Trace = "other/trace"
 		recs = append(recs, r)
 	}

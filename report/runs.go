@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/ctxsim/ctxsim/results"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
@@ -22,7 +23,7 @@ type RunsOptions struct {
 // calls rejected for overflowing the window when any run has some (its
 // cost marked "!"). The cheapest policy of each trace (with more than one
 // policy, among runs without overflow) is marked "*".
-func RunsTable(runs []RunSummary, opts RunsOptions) *Table {
+func RunsTable(runs []results.RunSummary, opts RunsOptions) *Table {
 	anyRec, anyOverflow := false, false
 	for _, r := range runs {
 		if r.Recorded != nil {
@@ -111,7 +112,7 @@ func RunsTable(runs []RunSummary, opts RunsOptions) *Table {
 // bestByTrace marks the cheapest run of each trace that has several runs;
 // ties go to the first. A run with overflow errors is never the best: the
 // calls the provider rejected cost nothing, which is not a saving.
-func bestByTrace(runs []RunSummary) []bool {
+func bestByTrace(runs []results.RunSummary) []bool {
 	best := map[string]int{}
 	count := map[string]int{}
 	for i, r := range runs {
@@ -133,9 +134,9 @@ func bestByTrace(runs []RunSummary) []bool {
 }
 
 // WriteRuns prints runs in format f; JSON is the summary.json document.
-func WriteRuns(w io.Writer, f Format, runs []RunSummary, opts RunsOptions) error {
+func WriteRuns(w io.Writer, f Format, runs []results.RunSummary, opts RunsOptions) error {
 	if f == JSON {
-		return WriteResults(w, Results{Runs: runs, Warnings: opts.Warnings})
+		return WriteSummary(w, results.Summary{Runs: runs, Warnings: opts.Warnings})
 	}
 	return RunsTable(runs, opts).Write(w, f)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ctxsim/ctxsim/policies/prompt"
+	"github.com/ctxsim/ctxsim/results"
 	"github.com/ctxsim/ctxsim/sim/hindsight"
 	"github.com/ctxsim/ctxsim/traces"
 )
@@ -34,7 +35,7 @@ func Schedule(calls []hindsight.Call, h *hindsight.Result) []ScheduleCall {
 		c := &calls[i]
 		pol, best := marks(c, c.Policy, h.PolicyUsage[i]), marks(c, h.Schedule[i], h.Usage[i])
 		out[i] = ScheduleCall{Call: i + 1, Time: c.Time.UTC().Format("15:04:05.000"), Session: c.Key, Prompt: c.Total,
-			Policy: pol, Hindsight: best, Differs: pol != best, PolicyUSD: Round6(h.PolicyCost[i]), BestUSD: Round6(h.Cost[i]), Fixed: c.Fixed}
+			Policy: pol, Hindsight: best, Differs: pol != best, PolicyUSD: results.Round6(h.PolicyCost[i]), BestUSD: results.Round6(h.Cost[i]), Fixed: c.Fixed}
 	}
 	return out
 }
@@ -89,20 +90,20 @@ func ScheduleTable(sched []ScheduleCall, h *hindsight.Result) *Table {
 // WriteRun prints ctxsim run's result in f: each run's bill and facts
 // (JSON: the results), and, with h set, the schedule of calls beside the
 // hindsight optimum h (Schedule, ScheduleTable).
-func WriteRun(w io.Writer, f Format, runs []RunSummary, warnings []traces.Warning, calls []hindsight.Call, h *hindsight.Result) error {
+func WriteRun(w io.Writer, f Format, runs []results.RunSummary, warnings []traces.Warning, calls []hindsight.Call, h *hindsight.Result) error {
 	var sched []ScheduleCall
 	if h != nil {
 		sched = Schedule(calls, h)
 	}
 	if f == JSON {
-		res := Results{Runs: runs, Warnings: warnings}
+		res := results.Summary{Runs: runs, Warnings: warnings}
 		if h != nil {
 			return WriteJSON(w, struct {
-				Results
+				results.Summary
 				Hindsight []ScheduleCall `json:"hindsight_schedule"`
 			}{res, sched})
 		}
-		return WriteResults(w, res)
+		return WriteSummary(w, res)
 	}
 	for _, r := range runs {
 		if err := RunBill(r).Write(w, f); err != nil {

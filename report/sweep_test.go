@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxsim/ctxsim/results"
 	"github.com/stretchr/testify/require"
 )
 
@@ -12,15 +13,15 @@ import (
 // (rejected, so unbilled, so cheapest) while the table above it excluded
 // it. The cheapest comparable cell gets the star; the overflowed one a "!".
 func TestSweepMatrixSkipsOverflow(t *testing.T) {
-	axes := []Axis{
+	axes := []results.Axis{
 		{Key: "compression.threshold", Short: "threshold", Values: []string{"0.3", "0.9"}},
 		{Key: "prompt_caching.cache_ttl", Short: "cache_ttl", Values: []string{"5m", "1h"}},
 	}
 	points := []string{"p[0.3,5m]", "p[0.3,1h]", "p[0.9,5m]", "p[0.9,1h]"} // grid order
 	costs := []float64{0.50, 0.60, 0.05, 0.70}                             // 0.9/5m is cheapest: it overflowed
-	var runs []RunSummary
+	var runs []results.RunSummary
 	for i, p := range points {
-		r := RunSummary{Trace: "t", Policy: p, CostUSD: costs[i]}
+		r := results.RunSummary{Trace: "t", Policy: p, CostUSD: costs[i]}
 		if i == 2 {
 			r.OverflowErrors = 4
 		}

@@ -10,12 +10,14 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+
 	"slices"
 	"strings"
 
+	"github.com/ctxsim/ctxsim/internal/atomicfile"
+
 	"github.com/cespare/xxhash/v2"
 
-	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
@@ -42,12 +44,12 @@ type Manifest struct {
 	// Shard is "K/N".
 	Shard string `json:"shard"`
 	Seed  uint64 `json:"seed"`
-	// Flags are every flag that can change a result or the printed table,
-	// as name=value in flag order; output-only flags (--out, --jobs,
-	// --shard, --format) are left out.
+	// Flags are every command-line flag that can change a result or the
+	// printed table, as name=value in flag order; the command leaves out
+	// those that only say where and how output goes.
 	Flags []string `json:"flags"`
-	// Inputs are the hashes of what was read: each --trace path's files,
-	// the --prices file, the embedded suite.
+	// Inputs are the hashes of what was read, named by the command (its
+	// trace paths' files, a price file, the embedded suite).
 	Inputs []Input `json:"inputs"`
 	// Render is what the command needs besides the cells to print its
 	// table (policy order, titles); opaque to this package.
@@ -65,16 +67,18 @@ type Input struct {
 	Hash string `json:"hash"`
 }
 
-// A Cell is one finished work item of a shard, in cells.jsonl.
-type Cell struct {
+// An Entry is one finished work item (a cell of the run) of a shard, a
+// line of shard-cells.jsonl.
+type Entry struct {
 	// Order is the cell's position in the unsharded run, compared
 	// lexicographically (for compare: policy index, then the tenant's
 	// first session in load order).
 	Order []int `json:"order"`
 	// Unit is the identity the cell was assigned by.
 	Unit string `json:"unit"`
-	// Runs are the cell's rows of summary.json.
-	Runs []report.RunSummary `json:"runs,omitempty"`
+	// Runs are the cell's rows of summary.json, as the command encoded
+	// them (a JSON array; opaque to this package).
+	Runs json.RawMessage `json:"runs,omitempty"`
 	// Records is how many lines of records.jsonl the cell wrote, after the
 	// previous cell's.
 	Records int `json:"records"`
@@ -85,7 +89,7 @@ type Cell struct {
 // WriteManifest writes dir/manifest.json atomically.
 func WriteManifest(dir string, m Manifest) error {
 	m.Format = Format
-	return report.WriteFileAtomic(filepath.Join(dir, ManifestFile), func(w io.Writer) error {
+	return atomicfile.WriteFunc(filepath.Join(dir, ManifestFile), func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(m)
@@ -97,7 +101,7 @@ func ReadManifest(dir string) (Manifest, error) {
 	p := filepath.Join(dir, ManifestFile)
 	b, err := os.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
-		return Manifest{}, fmt.Errorf("%s: no %s: not the output of a --shard run", dir, ManifestFile)
+		return Manifest{}, fmt.Errorf("%s: no %s: not the output directory of a shard", dir, ManifestFile)
 	}
 	if err != nil {
 		return Manifest{}, err
@@ -115,12 +119,12 @@ func ReadManifest(dir string) (Manifest, error) {
 	return m, nil
 }
 
-// WriteCells writes dir/shard-cells.jsonl atomically, one cell a line.
-func WriteCells(dir string, cells []Cell) error {
-	return report.WriteFileAtomic(filepath.Join(dir, CellsFile), func(w io.Writer) error {
+// WriteEntries writes dir/shard-cells.jsonl atomically, one entry a line.
+func WriteEntries(dir string, entries []Entry) error {
+	return atomicfile.WriteFunc(filepath.Join(dir, CellsFile), func(w io.Writer) error {
 		enc := json.NewEncoder(w)
-		for i := range cells {
-			if err := enc.Encode(&cells[i]); err != nil {
+		for i := range entries {
+			if err := enc.Encode(&entries[i]); err != nil {
 				return err
 			}
 		}
@@ -136,7 +140,7 @@ func (a Manifest) diff(b Manifest) string {
 	case a.Command != b.Command:
 		return fmt.Sprintf("command %q vs %q", a.Command, b.Command)
 	case a.Seed != b.Seed:
-		return fmt.Sprintf("--seed %d vs %d", a.Seed, b.Seed)
+		return fmt.Sprintf("seed %d vs %d", a.Seed, b.Seed)
 	}
 	if !slices.Equal(a.Flags, b.Flags) {
 		fa, fb := flagMap(a.Flags), flagMap(b.Flags)

@@ -3,6 +3,7 @@ package shard
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,8 +12,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ctxsim/ctxsim/report"
-	"github.com/ctxsim/ctxsim/sim"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
@@ -20,9 +19,9 @@ import (
 type Merged struct {
 	// Manifest is the run's, with Shard "".
 	Manifest Manifest
-	// Cells are every shard's cells in the unsharded run's order.
-	Cells []Cell
-	// recs locates each cell's records.jsonl lines, parallel to Cells.
+	// Entries are every shard's entries in the unsharded run's order.
+	Entries []Entry
+	// recs locates each entry's records.jsonl lines, parallel to Entries.
 	recs []span
 }
 
@@ -35,8 +34,8 @@ type span struct {
 // directory, on a missing or unreadable manifest, a shard from another run
 // (its manifest differs), a shard given twice or missing, a cell present in
 // two shards, and a records.jsonl whose line count disagrees with the cells
-// that wrote it.
-func Merge(dirs []string) (*Merged, error) {
+// that wrote it. It stops when ctx is cancelled.
+func Merge(ctx context.Context, dirs []string) (*Merged, error) {
 	if len(dirs) == 0 {
 		return nil, fmt.Errorf("merge: no shard directories")
 	}
@@ -44,6 +43,9 @@ func Merge(dirs []string) (*Merged, error) {
 	byK := map[int]string{}
 	n := 0
 	for i, d := range dirs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		m, err := ReadManifest(d)
 		if err != nil {
 			return nil, err
@@ -77,13 +79,16 @@ func Merge(dirs []string) (*Merged, error) {
 	out := &Merged{Manifest: ms[0]}
 	out.Manifest.Shard = ""
 	type at struct {
-		c   Cell
+		c   Entry
 		s   span
 		dir string
 	}
 	var all []at
 	for _, d := range dirs {
-		cells, err := readCells(filepath.Join(d, CellsFile))
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		cells, err := readEntries(filepath.Join(d, CellsFile))
 		if err != nil {
 			return nil, err
 		}
@@ -103,14 +108,14 @@ func Merge(dirs []string) (*Merged, error) {
 		}
 	}
 	for _, a := range all {
-		out.Cells = append(out.Cells, a.c)
+		out.Entries = append(out.Entries, a.c)
 		out.recs = append(out.recs, a.s)
 	}
 	return out, nil
 }
 
-// readCells reads a shard-cells.jsonl file; a bad line is file:line: why.
-func readCells(p string) ([]Cell, error) {
+// readEntries reads a shard-cells.jsonl file; a bad line is file:line: why.
+func readEntries(p string) ([]Entry, error) {
 	f, err := os.Open(p)
 	if err != nil {
 		return nil, err
@@ -118,9 +123,9 @@ func readCells(p string) ([]Cell, error) {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<30)
-	var out []Cell
+	var out []Entry
 	for line := 1; sc.Scan(); line++ {
-		var c Cell
+		var c Entry
 		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
 			return nil, &traces.SyntaxError{File: p, Line: line, Msg: err.Error()}
 		}
@@ -134,7 +139,7 @@ func readCells(p string) ([]Cell, error) {
 
 // recordSpans cuts records.jsonl into the cells' byte ranges. A shard that
 // wrote no records (sweep, cost) has no file and cells of 0 records.
-func recordSpans(p string, cells []Cell) ([]span, error) {
+func recordSpans(p string, cells []Entry) ([]span, error) {
 	want := 0
 	for _, c := range cells {
 		want += c.Records
@@ -228,32 +233,4 @@ func (m *Merged) EachRecord(fn func(line []byte) error) error {
 			return err
 		}
 	}
-}
-
-// Runs are every cell's runs, in cell order: the order the unsharded run
-// produced them in, before the command sorts them for output.
-func (m *Merged) Runs() []report.RunSummary {
-	var out []report.RunSummary
-	for _, c := range m.Cells {
-		out = append(out, c.Runs...)
-	}
-	return out
-}
-
-// Records decodes every record line, in order. A record survives the trip
-// through JSON unchanged (TestRecordJSONRoundTrip), so what is built from
-// them (report.html, records.parquet) is what the unsharded run built.
-func (m *Merged) Records() ([]sim.Record, error) {
-	var out []sim.Record
-	n := 0
-	err := m.EachRecord(func(line []byte) error {
-		n++
-		var r sim.Record
-		if err := json.Unmarshal(line, &r); err != nil {
-			return fmt.Errorf("merged records.jsonl line %d: %v", n, err)
-		}
-		out = append(out, r)
-		return nil
-	})
-	return out, err
 }

@@ -2,13 +2,14 @@ package shard
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/ctxsim/ctxsim/report"
 )
 
 // fakeRun splits 12 cells of a run (3 policies × 4 tenants, each cell
@@ -19,7 +20,7 @@ func fakeRun(t *testing.T, n int, edit func(k int, m *Manifest)) ([]string, stri
 	root := t.TempDir()
 	var want strings.Builder
 	type shardOut struct {
-		cells []Cell
+		cells []Entry
 		recs  strings.Builder
 	}
 	outs := make([]shardOut, n+1)
@@ -27,7 +28,7 @@ func fakeRun(t *testing.T, n int, edit func(k int, m *Manifest)) ([]string, stri
 		for g := range 4 {
 			unit := fmt.Sprintf("tenant-%d", g)
 			k := Assign(unit, n)
-			c := Cell{Order: []int{p, g}, Unit: unit, Runs: []report.RunSummary{{Trace: unit, Policy: fmt.Sprint("p", p)}}}
+			c := Entry{Order: []int{p, g}, Unit: unit, Runs: json.RawMessage(fmt.Sprintf(`[{"trace":%q,"policy":"p%d"}]`, unit, p))}
 			for r := range (p + g) % 3 {
 				line := fmt.Sprintf(`{"trace":%q,"policy":"p%d","seq":%d}`+"\n", unit, p, r)
 				want.WriteString(line)
@@ -51,7 +52,7 @@ func fakeRun(t *testing.T, n int, edit func(k int, m *Manifest)) ([]string, stri
 		if err := WriteManifest(d, m); err != nil {
 			t.Fatal(err)
 		}
-		if err := WriteCells(d, outs[k].cells); err != nil {
+		if err := WriteEntries(d, outs[k].cells); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(filepath.Join(d, RecordsFile), []byte(outs[k].recs.String()), 0o644); err != nil {
@@ -66,14 +67,14 @@ func TestMergeOrderAndBytes(t *testing.T) {
 	dirs, want := fakeRun(t, 3, nil)
 	// The order the directories are given in does not matter.
 	dirs[0], dirs[2] = dirs[2], dirs[0]
-	m, err := Merge(dirs)
+	m, err := Merge(context.Background(), dirs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(m.Cells) != 12 {
-		t.Fatalf("%d cells, want 12", len(m.Cells))
+	if len(m.Entries) != 12 {
+		t.Fatalf("%d cells, want 12", len(m.Entries))
 	}
-	for i, c := range m.Cells {
+	for i, c := range m.Entries {
 		if c.Order[0] != i/4 || c.Order[1] != i%4 {
 			t.Fatalf("cell %d has order %v", i, c.Order)
 		}
@@ -92,9 +93,8 @@ func TestMergeOrderAndBytes(t *testing.T) {
 	if strings.Join(lines, "\n")+"\n" != want {
 		t.Errorf("EachRecord gave %d lines, not the merged records", len(lines))
 	}
-	runs := m.Runs()
-	if len(runs) != 12 || runs[0].Policy != "p0" || runs[4].Policy != "p1" || runs[5].Trace != "tenant-1" {
-		t.Errorf("Runs() not in cell order: %v", runs)
+	if string(m.Entries[0].Runs) != `[{"trace":"tenant-0","policy":"p0"}]` || string(m.Entries[5].Runs) != `[{"trace":"tenant-1","policy":"p1"}]` {
+		t.Errorf("entries not in cell order: %s, %s", m.Entries[0].Runs, m.Entries[5].Runs)
 	}
 	if m.Manifest.Shard != "" || m.Manifest.Seed != 1 {
 		t.Errorf("merged manifest %+v", m.Manifest)
@@ -115,7 +115,7 @@ func TestMergeRefuses(t *testing.T) {
 				m.Flags[1] = "provider=openai"
 			}
 		}, nil, `shard-2 (shard 2/3) is from another run than`},
-		{"seed", func(k int, m *Manifest) { m.Seed = uint64(k) }, nil, "--seed 1 vs 2"},
+		{"seed", func(k int, m *Manifest) { m.Seed = uint64(k) }, nil, "seed 1 vs 2"},
 		{"inputs", func(k int, m *Manifest) {
 			if k == 3 {
 				m.Inputs[0].Hash = "def"
@@ -134,7 +134,7 @@ func TestMergeRefuses(t *testing.T) {
 			if tc.dirs != nil {
 				dirs = tc.dirs(dirs)
 			}
-			_, err := Merge(dirs)
+			_, err := Merge(context.Background(), dirs)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Merge: %v; want an error containing %q", err, tc.want)
 			}
@@ -144,7 +144,7 @@ func TestMergeRefuses(t *testing.T) {
 
 func TestMergeRefusesBadFiles(t *testing.T) {
 	dirs, _ := fakeRun(t, 2, nil)
-	if _, err := Merge([]string{dirs[0], t.TempDir()}); err == nil || !strings.Contains(err.Error(), "no manifest.json") {
+	if _, err := Merge(context.Background(), []string{dirs[0], t.TempDir()}); err == nil || !strings.Contains(err.Error(), "no manifest.json") {
 		t.Errorf("a directory without a manifest: %v", err)
 	}
 	// A shard whose records.jsonl lost a line.
@@ -155,7 +155,7 @@ func TestMergeRefusesBadFiles(t *testing.T) {
 		b, _ = os.ReadFile(p)
 	}
 	os.WriteFile(p, b[:bytes.LastIndexByte(b[:len(b)-1], '\n')+1], 0o644)
-	if _, err := Merge(dirs); err == nil || !strings.Contains(err.Error(), "says") {
+	if _, err := Merge(context.Background(), dirs); err == nil || !strings.Contains(err.Error(), "says") {
 		t.Errorf("short records.jsonl: %v", err)
 	}
 	// A cell in two shards: shard 2 claims shard 1's cells too.
@@ -166,12 +166,12 @@ func TestMergeRefusesBadFiles(t *testing.T) {
 	r2, _ := os.ReadFile(filepath.Join(dirs[1], RecordsFile))
 	os.WriteFile(filepath.Join(dirs[1], CellsFile), append(c2, c1...), 0o644)
 	os.WriteFile(filepath.Join(dirs[1], RecordsFile), append(r2, r1...), 0o644)
-	if _, err := Merge(dirs); err == nil || !strings.Contains(err.Error(), "is in two shards") {
+	if _, err := Merge(context.Background(), dirs); err == nil || !strings.Contains(err.Error(), "is in two shards") {
 		t.Errorf("a cell in two shards: %v", err)
 	}
 	// A torn cells line is file:line.
 	os.WriteFile(filepath.Join(dirs[1], CellsFile), []byte("{\"order\":[1]}\n{bad\n"), 0o644)
-	if _, err := Merge(dirs); err == nil || !strings.Contains(err.Error(), CellsFile+":2:") {
+	if _, err := Merge(context.Background(), dirs); err == nil || !strings.Contains(err.Error(), CellsFile+":2:") {
 		t.Errorf("a bad cells line: %v", err)
 	}
 }
@@ -199,5 +199,15 @@ func TestHashFiles(t *testing.T) {
 	os.Rename(filepath.Join(b, "sub", "y.jsonl"), filepath.Join(b, "sub", "w.jsonl"))
 	if hb, _ := HashFiles(os.DirFS(b), "."); hb == ha {
 		t.Error("a renamed file kept the hash")
+	}
+}
+
+// Merge stops, with ctx's error, when ctx is cancelled.
+func TestMergeCancelled(t *testing.T) {
+	dirs, _ := fakeRun(t, 2, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Merge(ctx, dirs); !errors.Is(err, context.Canceled) {
+		t.Errorf("Merge: %v, want context.Canceled", err)
 	}
 }

@@ -15,7 +15,7 @@ type Spec struct {
 }
 
 // MaxShards bounds N: far more than any batch engine runs at once, and
-// small enough that a typo (--shard 1/10000000) is caught.
+// small enough that a typo (1/10000000) is caught.
 const MaxShards = 1 << 16
 
 // Parse reads "K/N" with 1 ≤ K ≤ N ≤ MaxShards. "" is the zero Spec.
@@ -25,17 +25,17 @@ func Parse(s string) (Spec, error) {
 	}
 	ks, ns, ok := strings.Cut(s, "/")
 	if !ok {
-		return Spec{}, fmt.Errorf("--shard %q: want K/N, e.g. 1/4", s)
+		return Spec{}, fmt.Errorf("%q: want K/N, e.g. 1/4", s)
 	}
 	k, err1 := strconv.Atoi(strings.TrimSpace(ks))
 	n, err2 := strconv.Atoi(strings.TrimSpace(ns))
 	switch {
 	case err1 != nil || err2 != nil:
-		return Spec{}, fmt.Errorf("--shard %q: want K/N with whole numbers, e.g. 1/4", s)
+		return Spec{}, fmt.Errorf("%q: want K/N with whole numbers, e.g. 1/4", s)
 	case n < 1 || n > MaxShards:
-		return Spec{}, fmt.Errorf("--shard %q: N must be 1..%d", s, MaxShards)
+		return Spec{}, fmt.Errorf("%q: N must be 1..%d", s, MaxShards)
 	case k < 1 || k > n:
-		return Spec{}, fmt.Errorf("--shard %q: K must be 1..%d (K counts from 1)", s, n)
+		return Spec{}, fmt.Errorf("%q: K must be 1..%d (K counts from 1)", s, n)
 	}
 	return Spec{K: k, N: n}, nil
 }

@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxsim/ctxsim/experiment"
 	"github.com/ctxsim/ctxsim/policies"
 	"github.com/ctxsim/ctxsim/policies/estimate"
 	"github.com/ctxsim/ctxsim/policies/estimate/tiktoken"
 	"github.com/ctxsim/ctxsim/pricing"
+	"github.com/ctxsim/ctxsim/runner"
 	"github.com/ctxsim/ctxsim/sim"
 	"github.com/ctxsim/ctxsim/traces"
 	"github.com/ctxsim/ctxsim/traces/claudecode"
@@ -22,7 +22,7 @@ import (
 
 // The benchmarks replay through package experiment, as the CLI does: one
 // rate card, one memoized tokenizer warmed on all cores before the
-// replays, tenants grouped by experiment.Tenants, and Setup.Run over the
+// replays, tenants grouped by runner.Tenants, and Runner.Run over the
 // cells on one worker. A recorded tenant is sized by its calibration (the
 // recorded policy's anchored replay and its open-loop replay, run once per
 // Setup and shared by every other policy's cell). Domain units are
@@ -52,40 +52,36 @@ func newBench(tb testing.TB) *bench {
 
 // setup is a fresh experiment over the bench's card and memo: nothing of
 // an earlier replay (a recorded tenant's calibration) carries over.
-func (bn *bench) setup() *experiment.Setup {
-	return &experiment.Setup{Prices: bn.prices, Memo: bn.memo, Provider: "anthropic", Seed: 1}
+func (bn *bench) setup() *runner.Runner {
+	return &runner.Runner{Prices: bn.prices, Tokens: bn.memo, Provider: "anthropic", Seed: 1}
 }
 
-func spec(tb testing.TB, name string) experiment.Spec {
+func spec(tb testing.TB, name string) runner.Policy {
 	tb.Helper()
 	if name == sim.RecordedName {
-		return experiment.Recorded()
+		return runner.Recorded()
 	}
-	sp, err := experiment.Preset(name)
+	sp, err := runner.Preset(name)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return sp
 }
 
-// replay runs every tenant of ss under each spec in st and returns the
+// replay runs every tenant of ss under each policy in rn and returns the
 // number of agent calls simulated.
-func replay(tb testing.TB, st *experiment.Setup, ss []*traces.Session, specs ...experiment.Spec) int {
-	cells, err := st.Cells(experiment.Tenants(ss), specs)
+func replay(tb testing.TB, rn *runner.Runner, ss []*traces.Session, pols ...runner.Policy) int {
+	plan, err := rn.Plan(context.Background(), runner.Tenants(ss), pols, runner.PlanOptions{})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	calls := 0
-	err = st.Run(context.Background(), cells, 1, func(c *experiment.Cell) error {
-		if c.Err != nil {
-			return c.Err
-		}
+	err = rn.Run(context.Background(), plan, runner.RunOptions{Workers: 1}, func(c *runner.Cell) {
 		for i := range c.Result.Records {
 			if c.Result.Records[i].Kind == sim.KindCall {
 				calls++
 			}
 		}
-		return nil
 	})
 	if err != nil {
 		tb.Fatal(err)
@@ -99,7 +95,7 @@ func importBig(tb testing.TB) ([]*traces.Session, int64) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	ss, _, err := claudecode.Import(bigLog)
+	ss, _, err := claudecode.Import(context.Background(), bigLog)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -166,7 +162,7 @@ func BenchmarkReplayLinear(b *testing.B) {
 	for _, name := range []string{"no-compaction", "hermes-default"} {
 		for _, length := range []float64{1, 4} {
 			b.Run(fmt.Sprintf("%s/length=%g", name, length), func(b *testing.B) {
-				ss, err := synth.Generate("review", 1, 7, synth.Options{Length: length})
+				ss, err := synth.Generate(context.Background(), "review", 1, 7, synth.Options{Length: length})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -199,7 +195,7 @@ func BenchmarkReplayLinear(b *testing.B) {
 // a session's first replay.
 func BenchmarkCallsPerSecond(b *testing.B) {
 	bn := newBench(b)
-	ss, err := synth.Generate("coding-burst", 8, 1, synth.Options{})
+	ss, err := synth.Generate(context.Background(), "coding-burst", 8, 1, synth.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -247,7 +243,7 @@ func newSweepSet(b *testing.B) *sweepSet {
 		name string
 		n    int
 	}{{"coding-burst", 3}, {"review", 1}, {"cron", 2}} {
-		ss, err := synth.Generate(p.name, p.n, 1, synth.Options{})
+		ss, err := synth.Generate(context.Background(), p.name, p.n, 1, synth.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -267,7 +263,7 @@ func newSweepSet(b *testing.B) *sweepSet {
 func (set *sweepSet) load(b *testing.B) []*traces.Session {
 	var out []*traces.Session
 	for _, f := range set.logs {
-		ss, _, err := claudecode.Import(f)
+		ss, _, err := claudecode.Import(context.Background(), f)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -285,8 +281,8 @@ func (set *sweepSet) load(b *testing.B) []*traces.Session {
 
 // sweepPolicies are 16 policies: the presets, then the presets with the
 // other TTL tier, in order.
-func sweepPolicies(b *testing.B) []experiment.Spec {
-	var out []experiment.Spec
+func sweepPolicies(b *testing.B) []runner.Policy {
+	var out []runner.Policy
 	for _, ttl := range []string{"5m", "1h"} {
 		for _, cfg := range policies.Presets() {
 			if len(out) == 16 {
@@ -296,7 +292,7 @@ func sweepPolicies(b *testing.B) []experiment.Spec {
 				b.Fatal(err)
 			}
 			cfg.Name += "/" + ttl
-			out = append(out, experiment.Spec{Name: cfg.Name, Config: &cfg})
+			out = append(out, runner.Policy{Name: cfg.Name, Config: &cfg})
 		}
 	}
 	return out

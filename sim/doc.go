@@ -75,7 +75,7 @@
 // Run is synchronous and a pure function of its inputs: no wall clock, no
 // global randomness, no output that depends on map order; it stops with
 // the context's error when its context is done. Running many replays on
-// workers is package experiment's job. Errors an API would answer are
+// workers is package runner's job. Errors an API would answer are
 // records; anything else (an unpriced model, a floor larger than the
 // window, a request changed after freezing) stops the run with an error
 // naming the session and event.

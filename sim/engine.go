@@ -447,11 +447,11 @@ func RunTenant(ctx context.Context, sessions []*traces.Session, pol *Policy, pro
 	return out, nil
 }
 
-// Records joins the records of results, in order, and hands them over:
+// TakeRecords joins the records of results, in order, and hands them over:
 // the results of one RunTenant call are joined in the array they share,
 // without a copy, and their Records are nil afterwards. It is nil when
 // there are no records.
-func Records(results []*Result) []Record {
+func TakeRecords(results []*Result) []Record {
 	n := 0
 	var base []Record
 	if len(results) > 0 {
@@ -674,7 +674,7 @@ func (r *run) step() error {
 // planner is the policy's planner on the provider this run sends to: a
 // planner may choose its layout by route, as hermes does
 // (cacheplan.RoutePlanner).
-func (r *run) planner() Planner {
+func (r *run) planner() cacheplan.Planner {
 	rp, ok := r.pol.Planner.(cacheplan.RoutePlanner)
 	if !ok {
 		return r.pol.Planner

@@ -305,6 +305,7 @@ func TestAccountSwitchStartsCold(t *testing.T) {
 // markLastPlanner marks the last block.
 type markLastPlanner struct{}
 
+func (markLastPlanner) Name() string                             { return "mark-last" }
 func (markLastPlanner) Plan(req *prompt.Request, ttl prompt.TTL) { req.Mark(len(req.Blocks)-1, ttl) }
 
 // summarizing is a context manager whose every pass before a call makes a

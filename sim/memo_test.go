@@ -33,7 +33,7 @@ func TestSharedMemoSameRecords(t *testing.T) {
 	memo := estimate.SharedMemo(tok)
 	var ss []*traces.Session
 	for _, p := range []string{"coding-burst", "review", "cron"} {
-		s, err := synth.Generate(p, 2, 5, synth.Options{Length: 3})
+		s, err := synth.Generate(context.Background(), p, 2, 5, synth.Options{Length: 3})
 		require.NoError(t, err)
 		ss = append(ss, s...)
 	}

@@ -106,7 +106,7 @@ func TestObservedReads(t *testing.T) {
 // inside the entry the abandoned call wrote (a sub-prefix no breakpoint
 // marked). Fixture: a trimmed real Claude Code 1.0.72 log.
 func TestRewindReplay(t *testing.T) {
-	ss, _, err := claudecode.Import("../traces/claudecode/testdata/rewind/aa57d486.jsonl")
+	ss, _, err := claudecode.Import(context.Background(), "../traces/claudecode/testdata/rewind/aa57d486.jsonl")
 	require.NoError(t, err)
 	s := ss[0]
 	tok, err := tiktoken.Get("o200k_base")

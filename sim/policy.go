@@ -4,23 +4,20 @@ import (
 	"context"
 	"time"
 
+	"github.com/ctxsim/ctxsim/policies/cacheplan"
 	"github.com/ctxsim/ctxsim/policies/compact"
 	"github.com/ctxsim/ctxsim/policies/estimate"
 	"github.com/ctxsim/ctxsim/policies/prompt"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
-// A Planner marks cache breakpoints on a request. It runs last: the engine
-// freezes the request right after it.
-type Planner interface {
-	Plan(req *prompt.Request, ttl prompt.TTL)
-}
-
 // A Policy is everything the engine needs to know about a context-management
 // policy. NewPolicy builds one from a policies.Config.
 type Policy struct {
-	Name    string
-	Planner Planner
+	Name string
+	// Planner marks the cache breakpoints of each request. It runs last:
+	// the engine freezes the request right after it.
+	Planner cacheplan.Planner
 	// TTL picks the cache tier of a session (5m, 1h, hermes' auto, or
 	// NoCache for caching off).
 	TTL func(s *traces.Session) prompt.TTL

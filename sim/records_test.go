@@ -19,7 +19,7 @@ import (
 // session order, exactly as copying them one after the other would; a run
 // that outgrew its part, and results not from one RunTenant, are copied.
 func TestRecordsJoinsInPlace(t *testing.T) {
-	ss, err := synth.Generate("coding-burst", 4, 1, synth.Options{})
+	ss, err := synth.Generate(context.Background(), "coding-burst", 4, 1, synth.Options{})
 	require.NoError(t, err)
 	tok, err := tiktoken.Get("o200k_base")
 	require.NoError(t, err)
@@ -45,7 +45,7 @@ func TestRecordsJoinsInPlace(t *testing.T) {
 	want := concat(res)
 	require.Greater(t, len(want), 4*len(ss))
 	slab := &res[0].slab[0]
-	got := Records(res)
+	got := TakeRecords(res)
 	require.Equal(t, want, got)
 	require.Same(t, slab, &got[0], "joined in place")
 	require.Equal(t, len(got), cap(got))
@@ -58,14 +58,14 @@ func TestRecordsJoinsInPlace(t *testing.T) {
 	res = run()
 	res[1].Records = append(res[1].Records[:len(res[1].Records):len(res[1].Records)], res[1].Records[0])
 	want = concat(res)
-	got = Records(res)
+	got = TakeRecords(res)
 	require.Equal(t, want, got)
 	require.NotSame(t, &res[0].slab[0], &got[0])
 
 	// One result, and none.
 	res = run()
 	want = slices.Clone(res[2].Records)
-	require.Equal(t, want, Records(res[2:3]))
-	require.Nil(t, Records(nil))
-	require.Nil(t, Records([]*Result{{}}))
+	require.Equal(t, want, TakeRecords(res[2:3]))
+	require.Nil(t, TakeRecords(nil))
+	require.Nil(t, TakeRecords([]*Result{{}}))
 }

@@ -19,7 +19,7 @@ import (
 // next run within the TTL reads it; without, the mark sits after the
 // volatile tail and every run rewrites the scaffold.
 func TestScaffoldBoundariesCron(t *testing.T) {
-	ss, err := synth.Generate("cron", 4, 1, synth.Options{})
+	ss, err := synth.Generate(context.Background(), "cron", 4, 1, synth.Options{})
 	require.NoError(t, err)
 	tok, err := tiktoken.Get("o200k_base")
 	require.NoError(t, err)

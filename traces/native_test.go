@@ -1,6 +1,7 @@
 package traces_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -14,7 +15,7 @@ import (
 // TestImportedRoundTrip: an imported session written, read and written
 // again gives the same bytes.
 func TestImportedRoundTrip(t *testing.T) {
-	ss, _, err := claudecode.Import("../testdata/claude-code")
+	ss, _, err := claudecode.Import(context.Background(), "../testdata/claude-code")
 	require.NoError(t, err)
 	for _, s := range ss {
 		tracetest.RoundTrip(t, s)

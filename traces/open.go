@@ -249,6 +249,11 @@ type OpenOptions struct {
 	Stdin io.Reader
 	// Cache is handed to the importers in each Input (Input.Cache).
 	Cache FileCache
+	// Stubs, when set, has native traces on disk read by their header
+	// line only: their sessions have no events and no floor until
+	// Stubs.Fill reads them (a shard's run, whose memory must be its own
+	// tenants'). Other formats, and standard input, are read in full.
+	Stubs *Stubs
 }
 
 // Open reads each path: a file or a directory tree in any of opts.Formats,
@@ -289,6 +294,14 @@ func Open(ctx context.Context, paths []string, opts OpenOptions) ([]*Session, *W
 		imp, err := pick(ctx, src, opts)
 		if err != nil {
 			return nil, nil, err
+		}
+		if imp == Native && opts.Stubs != nil && src.Dir != "" {
+			ss, err := opts.Stubs.readHeaders(ctx, src, warn)
+			if err != nil {
+				return nil, nil, err
+			}
+			out = append(out, ss...)
+			continue
 		}
 		ss, w, err := imp.Import(ctx, src)
 		if err != nil {

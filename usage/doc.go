@@ -34,7 +34,13 @@
 // Load reads sessions' billed calls (Claude Code logs by the fast
 // claudecode.ScanUsage, every other format through its importer), and
 // CostOf groups them, subagents in their root session, with BySession's
-// tree of sessions and subagents; report.WriteCost renders it.
+// tree of sessions and subagents; report.WriteCost renders it. A cost
+// scan shards by project directory of Claude Code log trees (a resumed
+// session copies its history into a new file of the same project, so a
+// project's files are scanned together): ScanShard scans the projects a
+// shard.Spec owns, each an entry of the shard's part, and MergeShards
+// reads the merged entries back, both in the one-process scan's order;
+// Grouping is the grouping a shard's manifest keeps for merge.
 //
 // Calls without a timestamp (a hermes state.db keeps none per call) are
 // grouped under "(no time)" by day, week, month and block, and dropped by

@@ -23,7 +23,7 @@ func Load(ctx context.Context, paths []string, from string, stdin io.Reader) ([]
 		// file's format checked by the worker that reads it, as Detect
 		// and MixedFiles would find it. Anything else, or any error,
 		// takes the general way below, which reports it as it always has.
-		us, ws, all, err := claudecode.ScanUsageIf(isClaudeCode, paths...)
+		us, ws, all, err := claudecode.ScanUsageIf(ctx, isClaudeCode, paths...)
 		if err == nil && all {
 			return sessionsOf(us), ws, nil
 		}
@@ -103,7 +103,7 @@ func load(ctx context.Context, paths []string, from string, stdin io.Reader) ([]
 		}
 	}
 	if len(ccPaths) > 0 {
-		ss, w, err := ScanClaudeCode(ccPaths...)
+		ss, w, err := ScanClaudeCode(ctx, ccPaths...)
 		if err != nil {
 			return nil, ws, err
 		}
@@ -156,8 +156,8 @@ func isClaudeCode(head []byte) bool {
 }
 
 // ScanClaudeCode is claudecode.ScanUsage of the files or trees as Sessions.
-func ScanClaudeCode(paths ...string) ([]Session, *traces.Warnings, error) {
-	us, w, err := claudecode.ScanUsage(paths...)
+func ScanClaudeCode(ctx context.Context, paths ...string) ([]Session, *traces.Warnings, error) {
+	us, w, err := claudecode.ScanUsage(ctx, paths...)
 	if err != nil {
 		return nil, w, err
 	}

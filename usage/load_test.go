@@ -57,7 +57,7 @@ func TestLoadFastPath(t *testing.T) {
 		{"no logs", []string{empty}, false},
 		{"missing", []string{filepath.Join(empty, "nope")}, false},
 	} {
-		_, _, fast, _ := claudecode.ScanUsageIf(isClaudeCode, c.paths...)
+		_, _, fast, _ := claudecode.ScanUsageIf(context.Background(), isClaudeCode, c.paths...)
 		if fast != c.fast {
 			t.Errorf("%s: fast path %v, want %v", c.name, fast, c.fast)
 		}

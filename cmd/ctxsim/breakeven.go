@@ -3,8 +3,9 @@ package main
 import (
 	"github.com/spf13/pflag"
 
-	"github.com/ctxsim/ctxsim/harness"
 	"github.com/ctxsim/ctxsim/report"
+	"github.com/ctxsim/ctxsim/results"
+	"github.com/ctxsim/ctxsim/runner"
 	"github.com/ctxsim/ctxsim/shard"
 )
 
@@ -15,8 +16,9 @@ func init() {
 		usage:   "[flags] [PATH...]",
 		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
 			model := fs.String("model", "claude-opus-4-6", "model whose rate card the break-even figures use")
-			prices := fs.String("prices", "", "LiteLLM model_prices_and_context_window.json to override or extend the rate card")
-			from := fs.String("from", "", "input format of PATHs: native or a registered importer (default: detect)")
+			var prices, from string
+			addPrices(fs, &prices)
+			addFrom(fs, &from)
 			growth := fs.Float64("growth", 0.05, "new prompt tokens per call, as a share of the prompt, for the gap-mix threshold")
 			long := fs.Float64("long", 0, "share of gaps over an hour, for the gap-mix threshold")
 			plotDir := fs.String("plots", "", "write the break-even and idle-gap figures (SVG, PNG and data) to `DIR`")
@@ -33,7 +35,7 @@ func init() {
 				if *growth < 0 || *long < 0 || *long > 1 {
 					return usagef("--growth must be ≥ 0 and --long in [0,1]")
 				}
-				card, err := loadCard(*prices)
+				card, err := loadCard(prices)
 				if err != nil {
 					return err
 				}
@@ -41,7 +43,7 @@ func init() {
 				if err != nil {
 					return usagef("--model: %v", err)
 				}
-				rep, err := report.NewBreakevenReport(p, *growth, *long)
+				rep, err := results.NewBreakevenReport(p, *growth, *long)
 				if err != nil {
 					return err
 				}
@@ -49,17 +51,17 @@ func init() {
 					// Replayed as whatif replays them: the provider of each
 					// session's model, no hindsight but the gaps'. Set up
 					// first, so the logs load through the import cache.
-					sf := simFlags{prices: *prices, provider: "auto", seed: 1, jobs: 1, noHindsight: true}
+					sf := simFlags{prices: prices, provider: "auto", seed: 1, jobs: 1, noHindsight: true}
 					st, err := sf.setup(e)
 					if err != nil {
 						return err
 					}
-					l, err := load(e, harness.Workload{Paths: args, From: *from}) // warnings on stderr: JSON on stdout stays clean
+					l, err := load(e, runner.Workload{Paths: args, From: from}) // warnings on stderr: JSON on stdout stays clean
 					if err != nil {
 						return err
 					}
 					rep.Warnings = l.Warnings.List()
-					if err := harness.Breakeven(e.ctx, st, rep, l.Sessions, p, *hs, runOptions(e, 1, shard.Spec{})); err != nil {
+					if err := runner.Breakeven(e.ctx, st, rep, l.Sessions, p, *hs, runOptions(e, 1, shard.Spec{})); err != nil {
 						return err
 					}
 				}
@@ -72,7 +74,7 @@ func init() {
 						return err
 					}
 				}
-				return rep.Write(e.stdout, f)
+				return report.WriteBreakeven(e.stdout, f, rep)
 			}
 		},
 	})

@@ -6,11 +6,16 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"runtime"
 	"strings"
 
 	"github.com/spf13/pflag"
 
+	"github.com/ctxsim/ctxsim/internal/atomicfile"
 	"github.com/ctxsim/ctxsim/report"
+	"github.com/ctxsim/ctxsim/results"
+	"github.com/ctxsim/ctxsim/runner"
+	"github.com/ctxsim/ctxsim/shard"
 )
 
 func init() {
@@ -20,7 +25,7 @@ func init() {
 		usage:   "--baseline FILE [--results FILE] [flags]",
 		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
 			baseline := fs.String("baseline", "", "baseline results `FILE` (summary.json format)")
-			results := fs.String("results", "", "results `FILE` to check (default: run the embedded suite)")
+			resultsFile := fs.String("results", "", "results `FILE` to check (default: run the embedded suite)")
 			tols := fs.StringArray("tolerance", nil, "per-metric tolerance, metric=value[pp|%] (repeatable)")
 			update := fs.Bool("update", false, "rewrite the baseline with the current results and exit 0")
 			changed := fs.Bool("changed", false, "print only rows beyond tolerance (regressions, improvements, missing and new cells)")
@@ -38,16 +43,16 @@ func init() {
 				if err != nil {
 					return err
 				}
-				tol, err := report.ParseTolerances(*tols)
+				tol, err := results.ParseTolerances(*tols)
 				if err != nil {
 					return usagef("--tolerance: %v", err)
 				}
-				cur, err := checkResults(e, *results)
+				cur, err := checkResults(e, *resultsFile)
 				if err != nil {
 					return err
 				}
 				if *update {
-					if err := report.WriteFileAtomic(*baseline, func(w io.Writer) error { return report.WriteResults(w, cur) }); err != nil {
+					if err := atomicfile.WriteFunc(*baseline, func(w io.Writer) error { return report.WriteSummary(w, cur) }); err != nil {
 						return err
 					}
 					fmt.Fprintf(e.stdout, "wrote baseline %s: %d cells\n", *baseline, len(cur.Runs))
@@ -57,16 +62,16 @@ func init() {
 				if err != nil {
 					return err
 				}
-				rep := report.Check(base, cur, tol)
+				rep := results.Check(base, cur, tol)
 				shown := &rep
 				if *changed {
 					shown = rep.Changed()
 				}
-				if err := shown.Write(e.stdout, f); err != nil {
+				if err := report.WriteCheck(e.stdout, f, shown); err != nil {
 					return err
 				}
 				if *markdown != "" {
-					if err := report.WriteFileAtomic(*markdown, rep.WriteMarkdownSummary); err != nil {
+					if err := atomicfile.WriteFunc(*markdown, func(w io.Writer) error { return report.WriteCheckMarkdown(w, &rep) }); err != nil {
 						return err
 					}
 				}
@@ -80,14 +85,27 @@ func init() {
 	})
 }
 
-func checkResults(e *env, path string) (report.Results, error) {
+// checkResults reads the results file at path, or with none runs the
+// embedded suite under the preset policies, as "ctxsim compare" with no
+// arguments does (runner.SuiteResults).
+func checkResults(e *env, path string) (results.Summary, error) {
 	if path != "" {
 		return readResultsFile(path, "--results")
 	}
-	return suiteResults(e)
+	wf := workloadFlags{sessions: runner.SuitePerProfile}
+	sf := simFlags{provider: "auto", seed: 1, jobs: runtime.GOMAXPROCS(0)}
+	rn, err := sf.setup(e)
+	if err != nil {
+		return results.Summary{}, err
+	}
+	sessions, err := wf.load(e, sf.seed)
+	if err != nil {
+		return results.Summary{}, err
+	}
+	return runner.SuiteResults(e.ctx, rn, sessions, runOptions(e, sf.jobs, shard.Spec{}))
 }
 
-func readResultsFile(path, flag string) (report.Results, error) {
+func readResultsFile(path, flag string) (results.Summary, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -95,10 +113,10 @@ func readResultsFile(path, flag string) (report.Results, error) {
 			if flag == "--baseline" {
 				hint = " (create it with --update)"
 			}
-			return report.Results{}, fmt.Errorf("%s %s: no such file%s", flag, path, hint)
+			return results.Summary{}, fmt.Errorf("%s %s: no such file%s", flag, path, hint)
 		}
-		return report.Results{}, fmt.Errorf("%s: %w", flag, err)
+		return results.Summary{}, fmt.Errorf("%s: %w", flag, err)
 	}
 	defer f.Close()
-	return report.ReadResults(f, path)
+	return results.Read(f, path)
 }

@@ -6,15 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
 
-	"github.com/ctxsim/ctxsim/experiment"
 	"github.com/ctxsim/ctxsim/policies/estimate"
 	"github.com/ctxsim/ctxsim/report"
+	"github.com/ctxsim/ctxsim/runner"
 	"github.com/ctxsim/ctxsim/sim/hindsight/hindcache"
 	"github.com/ctxsim/ctxsim/traces"
 	"github.com/ctxsim/ctxsim/traces/filecache"
@@ -214,7 +215,7 @@ func runEnv(e *env, args []string) int {
 	}
 	e.atExit = nil
 	var ue *usageError
-	var se *experiment.SpecError
+	var ie *runner.InputError
 	var re *regressionError
 	var nr nothingToReplay
 	switch {
@@ -226,8 +227,8 @@ func runEnv(e *env, args []string) int {
 	case errors.As(err, &nr) && e.failed == 0:
 		fmt.Fprintf(stderr, "ctxsim %s: %v\n", c.name, nr)
 		return exitOK
-	case errors.As(err, &ue) || errors.As(err, &se):
-		fmt.Fprintf(stderr, "ctxsim %s: %v\n(see ctxsim %s --help)\n", c.name, err, c.name)
+	case errors.As(err, &ue) || errors.As(err, &ie) && ie.Usage:
+		fmt.Fprintf(stderr, "ctxsim %s: %s\n(see ctxsim %s --help)\n", c.name, flagged(err), c.name)
 		return exitUsage
 	case errors.As(err, &re):
 		fmt.Fprintf(stderr, "ctxsim %s: %v\n", c.name, err)
@@ -236,10 +237,31 @@ func runEnv(e *env, args []string) int {
 		fmt.Fprintf(stderr, "ctxsim %s: interrupted\n", c.name)
 		return exitFailure
 	default:
-		fmt.Fprintf(stderr, "ctxsim %s: %v\n", c.name, err)
+		fmt.Fprintf(stderr, "ctxsim %s: %s\n", c.name, flagged(err))
 		return exitFailure
 	}
 }
+
+// flagged is err's message with the inputs a *runner.InputError names
+// given as the flags that set them.
+func flagged(err error) string {
+	var ie *runner.InputError
+	if !errors.As(err, &ie) {
+		return err.Error()
+	}
+	return strings.Replace(err.Error(), ie.Error(), ie.Name(flagFor), 1)
+}
+
+// flagFor is the flag that sets the runner's input named in: "--" and
+// its words joined by dashes, but for these.
+func flagFor(in string) string {
+	if f, ok := flagNames[in]; ok {
+		return f
+	}
+	return "--" + strings.ReplaceAll(in, " ", "-")
+}
+
+var flagNames = map[string]string{"override": "--set", "policy list": "--policies", "output directory": "--out", "price file": "--prices"}
 
 func newFlagSet(c *command, out io.Writer) *pflag.FlagSet {
 	fs := pflag.NewFlagSet(c.name, pflag.ContinueOnError)
@@ -267,12 +289,7 @@ Usage: ctxsim <command> [flags] [args]
 
 Commands:
 `)
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(commands)) {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprint(w, `

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 
 	// --timezone takes IANA names on machines without a zoneinfo database.
 	_ "time/tzdata"
@@ -21,8 +23,9 @@ func init() {
 		summary: "what recorded sessions actually cost, by session, day, week, month, block, project or model",
 		usage:   "[flags] PATH...",
 		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
-			from := fs.String("from", "", "input format: native or a registered importer (default: detect native, codex or claude-code)")
-			prices := fs.String("prices", "", "LiteLLM model_prices_and_context_window.json to override or extend the rate card")
+			var from, prices, out string
+			addFrom(fs, &from)
+			addPrices(fs, &prices)
 			by := fs.String("by", "session", "group by session, day, week, month, block, project or model")
 			since := fs.String("since", "", "keep calls from this date (2006-01-02 or 20060102, inclusive) or RFC 3339 time")
 			until := fs.String("until", "", "keep calls up to this date (inclusive) or RFC 3339 time")
@@ -34,7 +37,7 @@ func init() {
 			_ = fs.MarkDeprecated("ccusage", "ccusage 20.0.24 prices 1h cache writes at the 1h rate, as ctxsim always has: the figures already agree")
 			var sh shardFlags
 			sh.flag(fs, "project directories (of Claude Code logs)")
-			out := fs.StringP("out", "o", "", "with --shard: the directory to write the shard's part to, for ctxsim merge")
+			addShardOut(fs, &out)
 			return func(e *env, args []string) error {
 				if len(args) == 0 {
 					return usagef("want at least one PATH")
@@ -43,30 +46,30 @@ func init() {
 				if err != nil {
 					return err
 				}
-				if err := sh.parse(*out); err != nil {
+				if err := sh.parse(out); err != nil {
 					return err
 				}
-				if *out != "" && !sh.sp.Sharded() {
+				if out != "" && !sh.sp.Sharded() {
 					return usagef("--out is where a --shard writes its part; cost prints its report")
 				}
-				if *from != "" {
-					if _, err := traces.Lookup(formats.All(), *from); err != nil {
+				if from != "" {
+					if _, err := traces.Lookup(formats.All(), from); err != nil {
 						return fromError(err)
 					}
 				}
-				render := shard.CostRender{By: *by, Since: *since, Until: *until, Timezone: *tz, WeekStart: *weekStart}
+				render := usage.Grouping{By: *by, Since: *since, Until: *until, Timezone: *tz, WeekStart: *weekStart}
 				opts, err := costOptions(render)
 				if err != nil {
 					return err
 				}
-				card, err := loadCard(*prices)
+				card, err := loadCard(prices)
 				if err != nil {
 					return err
 				}
 				if sh.sp.Sharded() {
-					return costShard(e, fs, args, *from, *prices, card, opts, render, f, &sh, *out)
+					return costShard(e, fs, args, from, prices, card, opts, render, f, &sh, out)
 				}
-				sessions, ws, err := usage.Load(e.ctx, args, *from, e.stdin)
+				sessions, ws, err := usage.Load(e.ctx, args, from, e.stdin)
 				e.failed += ws.Failed()
 				if err != nil {
 					return err
@@ -87,10 +90,73 @@ func printCost(e *env, f report.Format, sessions []usage.Session, ws *traces.War
 }
 
 // costOptions checks the grouping flags.
-func costOptions(r shard.CostRender) (usage.Options, error) {
+func costOptions(r usage.Grouping) (usage.Options, error) {
 	o, err := r.Options()
 	if err != nil {
 		return o, usagef("%v", err)
 	}
 	return o, nil
+}
+
+// costShard scans the project directories the shard owns
+// (usage.ScanShard) and writes their sessions and warnings for merge; it
+// prints the shard's own report.
+func costShard(e *env, fs *pflag.FlagSet, paths []string, from, prices string, card *pricing.Card, opts usage.Options, render usage.Grouping, f report.Format, sh *shardFlags, out string) error {
+	scan, err := usage.ScanShard(e.ctx, paths, from, e.stdin, sh.sp)
+	var ns *usage.NotSplittableError
+	if errors.As(err, &ns) {
+		return usagef("cost --shard splits Claude Code log trees; %s is %s (run cost on it in one process)", ns.Path, ns.Format)
+	} else if err != nil {
+		return fromError(err)
+	}
+	m, err := sh.manifest(fs, "cost", 0, paths, false, prices, render)
+	if err != nil {
+		return err
+	}
+	if err := printCost(e, f, scan.Sessions, scan.Warnings, card, opts); err != nil {
+		return err
+	}
+	return sh.finish(out, m, scan.Walk, scan.Entries, nil)
+}
+
+// mergeCost prints the cost report of a sharded cost run
+// (usage.MergeShards), priced with the card the shards used.
+func mergeCost(e *env, m *shard.Merged, f report.Format, prices string) error {
+	if err := checkPrices(m, prices); err != nil {
+		return err
+	}
+	scan, r, err := usage.MergeShards(m)
+	if err != nil {
+		return err
+	}
+	opts, err := costOptions(r)
+	if err != nil {
+		return err
+	}
+	card, err := loadCard(prices)
+	if err != nil {
+		return err
+	}
+	return printCost(e, f, scan.Sessions, scan.Warnings, card, opts)
+}
+
+// checkPrices checks that prices, a --prices file ("" for the embedded
+// rate card), is the one m's cost shards priced with: merge prices their
+// sessions again and must do so with the shards' card.
+func checkPrices(m *shard.Merged, prices string) error {
+	switch have := m.Manifest.Input(pricesInput); {
+	case have != "" && prices == "":
+		return usagef("the shards priced with a --prices file: give merge the same --prices FILE")
+	case have == "" && prices != "":
+		return usagef("--prices: the shards used the embedded rate card")
+	case have != "":
+		h, err := shard.HashPath(prices)
+		if err != nil {
+			return err
+		}
+		if h != have {
+			return fmt.Errorf("--prices %s is not the file the shards priced with", prices)
+		}
+	}
+	return nil
 }

@@ -21,20 +21,14 @@
 //
 // # Examples
 //
-// What a recorded Claude Code session cost, as billed:
+// What a recorded Claude Code session cost, as billed; the same session
+// replayed as it happened, with the simulation's error; what the shared
+// sessions would have cost under other policies; synthetic sessions under
+// two presets, and a grid over one:
 //
 //	$ ctxsim cost testdata/claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl
-//
-// The same session replayed as it happened, with the simulation's error:
-//
 //	$ ctxsim run --trace testdata/claude-code/tool_heavy.jsonl --policy recorded
-//
-// What the shared sessions would have cost under other policies:
-//
 //	$ ctxsim whatif testdata/claude-code --policies ttl-1h,prune-on-resume
-//
-// Synthetic sessions under two presets, and a grid over one:
-//
 //	$ ctxsim compare --profile coding-burst --sessions 1 --policy hermes-default --policy hermes-micro
 //	$ ctxsim sweep --profile cron --sessions 1 --policy hermes-default --grid prompt_caching.cache_ttl=5m,1h
 //
@@ -45,13 +39,11 @@
 //	$ ctxsim sweep --profile cron --sessions 2 --policy hermes-default --grid prompt_caching.cache_ttl=5m,1h --shard 2/2 --out OUT/s2
 //	$ ctxsim merge OUT/s1 OUT/s2 --out OUT/merged
 //
-// Cache break-even arithmetic, and the presets:
+// Cache break-even arithmetic, the presets, a log in the native format and
+// a lint of it:
 //
 //	$ ctxsim breakeven --model claude-opus-4-6
 //	$ ctxsim policies
-//
-// A log in the native format, and a lint of it:
-//
 //	$ ctxsim import claude-code testdata/claude-code/short.jsonl -o OUT
 //	$ ctxsim validate OUT/55604662-cf2a-4331-851a-ec234028f8ca.jsonl
 //
@@ -63,6 +55,10 @@
 // The main file stays thin: it cancels the command's context on SIGINT or
 // SIGTERM, and runEnv (cli.go) takes the arguments, context and streams and
 // returns the exit code, so every command is tested in-process. Commands
-// turn flags into an experiment.Setup, specs and harness.Options, and call
-// package harness, which loads (harness.Load), runs and renders.
+// turn flags into a runner.Runner, policies and runner.Options, call
+// package runner (load, plan, run, collect) and print what package report
+// renders. Each flag several commands share is declared once (flags.go);
+// the packages below name no flag: the runner's bad-input errors name
+// their inputs in its own words (runner.InputError), which flagged turns
+// into the flags that set them.
 package main

@@ -6,16 +6,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxsim/ctxsim/results"
 	"github.com/stretchr/testify/require"
-
-	"github.com/ctxsim/ctxsim/report"
 )
 
-func fidelityJSON(t *testing.T, paths ...string) report.FidelityReport {
+func fidelityJSON(t *testing.T, paths ...string) results.FidelityReport {
 	t.Helper()
 	code, out, errs := runCmd(t, append([]string{"fidelity", "--json"}, paths...)...)
 	require.Equal(t, 0, code, errs)
-	var rep report.FidelityReport
+	var rep results.FidelityReport
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 	return rep
 }
@@ -26,7 +25,7 @@ func TestFidelityShared(t *testing.T) {
 	rep := fidelityJSON(t, "../../testdata/claude-code")
 	require.Len(t, rep.Sessions, 4)
 	require.Equal(t, "4d5611e5-241a-462a-8d15-5122611a9569", rep.Sessions[0].Trace, "worst first")
-	require.Equal(t, report.CauseResends, rep.Sessions[0].Cause)
+	require.Equal(t, results.CauseResends, rep.Sessions[0].Cause)
 	require.Less(t, rep.Sessions[0].ErrorPct, -3.0, "the default replay misses the re-send")
 	require.InDelta(t, 0, rep.Sessions[0].ObservedErrorPct, 1, "recorded-observed honours it")
 	require.InDelta(t, 11.00, rep.Recorded.RecordedUSD, 0.01)

@@ -61,7 +61,7 @@ func init() {
 					}
 					opts.Start = t.UTC()
 				}
-				ss, err := synth.Generate(*profile, *n, *seed, opts)
+				ss, err := synth.Generate(e.ctx, *profile, *n, *seed, opts)
 				if err != nil {
 					return err
 				}

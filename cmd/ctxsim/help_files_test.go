@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxsim/ctxsim/experiment"
+	"github.com/ctxsim/ctxsim/runner"
 )
 
 // TestHelpFiles: help/ holds one text per command and nothing else, each
@@ -36,11 +36,11 @@ func TestHelpFiles(t *testing.T) {
 		}
 	}
 	var variants strings.Builder
-	for _, v := range experiment.Variants() {
+	for _, v := range runner.Variants() {
 		fmt.Fprintf(&variants, "  %-16s %s\n", v.Name, v.Help)
 	}
 	want := "Default policies (variants of the recorded behaviour):\n" + variants.String() + "\n"
 	if !strings.Contains(commands["whatif"].help(), want) {
-		t.Errorf("help/whatif.txt does not list experiment.Variants(); want\n%s", want)
+		t.Errorf("help/whatif.txt does not list runner.Variants(); want\n%s", want)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ctxsim/ctxsim/report"
+	"github.com/ctxsim/ctxsim/results"
 )
 
 // checkHindsight runs whatif on path and checks, per session, that the
@@ -20,7 +21,7 @@ func checkHindsight(t *testing.T, path string) {
 	t.Helper()
 	code, out, errs := runCmd(t, "whatif", path, "--json")
 	require.Equal(t, exitOK, code, errs)
-	var rep report.WhatifReport
+	var rep results.WhatifReport
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 	require.NotEmpty(t, rep.Sessions)
 	const tol = 2e-6 // the report rounds to 1e-6
@@ -123,7 +124,7 @@ func TestRunHindsight(t *testing.T) {
 func TestBreakevenHindsight(t *testing.T) {
 	code, out, errs := runCmd(t, "breakeven", "--hindsight", "--json", "../../testdata/claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl")
 	require.Equal(t, exitOK, code, errs)
-	var rep report.BreakevenReport
+	var rep results.BreakevenReport
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 	require.Len(t, rep.Gaps, 2)
 	if g := rep.Gaps[0]; g.Choice != "none" || g.IdleMin < 240 {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/ctxsim/ctxsim/report"
+	"github.com/ctxsim/ctxsim/results"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
@@ -248,7 +248,7 @@ func TestSameSessionOnce(t *testing.T) {
 		if code != exitOK || !strings.Contains(errs, traces.WarnDupSession) {
 			t.Errorf("%v: exit %d, stderr lacks the duplicate warning:\n%s", args, code, errs)
 		}
-		var a, b report.Results
+		var a, b results.Summary
 		require.NoError(t, json.Unmarshal([]byte(out), &a))
 		require.NoError(t, json.Unmarshal([]byte(once), &b))
 		if !reflect.DeepEqual(a.Runs, b.Runs) || len(a.Warnings) != 1 || a.Warnings[0].Reason != traces.WarnDupSession {

@@ -109,6 +109,16 @@ func TestInterrupted(t *testing.T) {
 		{"compare", "--profile", "cron", "--sessions", "1"},
 		{"whatif", "../../testdata/claude-code/short.jsonl"},
 		{"sweep", "--policy", "hermes-default", "--profile", "cron", "--sessions", "1", "--grid", "prompt_caching.cache_ttl=5m,1h"},
+		// The readers and solvers take the context too: a large cost scan
+		// (claudecode.ScanUsage), an import, the synthetic generator, the
+		// hindsight optimum and merge stop at Ctrl-C (each printed its
+		// report or output regardless before).
+		{"cost", "../../testdata/claude-code"},
+		{"cost", "--from", "claude-code", "../../testdata/claude-code"},
+		{"fidelity", "../../testdata/claude-code"},
+		{"breakeven", "--hindsight", "../../testdata/claude-code"},
+		{"gen", "--profile", "cron", "-o", t.TempDir()},
+		{"import", "claude-code", "../../testdata/claude-code", "-o", t.TempDir()},
 	} {
 		var out, errb bytes.Buffer
 		code := runEnv(&env{ctx: ctx, stdin: strings.NewReader(""), stdout: &out, stderr: &errb}, args)

@@ -5,8 +5,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/ctxsim/ctxsim/harness"
 	"github.com/ctxsim/ctxsim/report"
+	"github.com/ctxsim/ctxsim/runner"
 	"github.com/ctxsim/ctxsim/shard"
 )
 
@@ -19,7 +19,9 @@ func init() {
 			var of outFlags
 			of.add(fs)
 			fs.Lookup("out").Usage = "directory to write the merged outputs to (all but cost, which only prints)"
-			prices := fs.String("prices", "", "cost shards only: the --prices file the shards priced with")
+			var prices string
+			addPrices(fs, &prices)
+			fs.Lookup("prices").Usage = "cost shards only: the --prices file the shards priced with"
 			return func(e *env, dirs []string) error {
 				if len(dirs) == 0 {
 					return usagef("want the shard directories to merge")
@@ -33,14 +35,14 @@ func init() {
 				if err != nil {
 					return err
 				}
-				return runMerge(e, dirs, of.out, format, *prices)
+				return runMerge(e, dirs, of.out, format, prices)
 			}
 		},
 	})
 }
 
 func runMerge(e *env, dirs []string, out string, format report.Format, prices string) error {
-	m, err := shard.Merge(dirs)
+	m, err := shard.Merge(e.ctx, dirs)
 	if err != nil {
 		return err
 	}
@@ -53,7 +55,7 @@ func runMerge(e *env, dirs []string, out string, format report.Format, prices st
 	case prices != "":
 		return usagef("--prices is for cost shards; %s shards carry their prices", cmd)
 	}
-	j, err := harness.Join(m, filepath.Join(dirs[0], shard.ManifestFile))
+	j, err := runner.Join(m, filepath.Join(dirs[0], shard.ManifestFile))
 	if err != nil {
 		return err
 	}

@@ -5,8 +5,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/ctxsim/ctxsim/experiment"
 	"github.com/ctxsim/ctxsim/report"
+	"github.com/ctxsim/ctxsim/runner"
 )
 
 func init() {
@@ -44,8 +44,8 @@ func init() {
 				if len(args) == 1 {
 					name = args[0]
 				}
-				c, warnings, err := experiment.Policy(name, *config, *sets)
-				warnPolicy(e, warnings)
+				c, warnings, err := runner.PolicyConfig(name, *config, *sets)
+				warnAll(e, warnings)
 				if err != nil {
 					return err
 				}
@@ -55,8 +55,8 @@ func init() {
 	})
 }
 
-// warnPolicy prints a policy file's ignored keys (experiment.Spec.Warnings).
-func warnPolicy(e *env, warnings []string) {
+// warnPolicy prints a policy file's ignored keys (runner.Spec.Warnings).
+func warnAll(e *env, warnings []string) {
 	for _, w := range warnings {
 		fmt.Fprintln(e.stderr, "warning:", w)
 	}

@@ -5,8 +5,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/ctxsim/ctxsim/harness"
 	"github.com/ctxsim/ctxsim/report"
+	"github.com/ctxsim/ctxsim/runner"
 	"github.com/ctxsim/ctxsim/shard"
 )
 
@@ -19,9 +19,9 @@ func init() {
 			var wf workloadFlags
 			var sf simFlags
 			var of outFlags
-			fs.StringArrayVar(&wf.traces, "trace", nil, "trace file or directory: native, Claude Code, Codex or hermes state.db told apart by content (else --from)")
-			fs.StringVar(&wf.from, "from", "", "force the format of --trace (native, claude-code, codex, hermes, chatlog)")
-			sf.add(fs, "recorded for recorded traces, else hermes-default")
+			wf.add(fs, false)
+			fs.Lookup("trace").Usage = "the trace file or directory (the same as the PATH argument): native, Claude Code, Codex or hermes state.db told apart by content (else --from)"
+			sf.add(fs, "recorded for recorded traces, else hermes-default", true)
 			fs.Lookup("policy").Usage = "the policy: a preset (see ctxsim policies), \"recorded\", or a .yaml/.json config; one (compare takes several)"
 			of.add(fs)
 			plots := fs.String("plots", "", "directory to write the figures to (SVG and PNG)")
@@ -52,7 +52,7 @@ func runRun(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots string,
 	if err != nil {
 		return err
 	}
-	l, err := load(e, harness.Workload{Paths: wf.traces, From: wf.from})
+	l, err := load(e, runner.Workload{Paths: wf.traces, From: wf.from})
 	if err != nil {
 		return err
 	}
@@ -64,11 +64,11 @@ func runRun(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots string,
 	if len(sf.policies) == 1 {
 		name = sf.policies[0]
 	}
-	rp, res, err := harness.Run(e.ctx, st, sessions, name, sf.sets, runOptions(e, 1, shard.Spec{}))
+	rp, res, err := runner.ReplayTrace(e.ctx, st, sessions, name, sf.sets, runOptions(e, 1, shard.Spec{}))
 	if err != nil {
 		return err
 	}
-	warnPolicy(e, rp.PolicyWarnings)
+	warnAll(e, rp.PolicyWarnings)
 	if err := rp.Outputs("ctxsim run", st, e.warn.List()).Write(of.out, plots); err != nil {
 		return err
 	}

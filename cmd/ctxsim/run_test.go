@@ -8,16 +8,16 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/ctxsim/ctxsim/experiment"
-	"github.com/ctxsim/ctxsim/report"
+	"github.com/ctxsim/ctxsim/results"
+	"github.com/ctxsim/ctxsim/runner"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
-func runJSON(t *testing.T, args ...string) report.Results {
+func runJSON(t *testing.T, args ...string) results.Summary {
 	t.Helper()
 	code, out, errs := runCmd(t, args...)
 	require.Equal(t, exitOK, code, errs)
-	var res report.Results
+	var res results.Summary
 	require.NoError(t, json.Unmarshal([]byte(out), &res))
 	return res
 }
@@ -133,13 +133,13 @@ func TestRunUsage(t *testing.T) {
 func TestWhatifShared(t *testing.T) {
 	code, out, errs := runCmd(t, "whatif", "../../testdata/claude-code", "--json")
 	require.Equal(t, exitOK, code, errs)
-	var rep report.WhatifReport
+	var rep results.WhatifReport
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 	require.Len(t, rep.Sessions, 4)
 	for _, s := range rep.Sessions {
 		require.NotNil(t, s.RecordedUSD, s.ID)
-		if len(s.Policies) != len(experiment.Variants()) {
-			t.Errorf("%s: %d policies, want %d", s.ID, len(s.Policies), len(experiment.Variants()))
+		if len(s.Policies) != len(runner.Variants()) {
+			t.Errorf("%s: %d policies, want %d", s.ID, len(s.Policies), len(runner.Variants()))
 		}
 		if s.ID == "4d5611e5-241a-462a-8d15-5122611a9569" {
 			for _, p := range s.Policies {

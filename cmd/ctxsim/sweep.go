@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/ctxsim/ctxsim/experiment"
-	"github.com/ctxsim/ctxsim/harness"
+	"github.com/ctxsim/ctxsim/report"
+	"github.com/ctxsim/ctxsim/runner"
 )
 
 func init() {
@@ -17,8 +17,8 @@ func init() {
 		usage:   "--policy P --grid KEY=V1,V2,... [--grid ...] [PATH...] [--profile P]... [flags]",
 		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
 			sw := sweepFlags{fs: fs}
-			sw.wf.add(fs)
-			sw.sf.add(fs, "")
+			sw.wf.add(fs, true)
+			sw.sf.add(fs, "", true)
 			fs.Lookup("policy").Usage = "the base policy: a preset (see ctxsim policies) or a .yaml/.json config; required"
 			fs.StringArrayVar(&sw.grid, "grid", nil, "a setting and the values to sweep, key=v1,v2,...; repeatable (the cross product runs)")
 			sw.of.add(fs)
@@ -49,10 +49,6 @@ type sweepFlags struct {
 }
 
 func runSweep(e *env, sw *sweepFlags) error {
-	format, err := sw.of.parse()
-	if err != nil {
-		return err
-	}
 	switch {
 	case len(sw.sf.policies) == 0:
 		return usagef("--policy: sweep needs the base policy (a preset or a .yaml/.json config)")
@@ -61,20 +57,16 @@ func runSweep(e *env, sw *sweepFlags) error {
 	case sw.resume && sw.of.out == "":
 		return usagef("--resume needs --out DIR, the sweep to continue")
 	}
-	grid, err := experiment.NewGrid(sw.sf.policies[0], sw.sf.sets, sw.grid)
+	grid, err := runner.NewGrid(sw.sf.policies[0], sw.sf.sets, sw.grid)
 	if err != nil {
 		return err
 	}
-	warnPolicy(e, grid.Warnings)
+	warnAll(e, grid.Warnings)
 	if sw.plots != "" && len(grid.Axes) != 2 {
 		return usagef("--plots: the heatmaps need exactly two --grid keys, got %d", len(grid.Axes))
 	}
-	st, err := sw.sf.setup(e)
-	if err != nil {
-		return err
-	}
 	render := grid.Render()
-	man, err := sw.sh.manifest(sw.fs, "sweep", sw.sf.seed, sw.wf.traces, len(sw.wf.traces) == 0 && len(sw.wf.profiles) == 0, sw.sf.prices, render)
+	format, st, man, err := sw.sf.start(e, &sw.of.formatFlags, &sw.sh, sw.fs, "sweep", sw.wf.traces, len(sw.wf.traces) == 0 && len(sw.wf.profiles) == 0, render)
 	if err != nil {
 		return err
 	}
@@ -83,10 +75,8 @@ func runSweep(e *env, sw *sweepFlags) error {
 	if err != nil {
 		return err
 	}
-	for _, w := range experiment.ClampWarnings(sw.sf.sets, grid.Axes, sessions, st.Prices) {
-		fmt.Fprintln(e.stderr, "warning: "+w)
-	}
-	var journal harness.SweepJournal
+	warnAll(e, runner.ClampWarnings(sw.sf.sets, grid.Axes, sessions, st.Prices))
+	var journal runner.SweepJournal
 	if sw.of.out != "" {
 		var prices []byte
 		if sw.sf.prices != "" {
@@ -94,7 +84,7 @@ func runSweep(e *env, sw *sweepFlags) error {
 				return fmt.Errorf("--prices: %w", err)
 			}
 		}
-		journal = harness.SweepDir{Dir: sw.of.out, Resume: sw.resume, Flags: flagValues(sw.fs, notIdentity), Prices: prices, Wrap: e.journal,
+		journal = runner.SweepDir{Dir: sw.of.out, Resume: sw.resume, Flags: flagValues(sw.fs, notIdentity), Prices: prices, Wrap: e.journal,
 			Dropped: func(path string, line int) {
 				fmt.Fprintf(e.stderr, "ctxsim sweep: %s:%d: dropped the last line, cut short by an interrupted write; its cell runs again\n", path, line)
 			}}.Journal(grid, sessions)
@@ -107,17 +97,17 @@ func runSweep(e *env, sw *sweepFlags) error {
 	}
 	o := runOptions(e, sw.sf.jobs, sw.sh.sp)
 	o.Stubs = sw.wf.stubs
-	rp, cellErr := harness.Sweep(e.ctx, st, sessions, grid.Points, o, journal, resumed)
-	if harness.Stopped(cellErr) {
+	rp, cellErr := runner.Sweep(e.ctx, st, sessions, grid.Points, o, journal, resumed)
+	if runner.Stopped(cellErr) {
 		return cellErr
 	}
-	if err := harness.WriteSweep(sw.of.out, sw.plots, render, rp.Runs, rp.Labels, e.warn.List()); err != nil {
+	if err := runner.WriteSweep(sw.of.out, sw.plots, render, rp.Runs, rp.Labels, e.warn.List()); err != nil {
 		return err
 	}
-	if err := render.Write(e.stdout, format, rp.Runs, e.warn.List()); err != nil {
+	if err := report.WriteSweep(e.stdout, format, render, rp.Runs, e.warn.List()); err != nil {
 		return err
 	}
-	return sw.sh.finish(sw.of.out, man, e.warn.List(), rp.Parts, cellErr)
+	return sw.sh.finish(sw.of.out, man, e.warn.List(), rp.Entries, cellErr)
 }
 
 // notIdentity are the flags left out of the sweep's identity: output and

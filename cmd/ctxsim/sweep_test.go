@@ -16,7 +16,7 @@ import (
 
 	"github.com/ctxsim/ctxsim/internal/faultio"
 
-	"github.com/ctxsim/ctxsim/experiment"
+	"github.com/ctxsim/ctxsim/runner"
 )
 
 // sweepArgs is a small sweep: 2 coding-burst sessions (two tenants) × a
@@ -31,7 +31,7 @@ func journalCells(t *testing.T, path string) []string {
 	t.Helper()
 	var out []string
 	for _, line := range strings.Split(strings.TrimSuffix(readFile(t, path), "\n"), "\n") {
-		var l experiment.JournalLine
+		var l runner.JournalLine
 		require.NoError(t, json.Unmarshal([]byte(line), &l), "line %q", line)
 		out = append(out, l.Cell+" "+l.Tenant)
 	}

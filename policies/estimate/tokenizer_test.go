@@ -1,6 +1,7 @@
 package estimate
 
 import (
+	"context"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -22,11 +23,11 @@ var cutCases = []string{
 
 func TestCountTextExact(t *testing.T) {
 	texts := append([]string(nil), cutCases...)
-	ss, _, err := claudecode.Import("../../testdata/claude-code/tool_heavy.jsonl")
+	ss, _, err := claudecode.Import(context.Background(), "../../testdata/claude-code/tool_heavy.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
-	gen, err := synth.Generate("multilingual", 1, 3, synth.Options{})
+	gen, err := synth.Generate(context.Background(), "multilingual", 1, 3, synth.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +109,7 @@ func BenchmarkCountText(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	gen, err := synth.Generate("coding-burst", 1, 1, synth.Options{})
+	gen, err := synth.Generate(context.Background(), "coding-burst", 1, 1, synth.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/zstd"
 
-	"github.com/ctxsim/ctxsim/report"
+	"github.com/ctxsim/ctxsim/results"
 	"github.com/ctxsim/ctxsim/sim"
 	"github.com/ctxsim/ctxsim/traces"
 )
@@ -33,7 +33,7 @@ func usageOf(u traces.Usage) Usage {
 	}
 }
 
-// A Run is one row of runs.parquet: a report.RunSummary flattened.
+// A Run is one row of runs.parquet: a results.RunSummary flattened.
 type Run struct {
 	Trace  string `parquet:"trace,dict"`
 	Policy string `parquet:"policy,dict"`
@@ -90,7 +90,7 @@ type Run struct {
 }
 
 // RunOf flattens r; tenant and workload may be "".
-func RunOf(r report.RunSummary, tenant, workload string) Run {
+func RunOf(r results.RunSummary, tenant, workload string) Run {
 	out := Run{
 		Trace: r.Trace, Policy: r.Policy, Tenant: tenant, Workload: workload,
 		Requests: int64(r.Requests), Usage: usageOf(r.Tokens),

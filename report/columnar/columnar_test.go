@@ -8,25 +8,25 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/ctxsim/ctxsim/pricing"
-	"github.com/ctxsim/ctxsim/report"
+	"github.com/ctxsim/ctxsim/results"
 	"github.com/ctxsim/ctxsim/sim"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
-func testRuns() []report.RunSummary {
+func testRuns() []results.RunSummary {
 	rec := 0.75
-	return []report.RunSummary{
+	return []results.RunSummary{
 		{
 			Trace: "a", Policy: "hermes-default", Requests: 3,
 			Tokens:  traces.Usage{Input: 10, CacheWrite5m: 200, CacheWrite1h: 30, CacheRead: 4000, Output: 50},
-			CostUSD: 0.5, CacheHitRate: 0.94, CostByClass: report.CostByClass{ClassCost: pricing.ClassCost{Input: 0.1, CacheRead: 0.4}},
-			Occupancy: report.Occupancy{Mean: 0.3, Max: 0.6, Final: 0.5}, Compactions: report.Compactions{Batch: 1, Micro: 2},
+			CostUSD: 0.5, CacheHitRate: 0.94, CostByClass: results.CostByClass{ClassCost: pricing.ClassCost{Input: 0.1, CacheRead: 0.4}},
+			Occupancy: results.Occupancy{Mean: 0.3, Max: 0.6, Final: 0.5}, Compactions: results.Compactions{Batch: 1, Micro: 2},
 			OverflowErrors: 1,
 		},
 		{
 			Trace: "b", Policy: "recorded", Requests: 1, Tokens: traces.Usage{Input: 7, CacheRead: 3, Output: 1}, CostUSD: 0.25,
-			Recorded: &report.RecordedSummary{Tokens: traces.Usage{Input: 8, CacheRead: 3}, CostUSD: rec},
-			Fidelity: &report.Fidelity{Calls: 1, CostPct: -1.5, ReadMatchPct: 100},
+			Recorded: &results.RecordedSummary{Tokens: traces.Usage{Input: 8, CacheRead: 3}, CostUSD: rec},
+			Fidelity: &results.Fidelity{Calls: 1, CostPct: -1.5, ReadMatchPct: 100},
 		},
 	}
 }

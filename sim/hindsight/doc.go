@@ -17,7 +17,7 @@
 //
 //	tape := &hindsight.Tape{Inner: provider.NewAnthropic(opts)}
 //	res, _ := sim.RunTenant(sessions, pol, tape, simOpts) // the policy's run, taped
-//	h, _ := hindsight.Solve(tape.Calls, hindsight.Options{Prices: card})
+//	h, _ := hindsight.Solve(ctx, tape.Calls, hindsight.Options{Prices: card})
 //	// h.CostUSD ≤ h.PolicyUSD; h.BoundUSD ≤ every schedule's bill;
 //	// h.Schedule replays (Replay) to exactly h.CostUSD.
 //
@@ -40,7 +40,7 @@
 // BenchmarkSolveBig times the largest shared session.
 //
 // A Memo solves each distinct tape once, for a caller that replays the
-// same sessions under several policies (package experiment keeps one per
+// same sessions under several policies (package runner keeps one per
 // Setup): a policy that sent exactly what another sent gets its optimum
 // without a search.
 package hindsight

@@ -1,6 +1,7 @@
 package hindsight
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -179,7 +180,7 @@ func TestBruteForce(t *testing.T) {
 		opts := testOpts()
 		t.Run(fmt.Sprint(k), func(t *testing.T) {
 			want := bruteForce(t, s.calls, opts)
-			res, err := Solve(s.calls, opts)
+			res, err := Solve(context.Background(), s.calls, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -201,7 +202,7 @@ func TestBruteForce(t *testing.T) {
 			}
 			o := opts
 			o.FullChoices = 1
-			r2, err := Solve(s.calls, o)
+			r2, err := Solve(context.Background(), s.calls, o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -229,7 +230,7 @@ func TestSolvePoolReuse(t *testing.T) {
 	s.call(time.Minute, 10, 1, 2, 3)
 	s.call(2*time.Minute, 10, 1, 2, 3, 4)
 	long := s.calls
-	want, err := Solve(long, opts)
+	want, err := Solve(context.Background(), long, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,10 +238,10 @@ func TestSolvePoolReuse(t *testing.T) {
 		t.Fatalf("the third call reads %d tokens: the test needs it to read what the second wrote", want.Usage[2].CacheRead)
 	}
 	for range 3 {
-		if _, err := Solve(short, opts); err != nil {
+		if _, err := Solve(context.Background(), short, opts); err != nil {
 			t.Fatal(err)
 		}
-		got, err := Solve(long, opts)
+		got, err := Solve(context.Background(), long, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -274,7 +275,7 @@ func BenchmarkSolveLinear(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
-				if _, err := Solve(s.calls, opts); err != nil {
+				if _, err := Solve(context.Background(), s.calls, opts); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -292,7 +293,7 @@ func TestGaps(t *testing.T) {
 	s.call(2*time.Minute, 10, 1, 2, 3)
 	s.call(22*time.Minute, 10, 1, 2, 3, 4)
 	s.call(3*time.Hour, 10, 1, 2, 3, 4, 5)
-	res, err := Solve(s.calls, testOpts())
+	res, err := Solve(context.Background(), s.calls, testOpts())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +319,7 @@ func TestSeparate(t *testing.T) {
 	s.call(time.Minute, 10, 1, 3)
 	s.calls[1].Key = "b"
 	opts := testOpts()
-	res, err := Solve(s.calls, opts)
+	res, err := Solve(context.Background(), s.calls, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package hindsight
 
 import (
+	"context"
 	"math"
 	"reflect"
 	"testing"
@@ -77,7 +78,7 @@ func TestKeyOf(t *testing.T) {
 // A Result's exported fields survive MarshalBinary and UnmarshalBinary
 // exactly (every float to the bit); the schedules tried are not kept.
 func TestResultRoundTrip(t *testing.T) {
-	r, err := Solve(memoTape(), testOpts())
+	r, err := Solve(context.Background(), memoTape(), testOpts())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +126,7 @@ func TestResultRoundTrip(t *testing.T) {
 // FuzzResult: any bytes decode to a result or an error, without a panic,
 // and what decodes encodes to bytes that decode to the same result.
 func FuzzResult(f *testing.F) {
-	r, err := Solve(memoTape(), testOpts())
+	r, err := Solve(context.Background(), memoTape(), testOpts())
 	if err != nil {
 		f.Fatal(err)
 	}

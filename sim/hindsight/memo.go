@@ -1,6 +1,7 @@
 package hindsight
 
 import (
+	"context"
 	"encoding/binary"
 	"slices"
 	"sync"
@@ -30,14 +31,15 @@ type solved struct {
 	err   error
 }
 
-// Solve is Solve(calls, opts), or the result of an earlier call with the
+// Solve is Solve(ctx, calls, opts), or the result of an earlier call with the
 // same calls (every field of every call equal; times by ==, so the same
 // instant in the same zone) and the same options (rate card and latency
 // by pointer or value). A found tape is compared with the one asked for
 // in full, so a key collision costs a solve, never a wrong result. Each
 // caller gets its own Result, which it may change as Separate does; the
-// slices in it are shared, and nothing writes them in place.
-func (m *Memo) Solve(calls []Call, opts Options) (*Result, error) {
+// slices in it are shared, and nothing writes them in place. A solve
+// that ctx stopped is not kept: the next caller solves again.
+func (m *Memo) Solve(ctx context.Context, calls []Call, opts Options) (*Result, error) {
 	key := tapeKey(calls, opts)
 	m.mu.Lock()
 	for _, e := range m.tapes[key] {
@@ -54,7 +56,13 @@ func (m *Memo) Solve(calls []Call, opts Options) (*Result, error) {
 	m.tapes[key] = append(m.tapes[key], e)
 	m.solves++
 	m.mu.Unlock()
-	e.res, e.err = Solve(calls, opts)
+	e.res, e.err = Solve(ctx, calls, opts)
+	if e.err != nil && ctx.Err() != nil {
+		m.mu.Lock()
+		m.tapes[key] = slices.DeleteFunc(m.tapes[key], func(x *solved) bool { return x == e })
+		m.solves--
+		m.mu.Unlock()
+	}
 	close(e.done)
 	return e.result()
 }

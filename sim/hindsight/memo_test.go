@@ -1,6 +1,7 @@
 package hindsight
 
 import (
+	"context"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -35,18 +36,18 @@ func memoTape() []Call {
 func TestMemo(t *testing.T) {
 	opts := testOpts()
 	var m Memo
-	first, err := m.Solve(memoTape(), opts)
+	first, err := m.Solve(context.Background(), memoTape(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := Solve(memoTape(), opts)
+	want, err := Solve(context.Background(), memoTape(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(first, want) {
 		t.Fatalf("the memo's first solve differs from Solve's")
 	}
-	again, err := m.Solve(memoTape(), opts)
+	again, err := m.Solve(context.Background(), memoTape(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func TestMemo(t *testing.T) {
 			t.Errorf("%s: the mutation changed nothing", name)
 			continue
 		}
-		if _, err := m.Solve(calls, opts); err != nil && name != "Model" {
+		if _, err := m.Solve(context.Background(), calls, opts); err != nil && name != "Model" {
 			t.Errorf("%s: %v", name, err)
 		}
 		if solves++; m.solves != solves {
@@ -83,7 +84,7 @@ func TestMemo(t *testing.T) {
 	// search compares entry times, so does the memo).
 	calls := memoTape()
 	calls[at].Time = calls[at].Time.In(time.FixedZone("X", 3600))
-	if _, err := m.Solve(calls, opts); err != nil {
+	if _, err := m.Solve(context.Background(), calls, opts); err != nil {
 		t.Fatal(err)
 	}
 	if solves++; m.solves != solves {
@@ -91,7 +92,7 @@ func TestMemo(t *testing.T) {
 	}
 	o := opts
 	o.Beam = 3
-	if _, err := m.Solve(memoTape(), o); err != nil {
+	if _, err := m.Solve(context.Background(), memoTape(), o); err != nil {
 		t.Fatal(err)
 	}
 	if solves++; m.solves != solves {
@@ -103,7 +104,7 @@ func TestMemo(t *testing.T) {
 // and all get Solve's result.
 func TestMemoConcurrent(t *testing.T) {
 	opts := testOpts()
-	want, err := Solve(memoTape(), opts)
+	want, err := Solve(context.Background(), memoTape(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +113,7 @@ func TestMemoConcurrent(t *testing.T) {
 	got := make([]*Result, 8)
 	for i := range got {
 		wg.Go(func() {
-			r, err := m.Solve(memoTape(), opts)
+			r, err := m.Solve(context.Background(), memoTape(), opts)
 			if err != nil {
 				t.Error(err)
 			}
@@ -136,14 +137,14 @@ func TestMemoCollision(t *testing.T) {
 	opts := testOpts()
 	a, b := memoTape(), memoTape()
 	b[0].Output++
-	ra, err := Solve(a, opts)
+	ra, err := Solve(context.Background(), a, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan struct{})
 	close(done)
 	m := Memo{tapes: map[uint64][]*solved{tapeKey(b, opts): {{calls: a, opts: opts, done: done, res: ra}}}}
-	rb, err := m.Solve(b, opts)
+	rb, err := m.Solve(context.Background(), b, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,4 +176,25 @@ func callMutations(t *testing.T) map[string]func(c *Call) {
 		}
 	}
 	return mutate
+}
+
+// A cancelled context stops a solve with its error, and the memo keeps
+// nothing of it: the next caller solves the tape for real.
+func TestMemoCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Solve(ctx, memoTape(), testOpts()); err != context.Canceled {
+		t.Fatalf("Solve: %v, want context.Canceled", err)
+	}
+	var m Memo
+	if _, err := m.Solve(ctx, memoTape(), testOpts()); err != context.Canceled {
+		t.Fatalf("Memo.Solve: %v, want context.Canceled", err)
+	}
+	if m.Solves() != 0 {
+		t.Errorf("%d solves kept after a cancelled one, want 0", m.Solves())
+	}
+	h, err := m.Solve(context.Background(), memoTape(), testOpts())
+	if err != nil || h == nil || m.Solves() != 1 {
+		t.Errorf("after the cancelled solve: %v, %d solves; want a result of one solve", err, m.Solves())
+	}
 }

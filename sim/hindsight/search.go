@@ -2,6 +2,7 @@ package hindsight
 
 import (
 	"cmp"
+	"context"
 	"slices"
 	"sort"
 
@@ -31,8 +32,8 @@ import (
 // longest boundary each later call shares with it (a write between two such
 // boundaries serves the same later calls as the upper one and reads fewer
 // tokens); that restriction and the Beam cap can miss the optimum, which is
-// why Bound is computed too.
-func Solve(calls []Call, opts Options) (*Result, error) {
+// why Bound is computed too. It stops, with ctx's error, when ctx is done.
+func Solve(ctx context.Context, calls []Call, opts Options) (*Result, error) {
 	s, err := newSolver(calls, opts)
 	if err != nil {
 		return nil, err
@@ -47,6 +48,9 @@ func Solve(calls []Call, opts Options) (*Result, error) {
 	cur, next, tr := &s.cur, &s.next, &s.trail
 	cur.states = append(cur.states, state{from: -1, link: -1, same: -1}) // the empty cache, key 0
 	for i := range calls {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		c := &calls[i]
 		next.reset()
 		if c.Fixed {

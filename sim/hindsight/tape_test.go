@@ -33,7 +33,7 @@ var memo = func() *estimate.Memo {
 // and returns the tape and the run's own bill of its calls.
 func tape(tb testing.TB, path, policy string) ([]hindsight.Call, float64) {
 	tb.Helper()
-	ss, _, err := claudecode.Import(path)
+	ss, _, err := claudecode.Import(context.Background(), path)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestSharedSessions(t *testing.T) {
 		for _, pol := range []string{sim.RecordedName, "claude-code"} {
 			t.Run(name+"/"+pol, func(t *testing.T) {
 				calls, bill := tape(t, "../../testdata/claude-code/"+name, pol)
-				res, err := hindsight.Solve(calls, hindsight.Options{})
+				res, err := hindsight.Solve(context.Background(), calls, hindsight.Options{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -113,7 +113,7 @@ func BenchmarkSolveBig(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := hindsight.Solve(calls, hindsight.Options{}); err != nil {
+		if _, err := hindsight.Solve(context.Background(), calls, hindsight.Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -2,6 +2,7 @@ package claudecode
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"testing"
 
@@ -17,7 +18,7 @@ func BenchmarkCost(b *testing.B) {
 	}
 	b.SetBytes(fi.Size())
 	for b.Loop() {
-		if _, _, err := ScanUsage(bigFile); err != nil {
+		if _, _, err := ScanUsage(context.Background(), bigFile); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -31,7 +32,7 @@ func BenchmarkImport(b *testing.B) {
 	}
 	b.SetBytes(fi.Size())
 	for b.Loop() {
-		if _, _, err := Import(bigFile); err != nil {
+		if _, _, err := Import(context.Background(), bigFile); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -59,7 +60,7 @@ func BenchmarkCostTree(b *testing.B) {
 	}
 	b.SetBytes(size)
 	for b.Loop() {
-		if _, _, err := ScanUsage(tree); err != nil {
+		if _, _, err := ScanUsage(context.Background(), tree); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -78,7 +79,7 @@ func BenchmarkImportCached(b *testing.B) {
 		b.Fatal(err)
 	}
 	o := Options{Cache: c}
-	if _, _, err := o.ImportFS(fsys, ".", testdata); err != nil {
+	if _, _, err := o.ImportFS(context.Background(), fsys, ".", testdata); err != nil {
 		b.Fatal(err)
 	}
 	for _, bc := range []struct {
@@ -87,7 +88,7 @@ func BenchmarkImportCached(b *testing.B) {
 	}{{"json", Options{}}, {"warm", o}, {"warm-read", Options{Cache: struct{ traces.FileCache }{c}}}} {
 		b.Run(bc.name, func(b *testing.B) {
 			for b.Loop() {
-				if _, _, err := bc.o.ImportFS(fsys, ".", testdata); err != nil {
+				if _, _, err := bc.o.ImportFS(context.Background(), fsys, ".", testdata); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -1,6 +1,7 @@
 package claudecode
 
 import (
+	"context"
 	"os"
 	"reflect"
 	"testing"
@@ -15,7 +16,7 @@ import (
 // without one gives, sessions and warnings, on the first run (every file a
 // miss, put) and the second (every file a hit, no JSON decoded).
 func TestCachedImport(t *testing.T) {
-	want, ww, err := ImportFS(os.DirFS(testdata), ".", testdata)
+	want, ww, err := ImportFS(context.Background(), os.DirFS(testdata), ".", testdata)
 	require.NoError(t, err)
 	files, err := listFiles(os.DirFS(testdata), ".", &traces.Warnings{}, testdata)
 	require.NoError(t, err)
@@ -23,7 +24,7 @@ func TestCachedImport(t *testing.T) {
 	require.NoError(t, err)
 	o := Options{Cache: struct{ traces.FileCache }{c}} // content keys only: TestStampedImport has stamps
 	for run, hits := range []int{0, len(files)} {
-		got, gw, err := o.ImportFS(os.DirFS(testdata), ".", testdata)
+		got, gw, err := o.ImportFS(context.Background(), os.DirFS(testdata), ".", testdata)
 		require.NoError(t, err)
 		require.Equal(t, filecache.Stats{Hits: hits, Puts: len(files)}, c.Stats(), "run %d", run)
 		require.Equal(t, ww.List(), gw.List(), "run %d warnings", run)

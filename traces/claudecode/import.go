@@ -2,6 +2,7 @@ package claudecode
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -134,17 +135,17 @@ type block struct {
 // under a directory (a ~/.claude/projects tree) into native sessions, as
 // ImportFS does; the tree is walked by traces.WalkFiles, so devices, FIFOs
 // and symlinks out of the tree are skipped with a warning, never opened.
-func Import(p string) ([]*traces.Session, *traces.Warnings, error) {
+func Import(ctx context.Context, p string) ([]*traces.Session, *traces.Warnings, error) {
 	if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
 		// A session file brings its subagents (see listFiles).
-		return ImportFS(os.DirFS(filepath.Dir(p)), filepath.Base(p), filepath.Dir(p))
+		return ImportFS(ctx, os.DirFS(filepath.Dir(p)), filepath.Base(p), filepath.Dir(p))
 	}
 	w := &traces.Warnings{}
 	files, err := traces.WalkFiles(p, isLog, w)
 	if err != nil {
 		return nil, nil, fmt.Errorf("claudecode: %w", err)
 	}
-	ss, ws, err := Options{}.importFiles(files, func(i int) (io.ReadCloser, error) { return os.Open(files[i]) },
+	ss, ws, err := Options{}.importFiles(ctx, files, func(i int) (io.ReadCloser, error) { return os.Open(files[i]) },
 		func(i int) string { return filepath.Clean(files[i]) }, p)
 	if err != nil {
 		return nil, nil, err
@@ -156,18 +157,18 @@ func Import(p string) ([]*traces.Session, *traces.Warnings, error) {
 func isLog(name string) bool { return strings.HasSuffix(name, ".jsonl") }
 
 // ImportFS imports root (a file or a directory, searched recursively for
-// .jsonl files) of fsys. Messages name files as display/relative-path, so
+// .jsonl files) of fsys; it stops, with ctx's error, when ctx is done. Messages name files as display/relative-path, so
 // pass the directory fsys was made from. Files are read in parallel;
 // sessions come back sorted by id, with subagent sessions linked to their
 // parents (Parent, and the parent's Children sorted).
-func ImportFS(fsys fs.FS, root, display string) ([]*traces.Session, *traces.Warnings, error) {
-	return Options{}.ImportFS(fsys, root, display)
+func ImportFS(ctx context.Context, fsys fs.FS, root, display string) ([]*traces.Session, *traces.Warnings, error) {
+	return Options{}.ImportFS(ctx, fsys, root, display)
 }
 
 // ImportFiles is ImportFS of a list of files in fsys (traces.Input.Files
 // lists them, skipping what must not be opened).
-func ImportFiles(fsys fs.FS, files []string, display string) ([]*traces.Session, *traces.Warnings, error) {
-	return Options{}.ImportFiles(fsys, files, display)
+func ImportFiles(ctx context.Context, fsys fs.FS, files []string, display string) ([]*traces.Session, *traces.Warnings, error) {
+	return Options{}.ImportFiles(ctx, fsys, files, display)
 }
 
 // Options are an import's settings; the zero value is ImportFS's.
@@ -180,13 +181,13 @@ type Options struct {
 }
 
 // ImportFS is the package's ImportFS with o's settings.
-func (o Options) ImportFS(fsys fs.FS, root, display string) ([]*traces.Session, *traces.Warnings, error) {
+func (o Options) ImportFS(ctx context.Context, fsys fs.FS, root, display string) ([]*traces.Session, *traces.Warnings, error) {
 	w := &traces.Warnings{}
 	files, err := listFiles(fsys, root, w, display)
 	if err != nil {
 		return nil, nil, err
 	}
-	ss, ws, err := o.ImportFiles(fsys, files, display)
+	ss, ws, err := o.ImportFiles(ctx, fsys, files, display)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -195,13 +196,13 @@ func (o Options) ImportFS(fsys fs.FS, root, display string) ([]*traces.Session, 
 }
 
 // ImportFiles is the package's ImportFiles with o's settings.
-func (o Options) ImportFiles(fsys fs.FS, files []string, display string) ([]*traces.Session, *traces.Warnings, error) {
-	return o.importFiles(files, func(i int) (io.ReadCloser, error) { return fsys.Open(files[i]) },
+func (o Options) ImportFiles(ctx context.Context, fsys fs.FS, files []string, display string) ([]*traces.Session, *traces.Warnings, error) {
+	return o.importFiles(ctx, files, func(i int) (io.ReadCloser, error) { return fsys.Open(files[i]) },
 		func(i int) string { return displayName(display, files[i]) }, display)
 }
 
-func (o Options) importFiles(files []string, open func(i int) (io.ReadCloser, error), name func(i int) string, display string) ([]*traces.Session, *traces.Warnings, error) {
-	read, ws, err := readFiles(len(files), nil, open,
+func (o Options) importFiles(ctx context.Context, files []string, open func(i int) (io.ReadCloser, error), name func(i int) string, display string) ([]*traces.Session, *traces.Warnings, error) {
+	read, ws, err := readFiles(ctx, len(files), nil, open,
 		func(i int, r io.Reader, w *traces.Warnings) ([]*traces.Session, error) {
 			if o.Cache == nil {
 				return readSession(r, name(i), w)

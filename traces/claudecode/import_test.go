@@ -1,6 +1,7 @@
 package claudecode
 
 import (
+	"context"
 	"encoding/base64"
 	"slices"
 	"strconv"
@@ -41,7 +42,7 @@ func billed(s *traces.Session) (traces.Usage, int) {
 }
 
 func TestImportBigSession(t *testing.T) {
-	ss, w, err := Import(bigFile)
+	ss, w, err := Import(context.Background(), bigFile)
 	require.NoError(t, err)
 	// The file brings its subagents (<session>/subagents/): the
 	// compaction agent and one Task agent.
@@ -97,7 +98,7 @@ func TestImportBigSession(t *testing.T) {
 }
 
 func TestImportTree(t *testing.T) {
-	ss, w, err := Import(testdata)
+	ss, w, err := Import(context.Background(), testdata)
 	require.NoError(t, err)
 	m := byID(t, ss)
 	if len(ss) != 6 {
@@ -137,7 +138,7 @@ func TestImportTree(t *testing.T) {
 func TestMultiLineResponse(t *testing.T) {
 	// tool_heavy.jsonl: msg_019BN3… has a tool_use on line 34, its result on
 	// line 36, a second tool_use on line 37 with the final usage.
-	ss, _, err := Import(testdata + "/tool_heavy.jsonl")
+	ss, _, err := Import(context.Background(), testdata+"/tool_heavy.jsonl")
 	require.NoError(t, err)
 	s := ss[0]
 	for i := range s.Events {
@@ -158,9 +159,9 @@ func TestMultiLineResponse(t *testing.T) {
 }
 
 func TestScanUsageMatchesImport(t *testing.T) {
-	ss, _, err := Import(testdata)
+	ss, _, err := Import(context.Background(), testdata)
 	require.NoError(t, err)
-	us, _, err := ScanUsage(testdata)
+	us, _, err := ScanUsage(context.Background(), testdata)
 	require.NoError(t, err)
 	m := byID(t, ss)
 	// Subagents known only from progress lines are the scan's alone: the
@@ -188,7 +189,7 @@ func TestScanUsageMatchesImport(t *testing.T) {
 		}
 	}
 	// The same file given twice: its calls count once.
-	us2, w, err := ScanUsage(bigFile, bigFile)
+	us2, w, err := ScanUsage(context.Background(), bigFile, bigFile)
 	require.NoError(t, err)
 	// Its progress lines echo 11 of subagent a2898e3's 12 calls; without
 	// the subagent's own file they are all there is of it.
@@ -223,7 +224,7 @@ func TestBadInput(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			fsys := fstest.MapFS{"s1.jsonl": {Data: []byte(tc.lines)}}
-			ss, w, err := ImportFS(fsys, "s1.jsonl", "")
+			ss, w, err := ImportFS(context.Background(), fsys, "s1.jsonl", "")
 			require.NoError(t, err)
 			require.Len(t, ss, 1)
 			if _, n := billedOrNot(ss[0]); n != tc.calls {
@@ -256,7 +257,7 @@ func TestLongLine(t *testing.T) {
 	long := `{"type":"user","sessionId":"s1","timestamp":"2026-02-10T21:00:01.000Z","message":{"role":"user","content":"` + strings.Repeat("x", traces.MaxLine) + `"}}`
 	data := goodUser + "\n" + long + "\n" + goodCall + "\n"
 	fsys := fstest.MapFS{"s1.jsonl": {Data: []byte(data)}}
-	ss, w, err := ImportFS(fsys, "s1.jsonl", "")
+	ss, w, err := ImportFS(context.Background(), fsys, "s1.jsonl", "")
 	require.NoError(t, err)
 	if _, n := billed(ss[0]); n != 1 {
 		t.Errorf("calls = %d, want 1", n)
@@ -279,7 +280,7 @@ func TestLongLine(t *testing.T) {
 // a child session linked to the Task tool_use whose prompt it repeats, and
 // the main conversation keeps only its own calls.
 func TestInlineSidechains(t *testing.T) {
-	ss, _, err := Import("testdata/inline-sidechains/5c0375b4.jsonl")
+	ss, _, err := Import(context.Background(), "testdata/inline-sidechains/5c0375b4.jsonl")
 	require.NoError(t, err)
 	require.Len(t, ss, 3)
 	main := ss[0]
@@ -313,7 +314,7 @@ func TestInlineSidechains(t *testing.T) {
 		u, _ := billed(s)
 		total = total.Add(u)
 	}
-	sc, _, err := ScanUsage("testdata/inline-sidechains/5c0375b4.jsonl")
+	sc, _, err := ScanUsage(context.Background(), "testdata/inline-sidechains/5c0375b4.jsonl")
 	require.NoError(t, err)
 	var want traces.Usage
 	for _, s := range sc {
@@ -327,7 +328,7 @@ func TestInlineSidechains(t *testing.T) {
 // the importer appends their last known contents to the continuation
 // summary, most recent first.
 func TestCompactionRestoresFiles(t *testing.T) {
-	ss, _, err := Import(bigFile)
+	ss, _, err := Import(context.Background(), bigFile)
 	require.NoError(t, err)
 	var sum *traces.Event
 	for i := range ss[0].Events {
@@ -358,7 +359,7 @@ func TestAttachments(t *testing.T) {
 	att := `{"type":"attachment","sessionId":"s1","timestamp":"2026-02-10T21:00:00.000Z","attachment":{"type":"hook_additional_context","content":["CAVEMAN MODE ACTIVE"],"hookEvent":"UserPromptSubmit"}}`
 	queued := `{"type":"attachment","sessionId":"s1","timestamp":"2026-02-10T21:00:03.000Z","attachment":{"type":"queued_command","prompt":"also run the tests"}}`
 	fsys := fstest.MapFS{"s1.jsonl": {Data: []byte(att + "\n" + goodUser + "\n" + goodCall + "\n" + queued + "\n")}}
-	ss, w, err := ImportFS(fsys, "s1.jsonl", "")
+	ss, w, err := ImportFS(context.Background(), fsys, "s1.jsonl", "")
 	require.NoError(t, err)
 	require.Len(t, ss, 1)
 	u := ss[0].Events[0]
@@ -377,7 +378,7 @@ func TestClear(t *testing.T) {
 	clear := `{"type":"user","sessionId":"s1","timestamp":"2026-02-10T21:00:05.000Z","message":{"role":"user","content":"<command-name>/clear</command-name>\n<command-message>clear</command-message>"}}`
 	call2 := strings.NewReplacer(`"r1"`, `"r2"`, `"m1"`, `"m2"`, "21:00:02", "21:00:07").Replace(goodCall)
 	fsys := fstest.MapFS{"s1.jsonl": {Data: []byte(clear + "\n" + goodUser + "\n" + goodCall + "\n" + clear + "\n" + call2 + "\n")}}
-	ss, _, err := ImportFS(fsys, "s1.jsonl", "")
+	ss, _, err := ImportFS(context.Background(), fsys, "s1.jsonl", "")
 	require.NoError(t, err)
 	require.Len(t, ss, 1)
 	var kinds []traces.Kind
@@ -399,7 +400,7 @@ func TestClear(t *testing.T) {
 func TestResumedSessionID(t *testing.T) {
 	old := strings.Replace(goodUser, `"s1"`, `"s0"`, 1)
 	fsys := fstest.MapFS{"s1.jsonl": {Data: []byte(old + "\n" + goodCall + "\n")}}
-	ss, _, err := ImportFS(fsys, "s1.jsonl", "")
+	ss, _, err := ImportFS(context.Background(), fsys, "s1.jsonl", "")
 	require.NoError(t, err)
 	require.Len(t, ss, 1)
 	require.Equal(t, "s1", ss[0].ID)
@@ -411,7 +412,7 @@ func TestResumedSessionID(t *testing.T) {
 // abandoned one, and the abandoned message and its call stay in the
 // session (they were sent and billed) but off the path.
 func TestRewind(t *testing.T) {
-	ss, _, err := Import("testdata/rewind/aa57d486.jsonl")
+	ss, _, err := Import(context.Background(), "testdata/rewind/aa57d486.jsonl")
 	require.NoError(t, err)
 	require.Len(t, ss, 1)
 	evs := ss[0].Events
@@ -455,7 +456,7 @@ func TestDocuments(t *testing.T) {
 	text := `{"type":"user","sessionId":"s1","timestamp":"2026-02-10T21:00:04.000Z","message":{"role":"user","content":[{"type":"document","source":{"type":"text","media_type":"text/plain","data":"the notes"}}]}}`
 	call := strings.ReplaceAll(goodCall, "21:00:02", "21:00:06")
 	fsys := fstest.MapFS{"s1.jsonl": {Data: []byte(goodUser + "\n" + use + "\n" + read + "\n" + text + "\n" + call + "\n")}}
-	ss, w, err := ImportFS(fsys, "s1.jsonl", "")
+	ss, w, err := ImportFS(context.Background(), fsys, "s1.jsonl", "")
 	require.NoError(t, err)
 	require.Zero(t, w.Total(), w.String())
 	evs := ss[0].Events
@@ -480,7 +481,7 @@ func TestImportLongWindow(t *testing.T) {
 	}{{199_887, 0}, {250_000, LongWindow}} {
 		call := strings.Replace(goodCall, `"cache_read_input_tokens":100`, `"cache_read_input_tokens":`+strconv.Itoa(tt.read), 1)
 		fsys := fstest.MapFS{"s1.jsonl": {Data: []byte(goodUser + "\n" + call + "\n")}}
-		ss, _, err := ImportFS(fsys, "s1.jsonl", "")
+		ss, _, err := ImportFS(context.Background(), fsys, "s1.jsonl", "")
 		require.NoError(t, err)
 		if ss[0].Window != tt.want {
 			t.Errorf("read %d: window %d, want %d", tt.read, ss[0].Window, tt.want)

@@ -3,6 +3,7 @@ package claudecode
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -104,9 +105,10 @@ func (s *SessionUsage) Total() traces.Usage {
 // line order), and a conflict on the prompt side is warned about. A
 // request seen in more than one file (a resumed session copies its
 // history) is billed by the file whose first call is earliest, as
-// traces.MarkCopied bills it, with a warning for each copy.
-func ScanUsage(paths ...string) ([]*SessionUsage, *traces.Warnings, error) {
-	us, ws, _, err := ScanUsageIf(nil, paths...)
+// traces.MarkCopied bills it, with a warning for each copy. It stops,
+// with ctx's error, when ctx is done.
+func ScanUsage(ctx context.Context, paths ...string) ([]*SessionUsage, *traces.Warnings, error) {
+	us, ws, _, err := ScanUsageIf(ctx, nil, paths...)
 	return us, ws, err
 }
 
@@ -117,7 +119,7 @@ func ScanUsage(paths ...string) ([]*SessionUsage, *traces.Warnings, error) {
 // results, when ok refuses a file, a path holds no .jsonl file, or a
 // first line is over traces.MaxLine; ok must be safe to call from several
 // goroutines.
-func ScanUsageIf(ok func(head []byte) bool, paths ...string) (us []*SessionUsage, ws *traces.Warnings, all bool, err error) {
+func ScanUsageIf(ctx context.Context, ok func(head []byte) bool, paths ...string) (us []*SessionUsage, ws *traces.Warnings, all bool, err error) {
 	var files []string
 	ws = &traces.Warnings{}
 	for _, p := range paths {
@@ -146,7 +148,7 @@ func ScanUsageIf(ok func(head []byte) bool, paths ...string) (us []*SessionUsage
 	bufs := make(chan *scanBufs, runtime.GOMAXPROCS(0))
 	// One refused file refuses the tree: the files after it go unscanned.
 	var refused atomic.Bool
-	read, rws, err := readFiles(len(files), order, func(i int) (io.ReadCloser, error) { return os.Open(files[i]) },
+	read, rws, err := readFiles(ctx, len(files), order, func(i int) (io.ReadCloser, error) { return os.Open(files[i]) },
 		func(i int, r io.Reader, w *traces.Warnings) (fileUsage, error) {
 			if refused.Load() {
 				return fileUsage{refused: true}, nil
@@ -777,12 +779,16 @@ func before(a, b time.Time) bool {
 // taking them in order (nil: 0..n-1). Results and warnings come back in
 // file order, so output never depends on scheduling; the first error in
 // file order wins.
-func readFiles[T any](n int, order []int, open func(i int) (io.ReadCloser, error),
+func readFiles[T any](ctx context.Context, n int, order []int, open func(i int) (io.ReadCloser, error),
 	read func(i int, r io.Reader, w *traces.Warnings) (T, error)) ([]T, *traces.Warnings, error) {
 	out := make([]T, n)
 	ws := make([]traces.Warnings, n)
 	errs := make([]error, n)
 	one := func(i int) {
+		if err := ctx.Err(); err != nil {
+			errs[i] = err // Ctrl-C stops a scan of thousands of files promptly
+			return
+		}
 		f, err := open(i)
 		if err != nil {
 			errs[i] = fmt.Errorf("claudecode: %w", err)

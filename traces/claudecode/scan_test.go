@@ -2,6 +2,7 @@ package claudecode
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -87,7 +88,7 @@ func TestScanBadNumbers(t *testing.T) {
 				t.Errorf("warnings = %+v, want one %q at s1.jsonl:2", ws, tc.warn)
 			}
 			// The importer runs the same check.
-			ss, iw, err := Import(writeTemp(t, goodUser+"\n"+call("m1", 2, tc.usage)+"\n"))
+			ss, iw, err := Import(context.Background(), writeTemp(t, goodUser+"\n"+call("m1", 2, tc.usage)+"\n"))
 			require.NoError(t, err)
 			if got, _ := billed(ss[0]); got != tc.want || iw.Len() != 1 || iw.List()[0].Reason != tc.warn {
 				t.Errorf("import: usage %+v, warnings %+v", got, iw.List())
@@ -222,9 +223,9 @@ func TestWalkHostileTree(t *testing.T) {
 	)
 	go func() {
 		defer close(done)
-		us, w, err = ScanUsage(tree)
+		us, w, err = ScanUsage(context.Background(), tree)
 		if err == nil {
-			ss, iw, err = Import(tree)
+			ss, iw, err = Import(context.Background(), tree)
 		}
 	}()
 	select {
@@ -255,10 +256,10 @@ func TestWalkHostileTree(t *testing.T) {
 		}
 	}
 	// A file named on its own is read even through a symlink, if regular.
-	if _, _, err := ScanUsage(filepath.Join(tree, "p", "out.jsonl")); err != nil {
+	if _, _, err := ScanUsage(context.Background(), filepath.Join(tree, "p", "out.jsonl")); err != nil {
 		t.Errorf("named symlink: %v", err)
 	}
-	if _, _, err := ScanUsage(filepath.Join(tree, "p", "fifo.jsonl")); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+	if _, _, err := ScanUsage(context.Background(), filepath.Join(tree, "p", "fifo.jsonl")); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("named FIFO: %v", err)
 	}
 }
@@ -593,5 +594,18 @@ func TestScanBillsWhatImportBills(t *testing.T) {
 		if c.warn == warnInvalidJSON && (iw.Len() != 1 || iw.List()[0].Reason != warnInvalidJSON) {
 			t.Errorf("%s: import warnings %v, want the scan's", name, iw.List())
 		}
+	}
+}
+
+// A cancelled context stops the scan and the import with its error
+// instead of reading every file of the tree.
+func TestCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, _, err := ScanUsage(ctx, "../../testdata/claude-code"); !errors.Is(err, context.Canceled) {
+		t.Errorf("ScanUsage: %v, want context.Canceled", err)
+	}
+	if _, _, err := Import(ctx, "../../testdata/claude-code"); !errors.Is(err, context.Canceled) {
+		t.Errorf("Import: %v, want context.Canceled", err)
 	}
 }

@@ -4,6 +4,7 @@ package claudecode
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"io/fs"
 	"os"
@@ -60,7 +61,7 @@ func (f *countedFile) ReadDir(n int) ([]fs.DirEntry, error) {
 func TestStampedImport(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.CopyFS(dir, os.DirFS(testdata)))
-	want, ww, err := ImportFS(os.DirFS(dir), ".", dir)
+	want, ww, err := ImportFS(context.Background(), os.DirFS(dir), ".", dir)
 	require.NoError(t, err)
 	files, err := listFiles(os.DirFS(dir), ".", &traces.Warnings{}, dir)
 	require.NoError(t, err)
@@ -73,7 +74,7 @@ func TestStampedImport(t *testing.T) {
 	run := func(what string, wantStats filecache.Stats) map[string]int {
 		t.Helper()
 		fsys.bytes = map[string]int{}
-		got, gw, err := o.ImportFS(fsys, ".", dir)
+		got, gw, err := o.ImportFS(context.Background(), fsys, ".", dir)
 		require.NoError(t, err)
 		require.Equal(t, wantStats, c.Stats(), what)
 		require.Equal(t, ww.List(), gw.List(), what)

@@ -82,7 +82,7 @@ var ClaudeCode traces.Importer = &importer{
 		o := claudecode.Options{Cache: in.Cache}
 		if file || in.Dir == "" {
 			// A session file (it brings its subagents/ directory).
-			ss, iw, err = o.ImportFS(in.FS, in.Root, display)
+			ss, iw, err = o.ImportFS(ctx, in.FS, in.Root, display)
 		} else {
 			// A tree: walked by Input.Files, which skips what must not
 			// be opened.
@@ -90,7 +90,7 @@ var ClaudeCode traces.Importer = &importer{
 			if files, err = in.Files(ctx, func(n string) bool { return strings.HasSuffix(n, ".jsonl") }, w); err != nil {
 				return nil, nil, err
 			}
-			ss, iw, err = o.ImportFiles(in.FS, files, display)
+			ss, iw, err = o.ImportFiles(ctx, in.FS, files, display)
 		}
 		if err == nil {
 			err = ctx.Err()

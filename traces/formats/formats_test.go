@@ -18,7 +18,7 @@ import (
 // into dir, returning the file.
 func writeNative(t *testing.T, dir string) (string, []byte) {
 	t.Helper()
-	ss, _, err := claudecode.Import("../../testdata/claude-code/short.jsonl")
+	ss, _, err := claudecode.Import(context.Background(), "../../testdata/claude-code/short.jsonl")
 	require.NoError(t, err)
 	var b bytes.Buffer
 	require.NoError(t, traces.WriteSession(&b, ss[0]))

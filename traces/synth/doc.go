@@ -3,7 +3,7 @@
 //
 // Typical steps:
 //
-//	ss, err := synth.Generate("coding-burst", 20, 1, synth.Options{})
+//	ss, err := synth.Generate(ctx, "coding-burst", 20, 1, synth.Options{})
 //	st := synth.Measure(ss, tok) // calls, tokens, gap quantiles
 //	for _, s := range ss { traces.WriteSession(w, s) }
 //

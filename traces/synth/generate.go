@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -87,7 +88,7 @@ func Stream(profile string, i int) uint64 {
 // arguments give the same sessions, byte for byte once written. The
 // subagents profile returns each parent followed by its children, so it
 // returns more than n sessions.
-func Generate(profile string, n int, seed uint64, opts Options) ([]*traces.Session, error) {
+func Generate(ctx context.Context, profile string, n int, seed uint64, opts Options) ([]*traces.Session, error) {
 	p, ok := Lookup(profile)
 	if !ok {
 		var names []string
@@ -114,6 +115,9 @@ func Generate(profile string, n int, seed uint64, opts Options) ([]*traces.Sessi
 	}
 	var out []*traces.Session
 	for i := range n {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		c.i = i
 		c.r = rand.New(rand.NewPCG(seed, Stream(profile, i)))
 		out = append(out, p.gen(&c)...)

@@ -2,6 +2,7 @@ package synth
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -79,7 +80,7 @@ func TestProfileStats(t *testing.T) {
 	sec := func(d time.Duration) string { return d.Round(time.Second).String() }
 	for _, tt := range tests {
 		t.Run(tt.profile, func(t *testing.T) {
-			ss, err := Generate(tt.profile, 2, 1, Options{})
+			ss, err := Generate(context.Background(), tt.profile, 2, 1, Options{})
 			require.NoError(t, err)
 			st := Measure(ss, o200k())
 			got := fmt.Sprintf("{%q, %d, %d, %d, %d, %d, %d, %d, %q, %q, %q},", tt.profile, st.Sessions, st.Turns, st.Calls, st.ToolResults,
@@ -97,19 +98,19 @@ func TestProfileStats(t *testing.T) {
 // bytes, and session i does not depend on how many sessions were asked for.
 func TestDeterministic(t *testing.T) {
 	for _, p := range Profiles() {
-		a, err := Generate(p.Name, 2, 7, Options{})
+		a, err := Generate(context.Background(), p.Name, 2, 7, Options{})
 		require.NoError(t, err)
-		b, err := Generate(p.Name, 2, 7, Options{})
+		b, err := Generate(context.Background(), p.Name, 2, 7, Options{})
 		require.NoError(t, err)
 		if !bytes.Equal(writeAll(t, a), writeAll(t, b)) {
 			t.Errorf("%s: seed 7 twice gave different bytes", p.Name)
 		}
-		c, err := Generate(p.Name, 2, 8, Options{})
+		c, err := Generate(context.Background(), p.Name, 2, 8, Options{})
 		require.NoError(t, err)
 		if bytes.Equal(writeAll(t, a[1:]), writeAll(t, c[1:])) {
 			t.Errorf("%s: seeds 7 and 8 gave the same bytes", p.Name)
 		}
-		one, err := Generate(p.Name, 1, 7, Options{})
+		one, err := Generate(context.Background(), p.Name, 1, 7, Options{})
 		require.NoError(t, err)
 		if !bytes.Equal(writeAll(t, one[:1]), writeAll(t, a[:1])) {
 			t.Errorf("%s: session 0 differs between n=1 and n=2", p.Name)
@@ -121,7 +122,7 @@ func TestDeterministic(t *testing.T) {
 // unchanged.
 func TestRoundTrip(t *testing.T) {
 	for _, p := range Profiles() {
-		ss, err := Generate(p.Name, 2, 3, Options{})
+		ss, err := Generate(context.Background(), p.Name, 2, 3, Options{})
 		require.NoError(t, err)
 		for _, s := range ss {
 			var buf bytes.Buffer
@@ -145,7 +146,7 @@ func TestRoundTrip(t *testing.T) {
 // paired tool results, output token counts, time order, floor sizes.
 func TestShape(t *testing.T) {
 	for _, p := range Profiles() {
-		ss, err := Generate(p.Name, 3, 11, Options{})
+		ss, err := Generate(context.Background(), p.Name, 3, 11, Options{})
 		require.NoError(t, err)
 		for _, s := range ss {
 			if !strings.HasPrefix(s.ID, p.Name+"-11-") {
@@ -210,7 +211,7 @@ func TestShape(t *testing.T) {
 }
 
 func TestCronScaffold(t *testing.T) {
-	ss, err := Generate("cron", 3, 5, Options{})
+	ss, err := Generate(context.Background(), "cron", 3, 5, Options{})
 	require.NoError(t, err)
 	var scaffold string
 	for i, s := range ss {
@@ -240,7 +241,7 @@ func TestCronScaffold(t *testing.T) {
 }
 
 func TestSubagentLinks(t *testing.T) {
-	ss, err := Generate("subagents", 1, 2, Options{})
+	ss, err := Generate(context.Background(), "subagents", 1, 2, Options{})
 	require.NoError(t, err)
 	parent, children := ss[0], ss[1:]
 	if len(children) < 2 || len(parent.Children) != len(children) {
@@ -260,7 +261,7 @@ func TestSubagentLinks(t *testing.T) {
 }
 
 func TestAllDaySources(t *testing.T) {
-	ss, err := Generate("all-day", 1, 4, Options{})
+	ss, err := Generate(context.Background(), "all-day", 1, 4, Options{})
 	require.NoError(t, err)
 	var order []string
 	for _, e := range ss[0].Events {
@@ -280,7 +281,7 @@ func TestAllDaySources(t *testing.T) {
 }
 
 func TestMultilingualScripts(t *testing.T) {
-	ss, err := Generate("multilingual", 4, 1, Options{})
+	ss, err := Generate(context.Background(), "multilingual", 4, 1, Options{})
 	require.NoError(t, err)
 	for _, s := range ss {
 		nonASCII := 0
@@ -300,9 +301,9 @@ func TestMultilingualScripts(t *testing.T) {
 }
 
 func TestReviewLength(t *testing.T) {
-	one, err := Generate("review", 1, 1, Options{})
+	one, err := Generate(context.Background(), "review", 1, 1, Options{})
 	require.NoError(t, err)
-	four, err := Generate("review", 1, 1, Options{Length: 4})
+	four, err := Generate(context.Background(), "review", 1, 1, Options{Length: 4})
 	require.NoError(t, err)
 	a, b := Measure(one, o200k()), Measure(four, o200k())
 	if a.Tokens < 65_000 || a.Tokens > 90_000 {
@@ -317,16 +318,16 @@ func TestReviewLength(t *testing.T) {
 }
 
 func TestGenerateErrors(t *testing.T) {
-	if _, err := Generate("nope", 1, 1, Options{}); err == nil || !strings.Contains(err.Error(), "have all-day") {
+	if _, err := Generate(context.Background(), "nope", 1, 1, Options{}); err == nil || !strings.Contains(err.Error(), "have all-day") {
 		t.Errorf("unknown profile: err = %v", err)
 	}
-	if _, err := Generate("cron", -1, 1, Options{}); err == nil {
+	if _, err := Generate(context.Background(), "cron", -1, 1, Options{}); err == nil {
 		t.Error("n = -1: no error")
 	}
-	if _, err := Generate("cron", 1, 1, Options{Length: -2}); err == nil {
+	if _, err := Generate(context.Background(), "cron", 1, 1, Options{Length: -2}); err == nil {
 		t.Error("length -2: no error")
 	}
-	ss, err := Generate("cron", 1, 1, Options{Model: "claude-opus-4-6"})
+	ss, err := Generate(context.Background(), "cron", 1, 1, Options{Model: "claude-opus-4-6"})
 	require.NoError(t, err)
 	if ss[0].Model != "claude-opus-4-6" || ss[0].Events[1].Model != "claude-opus-4-6" {
 		t.Errorf("model override: %s / %s", ss[0].Model, ss[0].Events[1].Model)
@@ -338,7 +339,7 @@ func BenchmarkGenerate(b *testing.B) {
 		b.Run(p.Name, func(b *testing.B) {
 			calls := 0
 			for i := 0; b.Loop(); i++ {
-				ss, err := Generate(p.Name, 1, uint64(i), Options{})
+				ss, err := Generate(context.Background(), p.Name, 1, uint64(i), Options{})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -349,7 +350,7 @@ func BenchmarkGenerate(b *testing.B) {
 	}
 	b.Run("review-x4", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
-			if _, err := Generate("review", 1, uint64(i), Options{Length: 4}); err != nil {
+			if _, err := Generate(context.Background(), "review", 1, uint64(i), Options{Length: 4}); err != nil {
 				b.Fatal(err)
 			}
 		}

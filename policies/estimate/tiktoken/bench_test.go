@@ -2,6 +2,7 @@ package tiktoken
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"flag"
 	"os"
@@ -24,7 +25,7 @@ var benchTexts = sync.OnceValues(func() ([]string, string) {
 		if _, err := os.Stat(p); err != nil {
 			continue
 		}
-		ss, _, err := claudecode.Import(p)
+		ss, _, err := claudecode.Import(context.Background(), p)
 		if err != nil {
 			continue
 		}

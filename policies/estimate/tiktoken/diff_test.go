@@ -1,6 +1,7 @@
 package tiktoken
 
 import (
+	"context"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -134,7 +135,7 @@ func TestSynthProfiles(t *testing.T) {
 	seen := map[string]bool{}
 	var xs []string
 	for _, p := range synth.Profiles() {
-		ss, err := synth.Generate(p.Name, 1, 7, synth.Options{})
+		ss, err := synth.Generate(context.Background(), p.Name, 1, 7, synth.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -160,7 +161,7 @@ func sharedTexts(t *testing.T, dir string) []string {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".jsonl") {
 			return err
 		}
-		ss, _, err := claudecode.Import(p)
+		ss, _, err := claudecode.Import(context.Background(), p)
 		if err != nil {
 			return nil // not a Claude Code log (Codex, hermes)
 		}

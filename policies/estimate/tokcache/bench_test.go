@@ -1,6 +1,7 @@
 package tokcache
 
 import (
+	"context"
 	"os"
 	"testing"
 
@@ -15,7 +16,7 @@ func benchSessions(b *testing.B) []*traces.Session {
 	if _, err := os.Stat(p); err != nil {
 		p = "../../../testdata/claude-code"
 	}
-	ss, _, err := claudecode.Import(p)
+	ss, _, err := claudecode.Import(context.Background(), p)
 	if err != nil {
 		b.Fatal(err)
 	}

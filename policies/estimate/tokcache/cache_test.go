@@ -1,6 +1,7 @@
 package tokcache
 
 import (
+	"context"
 	"encoding/binary"
 	"os"
 	"path/filepath"
@@ -59,7 +60,7 @@ func (c *countingTok) LineAdditive() bool { return true }
 // A second pass over the same logs, in a new process (a new Memo and a
 // reopened cache), tokenizes nothing and counts the same.
 func TestSecondRunTokenizesNothing(t *testing.T) {
-	ss, _, err := claudecode.Import("../../../testdata/claude-code")
+	ss, _, err := claudecode.Import(context.Background(), "../../../testdata/claude-code")
 	if err != nil {
 		t.Fatal(err)
 	}

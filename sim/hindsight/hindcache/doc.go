@@ -14,7 +14,7 @@
 // recently used entries beyond MaxBytes.
 //
 //	c := hindcache.Open(dir, hindcache.Options{Build: id, Now: time.Now})
-//	st.SolveStore = c // experiment.Setup
+//	rn.SolveStore = c // a runner.Runner
 //	... // run
 //	err := c.Flush(); warnings := c.Warnings()
 package hindcache
