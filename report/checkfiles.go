@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/ctxsim/ctxsim/internal/safetext"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
@@ -25,11 +26,11 @@ func WriteFileChecks(w io.Writer, asJSON bool, checks []traces.FileCheck) error 
 	for _, v := range checks {
 		if !v.OK {
 			for _, p := range v.Problems {
-				fmt.Fprintln(w, p)
+				fmt.Fprintln(w, safetext.Line(p))
 			}
 			continue
 		}
-		fmt.Fprintf(w, "%s: OK: session %s, %d events, %d calls (%d with usage)\n", v.File, v.Session, v.Events, v.Calls, v.BilledCalls)
+		fmt.Fprintf(w, "%s: OK: session %s, %d events, %d calls (%d with usage)\n", safetext.Line(v.File), safetext.Line(v.Session), v.Events, v.Calls, v.BilledCalls)
 	}
 	return nil
 }

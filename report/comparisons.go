@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxsim/ctxsim/internal/safetext"
 	"github.com/ctxsim/ctxsim/results"
 	"github.com/ctxsim/ctxsim/traces"
 )
@@ -327,7 +328,7 @@ func WriteRunFacts(w io.Writer, r results.RunSummary) {
 	fmt.Fprintf(w, "turn latency     p50 %s, p95 %s, max %s; stalled %s on compaction\n",
 		ms(r.LatencyMS.P50), ms(r.LatencyMS.P95), ms(r.LatencyMS.Max), ms(r.StallMS))
 	for _, wmsg := range r.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", wmsg)
+		fmt.Fprintf(w, "warning: %s\n", safetext.Line(wmsg))
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/ctxsim/ctxsim/internal/atomicfile"
+	"github.com/ctxsim/ctxsim/internal/safetext"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
@@ -28,7 +29,7 @@ func WriteWritten(w io.Writer, asJSON bool, out []Written, from string, warnings
 		}{nonNil(out), warnings})
 	}
 	for _, x := range out {
-		fmt.Fprintf(w, "wrote %s (%d events, %d calls)\n", x.File, x.Events, x.Calls)
+		fmt.Fprintf(w, "wrote %s (%d events, %d calls)\n", safetext.Line(x.File), x.Events, x.Calls)
 	}
 	if from != "" {
 		fmt.Fprintf(w, "%d sessions from %s\n", len(out), from)

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/ctxsim/ctxsim/internal/safetext"
 )
 
 // A Table is rows of cells under named columns, rendered as aligned text,
@@ -61,8 +63,13 @@ func ParseFormat(s string) (Format, error) {
 	return "", fmt.Errorf("--format %q: want text, markdown, csv or json", s)
 }
 
-// Write renders t in format f (Text, Markdown or CSV).
+// Write renders t in format f (Text, Markdown or CSV). Cells, columns
+// and the title are input (session ids, model names, file names): their
+// control characters are escaped in every format (safetext), so none can
+// act on a terminal, split a Markdown row or a CSV line a program reads
+// line by line.
 func (t *Table) Write(w io.Writer, f Format) error {
+	t = t.safe()
 	switch f {
 	case Markdown:
 		return t.writeMarkdown(w)
@@ -71,6 +78,37 @@ func (t *Table) Write(w io.Writer, f Format) error {
 	default:
 		return t.writeText(w)
 	}
+}
+
+// safe is t with its text escaped by safetext.Line (t itself when none
+// needs it: the common case allocates nothing).
+func (t *Table) safe() *Table {
+	dirty := safetext.Line(t.Title) != t.Title
+	for _, c := range t.Columns {
+		dirty = dirty || safetext.Line(c) != c
+	}
+	for _, r := range t.Rows {
+		for _, c := range r {
+			dirty = dirty || safetext.Line(c) != c
+		}
+	}
+	if !dirty {
+		return t
+	}
+	u := *t
+	u.Title = safetext.Line(t.Title)
+	u.Columns = make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		u.Columns[i] = safetext.Line(c)
+	}
+	u.Rows = make([][]string, len(t.Rows))
+	for i, r := range t.Rows {
+		u.Rows[i] = make([]string, len(r))
+		for j, c := range r {
+			u.Rows[i][j] = safetext.Line(c)
+		}
+	}
+	return &u
 }
 
 // minAbbrev is the narrowest an abbreviated text column gets.
@@ -296,7 +334,7 @@ func (t *Table) writeText(w io.Writer) error {
 
 func runeLen(s string) int { return len([]rune(s)) }
 
-func mdEscape(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
+func mdEscape(s string) string { return safetext.Markdown(s) }
 
 func (t *Table) writeMarkdown(w io.Writer) error {
 	var b strings.Builder

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/ctxsim/ctxsim/internal/safetext"
 )
 
 // A SyntaxError is bad input at a place in a file.
@@ -137,7 +139,10 @@ func (w *Warnings) List() []Warning {
 func (w *Warnings) String() string { return FormatWarnings(w.List()) }
 
 // FormatWarnings renders list as Warnings.String does: a merge of sharded
-// runs' warnings prints them as one run would.
+// runs' warnings prints them as one run would. Reasons and places carry
+// names from the input (a file name, a session id, a model): their
+// control characters are escaped (safetext.Line), so that none can act on
+// a terminal or forge a line.
 func FormatWarnings(list []Warning) string {
 	var b strings.Builder
 	for _, x := range list {
@@ -145,7 +150,7 @@ func FormatWarnings(list []Warning) string {
 		if x.Count != 1 {
 			noun = "lines"
 		}
-		fmt.Fprintf(&b, "warning: %s: %d %s (first at %s)\n", x.Reason, x.Count, noun, x.First)
+		fmt.Fprintf(&b, "warning: %s: %d %s (first at %s)\n", safetext.Line(x.Reason), x.Count, noun, safetext.Line(x.First))
 	}
 	return b.String()
 }
