@@ -12,6 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/ctxsim/ctxsim/internal/numflag"
 	"github.com/ctxsim/ctxsim/policies/compact"
 	"github.com/ctxsim/ctxsim/policies/estimate"
 	"github.com/ctxsim/ctxsim/traces"
@@ -102,21 +103,20 @@ func boolKey(name, help string, p func(c *Config) *bool) Key {
 		}}
 }
 
+// intKey and floatKey parse as numeric flags do (numflag): finite, in
+// range, or an error naming the key.
 func intKey(name, help string, lo, hi int, p func(c *Config) *int) Key {
-	allowed := fmt.Sprintf("an integer in [%d, %d]", lo, hi)
-	if hi == math.MaxInt {
-		allowed = fmt.Sprintf("an integer ≥ %d", lo)
-	}
-	return Key{Name: name, Allowed: allowed, Help: help, kind: kindInt,
+	r := numflag.IntRange{Lo: lo, Hi: hi}
+	return Key{Name: name, Allowed: r.Allowed(), Help: help, kind: kindInt,
 		get: func(c *Config) string { return strconv.Itoa(*p(c)) },
 		set: func(c *Config, s string) error {
 			if s == "" || s == "null" || s == "~" {
 				*p(c) = 0
 				return nil
 			}
-			v, err := strconv.Atoi(strings.ReplaceAll(s, "_", ""))
-			if err != nil || v < lo || v > hi {
-				return badValue(name, allowed, s)
+			v, err := r.Parse(s)
+			if err != nil {
+				return badValue(name, r.Allowed(), s)
 			}
 			*p(c) = v
 			return nil
@@ -124,21 +124,21 @@ func intKey(name, help string, lo, hi int, p func(c *Config) *int) Key {
 }
 
 func floatKey(name, help string, lo, hi float64, openLo bool, p func(c *Config) *float64) Key {
-	allowed := fmt.Sprintf("a number in [%g, %g]", lo, hi)
-	if openLo {
-		allowed = fmt.Sprintf("a number in (%g, %g]", lo, hi)
-	}
-	return Key{Name: name, Allowed: allowed, Help: help, kind: kindFloat,
+	r := numflag.Range{Lo: lo, Hi: hi, OpenLo: openLo}
+	return Key{Name: name, Allowed: r.Allowed(), Help: help, kind: kindFloat,
 		get: func(c *Config) string { return strconv.FormatFloat(*p(c), 'g', -1, 64) },
 		set: func(c *Config, s string) error {
-			v, err := strconv.ParseFloat(s, 64)
-			if err != nil || math.IsNaN(v) || v < lo || v > hi || openLo && v == lo {
-				return badValue(name, allowed, s)
+			v, err := r.Parse(s)
+			if err != nil {
+				return badValue(name, r.Allowed(), s)
 			}
 			*p(c) = v
 			return nil
 		}}
 }
+
+// thresholdRange is a per-model threshold's: a fraction of the window.
+var thresholdRange = numflag.Range{Lo: 0, Hi: 1, OpenLo: true}
 
 func enumKey(name, help string, values []string, p func(c *Config) *string) Key {
 	allowed := "one of " + strings.Join(values, ", ")
@@ -229,9 +229,9 @@ func lookup(name string) (*Key, bool) {
 // error names the key and the allowed values.
 func (c *Config) Set(key, value string) error {
 	if model, ok := strings.CutPrefix(key, modelThresholdsKey+"."); ok && model != "" {
-		v, err := strconv.ParseFloat(value, 64)
-		if err != nil || !(v > 0 && v <= 1) {
-			return badValue(key, "a number in (0, 1]", value)
+		v, err := thresholdRange.Parse(value)
+		if err != nil {
+			return badValue(key, thresholdRange.Allowed(), value)
 		}
 		if c.Compact.ModelThresholds == nil {
 			c.Compact.ModelThresholds = map[string]float64{}
@@ -308,12 +308,18 @@ func (c *Config) Validate(window int) error {
 		return errors.New("policies: config has empty required settings (start from Default or a preset)")
 	}
 	for _, k := range slices.Sorted(maps.Keys(c.Compact.ModelThresholds)) {
-		if v := c.Compact.ModelThresholds[k]; !(v > 0 && v <= 1) {
-			return badValue(modelThresholdsKey+"."+k, "a number in (0, 1]", strconv.FormatFloat(v, 'g', -1, 64))
+		if v := c.Compact.ModelThresholds[k]; !thresholdRange.Contains(v) {
+			return badValue(modelThresholdsKey+"."+k, thresholdRange.Allowed(), strconv.FormatFloat(v, 'g', -1, 64))
 		}
 	}
 	if window < 0 {
 		return badValue("window", "a positive token count", strconv.Itoa(window))
+	}
+	if window > 0 && c.Compact.Rule != compact.RuleClaudeCode && c.Compact.MaxTokens >= window {
+		// The output cap reserved from the window would leave none:
+		// compact.Reserve drops it, as hermes' effective_window <= 0 does,
+		// so the setting would do nothing in silence.
+		return badValue("model.max_tokens", fmt.Sprintf("an integer below the model's window (%d)", window), strconv.Itoa(c.Compact.MaxTokens))
 	}
 	return nil
 }

@@ -241,3 +241,21 @@ func TestPresets(t *testing.T) {
 		t.Errorf("claude-code threshold = %d, want 167000", got)
 	}
 }
+
+// TestMaxTokensBeyondWindow pins issue 27's "a policy's max_tokens beyond
+// the window is silently 0": a reservation that would leave no window is
+// an error naming the key, and NaN or Inf in any setting too.
+func TestMaxTokensBeyondWindow(t *testing.T) {
+	c := Default()
+	require.NoError(t, c.Set("model.max_tokens", "300000"))
+	err := c.Validate(200_000)
+	require.ErrorContains(t, err, `model.max_tokens: want an integer below the model's window (200000), got "300000"`)
+	_, err = c.NewManager(compact.Model{Name: "claude-sonnet-4-5", Window: 200_000}, nil, nil)
+	require.ErrorContains(t, err, "model.max_tokens")
+	require.NoError(t, c.Validate(1_000_000))
+	for _, kv := range [][2]string{{"compression.threshold", "NaN"}, {"compression.threshold", "Inf"}, {"compression.target_ratio", "nan"},
+		{"compression.model_thresholds.claude", "NaN"}, {"compression.model_thresholds.claude", "+Inf"}} {
+		d := Default()
+		require.ErrorContains(t, d.Set(kv[0], kv[1]), kv[0]+": want a number", kv)
+	}
+}
