@@ -38,6 +38,37 @@ type Widther interface {
 	TableWidth() int
 }
 
+// An Output is a command's standard output as the renderings write to it:
+// a Widther (text tables fit Width; 0 is unlimited) that remembers its
+// first failed write, so that a command whose main output could not be
+// written fails (`ctxsim version > /dev/full` exited 0).
+type Output struct {
+	io.Writer
+	Width int
+	err   error
+}
+
+// TableWidth implements Widther.
+func (o *Output) TableWidth() int { return o.Width }
+
+// Write implements io.Writer, keeping the first error.
+func (o *Output) Write(p []byte) (int, error) {
+	n, err := o.Writer.Write(p)
+	if err != nil && o.err == nil {
+		o.err = err
+	}
+	return n, err
+}
+
+// Err is the first write that failed, wrapped to say it was standard
+// output's; nil if none did.
+func (o *Output) Err() error {
+	if o.err == nil {
+		return nil
+	}
+	return fmt.Errorf("write standard output: %w", o.err)
+}
+
 // AddRow appends a row.
 func (t *Table) AddRow(cells ...string) { t.Rows = append(t.Rows, cells) }
 

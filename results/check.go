@@ -101,9 +101,9 @@ func ParseTolerance(s string) (string, Tolerance, error) {
 	case strings.HasSuffix(val, "%"):
 		t.Kind, val = Rel, strings.TrimSuffix(val, "%")
 	}
-	v, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
-	if err != nil || v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-		return "", Tolerance{}, fmt.Errorf("tolerance %q: value must be a non-negative number", s)
+	v, err := nonNegative.Parse(val)
+	if err != nil {
+		return "", Tolerance{}, fmt.Errorf("tolerance %q: %v", s, err)
 	}
 	if t.Kind == PP && !m.Fraction {
 		return "", Tolerance{}, fmt.Errorf("tolerance %q: pp applies to rates; use %% or an absolute value for %s", s, name)

@@ -118,9 +118,7 @@ func NewWhatif(runs []RunSummary, policies []string) WhatifReport {
 	}
 	if len(kept) > 0 {
 		row(total, "total", &tot)
-	} else {
-		tot.Best = base
-	}
+	} // else no run was billed: nothing is best (every cell failed; it was the baseline, at $0)
 	rep.Totals = tot
 	rep.addHindsight(kept, base)
 	return rep

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"runtime"
 	"strings"
 
@@ -105,18 +104,16 @@ func checkResults(e *env, path string) (results.Summary, error) {
 	return runner.SuiteResults(e.ctx, rn, sessions, runOptions(e, sf.jobs, shard.Spec{}))
 }
 
+// readResultsFile reads a --results or --baseline file: one that cannot
+// be read, or holds a run results.Read refuses, is a usage error (exit 2)
+// naming the file and the cell.
 func readResultsFile(path, flag string) (results.Summary, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			hint := ""
-			if flag == "--baseline" {
-				hint = " (create it with --update)"
-			}
-			return results.Summary{}, fmt.Errorf("%s %s: no such file%s", flag, path, hint)
-		}
-		return results.Summary{}, fmt.Errorf("%s: %w", flag, err)
+	res, err := results.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && flag == "--baseline":
+		return res, fmt.Errorf("%s %w (create it with --update)", flag, err)
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return res, usagef("%s %v", flag, err)
 	}
-	defer f.Close()
-	return results.Read(f, path)
+	return res, err
 }

@@ -113,7 +113,7 @@ func TestCheckUsage(t *testing.T) {
 	}
 	bad := filepath.Join(t.TempDir(), "bad.json")
 	require.NoError(t, os.WriteFile(bad, []byte(`{"runs": [`), 0o644))
-	if code, _, errs := runCmd(t, "check", "--baseline", bad, "--results", checkResultsFile); code != exitFailure || !strings.Contains(errs, bad) {
+	if code, _, errs := runCmd(t, "check", "--baseline", bad, "--results", checkResultsFile); code != exitUsage || !strings.Contains(errs, bad) {
 		t.Errorf("truncated baseline: exit %d, stderr %q", code, errs)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/ctxsim/ctxsim/internal/safetext"
 	"github.com/ctxsim/ctxsim/policies/estimate"
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/runner"
@@ -163,11 +164,18 @@ const (
 // runEnv runs the command line args in e and returns the exit code.
 func runEnv(e *env, args []string) int {
 	// Text tables fit COLUMNS or the terminal (--wide: no limit).
-	out := &fitWriter{Writer: e.stdout, width: outputWidth(e.stdout, os.Getenv)}
+	out := &report.Output{Writer: e.stdout, Width: outputWidth(e.stdout, os.Getenv)}
 	ec := *e
 	ec.stdout = out
 	e = &ec
 	stdout, stderr := e.stdout, e.stderr
+	helped := func() int { // help is a main output too
+		if err := out.Err(); err != nil {
+			fmt.Fprintf(stderr, "ctxsim: %v\n", err)
+			return exitFailure
+		}
+		return exitOK
+	}
 	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
 		args = append([]string{"version"}, args[1:]...)
 	}
@@ -177,14 +185,14 @@ func runEnv(e *env, args []string) int {
 				fs := newFlagSet(c, stdout)
 				c.flags(fs)
 				fs.Usage()
-				return exitOK
+				return helped()
 			}
 		}
 		topUsage(stdout)
 		if len(args) == 0 {
 			return exitUsage
 		}
-		return exitOK
+		return helped()
 	}
 	c, ok := commands[args[0]]
 	if !ok {
@@ -201,15 +209,18 @@ func runEnv(e *env, args []string) int {
 		if errors.Is(err, pflag.ErrHelp) {
 			fs.SetOutput(stdout)
 			usage()
-			return exitOK
+			return helped()
 		}
 		fmt.Fprintf(stderr, "ctxsim %s: %v\n(see ctxsim %s --help)\n", c.name, err, c.name)
 		return exitUsage
 	}
 	if *wide {
-		out.width = 0
+		out.Width = 0
 	}
 	err := runFn(e, fs.Args())
+	if werr := out.Err(); werr != nil && (err == nil || errors.Is(err, errors.Unwrap(werr))) {
+		err = werr // the main output lost is a failure, whatever the command made of it
+	}
 	for _, f := range e.atExit {
 		f()
 	}
@@ -228,16 +239,16 @@ func runEnv(e *env, args []string) int {
 		fmt.Fprintf(stderr, "ctxsim %s: %v\n", c.name, nr)
 		return exitOK
 	case errors.As(err, &ue) || errors.As(err, &ie) && ie.Usage:
-		fmt.Fprintf(stderr, "ctxsim %s: %s\n(see ctxsim %s --help)\n", c.name, flagged(err), c.name)
+		fmt.Fprintf(stderr, "ctxsim %s: %s\n(see ctxsim %s --help)\n", c.name, safetext.Lines(flagged(err)), c.name)
 		return exitUsage
 	case errors.As(err, &re):
-		fmt.Fprintf(stderr, "ctxsim %s: %v\n", c.name, err)
+		fmt.Fprintf(stderr, "ctxsim %s: %s\n", c.name, safetext.Lines(err.Error()))
 		return exitFailure
 	case errors.Is(err, context.Canceled) && e.ctx.Err() != nil:
 		fmt.Fprintf(stderr, "ctxsim %s: interrupted\n", c.name)
 		return exitFailure
 	default:
-		fmt.Fprintf(stderr, "ctxsim %s: %s\n", c.name, flagged(err))
+		fmt.Fprintf(stderr, "ctxsim %s: %s\n", c.name, safetext.Lines(flagged(err)))
 		return exitFailure
 	}
 }

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ctxsim/ctxsim/internal/faultio"
 	"github.com/ctxsim/ctxsim/results"
 	"github.com/ctxsim/ctxsim/traces"
 )
@@ -136,22 +139,39 @@ func TestCheckFailsClosed(t *testing.T) {
 		return p
 	}
 	// A second copy of a cell, first: Find compared only this one.
-	dup := strings.Replace(string(good), `"runs": [`, `"runs": [`+"\n"+`{"trace": "coding-burst-1", "policy": "claude-code", "cache_hit_rate": 0.99},`, 1)
+	first := `{"trace": "coding-burst-1", "policy": "claude-code", "requests": 120, "cost_usd": 4.2031, "cache_hit_rate": 0.9312,
+     "occupancy": {"mean": 0.41, "max": 0.78, "final": 0.35}, "compactions": {"batch": 1, "micro": 0, "prune": 0, "idle": 0, "masking": 0},
+     "latency_ms": {"p50": 8200, "p95": 21500, "max": 40100}},`
+	require.Contains(t, string(good), first)
+	dup := strings.Replace(string(good), `"runs": [`, `"runs": [`+"\n"+strings.Replace(first, "0.9312", "0.99", 1), 1)
+	// Issue 27: a run missing a compared field read as 0 ("improved"); a
+	// negative cost or a 500 % hit rate passed with exit 0.
+	edit := func(name, old, new string) string {
+		require.Contains(t, string(good), old)
+		return write(name, strings.Replace(string(good), old, new, 1))
+	}
 	cases := []struct {
 		name, base, results, want string
+		code                      int
 	}{
-		{"empty baseline", write("empty.json", "{}"), checkResultsFile, "the baseline holds no cells"},
-		{"empty results", checkResultsFile, write("empty-runs.json", `{"runs":[]}`), "the results holds no cells"},
-		{"duplicated cell", checkResultsFile, write("dup.json", dup), "are both coding-burst-1 · claude-code"},
-		{"duplicated in baseline", write("dupbase.json", dup), checkResultsFile, "a cell must appear once"},
-		{"trailing garbage", checkResultsFile, write("trail.json", string(good)+"\n{\"runs\":[]}"), "after the results"},
-		{"trailing junk", write("trail2.json", string(good)+"xyz"), checkResultsFile, "after the results"},
+		{"empty baseline", write("empty.json", "{}"), checkResultsFile, "the baseline holds no cells", exitFailure},
+		{"empty results", checkResultsFile, write("empty-runs.json", `{"runs":[]}`), "the results holds no cells", exitFailure},
+		{"duplicated cell", checkResultsFile, write("dup.json", dup), "are both coding-burst-1 · claude-code", exitUsage},
+		{"duplicated in baseline", write("dupbase.json", dup), checkResultsFile, "a cell must appear once", exitUsage},
+		{"trailing garbage", checkResultsFile, write("trail.json", string(good)+"\n{\"runs\":[]}"), "after the results", exitUsage},
+		{"trailing junk", write("trail2.json", string(good)+"xyz"), checkResultsFile, "after the results", exitUsage},
+		{"no cost", checkResultsFile, edit("nocost.json", `"cost_usd": 4.2031, `, ""), "runs[0] (coding-burst-1 · claude-code): cost_usd: missing", exitUsage},
+		{"no cost in baseline", edit("nocostbase.json", `"cost_usd": 4.2031, `, ""), checkResultsFile, "runs[0] (coding-burst-1 · claude-code): cost_usd: missing", exitUsage},
+		{"negative cost", checkResultsFile, edit("neg.json", `"cost_usd": 4.2031`, `"cost_usd": -1e9`), "cost_usd: want a number ≥ 0, got -1e+09", exitUsage},
+		{"500% hit rate", checkResultsFile, edit("hit.json", `"cache_hit_rate": 0.9312`, `"cache_hit_rate": 5`), "cache_hit_rate: want a number in [0, 1], got 5", exitUsage},
+		{"negative compactions", checkResultsFile, edit("comp.json", `"batch": 1`, `"batch": -3`), "compactions.batch: want a number ≥ 0", exitUsage},
+		{"no p95", checkResultsFile, edit("p95.json", `"p95": 21500, `, ""), "latency_ms.p95: missing", exitUsage},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, errs := runCmd(t, "check", "--baseline", tc.base, "--results", tc.results)
-			if code != exitFailure || !strings.Contains(errs, tc.want) {
-				t.Errorf("exit %d, stderr %q; want %d and %q", code, errs, exitFailure, tc.want)
+			if code != tc.code || !strings.Contains(errs, tc.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, errs, tc.code, tc.want)
 			}
 		})
 	}
@@ -326,5 +346,55 @@ func TestImportAllOrNothing(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(dst, "*.jsonl"))
 	if code != exitOK || len(files) != 2 {
 		t.Errorf("exit %d, %d files: %s", code, len(files), errs)
+	}
+}
+
+// TestStdoutWriteFails pins issue 27's "stdout that cannot be written
+// exits 0" (`ctxsim version > /dev/full`, also validate, import, gen): a
+// failed write of a command's main output is exit 1 with a message.
+func TestStdoutWriteFails(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"version"},
+		{"--help"},
+		{"validate", "testdata/breakeven-gaps.jsonl"},
+		{"import", "claude-code", ccShort, "-o", filepath.Join(dir, "imported")},
+		{"gen", "--profile", "review", "-o", filepath.Join(dir, "gen")},
+		{"cost", ccShort},
+		{"policies"},
+		{"run", "--trace", "testdata/breakeven-gaps.jsonl"},
+	} {
+		var errb bytes.Buffer
+		code := run(args, strings.NewReader(""), &faultio.KillWriter{W: io.Discard}, &errb)
+		if code != exitFailure || !strings.Contains(errb.String(), "write standard output: "+faultio.ErrKilled.Error()) {
+			t.Errorf("%v: exit %d, stderr %q; want 1 and the failed write", args, code, errb.String())
+		}
+	}
+}
+
+// TestNamesEscapedOnTerminal pins issue 27's terminal injection end to
+// end: a session id, model name and file name with escape sequences and
+// line breaks reach cost's table, its warnings and an error escaped, so
+// nothing clears the screen, retitles the terminal or forges a line.
+func TestNamesEscapedOnTerminal(t *testing.T) {
+	dir := t.TempDir()
+	log := `{"type":"user","sessionId":"s\u001b[2J\nctxsim: all clear","timestamp":"2026-02-10T21:00:00.000Z","message":{"role":"user","content":"hi"}}` + "\n" +
+		`{"type":"assistant","sessionId":"s\u001b[2J\nctxsim: all clear","requestId":"r1","timestamp":"2026-02-10T21:00:02.000Z","message":{"id":"m1","model":"claude\u001b]0;pwned\u0007","content":[{"type":"text","text":"ok"}],"usage":{"input_tokens":3,"output_tokens":5}}}` + "\n"
+	name := filepath.Join(dir, "log\x1b[31m\rctxsim: fine.jsonl")
+	require.NoError(t, os.WriteFile(name, []byte(log), 0o644))
+	empty := filepath.Join(dir, "state\x1b]0;x\x07.db")
+	require.NoError(t, os.WriteFile(empty, nil, 0o644))
+	for _, args := range [][]string{{"cost", dir}, {"cost", "--format", "markdown", dir}, {"cost", "--format", "csv", dir}, {"cost", empty}, {"validate", name}} {
+		_, out, errs := runCmd(t, args...)
+		for _, s := range []string{out, errs} {
+			if strings.ContainsAny(s, "\x1b\x07\r") {
+				t.Errorf("%q: a control character reached the terminal:\n%q", args, s)
+			}
+			for _, l := range strings.Split(s, "\n") {
+				if strings.HasPrefix(l, "ctxsim: all clear") || strings.HasPrefix(l, "ctxsim: fine") {
+					t.Errorf("%q: a name forged a line: %q", args, l)
+				}
+			}
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/ctxsim/ctxsim/internal/safetext"
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/runner"
 )
@@ -58,6 +59,6 @@ func init() {
 // warnPolicy prints a policy file's ignored keys (runner.Spec.Warnings).
 func warnAll(e *env, warnings []string) {
 	for _, w := range warnings {
-		fmt.Fprintln(e.stderr, "warning:", w)
+		fmt.Fprintln(e.stderr, "warning:", safetext.Lines(w))
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	ctxsim "github.com/ctxsim/ctxsim"
+	"github.com/ctxsim/ctxsim/internal/safetext"
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/runner"
 	"github.com/ctxsim/ctxsim/shard"
@@ -154,7 +155,7 @@ func fromError(err error) error {
 func openCaches(e *env, rn *runner.Runner, dir string) error {
 	c, notes, err := runner.OpenCacheDir(rn, dir, runner.CacheOptions{Now: time.Now, Tokenizer: e.tokenizer})
 	for _, n := range notes {
-		fmt.Fprintf(e.stderr, "ctxsim: note: %s\n", n)
+		fmt.Fprintf(e.stderr, "ctxsim: note: %s\n", safetext.Lines(n))
 	}
 	e.importCache = c.Imports
 	e.atExit = append(e.atExit, func() {
@@ -165,7 +166,7 @@ func openCaches(e *env, rn *runner.Runner, dir string) error {
 			*e.solveStats = c.Solved.Stats()
 		}
 		for _, w := range c.Close() {
-			fmt.Fprintf(e.stderr, "ctxsim: warning: %s\n", w)
+			fmt.Fprintf(e.stderr, "ctxsim: warning: %s\n", safetext.Lines(w))
 		}
 	})
 	return err
@@ -246,7 +247,7 @@ func runOptions(e *env, jobs int, sp shard.Spec) runner.Options {
 		Start: func(todo int) { bar = newProgress(e.stderr, todo) },
 		Done:  func(*runner.Cell) { bar.Add(1) },
 		Failed: func(c *runner.Cell) {
-			fmt.Fprintf(e.stderr, "ctxsim: cell %s: %v\n", c.Key(), c.Err)
+			fmt.Fprintf(e.stderr, "ctxsim: cell %s: %s\n", safetext.Line(c.Key()), safetext.Lines(c.Err.Error()))
 		},
 		End: func() { bar.Finish() },
 	}

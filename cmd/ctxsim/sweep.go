@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/ctxsim/ctxsim/internal/safetext"
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/runner"
 )
@@ -86,7 +87,7 @@ func runSweep(e *env, sw *sweepFlags) error {
 		}
 		journal = runner.SweepDir{Dir: sw.of.out, Resume: sw.resume, Flags: flagValues(sw.fs, notIdentity), Prices: prices, Wrap: e.journal,
 			Dropped: func(path string, line int) {
-				fmt.Fprintf(e.stderr, "ctxsim sweep: %s:%d: dropped the last line, cut short by an interrupted write; its cell runs again\n", path, line)
+				fmt.Fprintf(e.stderr, "ctxsim sweep: %s:%d: dropped the last line, cut short by an interrupted write; its cell runs again\n", safetext.Line(path), line)
 			}}.Journal(grid, sessions)
 	}
 	var resumed func(done, of int)

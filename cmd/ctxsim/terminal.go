@@ -9,15 +9,6 @@ import (
 	"golang.org/x/term"
 )
 
-// fitWriter is a command's stdout: text tables fit its width (see
-// report.Table.Fit); 0 is unlimited.
-type fitWriter struct {
-	io.Writer
-	width int
-}
-
-func (w *fitWriter) TableWidth() int { return w.width }
-
 // outputWidth is the width text tables fit: COLUMNS when it is a positive
 // number, else the terminal's when stdout is one, else 0 (unlimited: a
 // pipe or a file gets the full table).
