@@ -74,12 +74,39 @@ func (r *Runner) Plan(ctx context.Context, tenants []Tenant, policies []Policy, 
 			if pol.needsRecorded() && !t.HasRecorded() {
 				continue
 			}
+			if err := r.fits(pol, t); err != nil {
+				return nil, err
+			}
 			c := &Cell{Tenant: t, Policy: pol, sim: built, summaryModel: aux}
 			p.Cells = append(p.Cells, c)
 			p.order[c] = []int{i, j}
 		}
 	}
 	return p, nil
+}
+
+// fits refuses a policy whose settings a session of t cannot run under (a
+// model.max_tokens that leaves its model's window no room, which the
+// threshold would drop in silence): a usage error naming the setting
+// before any work, rather than every cell failing on it.
+func (r *Runner) fits(pol Policy, t Tenant) error {
+	if pol.Config == nil {
+		return nil
+	}
+	for _, s := range t.Sessions {
+		w := s.Window
+		if w == 0 {
+			p, err := r.Prices.Lookup(s.Model)
+			if err != nil {
+				continue // the cell reports the unpriced model
+			}
+			w = p.Window
+		}
+		if err := pol.Config.Validate(w); err != nil {
+			return badInput("{policy} %s, for session %s (%s, a %d-token window): %v", pol.Name, s.ID, s.Model, w, err)
+		}
+	}
+	return nil
 }
 
 // Keep keeps the cells keep says yes to.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ctxsim/ctxsim/internal/numflag"
 	"github.com/ctxsim/ctxsim/policies/compact"
 	"github.com/ctxsim/ctxsim/policies/estimate"
 	"github.com/ctxsim/ctxsim/policies/estimate/tiktoken"
@@ -92,9 +93,9 @@ func New(prices *pricing.Card, providerName string, seed uint64) (*Runner, error
 // *InputError.
 func (rn *Runner) Check() error {
 	switch {
-	case rn.SummarizerFailRate < 0 || rn.SummarizerFailRate > 1:
+	case !numflag.Fraction.Contains(rn.SummarizerFailRate): // NaN too
 		return badInput("{summarizer fail rate} %v: want 0..1", rn.SummarizerFailRate)
-	case rn.ProviderErrorRate < 0 || rn.ProviderErrorRate >= 1:
+	case !(numflag.Range{Lo: 0, Hi: 1, OpenHi: true}).Contains(rn.ProviderErrorRate):
 		return badInput("{provider error rate} %v: want 0 ≤ rate < 1", rn.ProviderErrorRate)
 	case rn.ClearToolUses && rn.Provider != "anthropic" && rn.Provider != "auto" && rn.Provider != "":
 		return badInput("{clear tool uses} is an Anthropic feature ({provider} %s)", rn.Provider)

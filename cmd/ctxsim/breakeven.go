@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/spf13/pflag"
 
+	"github.com/ctxsim/ctxsim/internal/numflag"
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/results"
 	"github.com/ctxsim/ctxsim/runner"
@@ -19,8 +20,9 @@ func init() {
 			var prices, from string
 			addPrices(fs, &prices)
 			addFrom(fs, &from)
-			growth := fs.Float64("growth", 0.05, "new prompt tokens per call, as a share of the prompt, for the gap-mix threshold")
-			long := fs.Float64("long", 0, "share of gaps over an hour, for the gap-mix threshold")
+			var growth, long float64
+			fs.Var(numflag.Float(&growth, 0.05, numflag.NonNegative), "growth", "new prompt tokens per call, as a share of the prompt, for the gap-mix threshold")
+			fs.Var(numflag.Float(&long, 0, numflag.Fraction), "long", "share of gaps over an hour, for the gap-mix threshold")
 			plotDir := fs.String("plots", "", "write the break-even and idle-gap figures (SVG, PNG and data) to `DIR`")
 			fs.StringVar(plotDir, "plot", "", "old name of --plots")
 			_ = fs.MarkDeprecated("plot", "use --plots DIR, as every command spells it")
@@ -32,9 +34,6 @@ func init() {
 				if err != nil {
 					return err
 				}
-				if *growth < 0 || *long < 0 || *long > 1 {
-					return usagef("--growth must be ≥ 0 and --long in [0,1]")
-				}
 				card, err := loadCard(prices)
 				if err != nil {
 					return err
@@ -43,7 +42,7 @@ func init() {
 				if err != nil {
 					return usagef("--model: %v", err)
 				}
-				rep, err := results.NewBreakevenReport(p, *growth, *long)
+				rep, err := results.NewBreakevenReport(p, growth, long)
 				if err != nil {
 					return err
 				}
@@ -66,7 +65,7 @@ func init() {
 					}
 				}
 				if *plotDir != "" {
-					figs, err := report.BreakevenFigures(p, *growth)
+					figs, err := report.BreakevenFigures(p, growth)
 					if err != nil {
 						return err
 					}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/ctxsim/ctxsim/internal/numflag"
 	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/sim/provider"
 	"github.com/ctxsim/ctxsim/traces/formats"
@@ -124,8 +125,8 @@ func (f *simFlags) add(fs *pflag.FlagSet, defaultPolicies string, faults bool) {
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of every random choice (synthetic traces, provider eviction, faults)")
 	addJobs(fs, &f.jobs)
 	if faults {
-		fs.Float64Var(&f.failRate, "summarizer-fail-rate", 0, "probability that a summarizer call fails (seeded), to exercise fallbacks and the breaker")
-		fs.Float64Var(&f.errRate, "provider-error-rate", 0, "probability that a call is rejected as overloaded (seeded); the harness retries with backoff")
+		fs.Var(numflag.Float(&f.failRate, 0, numflag.Fraction), "summarizer-fail-rate", "probability that a summarizer call fails (seeded), to exercise fallbacks and the breaker")
+		fs.Var(numflag.Float(&f.errRate, 0, numflag.Range{Lo: 0, Hi: 1, OpenHi: true}), "provider-error-rate", "probability that a call is rejected as overloaded (seeded); the harness retries with backoff")
 		fs.BoolVar(&f.clearTU, "clear-tool-uses", false, "anthropic: server-side context editing (clear_tool_uses_20250919 with its defaults)")
 	}
 	fs.StringVar(&f.cacheDir, "cache-dir", "", "directory of the persistent token-count, import and hindsight caches (default $CTXSIM_CACHE_DIR, else ctxsim/ in the user cache directory)")

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/ctxsim/ctxsim/internal/numflag"
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/traces"
 	"github.com/ctxsim/ctxsim/traces/synth"
@@ -22,11 +23,13 @@ func init() {
 		usage:   "--profile P [--sessions N] [--seed S] -o DIR | --list",
 		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
 			profile := fs.StringP("profile", "p", "", "workload profile (see --list)")
-			n := fs.IntP("sessions", "n", 1, "number of sessions")
+			var n int
+			var length float64
+			fs.VarP(numflag.Int(&n, 1, numflag.IntRange{Lo: 1, Hi: maxSessions}), "sessions", "n", "number of sessions")
 			seed := fs.Uint64("seed", 1, "seed; one seed drives everything")
 			out := fs.StringP("out", "o", "", "directory to write traces to (created if missing)")
 			model := fs.String("model", "", "override the profile's model")
-			length := fs.Float64("length", 1, "scale session length (turns; review: transcript tokens)")
+			fs.Var(numflag.Float(&length, 1, numflag.Range{Lo: 0, Hi: 100, OpenLo: true}), "length", "scale session length (turns; review: transcript tokens)")
 			start := fs.String("start", "", "start time of session 0, RFC 3339 (default "+synth.DefaultStart.Format(time.RFC3339)+")")
 			list := fs.Bool("list", false, "list profiles and exit")
 			asJSON := fs.Bool("json", false, `print {"written":[...],"warnings":[]} (or the profile list) as JSON`)
@@ -47,13 +50,7 @@ func init() {
 				if *out == "" {
 					return usagef("-o DIR is required")
 				}
-				if *n < 1 || *n > maxSessions {
-					return usagef("--sessions %d: want 1 to %d", *n, maxSessions)
-				}
-				if *length <= 0 || *length > 100 {
-					return usagef("--length %g: want a multiplier in (0, 100]", *length)
-				}
-				opts := synth.Options{Model: *model, Length: *length}
+				opts := synth.Options{Model: *model, Length: length}
 				if *start != "" {
 					t, err := time.Parse(time.RFC3339, *start)
 					if err != nil {
@@ -61,7 +58,7 @@ func init() {
 					}
 					opts.Start = t.UTC()
 				}
-				ss, err := synth.Generate(e.ctx, *profile, *n, *seed, opts)
+				ss, err := synth.Generate(e.ctx, *profile, n, *seed, opts)
 				if err != nil {
 					return err
 				}

@@ -398,3 +398,36 @@ func TestNamesEscapedOnTerminal(t *testing.T) {
 		}
 	}
 }
+
+// TestNonFiniteFlags pins issue 27's numeric flags that are not finite
+// numbers: gen --length NaN looped forever at 100 % CPU, breakeven
+// --growth NaN|Inf and --long NaN printed "NaN%" and "+Inf%",
+// --provider-error-rate NaN was accepted where 1 is refused. Each is a
+// usage error naming the flag (or setting), before any work.
+func TestNonFiniteFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"gen", "--profile", "review", "--length", "NaN", "-o", t.TempDir()}, "--length"},
+		{[]string{"gen", "--profile", "review", "--length", "Inf", "-o", t.TempDir()}, "--length"},
+		{[]string{"breakeven", "--growth", "NaN"}, "--growth"},
+		{[]string{"breakeven", "--growth", "Inf"}, "--growth"},
+		{[]string{"breakeven", "--long", "NaN"}, "--long"},
+		{[]string{"breakeven", "--long", "1e999"}, "--long"},
+		{[]string{"compare", "--profile", "review", "--provider-error-rate", "NaN"}, "--provider-error-rate"},
+		{[]string{"compare", "--profile", "review", "--summarizer-fail-rate", "-Inf"}, "--summarizer-fail-rate"},
+		{[]string{"check", "--baseline", checkResultsFile, "--results", checkResultsFile, "--tolerance", "cost=NaN%"}, "--tolerance"},
+		{[]string{"compare", "--profile", "review", "--set", "compression.threshold=NaN"}, "compression.threshold"},
+		// A setting in range alone but not for the model: max_tokens past
+		// the window was dropped in silence (the threshold reserved none).
+		{[]string{"compare", "--profile", "review", "--policy", "hermes-default", "--set", "model.max_tokens=5000000"}, "model.max_tokens"},
+	} {
+		var code int
+		var errs string
+		withDeadline(t, time.Minute, func() { code, _, errs = runCmd(t, c.args...) })
+		if code != exitUsage || !strings.Contains(errs, c.flag) || !strings.Contains(errs, "want") {
+			t.Errorf("%v: exit %d, stderr %q; want a usage error naming %s", c.args, code, errs, c.flag)
+		}
+	}
+}

@@ -27,6 +27,13 @@ type Range struct {
 	OpenLo, OpenHi bool
 }
 
+// Ranges most flags take.
+var (
+	NonNegative = Range{Lo: 0, Hi: math.Inf(1)}
+	Positive    = Range{Lo: 0, Hi: math.Inf(1), OpenLo: true}
+	Fraction    = Range{Lo: 0, Hi: 1}
+)
+
 // Allowed says in words what r accepts: "a number in (0, 1]", "a number
 // ≥ 0".
 func (r Range) Allowed() string {
@@ -105,7 +112,7 @@ type FloatValue struct {
 }
 
 func (f *FloatValue) String() string { return strconv.FormatFloat(*f.p, 'g', -1, 64) }
-func (f *FloatValue) Type() string   { return "float" }
+func (f *FloatValue) Type() string   { return "float64" } // shown as "float", as pflag's own
 
 // Set implements pflag.Value.
 func (f *FloatValue) Set(s string) error {

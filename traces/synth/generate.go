@@ -100,7 +100,7 @@ func Generate(ctx context.Context, profile string, n int, seed uint64, opts Opti
 	if n < 0 {
 		return nil, fmt.Errorf("synth: %d sessions: want n >= 0", n)
 	}
-	if opts.Length < 0 || opts.Length > 100 {
+	if !(opts.Length >= 0 && opts.Length <= 100) { // NaN too: it looped forever
 		return nil, fmt.Errorf("synth: length %g: want a multiplier in (0, 100]", opts.Length)
 	}
 	c := genCtx{p: p, seed: seed, length: opts.Length, model: p.Model, start: opts.Start}
