@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -202,8 +203,17 @@ func newRun(s *traces.Session, pol *Policy, prov provider.Provider, opts Options
 			floor, r.hidden = revealSystem(s, floor)
 		}
 	case s.FloorPartial && opts.FloorTokens == 0:
-		// What the log shows of the floor goes after what it does not.
+		// What the log shows of the floor goes after what it does not,
+		// ahead of the shown tool schemas too when there are some (a
+		// Codex session's dynamic tools): the unseen part starts the
+		// request, where a first call's read of another session's
+		// prefix lands.
 		unseen := inferFloor(s, opts, r.b, floor...)
+		if slices.ContainsFunc(floor, func(b traces.Block) bool { return b.Kind == traces.ToolSchema }) {
+			for i := range unseen {
+				unseen[i].Kind = traces.ToolSchema
+			}
+		}
 		floor = append(unseen, floor...)
 	case opts.Hashes != nil:
 		fh = opts.Hashes.session(s).floor
@@ -259,11 +269,17 @@ func newRun(s *traces.Session, pol *Policy, prov provider.Provider, opts Options
 // see inferFloor) to the provider's cache as the session starts,
 // with the session's TTL, as the session the log does not show did.
 func (r *run) prewarm() {
-	if r.ttl == prompt.NoCache || len(r.view.Tools) > 0 || len(r.view.System) == 0 || !strings.HasPrefix(r.view.System[0].Name, "shared-floor/") {
+	v := &prompt.View{System: r.view.System} // the request's first section
+	if len(r.view.Tools) > 0 {
+		v = &prompt.View{Tools: r.view.Tools}
+	}
+	first := append(v.Tools, v.System...)
+	if r.ttl == prompt.NoCache || len(first) == 0 || !strings.HasPrefix(first[0].Name, "shared-floor/") {
 		return
 	}
+	v.Tools, v.System = v.Tools[:min(1, len(v.Tools))], v.System[:min(1, len(v.System))]
 	b := prompt.NewBuilder(r.b.Count, r.b.Wire)
-	req := b.Build(r.model, &prompt.View{System: r.view.System[:1]}, 0)
+	req := b.Build(r.model, v, 0)
 	req.Mark(0, r.ttl)
 	req.Freeze()
 	// Sent a little before the session starts: an entry is readable only

@@ -162,6 +162,17 @@ const MetaCopied = "copied"
 // them.
 const MetaRewindTo = "rewind_to"
 
+// MetaServerTools, on an assistant event, is how many server-side tool calls
+// (OpenAI's web search, image generation) the call ran. The provider read
+// their results inside the call and billed them as its input, but no later
+// request carries them (the call item is re-sent, its results are not), and
+// no log shows their size: only the call's own bill does.
+const MetaServerTools = "server_tools"
+
+// MetaWindow, on a model_switch event, is the context window in tokens from
+// that event on (a harness may change it per turn without changing model).
+const MetaWindow = "window"
+
 // RewindTo is the event index a user event's conversation was rewound to,
 // and whether it was: the MetaRewindTo value when it is a valid index
 // before i.

@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"os"
@@ -24,19 +25,25 @@ const (
 	WarnUnknownEvent   = "skipped event_msg of unknown type"
 	WarnNoTimestamp    = "kept line without a valid timestamp (timed as the previous one)"
 	WarnNoMeta         = "kept lines before session_meta"
-	WarnRepeatedMeta   = "ignored repeated session_meta (forked history follows)"
 	WarnUsageNoCall    = "kept token_count with no model output before it as an empty call"
 	WarnNoUsage        = "kept call without token_count usage"
 	WarnTotalsMismatch = "kept session whose per-call usage does not add up to total_token_usage"
+	// WarnForkNotV7: a forked rollout whose ids are not time-ordered UUIDs
+	// cannot tell the copied history from its own lines (see fork.go).
+	WarnForkNotV7 = "kept a forked rollout's copied history as its own (its ids are not UUIDv7, so the copy's end is unknown)"
+	// WarnRollbackPast: a thread_rolled_back asking for more user turns
+	// than the conversation has since its start or its last compaction.
+	WarnRollbackPast = "kept thread_rolled_back of more user turns than there are (rewound to the first)"
 )
 
-// Import reads one rollout file, or every rollout-*.jsonl under a directory
-// (searched recursively, in lexical path order), one session per file.
+// Import reads one rollout file, or every rollout under a directory
+// (searched recursively, in lexical path order), one session per file. A
+// directory's rollouts are its rollout-*.jsonl files and any other .jsonl
+// file whose first line is a session_meta (a rollout copied under another
+// name).
 func Import(path string) ([]*traces.Session, *traces.Warnings, error) {
 	w := &traces.Warnings{}
-	files, err := jsonl.Files(path, func(name string) bool {
-		return strings.HasPrefix(name, "rollout-") && strings.HasSuffix(name, ".jsonl")
-	}, w)
+	files, err := jsonl.Files(path, func(name string) bool { return strings.HasSuffix(name, ".jsonl") }, w)
 	if err != nil {
 		return nil, w, err
 	}
@@ -44,6 +51,14 @@ func Import(path string) ([]*traces.Session, *traces.Warnings, error) {
 	for _, f := range files {
 		fh, err := os.Open(f)
 		if err != nil {
+			return nil, w, err
+		}
+		if f != path && !IsRolloutName(filepath.Base(f)) && !IsRollout(fh) {
+			fh.Close()
+			continue
+		}
+		if _, err := fh.Seek(0, io.SeekStart); err != nil {
+			fh.Close()
 			return nil, w, err
 		}
 		s, err := Read(fh, f, w)
@@ -54,6 +69,29 @@ func Import(path string) ([]*traces.Session, *traces.Warnings, error) {
 		out = append(out, s)
 	}
 	return out, w, nil
+}
+
+// IsRolloutName reports whether a file name is a Codex rollout's
+// (rollout-*.jsonl, as Codex names them under ~/.codex/sessions).
+func IsRolloutName(name string) bool {
+	return strings.HasPrefix(name, "rollout-") && strings.HasSuffix(name, ".jsonl")
+}
+
+// IsRollout reports whether r starts with a session_meta line (its first
+// traces.HeadSize bytes are read).
+func IsRollout(r io.Reader) bool {
+	head := make([]byte, traces.HeadSize)
+	n, _ := io.ReadFull(r, head)
+	head = head[:n]
+	if i := bytes.IndexByte(head, '\n'); i >= 0 {
+		head = head[:i]
+	}
+	return Sniff(head)
+}
+
+// Sniff reports whether a file's first line is a rollout's session_meta.
+func Sniff(head []byte) bool {
+	return bytes.Contains(head, []byte(`"type":"session_meta"`)) || bytes.Contains(head, []byte(`"type": "session_meta"`))
 }
 
 type line struct {
@@ -72,35 +110,14 @@ type sessionMeta struct {
 	BaseInstructions *struct {
 		Text string `json:"text"`
 	} `json:"base_instructions"`
-	ParentThreadID string `json:"parent_thread_id"`
-	ForkedFromID   string `json:"forked_from_id"`
+	DynamicTools   []dynamicTool `json:"dynamic_tools"`
+	ParentThreadID string        `json:"parent_thread_id"`
+	ForkedFromID   string        `json:"forked_from_id"`
 }
 
 type turnContext struct {
 	Model  string `json:"model"`
 	Effort string `json:"effort"`
-}
-
-type contentItem struct {
-	Type string `json:"type"`
-	Text string `json:"text"`
-}
-
-type responseItem struct {
-	Type    string        `json:"type"`
-	Role    string        `json:"role"`
-	Content []contentItem `json:"content"`
-	Summary []contentItem `json:"summary"`
-	// Encrypted reasoning is opaque and the API does not bill it as input
-	// beyond what the provider reports, so it counts 0 here.
-	EncryptedContent *string         `json:"encrypted_content"`
-	Name             string          `json:"name"`
-	Arguments        json.RawMessage `json:"arguments"`
-	Input            *string         `json:"input"`
-	CallID           string          `json:"call_id"`
-	Output           json.RawMessage `json:"output"`
-	Action           json.RawMessage `json:"action"`
-	Status           string          `json:"status"`
 }
 
 type tokenUsage struct {
@@ -146,11 +163,9 @@ type eventMsg struct {
 		ModelContextWindow int         `json:"model_context_window"`
 	} `json:"info"`
 	ModelContextWindow int    `json:"model_context_window"`
+	TurnID             string `json:"turn_id"`
 	Reason             string `json:"reason"`
-}
-
-type compacted struct {
-	Message string `json:"message"`
+	NumTurns           int    `json:"num_turns"`
 }
 
 // uiEvents are event_msg types that mirror response items for the UI or
@@ -167,7 +182,7 @@ var uiEvents = map[string]bool{
 	"turn_diff": true, "plan_update": true, "background_event": true, "stream_error": true,
 	"error": true, "warning": true, "entered_review_mode": true, "exited_review_mode": true,
 	"session_configured": true, "thread_settings_applied": true, "thread_name_updated": true,
-	"thread_rolled_back": true, "item_started": true, "item_completed": true,
+	"item_started": true, "item_completed": true,
 	"context_compacted": true, "shutdown_complete": true, "get_history_entry_response": true,
 	"list_custom_prompts_response": true, "conversation_path": true, "undo_started": true,
 	"undo_completed": true, "deprecation_notice": true, "raw_response_item": true,
@@ -192,13 +207,19 @@ type reader struct {
 	prevTotal *tokenUsage
 	sum       traces.Usage
 	metaSeen  bool
+	// window is the context window of the current turn.
+	window int
+
+	fork      fork
+	reasoning []reasoningRef
+	hist      history
 }
 
 // Read reads one rollout; name is used in warnings and as the session id
 // when the rollout has no session_meta.
 func Read(r io.Reader, name string, w *traces.Warnings) (*traces.Session, error) {
 	s := &traces.Session{Format: Format, Source: traces.SourceCLI}
-	rd := &reader{sc: jsonl.NewScanner(r, name, w), s: s, call: -1}
+	rd := &reader{sc: jsonl.NewScanner(r, name, w), s: s, call: -1, hist: history{rewind: -1}}
 	rd.t = chatlog.NewTranscript(s, name, w)
 	early := false
 	for rd.sc.Scan() {
@@ -222,6 +243,12 @@ func Read(r io.Reader, name string, w *traces.Warnings) (*traces.Session, error)
 			rd.event(at, l.Payload)
 		case "compacted":
 			rd.compacted(at, l.Payload)
+		case "world_state":
+			// The harness's baseline of the context it last sent (cwd,
+			// instructions, settings), from which it diffs the developer
+			// and user messages of the next turn; those messages are
+			// logged as response items, the state itself is never sent
+			// (codex-rs RolloutItem::WorldState).
 		default:
 			rd.sc.Warn(WarnUnknownType)
 		}
@@ -230,22 +257,36 @@ func Read(r io.Reader, name string, w *traces.Warnings) (*traces.Session, error)
 		return nil, err
 	}
 	rd.t.Finish()
+	rd.finishReasoning()
 	for _, p := range rd.unbilled {
 		w.Add(name, p.line, WarnNoUsage)
 	}
-	if rd.prevTotal != nil && rd.sum != rd.prevTotal.totalUsage() {
+	if rd.prevTotal != nil && rd.sum != diff(rd.prevTotal.totalUsage(), rd.fork.base()) {
 		w.Add(name, rd.sc.Line(), WarnTotalsMismatch)
 	}
 	if s.ID == "" {
 		s.ID = strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
 	}
 	s.FloorPartial = true
-	if hasSystem(s.Floor) {
-		s.Notes = append(s.Notes, "floor holds the logged system prompt only: Codex does not log its tool schemas")
-	} else {
+	switch {
+	case hasSystem(s.Floor) && hasTools(s.Floor):
+		s.Notes = append(s.Notes, "floor holds the logged system prompt and dynamic tools: Codex does not log its built-in tool schemas")
+	case hasSystem(s.Floor):
+		s.Notes = append(s.Notes, "floor holds the logged system prompt only: Codex does not log its built-in tool schemas")
+	default:
 		s.Notes = append(s.Notes, "floor not logged: this Codex version records neither the system prompt nor the tool schemas")
 	}
+	if rd.fork.from != "" {
+		s.Notes = append(s.Notes, "forked from "+rd.fork.from+": the copied history is the starting context, its calls are the other session's")
+	}
 	return s, nil
+}
+
+// diff is a − b field by field: a session's own usage when b is the total
+// it carried on from.
+func diff(a, b traces.Usage) traces.Usage {
+	return traces.Usage{Input: a.Input - b.Input, CacheWrite5m: a.CacheWrite5m - b.CacheWrite5m,
+		CacheWrite1h: a.CacheWrite1h - b.CacheWrite1h, CacheRead: a.CacheRead - b.CacheRead, Output: a.Output - b.Output}
 }
 
 type pending struct{ ev, line int }
@@ -261,6 +302,15 @@ func setMeta(e *traces.Event, k, v string) {
 func hasSystem(floor []traces.Block) bool {
 	for _, b := range floor {
 		if b.Kind == traces.System {
+			return true
+		}
+	}
+	return false
+}
+
+func hasTools(floor []traces.Block) bool {
+	for _, b := range floor {
+		if b.Kind == traces.ToolSchema {
 			return true
 		}
 	}
@@ -285,8 +335,11 @@ func (rd *reader) meta(raw json.RawMessage) {
 		return
 	}
 	if rd.metaSeen {
+		// Another session's meta: a fork copies its parent's verbatim
+		// before the parent's history (fork.go). One with the session's
+		// own id (a resumed rollout) says nothing new.
 		if m.ID != rd.s.ID {
-			rd.sc.Warn(WarnRepeatedMeta)
+			rd.startCopy()
 		}
 		return
 	}
@@ -294,12 +347,17 @@ func (rd *reader) meta(raw json.RawMessage) {
 	rd.s.ID = m.ID
 	rd.s.Source = source(m.Source)
 	rd.s.Parent = m.ParentThreadID
+	if rd.s.Parent == "" {
+		rd.s.Parent = spawnParent(m.Source)
+	}
+	rd.fork.from, rd.fork.own = m.ForkedFromID, m.ID
 	text := ""
 	if m.BaseInstructions != nil {
 		text = m.BaseInstructions.Text
 	} else if m.Instructions != nil {
 		text = *m.Instructions
 	}
+	rd.s.Floor = append(rd.s.Floor, toolSchemas(m.DynamicTools)...)
 	if text != "" {
 		rd.s.Floor = append(rd.s.Floor, traces.Block{Kind: traces.System, Text: text})
 	}
@@ -333,6 +391,23 @@ func source(raw json.RawMessage) traces.Source {
 	return traces.SourceCLI
 }
 
+// spawnParent is the parent thread of a subagent spawned by another
+// thread: source {"subagent":{"thread_spawn":{"parent_thread_id":...}}}
+// (codex-rs/protocol/src/protocol.rs, SubAgentSource::ThreadSpawn).
+func spawnParent(raw json.RawMessage) string {
+	var o struct {
+		Subagent struct {
+			ThreadSpawn struct {
+				ParentThreadID string `json:"parent_thread_id"`
+			} `json:"thread_spawn"`
+		} `json:"subagent"`
+	}
+	if json.Unmarshal(raw, &o) != nil {
+		return ""
+	}
+	return o.Subagent.ThreadSpawn.ParentThreadID
+}
+
 func (rd *reader) turnContext(at time.Time, raw json.RawMessage) {
 	var tc turnContext
 	if json.Unmarshal(raw, &tc) != nil || tc.Model == "" {
@@ -350,6 +425,23 @@ func (rd *reader) turnContext(at time.Time, raw json.RawMessage) {
 	rd.model = tc.Model
 }
 
+// setWindow takes the context window a turn announces (task_started; a
+// token_count when no turn did): the session's first, and a model_switch
+// event carrying the new one when a later turn changes it (Codex sizes the
+// window per model and turn: 121,600 and 353,400 within one session).
+func (rd *reader) setWindow(at time.Time, w int) {
+	switch {
+	case w <= 0 || w == rd.window:
+		return
+	case rd.s.Window == 0:
+		rd.s.Window = w
+	default:
+		rd.push(traces.Event{Time: at, Kind: traces.ModelSwitch, Model: rd.model,
+			Meta: map[string]string{traces.MetaWindow: strconv.Itoa(w)}})
+	}
+	rd.window = w
+}
+
 func (rd *reader) push(e traces.Event) int {
 	rd.s.Events = append(rd.s.Events, e)
 	return len(rd.s.Events) - 1
@@ -357,123 +449,29 @@ func (rd *reader) push(e traces.Event) int {
 
 // input appends an event the model reads (user message, tool output): the
 // current call, if any, is over.
-func (rd *reader) input(e traces.Event) {
+func (rd *reader) input(e traces.Event) int {
 	rd.call = -1
 	rd.inputAt = e.Time
-	rd.push(e)
+	return rd.push(e)
 }
 
 // output appends blocks to the call in progress, starting one if needed.
-func (rd *reader) output(at time.Time, blocks ...traces.Block) {
+// It returns the call's event index. A call in a fork's copied history is
+// the parent's: history, not billed here (traces.MetaCopied).
+func (rd *reader) output(at time.Time, blocks ...traces.Block) int {
 	if rd.call < 0 {
-		rd.call = rd.push(traces.Event{Time: at, Kind: traces.Assistant, Model: rd.model})
-		rd.unbilled = append(rd.unbilled, pending{rd.call, rd.sc.Line()})
+		ev := traces.Event{Time: at, Kind: traces.Assistant, Model: rd.model}
+		if rd.fork.copying {
+			ev.Meta = map[string]string{traces.MetaCopied: "true"}
+		}
+		rd.call = rd.push(ev)
+		if !rd.fork.copying {
+			rd.unbilled = append(rd.unbilled, pending{rd.call, rd.sc.Line()})
+		}
 	}
 	ev := &rd.s.Events[rd.call]
 	ev.Blocks = append(ev.Blocks, blocks...)
-}
-
-func texts(items []contentItem, kind traces.BlockKind) []traces.Block {
-	var out []traces.Block
-	for _, c := range items {
-		switch c.Type {
-		case "input_image":
-			out = append(out, traces.Block{Kind: traces.Image, Tokens: chatlog.ImageTokens, Name: "image:" + strconv.FormatUint(traces.HashString(c.Text), 16)})
-		default:
-			if c.Text != "" {
-				out = append(out, traces.Block{Kind: kind, Text: c.Text})
-			}
-		}
-	}
-	return out
-}
-
-func (rd *reader) item(at time.Time, raw json.RawMessage) {
-	var it responseItem
-	if err := json.Unmarshal(raw, &it); err != nil {
-		rd.sc.Warn(jsonl.WarnInvalidJSON)
-		return
-	}
-	line := rd.sc.Line()
-	switch it.Type {
-	case "message":
-		switch it.Role {
-		case "assistant":
-			rd.output(at, texts(it.Content, traces.Text)...)
-		case "user", "developer", "system":
-			ev := traces.Event{Time: at, Kind: traces.User, Blocks: texts(it.Content, traces.Text)}
-			if it.Role != "user" {
-				ev.Meta = map[string]string{"role": it.Role}
-			}
-			rd.input(ev)
-		default:
-			rd.sc.Warn(chatlog.WarnUnknownRole)
-			rd.input(traces.Event{Time: at, Kind: traces.User, Blocks: texts(it.Content, traces.Text), Meta: map[string]string{"role": it.Role}})
-		}
-	case "reasoning":
-		// Only the summary is visible; encrypted content is opaque and
-		// counts 0 (the provider's output_tokens already bill it).
-		rd.output(at, texts(it.Summary, traces.Thinking)...)
-		if len(it.Summary) == 0 {
-			rd.output(at)
-		}
-	case "function_call":
-		rd.t.OpenCall(line, it.CallID)
-		rd.output(at, traces.Block{Kind: traces.ToolUse, ID: it.CallID, Name: it.Name, Input: chatlog.Arguments(it.Arguments)})
-	case "custom_tool_call":
-		in := ""
-		if it.Input != nil {
-			in = strconv.Quote(*it.Input)
-		}
-		rd.t.OpenCall(line, it.CallID)
-		rd.output(at, traces.Block{Kind: traces.ToolUse, ID: it.CallID, Name: it.Name, Input: in})
-	case "local_shell_call":
-		rd.t.OpenCall(line, it.CallID)
-		rd.output(at, traces.Block{Kind: traces.ToolUse, ID: it.CallID, Name: "local_shell", Input: chatlog.Arguments(it.Action)})
-	case "web_search_call":
-		// A server-side tool: the call and its results live inside the
-		// model's turn, with no output item.
-		rd.output(at, traces.Block{Kind: traces.ToolUse, Name: "web_search", Input: chatlog.Arguments(it.Action)})
-	case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
-		rd.t.CloseCall(line, it.CallID)
-		rd.input(traces.Event{Time: at, Kind: traces.ToolResult, Blocks: []traces.Block{{Kind: traces.ToolResultBlock, ID: it.CallID, Text: outputText(it.Output)}}})
-	case "compaction", "compaction_summary":
-		// Remote compaction: the summary is encrypted, so only the event is
-		// known.
-		rd.call = -1
-		rd.push(traces.Event{Time: at, Kind: traces.Compaction, Meta: map[string]string{"summary": "encrypted"}})
-	case "ghost_snapshot":
-		// A harness-side git snapshot; never sent to the model.
-	default:
-		rd.sc.Warn(WarnUnknownItem)
-	}
-}
-
-// outputText is what the model reads of a tool output: a string, an array
-// of content items, or (older CLIs) {content, success}.
-func outputText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var items []contentItem
-	if json.Unmarshal(raw, &items) == nil {
-		var b strings.Builder
-		for i, c := range items {
-			if i > 0 {
-				b.WriteByte('\n')
-			}
-			b.WriteString(c.Text)
-		}
-		return b.String()
-	}
-	var o struct {
-		Content string `json:"content"`
-	}
-	if json.Unmarshal(raw, &o) == nil && o.Content != "" {
-		return o.Content
-	}
-	return string(raw)
+	return rd.call
 }
 
 func (rd *reader) event(at time.Time, raw json.RawMessage) {
@@ -486,9 +484,10 @@ func (rd *reader) event(at time.Time, raw json.RawMessage) {
 	case "token_count":
 		rd.tokenCount(at, &em)
 	case "task_started":
-		if em.ModelContextWindow > 0 && rd.s.Window == 0 {
-			rd.s.Window = em.ModelContextWindow
+		if rd.fork.copying && rd.fork.ends(em.TurnID) {
+			rd.endCopy()
 		}
+		rd.setWindow(at, em.ModelContextWindow)
 		rd.call = -1
 	case "task_complete":
 		rd.call = -1
@@ -497,6 +496,8 @@ func (rd *reader) event(at time.Time, raw json.RawMessage) {
 			setMeta(&rd.s.Events[rd.call], "aborted", em.Reason)
 		}
 		rd.call = -1
+	case "thread_rolled_back":
+		rd.rollBack(em.NumTurns)
 	default:
 		if !uiEvents[em.Type] {
 			rd.sc.Warn(WarnUnknownEvent)
@@ -506,13 +507,15 @@ func (rd *reader) event(at time.Time, raw json.RawMessage) {
 
 // tokenCount attaches last_token_usage to the call it follows. Codex
 // repeats a token_count with unchanged totals when only the rate limits
-// changed; those are not calls and are skipped.
+// changed; those are not calls and are skipped. A fork's copied
+// token_counts are its parent's calls: only their total is kept, which the
+// fork's own totals carry on from.
 func (rd *reader) tokenCount(at time.Time, em *eventMsg) {
 	if em.Info == nil || em.Info.Last == nil {
 		return
 	}
-	if em.Info.ModelContextWindow > 0 && rd.s.Window == 0 {
-		rd.s.Window = em.Info.ModelContextWindow
+	if rd.window == 0 {
+		rd.setWindow(at, em.Info.ModelContextWindow)
 	}
 	if em.Info.Total != nil && rd.prevTotal != nil && *em.Info.Total == *rd.prevTotal {
 		return
@@ -520,6 +523,11 @@ func (rd *reader) tokenCount(at time.Time, em *eventMsg) {
 	if em.Info.Total != nil {
 		t := *em.Info.Total
 		rd.prevTotal = &t
+	}
+	if rd.fork.copying {
+		rd.fork.total = rd.prevTotal
+		rd.call = -1
+		return
 	}
 	u := em.Info.Last.usage(rd.sc.Warn)
 	rd.sum = rd.sum.Add(u)
@@ -539,30 +547,19 @@ func (rd *reader) tokenCount(at time.Time, em *eventMsg) {
 	if !rd.inputAt.IsZero() && at.After(rd.inputAt) && ev.Time.Sub(rd.inputAt) >= 0 {
 		ev.LatencyMS = at.Sub(rd.inputAt).Milliseconds()
 	}
-	if r, _ := traces.CheckCount(float64(em.Info.Last.ReasoningOutputTokens)); r > 0 {
+	r, _ := traces.CheckCount(float64(em.Info.Last.ReasoningOutputTokens))
+	if r > 0 {
 		setMeta(ev, "reasoning_tokens", strconv.FormatInt(r, 10))
 	}
+	rd.sizeReasoning(idx, int(r))
 	rd.call = -1
 }
 
 func (rd *reader) lastAssistant() int {
 	for i := len(rd.s.Events) - 1; i >= 0; i-- {
-		if rd.s.Events[i].Kind == traces.Assistant {
+		if rd.s.Events[i].Kind == traces.Assistant && rd.s.Events[i].Meta[traces.MetaCopied] != "true" {
 			return i
 		}
 	}
 	return -1
-}
-
-func (rd *reader) compacted(at time.Time, raw json.RawMessage) {
-	var c compacted
-	if err := json.Unmarshal(raw, &c); err != nil {
-		rd.sc.Warn(jsonl.WarnInvalidJSON)
-		return
-	}
-	rd.call = -1
-	rd.push(traces.Event{Time: at, Kind: traces.Compaction})
-	if c.Message != "" {
-		rd.input(traces.Event{Time: at, Kind: traces.User, Summary: true, Blocks: []traces.Block{{Kind: traces.Text, Text: c.Message}}})
-	}
 }

@@ -43,9 +43,12 @@ func TestRollout(t *testing.T) {
 	if wantU := (traces.Usage{Input: 11604, CacheRead: 10496, Output: 550}); sum != wantU || calls != 4 {
 		t.Errorf("usage %+v over %d calls, want %+v over 4 (the repeated token_count is not a call)", sum, calls, wantU)
 	}
+	// The reasoning item: its summary, and its encrypted content sized
+	// from the call's 64 reasoning tokens.
 	first := s.Events[3]
-	if len(first.Blocks) != 2 || first.Blocks[0].Kind != traces.Thinking || first.Blocks[1].ID != "call_A" ||
-		first.Blocks[1].Input != `{"command":["bash","-lc","go test ./..."],"workdir":"/tmp/proj"}` {
+	if len(first.Blocks) != 3 || first.Blocks[0].Kind != traces.Thinking || first.Blocks[1].Kind != traces.Thinking ||
+		first.Blocks[1].Tokens != 64 || first.Blocks[2].ID != "call_A" ||
+		first.Blocks[2].Input != `{"command":["bash","-lc","go test ./..."],"workdir":"/tmp/proj"}` {
 		t.Errorf("first call blocks = %+v", first.Blocks)
 	}
 	if first.LatencyMS != 1379 || first.Model != "gpt-5-codex" {
@@ -63,8 +66,12 @@ func TestRollout(t *testing.T) {
 	if s.Events[10].Model != "gpt-5" || s.Events[10].Blocks[0].Name != "web_search" {
 		t.Errorf("web search call = %+v", s.Events[10])
 	}
-	if !s.Events[13].Summary || !strings.HasPrefix(s.Events[13].Blocks[0].Text, "Summary:") {
-		t.Errorf("summary event = %+v", s.Events[13])
+	// A local compaction without replacement history keeps the initial
+	// context, the user messages and the summary (compact.rs).
+	summ := s.Events[13]
+	if !summ.Summary || len(summ.Blocks) != 5 || !strings.HasPrefix(summ.Blocks[0].Text, "<permissions") ||
+		summ.Blocks[2].Text != "Run the tests and fix what fails." || !strings.HasPrefix(summ.Blocks[4].Text, "Summary:") {
+		t.Errorf("summary event = %+v", summ)
 	}
 	if last := s.Events[15]; last.Usage != nil || last.Meta["aborted"] != "interrupted" {
 		t.Errorf("aborted call = %+v", last)

@@ -1,11 +1,13 @@
 package formats
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"io/fs"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -101,25 +103,46 @@ var ClaudeCode traces.Importer = &importer{
 }
 
 // Codex reads Codex CLI rollouts: a rollout-*.jsonl, or every one under a
-// tree (~/.codex/sessions), one session per file.
+// tree (~/.codex/sessions), one session per file. Under a tree, a .jsonl
+// file named otherwise is read when its first line is a session_meta (a
+// rollout copied under another name); a file named on the command line is
+// read whatever its name.
 var Codex traces.Importer = &importer{
 	name:    "codex",
 	summary: "Codex CLI rollouts (~/.codex/sessions, a rollout-*.jsonl, or a tree of them)",
-	sniff: func(head []byte) bool {
-		return bytes.Contains(head, []byte(`"type":"session_meta"`)) || bytes.Contains(head, []byte(`"type": "session_meta"`))
-	},
+	sniff:   codex.Sniff,
 	read: func(ctx context.Context, in traces.Input) ([]*traces.Session, *traces.Warnings, error) {
 		w := &traces.Warnings{}
-		ss, err := in.ReadFiles(ctx, func(n string) bool {
-			return strings.HasPrefix(n, "rollout-") && strings.HasSuffix(n, ".jsonl")
-		}, w, func(r io.Reader, name string) ([]*traces.Session, error) {
-			s, err := codex.Read(r, name, w)
-			if err != nil {
-				return nil, err
+		files, err := in.Files(ctx, func(n string) bool { return strings.HasSuffix(n, ".jsonl") }, w)
+		if err != nil {
+			return nil, w, err
+		}
+		var out []*traces.Session
+		for _, f := range files {
+			if err := ctx.Err(); err != nil {
+				return nil, w, err
 			}
-			return []*traces.Session{s}, nil
-		})
-		return ss, w, err
+			fh, err := in.FS.Open(f)
+			if err != nil {
+				return nil, w, err
+			}
+			br := bufio.NewReaderSize(fh, traces.HeadSize)
+			head, _ := br.Peek(traces.HeadSize)
+			if i := bytes.IndexByte(head, '\n'); i >= 0 {
+				head = head[:i]
+			}
+			if f != in.Root && !codex.IsRolloutName(path.Base(f)) && !codex.Sniff(head) {
+				fh.Close()
+				continue
+			}
+			s, err := codex.Read(br, in.Display(f), w)
+			fh.Close()
+			if err != nil {
+				return nil, w, err
+			}
+			out = append(out, s)
+		}
+		return out, w, nil
 	},
 }
 
