@@ -3,6 +3,7 @@ package sim
 import (
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/ctxsim/ctxsim/policies/estimate"
 	"github.com/ctxsim/ctxsim/policies/estimate/fit"
@@ -69,6 +70,12 @@ type Calibrator struct {
 	// kept holds the observed reads past the TTL (see KeepAlive), by call
 	// event, like resends.
 	kept map[int]resendAt
+	// results holds, by call event, the observed size of the results of
+	// the server-side tools a call ran (see ToolResults), like resends;
+	// searchTokens is what the searches billed so far measured, over
+	// searches actions.
+	results                map[int]int
+	searches, searchTokens int
 }
 
 // resendAt is where an observed re-send cut the served prefix, in terms
@@ -80,6 +87,10 @@ type resendAt struct {
 	// readable floor block for resendFloor (the floor is the same in every
 	// policy's request).
 	event int
+	// tokens, when positive, is where the read ended inside the floor
+	// block after that (see prompt.Request.ReadTokens): positions in the
+	// floor are the same in every policy's request too.
+	tokens int
 }
 
 const (
@@ -90,7 +101,7 @@ const (
 
 // NewCalibrator returns an anchored calibrator for s.
 func NewCalibrator(s *traces.Session, memo *estimate.Memo) *Calibrator {
-	f := fit.NewRidge()
+	f := fit.NewRidgeFrom(fit.PriorFor(s.Model))
 	return &Calibrator{mode: Anchored, memo: memo, sess: s, ridge: f, cal: f.Prior,
 		extra: map[int]int{}, framing: map[int]int{}, sizes: map[uint64]int{}, lastCall: -1}
 }
@@ -105,7 +116,7 @@ func NewOpenLoop(s *traces.Session, memo *estimate.Memo, cal fit.Calibration) *C
 // fit for new content.
 func (c *Calibrator) Freeze() *Calibrator {
 	return &Calibrator{mode: Frozen, memo: c.memo, sess: c.sess, cal: c.cal, extra: c.extra, framing: c.framing, sizes: c.sizes,
-		resends: c.resends, kept: c.kept, lastCall: -1}
+		resends: c.resends, kept: c.kept, results: c.results, lastCall: -1}
 }
 
 // ObserveResends makes an anchored calibrator honour and record observed
@@ -114,6 +125,7 @@ func (c *Calibrator) ObserveResends() *Calibrator {
 	c.observe = true
 	c.resends = map[int]resendAt{}
 	c.kept = map[int]resendAt{}
+	c.results = map[int]int{}
 	return c
 }
 
@@ -134,25 +146,30 @@ func (c *Calibrator) Resends() int { return len(c.resends) }
 // and maps it to the block boundary the read ended at; a frozen one
 // replays the same boundary in another policy's request. Other modes never
 // limit.
-func (c *Calibrator) ReadLimit(idx int, e *traces.Event, req *prompt.Request, v *prompt.View, withinTTL bool) (int, bool) {
+//
+// A read that ends inside a floor block (an OpenAI request routed to a
+// machine holding only part of the opaque floor: corpus kunalcode12
+// 019db6d2 reads 2,432 tokens of its first call's 25,839) also returns
+// where it ended, in tokens (prompt.Request.ReadTokens).
+func (c *Calibrator) ReadLimit(idx int, e *traces.Event, req *prompt.Request, v *prompt.View, withinTTL bool) (block, tokens int, ok bool) {
 	switch {
 	case c.mode == Frozen:
 		return replayed(c.resends, idx, req, v)
 	case c.mode != Anchored || !c.observe || e.Usage == nil || c.lastCall < 0 || !withinTTL:
-		return 0, false
+		return 0, 0, false
 	}
 	r := e.Usage.CacheRead
 	if r+max(1024, c.lastP/20) >= c.lastP {
-		return 0, false
+		return 0, 0, false
 	}
 	if _, _, boundary := c.features(c.lastCall, idx); boundary {
 		// After a compaction or a floor change the prefix is new: a read
 		// below the last prompt is expected, not a re-send.
-		return 0, false
+		return 0, 0, false
 	}
 	at := position(int(r), req, v)
 	c.resends[idx] = at
-	return at.block(req, v), true
+	return at.block(req, v), at.tokens, true
 }
 
 // KeepAlive is the mirror of ReadLimit: when the log shows the call at
@@ -169,7 +186,8 @@ func (c *Calibrator) ReadLimit(idx int, e *traces.Event, req *prompt.Request, v 
 func (c *Calibrator) KeepAlive(idx int, e *traces.Event, req *prompt.Request, v *prompt.View, withinTTL bool) (int, bool) {
 	switch {
 	case c.mode == Frozen:
-		return replayed(c.kept, idx, req, v)
+		b, _, ok := replayed(c.kept, idx, req, v)
+		return b, ok
 	case c.mode != Anchored || !c.observe || e.Usage == nil || withinTTL || e.Usage.CacheRead < 1024:
 		// The first call counts too: a read past the shared floor on it
 		// was cached by a request the log does not show (10-box-os
@@ -184,15 +202,52 @@ func (c *Calibrator) KeepAlive(idx int, e *traces.Event, req *prompt.Request, v 
 	return at.block(req, v), true
 }
 
+// ToolResults is how many tokens of server-side tool results (a web
+// search's pages: traces.MetaServerTools) the call at event idx read,
+// which no log shows and only the call's own bill measures. An anchored
+// observing calibrator reads it from the bill, the billed prompt less base
+// (the request without them), and records it; a frozen one replays it. A
+// calibrator that may not read the call's bill estimates it as a harness
+// could: SearchResultTokens per search, moved towards what the session's
+// earlier searches measured. The results stay in the
+// conversation: Observe's correction carries them to the next request.
+func (c *Calibrator) ToolResults(idx int, e *traces.Event, base int) int {
+	n, _ := strconv.Atoi(e.Meta[traces.MetaServerTools])
+	if n <= 0 {
+		return 0
+	}
+	switch {
+	case c.mode == Frozen:
+		return c.results[idx]
+	case c.mode == Anchored && c.observe && e.Usage != nil:
+		r := max(0, int(e.Usage.Prompt())-base)
+		c.results[idx] = r
+		return r
+	}
+	// The prior counts as searchPrior actions, so one search's results
+	// (4,138 tokens for one page in corpus 5a2c36ba) do not set the next
+	// five's alone.
+	return n * (searchPrior*SearchResultTokens + c.searchTokens) / (searchPrior + c.searches)
+}
+
+const searchPrior = 4
+
+// SearchResultTokens is what one server-side search action (a search, an
+// opened page) adds to its call's prompt before a session has measured
+// any: 28,758 tokens over the 13 actions of the four searching calls the
+// captures and the corpus bill (trace_node_codex: 3 actions, 10,333;
+// corpus ff1815ba: 4, 5,986; 5a2c36ba: 1, 4,138, then 5, 8,301).
+const SearchResultTokens = 2_200
+
 // replayed is the block a frozen calibrator's observation at event idx
 // leaves readable in another policy's request, if the anchored run
 // observed one there.
-func replayed(at map[int]resendAt, idx int, req *prompt.Request, v *prompt.View) (int, bool) {
+func replayed(at map[int]resendAt, idx int, req *prompt.Request, v *prompt.View) (int, int, bool) {
 	a, ok := at[idx]
 	if !ok {
-		return 0, false
+		return 0, 0, false
 	}
-	return a.block(req, v), true
+	return a.block(req, v), a.tokens, true
 }
 
 // position is where in req a billed read of r tokens ended, in terms that
@@ -206,11 +261,21 @@ func position(r int, req *prompt.Request, v *prompt.View) resendAt {
 		}
 		j = k
 	}
+	inside := 0 // where the read ended inside the next block, if a floor block
+	if k := j + 1; k < len(req.Blocks) && req.Blocks[k].Section != prompt.Messages {
+		start := 0
+		if j >= 0 {
+			start = req.Blocks[j].End
+		}
+		if r > start+tol {
+			inside = r
+		}
+	}
 	switch {
 	case j < 0:
-		return resendAt{where: resendStart}
+		return resendAt{where: resendStart, tokens: inside}
 	case req.Blocks[j].Section != prompt.Messages:
-		return resendAt{where: resendFloor, event: j}
+		return resendAt{where: resendFloor, event: j, tokens: inside}
 	default:
 		return resendAt{where: resendMessage, event: v.Messages[req.Blocks[j].Msg].Event}
 	}
@@ -323,13 +388,25 @@ func (c *Calibrator) features(from, to int) (f fit.Features, exact float64, boun
 }
 
 // Observe learns from the call at event idx after it was billed: predicted
-// is what the simulation sized its prompt at, rec what was really billed.
+// is what the simulation sized its prompt at, without the server-side tool
+// results it added (see ToolResults), rec what was really billed.
+//
+// A call that ran server-side tools measures no growth (its bill holds
+// results the transcript does not show), so it is not fitted; its
+// correction, which holds them, carries them on as the API does (corpus
+// anmol0b/Trezo-Ai ff1815ba: a call reads 5,986 tokens of search results
+// and the next one sends them again).
 func (c *Calibrator) Observe(idx, predicted int, rec traces.Usage) {
 	if c.mode != Anchored {
 		return
 	}
 	p := rec.Prompt()
-	if c.lastCall >= 0 && c.sess.Events[c.lastCall].Model == c.sess.Events[idx].Model {
+	server := c.sess.Events[idx].Meta[traces.MetaServerTools] != ""
+	if n, _ := strconv.Atoi(c.sess.Events[idx].Meta[traces.MetaServerTools]); n > 0 && p > int64(predicted) {
+		c.searches += n
+		c.searchTokens += int(p) - predicted
+	}
+	if c.lastCall >= 0 && !server && c.sess.Events[c.lastCall].Meta[traces.MetaServerTools] == "" && c.sess.Events[c.lastCall].Model == c.sess.Events[idx].Model {
 		if f, exact, boundary := c.features(c.lastCall, idx); !boundary && c.robust.accept(&c.cal, &f, float64(p-c.lastP)-exact) {
 			c.ridge.Add(f, float64(p-c.lastP)-exact)
 			c.cal = bounded(c.ridge.Solve())
@@ -360,8 +437,9 @@ func FitPrefix(s *traces.Session, memo *estimate.Memo, frac float64) (fit.Calibr
 		if boundary {
 			continue
 		}
-		if s.Events[calls[k]].Model != s.Events[calls[k-1]].Model {
-			continue
+		if s.Events[calls[k]].Model != s.Events[calls[k-1]].Model ||
+			s.Events[calls[k]].Meta[traces.MetaServerTools] != "" || s.Events[calls[k-1]].Meta[traces.MetaServerTools] != "" {
+			continue // a server tool's results are in one bill only
 		}
 		dp := s.Events[calls[k]].Usage.Prompt() - s.Events[calls[k-1]].Usage.Prompt()
 		if c.robust.accept(&c.cal, &f, float64(dp)-exact) {

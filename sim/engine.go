@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -83,7 +84,10 @@ type run struct {
 	model  string
 	window int
 	ttl    prompt.TTL
-	cm     Compactor
+	// callModel is the model of the last call sent, lastCall its event.
+	callModel string
+	lastCall  int
+	cm        Compactor
 	// fork, for a policy with ForkSummary, is the summarizer whose calls
 	// the engine sends through the session's provider (run.sendFork).
 	fork *forkSummarizer
@@ -669,6 +673,9 @@ func (r *run) step() error {
 		if err := r.switchModel(e.Model, idx); err != nil {
 			return err
 		}
+		if w, err := strconv.Atoi(e.Meta[traces.MetaWindow]); err == nil && w > 0 && r.opts.Window == 0 {
+			r.window = w
+		}
 		if acct := e.Meta["account"]; acct != "" && r.opts.Account != nil {
 			r.prov = r.opts.Account(acct)
 		}
@@ -1054,14 +1061,22 @@ func (r *run) attempt(e *traces.Event, idx int, stall time.Duration) (apiErr, er
 		rec.Estimates = g.Estimates(r.view)
 	}
 	req := r.b.Build(r.model, r.view, out)
+	results := 0
+	if r.cal != nil {
+		req, results = r.withToolResults(req, idx, e, out)
+	}
 	req.Key = r.sess.ID
 	req.Window = r.window
+	req.Generated = r.generated(req)
 	if pl := r.planner(); pl != nil && r.ttl != prompt.NoCache {
 		pl.Plan(req, r.ttl)
 	}
 	if r.pol.ObserveResends && r.cal != nil {
-		within := !r.recEnd.IsZero() && e.Time.Sub(r.recEnd) < r.ttl.Duration()
-		req.ReadLimit, req.Limited = r.cal.ReadLimit(idx, e, req, r.view, within)
+		// After a model switch the last call's prefix was cached for
+		// another model: a read is the bill saying the switch kept it
+		// (two GPT-5.6 variants share one), never a re-send inside a TTL.
+		within := !r.recEnd.IsZero() && e.Time.Sub(r.recEnd) < r.ttl.Duration() && r.model == r.callModel
+		req.ReadLimit, req.ReadTokens, req.Limited = r.cal.ReadLimit(idx, e, req, r.view, within)
 		req.KeepAlive, req.KeptAlive = r.cal.KeepAlive(idx, e, req, r.view, within)
 		if req.Limited {
 			rec.Detail = append(rec.Detail, compact.KV{Key: string(DetailObservedResend), Value: 1})
@@ -1086,7 +1101,7 @@ func (r *run) attempt(e *traces.Event, idx int, stall time.Duration) (apiErr, er
 		if e.Usage != nil {
 			rec.RecordedCostUSD = r.price.Cost(*e.Usage)
 			if r.cal != nil {
-				r.cal.Observe(idx, req.Total, *e.Usage)
+				r.cal.Observe(idx, req.Total-results, *e.Usage)
 			}
 		}
 		if u := resp.Usage; u.Input < 0 || u.CacheWrite5m < 0 || u.CacheWrite1h < 0 || u.CacheRead < 0 || u.Output < 0 {
@@ -1103,6 +1118,7 @@ func (r *run) attempt(e *traces.Event, idx int, stall time.Duration) (apiErr, er
 		rec.MissReason, rec.MissTokens = resp.Miss.Reason, resp.Miss.Tokens
 	}
 	r.seq++
+	r.callModel, r.lastCall = r.model, idx
 	r.recs = append(r.recs, rec)
 	if r.cm != nil {
 		// A pass after the response has no summarizer call to wait for.
@@ -1115,6 +1131,57 @@ func (r *run) attempt(e *traces.Event, idx int, stall time.Duration) (apiErr, er
 	}
 	r.lastAct = r.now
 	return sendErr, nil
+}
+
+// generated is the first block of req that the last call generated, its
+// assistant message, when req sends it back whole right after the
+// messages that call was sent (prompt.Request.Generated); 0 otherwise (a
+// stripped thinking block, a rewrite, another call in between).
+func (r *run) generated(req *prompt.Request) int {
+	msgs := r.view.Messages
+	m := len(msgs) - 1
+	for m >= 0 && msgs[m].Event > r.lastCall {
+		m--
+	}
+	if r.seq == 0 || m < 0 || msgs[m].Event != r.lastCall || msgs[m].Role != prompt.RoleAssistant {
+		return 0
+	}
+	first, n := -1, 0
+	for i := len(req.Blocks) - 1; i >= 0 && req.Blocks[i].Msg >= m; i-- {
+		if req.Blocks[i].Msg == m {
+			first, n = i, n+1
+		}
+	}
+	if first <= 0 || n != len(msgs[m].Blocks) {
+		return 0
+	}
+	return first
+}
+
+// withToolResults is req with the results of the server-side tools the
+// call at event idx ran appended (Calibrator.ToolResults: a web search's
+// pages, which no log shows), and their size; req itself when there are
+// none. The view does not change: the calibrator's correction carries
+// them into the next request.
+func (r *run) withToolResults(req *prompt.Request, idx int, e *traces.Event, out int) (*prompt.Request, int) {
+	n := r.cal.ToolResults(idx, e, req.Total)
+	if n <= 0 {
+		return req, 0
+	}
+	base := req.Total
+	v := *r.view
+	msg := func(tokens int) {
+		v.Messages = append(r.view.Messages[:len(r.view.Messages):len(r.view.Messages)],
+			prompt.NewMessage(prompt.RoleTool, []traces.Block{{Kind: traces.ToolResultBlock, Name: fmt.Sprintf("server-tool-results/%d", idx), Tokens: tokens}}, -1, prompt.Plain))
+	}
+	msg(n)
+	req = r.b.Build(r.model, &v, out)
+	if over := req.Total - base - n; over > 0 && n > over {
+		// The message's framing is part of what the bill measured.
+		msg(n - over)
+		req = r.b.Build(r.model, &v, out)
+	}
+	return req, req.Total - base
 }
 
 func (r *run) result() *Result {

@@ -164,9 +164,9 @@ const MetaRewindTo = "rewind_to"
 
 // MetaServerTools, on an assistant event, is how many server-side tool calls
 // (OpenAI's web search, image generation) the call ran. The provider read
-// their results inside the call and billed them as its input, but no later
-// request carries them (the call item is re-sent, its results are not), and
-// no log shows their size: only the call's own bill does.
+// their results inside the call and billed them as its input, and later
+// requests carry them, but no log shows their size: only the call's own
+// bill does.
 const MetaServerTools = "server_tools"
 
 // MetaWindow, on a model_switch event, is the context window in tokens from

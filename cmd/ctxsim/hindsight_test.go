@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/results"
+	"github.com/ctxsim/ctxsim/traces/codex"
 )
 
 // checkHindsight runs whatif on path and checks, per session, that the
@@ -65,6 +66,9 @@ func TestHindsightCorpus(t *testing.T) {
 		}
 		dir := filepath.Join(corpus, d.Name())
 		t.Run(d.Name(), func(t *testing.T) {
+			if codexOnly(t, dir) {
+				t.Skip("Codex rollouts: the hindsight optimum prices Anthropic's breakpoint schedules only")
+			}
 			// Repositories of hermes state.db files carry session totals
 			// only: nothing to replay call by call.
 			code, _, errs := runCmd(t, "whatif", dir, "--json", "--no-hindsight", "--policies", "ttl-1h")
@@ -133,4 +137,26 @@ func TestBreakevenHindsight(t *testing.T) {
 	if g := rep.Gaps[1]; g.Choice != "1h" || g.Read <= g.PolicyRead {
 		t.Errorf("second gap %+v, want 1h reading more than the recorded schedule", g)
 	}
+}
+
+// codexOnly reports whether every .jsonl log under dir is a Codex rollout.
+func codexOnly(t *testing.T, dir string) bool {
+	t.Helper()
+	n := 0
+	all := true
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".jsonl") {
+			return err
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		n++
+		all = all && codex.IsRollout(f)
+		return nil
+	})
+	require.NoError(t, err)
+	return n > 0 && all
 }

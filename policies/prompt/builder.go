@@ -2,6 +2,7 @@ package prompt
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/ctxsim/ctxsim/traces"
 )
@@ -173,8 +174,9 @@ func (b *Builder) splitBlock(src *traces.Block, h uint64) *splitPair {
 func (b *Builder) Build(model string, v *View, output int) *Request {
 	lastUser := -1
 	if b.Wire.StripStaleThinking || (b.Wire.ThinkingByModel && b.stripsThinking(model)) {
+		turns := b.Wire.ThinkingByModel && openAIReasoning(strings.TrimPrefix(strings.ToLower(model), "openai/"))
 		for i := len(v.Messages) - 1; i >= 0; i-- {
-			if v.Messages[i].Role == RoleUser {
+			if v.Messages[i].Role == RoleUser && (!turns || answered(v.Messages, i)) {
 				lastUser = i
 				break
 			}
@@ -256,4 +258,28 @@ func (b *Builder) Grow(n int) {
 func (b *Builder) Reset() {
 	b.starts, b.keys, b.blocks = nil, nil, b.blocks[:0]
 	b.tools, b.system = b.tools[:0], b.system[:0]
+}
+
+// answered reports whether the user message at i starts a new turn for
+// OpenAI's reasoning models: the turn before it ended with an answer (its
+// last assistant message calls no tool). The Responses API drops the
+// reasoning of answered turns; a turn the person interrupted mid tool call
+// keeps its reasoning at the next message (corpus anmol0b/Trezo-Ai
+// ff1815ba: after an aborted turn the next call reads all 50,048 tokens of
+// the previous prompt and grows by what was added, reasoning kept; in
+// 1bf566ba, after an answer, the previous call's 57 reasoning tokens are
+// gone).
+func answered(msgs []Message, i int) bool {
+	for j := i - 1; j >= 0; j-- {
+		if msgs[j].Role != RoleAssistant {
+			continue
+		}
+		for k := range msgs[j].Blocks {
+			if msgs[j].Blocks[k].Kind == traces.ToolUse {
+				return false
+			}
+		}
+		return true
+	}
+	return true
 }

@@ -142,6 +142,12 @@ type Request struct {
 	// replay makes the provider do what the bill shows it did.
 	ReadLimit int
 	Limited   bool
+	// ReadTokens, when Limited and positive, is where inside the block
+	// after ReadLimit the observed read ended, in prompt tokens: an OpenAI
+	// request routed to a machine that held only part of the opaque floor
+	// reads 2,432 or 9,600 tokens of it (corpus kunalcode12 019db6d2).
+	// Caches that count tokens serve that much; the others ignore it.
+	ReadTokens int
 	// KeepAlive, when KeptAlive, is the last block of a prefix the provider
 	// serves from cache even if nothing this replay sent kept it alive: the
 	// log shows a read after a gap longer than the TTL, so a request the
@@ -149,6 +155,12 @@ type Request struct {
 	// Also an observation, the mirror of ReadLimit.
 	KeepAlive int
 	KeptAlive bool
+	// Generated, when positive, is the first block of the conversation's
+	// previous call's output, sent back as that call generated it
+	// (nothing of it dropped), right after that call's prompt. A cache
+	// that keeps what a model generated with its prompt (OpenAI's
+	// in-memory retention) reads into it.
+	Generated int
 	// Automatic, unless NoCache, is a top-level cache_control with that
 	// TTL: Anthropic's automatic mode, which puts a breakpoint on the last
 	// cacheable block and takes one of the MaxBreakpoints slots

@@ -23,10 +23,23 @@ import (
 // The recorded Claude Code sessions agree: subagent.jsonl
 // (claude-opus-4-6) reads its whole previous prefix, thinking included,
 // after a new user message (README, "thinking-strip hypothesis").
+//
+// OpenAI's reasoning models (o1, o3, o4, the gpt-5 family, codex-mini)
+// drop the reasoning items of earlier turns too: the Responses API keeps
+// a turn's reasoning while its tool calls go on and discards it at the
+// next user message (the OpenAI cookbook "Better performance from
+// reasoning models using the Responses API"; Codex counts those items
+// out of the server's usage, codex-rs context_manager/history.rs,
+// get_non_last_reasoning_items_tokens). Codex rollouts show it:
+// corpus anmol0b/Trezo-Ai 1bf566ba's second turn grows by 34 tokens
+// after a call of 57 reasoning tokens.
 func StripsThinking(model string) bool {
 	m := strings.ToLower(model)
 	if i := strings.IndexByte(m, '['); i >= 0 {
 		m = m[:i] // claude-opus-4-6[1m]
+	}
+	if openAIReasoning(strings.TrimPrefix(m, "openai/")) {
+		return true
 	}
 	m = strings.TrimPrefix(m, "anthropic/")
 	if !strings.HasPrefix(m, "claude-") {
@@ -66,4 +79,15 @@ func StripsThinking(model string) bool {
 	default: // haiku: every Haiku through 4.5; later ones are not documented
 		return v <= 405
 	}
+}
+
+// openAIReasoning reports whether an OpenAI model name is a reasoning
+// model's.
+func openAIReasoning(m string) bool {
+	for _, p := range []string{"gpt-5", "o1", "o3", "o4", "codex-mini"} {
+		if m == p || strings.HasPrefix(m, p+"-") || strings.HasPrefix(m, p+".") {
+			return true
+		}
+	}
+	return false
 }

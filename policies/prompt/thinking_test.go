@@ -29,7 +29,14 @@ func TestStripsThinking(t *testing.T) {
 		{"claude-3-5-haiku-20241022", true},
 		{"claude-mythos-5", false},
 		{"anthropic/claude-sonnet-4", true},
-		{"gpt-5.4", false},
+		{"gpt-5.4", true},
+		{"gpt-5.5", true},
+		{"gpt-5-codex", true},
+		{"openai/o3-mini", true},
+		{"o4-mini", true},
+		{"gpt-4.1", false},
+		{"gpt-4o", false},
+		{"o1x", false},
 		{"m", false},
 	} {
 		if got := StripsThinking(tt.model); got != tt.want {

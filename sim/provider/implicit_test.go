@@ -80,7 +80,10 @@ func TestOpenAIRules(t *testing.T) {
 		{"the 5-10 minute band: gone after 10", OpenAIOptions{}, 3000, []step{{0, nil, 0}, {10*time.Minute + time.Second, nil, 0}}},
 		{"idle is capped at 1h", OpenAIOptions{IdleMin: 2 * time.Hour, IdleMax: 2 * time.Hour}, 3000, []step{
 			{0, nil, 0}, {59 * time.Minute, nil, 2944}, {119*time.Minute + time.Second, nil, 0}}},
-		{"24h retention", OpenAIOptions{Retention: Extended}, 3000, []step{{0, nil, 0}, {23 * time.Hour, nil, 2944}, {47*time.Hour + time.Second, nil, 0}}},
+		{"24h retention keeps up to 24h", OpenAIOptions{Retention: Extended, ExtendedMin: 30 * time.Hour, ExtendedMax: 30 * time.Hour}, 3000, []step{
+			{0, nil, 0}, {23 * time.Hour, nil, 2944}, {47*time.Hour + time.Second, nil, 0}}},
+		{"24h retention of an older model: the extended band", OpenAIOptions{Retention: Extended}, 3000, []step{
+			{0, nil, 0}, {11*time.Minute - time.Second, nil, 2944}, {36*time.Minute + time.Second, nil, 0}}},
 		{"a changed block ends the hit", OpenAIOptions{}, 3000, []step{
 			{0, func(c *convo) { c.add(prompt.RoleUser, 500).add(prompt.RoleUser, 500) }, 0},
 			{time.Second, func(c *convo) { c.v.Messages = c.v.Messages[:1]; c.add(prompt.RoleUser, 500) }, 3456}}},
@@ -277,5 +280,109 @@ func TestOpenAIEntryReadableAfterTTFT(t *testing.T) {
 	}
 	if u := send(t, p, t0.Add(2*time.Second), c.req(prompt.NoCache)); u.CacheRead != 2944 {
 		t.Errorf("at TTFT: read %d, want 2944", u.CacheRead)
+	}
+}
+
+// TestOpenAIRetentionByModel pins the retention of each model family
+// (RetentionOf, ExtendedBand): GPT-5.5 and later support only 24h, which
+// keeps an idle prefix 11–25 minutes (GPT-5.5) or 14–72 minutes (GPT-5.6),
+// whatever the request asks; older models default to in-memory (5–10
+// minutes) and honour an asked 24h.
+func TestOpenAIRetentionByModel(t *testing.T) {
+	for _, tt := range []struct {
+		model       string
+		r           Retention
+		only        bool
+		extLo, extH time.Duration
+	}{
+		{"gpt-5.4", InMemory, false, 11 * time.Minute, 25 * time.Minute},
+		{"gpt-5-codex", InMemory, false, 11 * time.Minute, 25 * time.Minute},
+		{"gpt-4.1", InMemory, false, 11 * time.Minute, 25 * time.Minute},
+		{"o3", InMemory, false, 11 * time.Minute, 25 * time.Minute},
+		{"gpt-5.5", Extended, true, 11 * time.Minute, 25 * time.Minute},
+		{"gpt-5.5-pro", Extended, true, 11 * time.Minute, 25 * time.Minute},
+		{"openai/gpt-5.6-sol", Extended, true, 14 * time.Minute, 72 * time.Minute},
+		{"gpt-6", Extended, true, 14 * time.Minute, 72 * time.Minute},
+	} {
+		r, only := RetentionOf(tt.model)
+		lo, hi := ExtendedBand(tt.model)
+		if r != tt.r || only != tt.only || lo != tt.extLo || hi != tt.extH {
+			t.Errorf("%s: %s (only %v), band [%v, %v]; want %s (only %v), [%v, %v]", tt.model, r, only, lo, hi, tt.r, tt.only, tt.extLo, tt.extH)
+		}
+	}
+	card := pricing.NewCard(
+		pricing.Price{Model: "gpt-5.4", Provider: "openai", Input: 2, Output: 8, CacheRead: 0.2, Window: 100000},
+		pricing.Price{Model: "gpt-5.5", Provider: "openai", Input: 2, Output: 8, CacheRead: 0.2, Window: 100000},
+		pricing.Price{Model: "gpt-5.6-sol", Provider: "openai", Input: 2, Output: 8, CacheRead: 0.2, Window: 100000},
+	)
+	read := func(o OpenAIOptions, model string, gap time.Duration) int64 {
+		o.Prices, o.Latency, o.Rand = card, zeroLatency, rand.New(rand.NewPCG(1, 2))
+		p, err := NewOpenAI(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := newConvoModel(t, 3000, model)
+		send(t, p, t0, c.req(prompt.NoCache))
+		return send(t, p, t0.Add(gap), c.req(prompt.NoCache)).CacheRead
+	}
+	for _, tt := range []struct {
+		model string
+		o     OpenAIOptions
+		gap   time.Duration
+		want  int64
+	}{
+		{"gpt-5.4", OpenAIOptions{}, 10*time.Minute + time.Second, 0},           // in-memory: gone after 10 minutes
+		{"gpt-5.4", OpenAIOptions{Retention: Extended}, 10 * time.Minute, 2944}, // asked 24h: the extended band
+		{"gpt-5.5", OpenAIOptions{Retention: InMemory}, 10 * time.Minute, 2944}, // 24h only: the ask is ignored
+		{"gpt-5.5", OpenAIOptions{}, 25*time.Minute + time.Second, 0},
+		{"gpt-5.6-sol", OpenAIOptions{}, 13 * time.Minute, 2944},
+		{"gpt-5.6-sol", OpenAIOptions{}, 72*time.Minute + time.Second, 0},
+	} {
+		if got := read(tt.o, tt.model, tt.gap); got != tt.want {
+			t.Errorf("%s %+v after %v: read %d, want %d", tt.model, tt.o.Retention, tt.gap, got, tt.want)
+		}
+	}
+}
+
+// TestOpenAIGeneratedOutput: in-memory retention caches what the model
+// generated with its prompt, so a request that sends the previous call's
+// output back right after its prompt reads into it, up to the output's
+// size; extended retention (GPT-5.5) writes the prompt only. Corpus
+// anmol0b/Trezo-Ai ff1815ba (gpt-5.4): 42,971 prompt + 874 output → the
+// next call reads 43,776; the API captures (gpt-5.5) never read past the
+// previous prompt.
+func TestOpenAIGeneratedOutput(t *testing.T) {
+	card := pricing.NewCard(
+		pricing.Price{Model: "gpt-5.4", Provider: "openai", Input: 2, Output: 8, CacheRead: 0.2, Window: 100000},
+		pricing.Price{Model: "gpt-5.5", Provider: "openai", Input: 2, Output: 8, CacheRead: 0.2, Window: 100000},
+	)
+	for _, tt := range []struct {
+		model     string
+		generated bool
+		want      int64
+	}{
+		{"gpt-5.4", true, 3584},  // 3,000 + min(600 output, 700 sent back) = 3,600 → 3,584
+		{"gpt-5.4", false, 2944}, // the output was not sent back as generated
+		{"gpt-5.5", true, 2944},
+	} {
+		p, err := NewOpenAI(OpenAIOptions{Common: Common{Prices: card, Latency: zeroLatency}, Rand: rand.New(rand.NewPCG(1, 2))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := newConvoModel(t, 3000, tt.model)
+		r := c.b.Build(c.model, &c.v, 600)
+		r.Key = "s"
+		r.Freeze()
+		send(t, p, t0, r)
+		c.add(prompt.RoleAssistant, 700).add(prompt.RoleUser, 100)
+		r = c.b.Build(c.model, &c.v, 10)
+		r.Key = "s"
+		if tt.generated {
+			r.Generated = 1 // the assistant message follows the one floor block
+		}
+		r.Freeze()
+		if got := send(t, p, t0.Add(time.Second), r).CacheRead; got != tt.want {
+			t.Errorf("%s generated=%v: read %d, want %d", tt.model, tt.generated, got, tt.want)
+		}
 	}
 }

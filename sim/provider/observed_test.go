@@ -80,6 +80,33 @@ func TestObservedEvents(t *testing.T) {
 		if u := send(t, o, t0.Add(2*time.Minute), c.req(prompt.NoCache)); u.CacheRead != 2560 {
 			t.Errorf("unlimited: cached %d, want 2,560 (the 2,600-token prefix sent before, in 128-token steps)", u.CacheRead)
 		}
+		// A read that ended inside the system block (a routing miss
+		// reading part of the opaque floor): that many tokens.
+		c.add(prompt.RoleUser, 100)
+		r = c.b.Build(c.model, &c.v, 7)
+		r.ReadLimit, r.ReadTokens, r.Limited = -1, 1500, true
+		r.Freeze()
+		if u := send(t, o, t0.Add(3*time.Minute), r); u.CacheRead != 1408 {
+			t.Errorf("read ending inside the system block: cached %d, want 1,408 (1,500 in 128-token steps)", u.CacheRead)
+		}
+	})
+	t.Run("openai honours a read past its idle lifetime", func(t *testing.T) {
+		o := newTestOpenAI(t, OpenAIOptions{})
+		c := newConvo(t, 2000).add(prompt.RoleUser, 500)
+		c.model = "gpt"
+		send(t, o, t0, c.req(prompt.NoCache))
+		c.add(prompt.RoleUser, 100)
+		if u := send(t, o, t0.Add(time.Hour), c.req(prompt.NoCache)); u.CacheRead != 0 {
+			t.Fatalf("an hour idle: cached %d, want 0", u.CacheRead)
+		}
+		c.add(prompt.RoleUser, 100)
+		r := c.b.Build(c.model, &c.v, 7)
+		r.KeepAlive, r.KeptAlive = 1, true // the log read through the first user message
+		r.Freeze()
+		resp, err := o.Send(t0.Add(3*time.Hour), r)
+		if err != nil || resp.Usage.CacheRead != 2432 || !resp.KeptAlive {
+			t.Errorf("kept alive: %+v %v, want 2,432 cached (2,500 in 128-token steps), kept alive", resp, err)
+		}
 	})
 }
 

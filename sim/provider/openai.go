@@ -3,6 +3,8 @@ package provider
 import (
 	"fmt"
 	"math/rand/v2"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ctxsim/ctxsim/policies/prompt"
@@ -21,14 +23,78 @@ const (
 // OpenAIOptions configures an OpenAI provider.
 type OpenAIOptions struct {
 	Common
-	// Rand draws each prefix's idle lifetime; required for in-memory
-	// retention (derive it from the run seed).
+	// Rand draws each prefix's idle lifetime; required (derive it from the
+	// run seed) unless every band is a single value.
 	Rand *rand.Rand
-	// Retention is in_memory (the default) or 24h.
+	// Retention is the prompt_cache_retention every request asks for: ""
+	// (the default) is each model's default (RetentionOf), in_memory or
+	// 24h. A model that supports only 24h (GPT-5.5 and later) uses it
+	// whatever is asked, as the API does.
 	Retention Retention
 	// IdleMin and IdleMax bound the in-memory idle lifetime (default 5 and
 	// 10 minutes); MaxIdle caps it (default 1h).
 	IdleMin, IdleMax, MaxIdle time.Duration
+	// ExtendedMin and ExtendedMax, when set, bound the extended (24h)
+	// idle lifetime of every model, instead of its family's band
+	// (ExtendedBand); it is always capped at 24 hours.
+	ExtendedMin, ExtendedMax time.Duration
+}
+
+// RetentionOf is the retention a model caches with when a request does not
+// ask (and the only one for models that support one). OpenAI's API
+// reference (PromptCacheRetention, openai-java 4.39 and openai-ruby 0.65,
+// reference/providers.md §2): "For gpt-5.5, gpt-5.5-pro, and future
+// models, only 24h is supported"; older models default to 24h for
+// organizations without zero data retention and to in_memory with it, and
+// the guide's earlier default was in_memory. Codex sends no
+// prompt_cache_retention (the ChatGPT backend refuses it), so for older
+// models the default here is in_memory, the one every organization can
+// have; set OpenAIOptions.Retention for the other.
+func RetentionOf(model string) (r Retention, only bool) {
+	if maj, min, ok := gptVersion(model); ok && (maj > 5 || maj == 5 && min >= 5) {
+		return Extended, true
+	}
+	return InMemory, false
+}
+
+// ExtendedBand is how long a model's extended (24h) retention keeps an
+// idle prefix, as Codex bills show it: OpenAI documents "up to a maximum
+// of 24 hours" (KV tensors offloaded to GPU-local storage when memory is
+// full), no lower bound. GPT-5.5 rollouts read a prefix after idle gaps
+// of 11 minutes and miss it after 25; GPT-5.6 ones read after 14 to 72
+// minutes (issue 23's 114 rollouts, CLI 0.120–0.144; a third party
+// reports a 30-minute minimum life for GPT-5.6). The band draws the
+// lifetime; reads past it that a log shows are observations (KeepAlive:
+// one GPT-5.6 read of 88,832 tokens after 24.4 hours).
+func ExtendedBand(model string) (lo, hi time.Duration) {
+	if maj, min, ok := gptVersion(model); ok && (maj > 5 || maj == 5 && min >= 6) {
+		return 14 * time.Minute, 72 * time.Minute
+	}
+	return 11 * time.Minute, 25 * time.Minute
+}
+
+// gptVersion parses "gpt-5.5-pro" as 5, 5 and "gpt-5-codex" as 5, 0.
+func gptVersion(model string) (maj, min int, ok bool) {
+	m := strings.TrimPrefix(strings.ToLower(model), "openai/")
+	rest, found := strings.CutPrefix(m, "gpt-")
+	if !found {
+		return 0, 0, false
+	}
+	end := strings.IndexFunc(rest, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	if end >= 0 {
+		rest = rest[:end]
+	}
+	a, b, _ := strings.Cut(rest, ".")
+	maj, err := strconv.Atoi(a)
+	if err != nil {
+		return 0, 0, false
+	}
+	if b != "" {
+		if min, err = strconv.Atoi(b); err != nil {
+			return 0, 0, false
+		}
+	}
+	return maj, min, true
 }
 
 // An OpenAI provider caches like OpenAI's automatic prompt caching
@@ -38,41 +104,61 @@ type OpenAIOptions struct {
 //     model's MinCacheable (1024 when the card has none) is cached, free.
 //   - A hit is the longest cached prefix, reported in 128-token steps from
 //     1024: cached = 1024 + 128·⌊(hit−1024)/128⌋, 0 below 1024.
-//   - In-memory prefixes are evicted after an idle lifetime drawn per use
-//     from [IdleMin, IdleMax] with the seeded Rand (5–10 min), never over
-//     MaxIdle (1 h); each hit starts a new idle period. Retention 24h keeps
-//     idle prefixes 24 h.
+//   - Retention per model (RetentionOf): in-memory prefixes are evicted
+//     after an idle lifetime drawn per use from [IdleMin, IdleMax] with
+//     the seeded Rand (5–10 min), never over MaxIdle (1 h); extended ones
+//     after one drawn from the model family's band (ExtendedBand), never
+//     over 24 h. Each hit starts a new idle period.
+//   - In-memory retention caches what the model generated with the prompt
+//     that produced it: the next request of the conversation, sending that
+//     output back unchanged (prompt.Request.Generated), reads into it.
+//     GPT-5.4 Codex rollouts read past the previous prompt by up to its
+//     output (corpus anmol0b/Trezo-Ai ff1815ba: 18,128 + 712 → 18,688,
+//     42,971 + 874 → 43,776); extended retention writes the prompt only
+//     (no GPT-5.5 read in the API captures or the corpus passes the
+//     previous prompt).
 //   - Cached tokens are a subset of prompt tokens on the wire (Wire); Usage
 //     is additive (CacheRead = cached, Input = prompt − cached), and the
 //     price card's CacheRead rate carries the family discount (50% gpt-4o,
 //     75% gpt-4.1, 90% gpt-5).
 //   - A prompt over the window is a 400 ErrContextOverflow; a model switch
-//     starts cold.
-//   - A request whose ReadLimit is set (an observed re-send) is served at
-//     most that much of its cached prefix.
+//     starts cold (what the bill reads after one is an observation).
+//   - Observations (see prompt.Request): a request whose ReadLimit is set
+//     (a request routed to a machine without the prefix) is served at most
+//     that much, ReadTokens into the next block when the read ended inside
+//     one; one whose KeepAlive is set is served that prefix as alive.
 //
 // Simplifications: matching is at block granularity (see prefixIndex);
 // routing by prompt_cache_key and the ~15 RPM overflow to other machines
 // are not modelled (a single machine per tenant: hit rates are an upper
-// bound for bursty traffic); GPT-5.6 cache writes and explicit breakpoints
-// are not modelled.
+// bound for bursty traffic, and the routing misses a log shows are
+// observations); GPT-5.6 cache writes and explicit breakpoints are not
+// modelled.
 type OpenAI struct {
 	opts   OpenAIOptions
 	models map[string]*openaiCache
+	// last is each conversation's previous request: where its prompt
+	// ended and how much it generated (in-memory output caching).
+	last map[string]lastRequest
+}
+
+type lastRequest struct {
+	chain  uint64
+	output int
 }
 
 type openaiCache struct {
-	price pricing.Price
-	lat   Latency
-	idx   *prefixIndex
+	price     pricing.Price
+	lat       Latency
+	idx       *prefixIndex
+	retention Retention
+	// lo and hi bound the idle lifetime, max caps it.
+	lo, hi, max time.Duration
 }
 
 // NewOpenAI returns an OpenAI provider with a cold cache.
 func NewOpenAI(o OpenAIOptions) (*OpenAI, error) {
-	if o.Retention == "" {
-		o.Retention = InMemory
-	}
-	if o.Retention != InMemory && o.Retention != Extended {
+	if o.Retention != "" && o.Retention != InMemory && o.Retention != Extended {
 		return nil, fmt.Errorf("provider: openai retention %q: want in_memory or 24h", o.Retention)
 	}
 	if o.IdleMin == 0 && o.IdleMax == 0 {
@@ -81,71 +167,128 @@ func NewOpenAI(o OpenAIOptions) (*OpenAI, error) {
 	if o.MaxIdle == 0 {
 		o.MaxIdle = time.Hour
 	}
-	if o.IdleMax < o.IdleMin {
+	if o.IdleMax < o.IdleMin || o.ExtendedMax < o.ExtendedMin {
 		return nil, fmt.Errorf("provider: openai idle band [%v, %v] is empty", o.IdleMin, o.IdleMax)
 	}
-	if o.Retention == InMemory && o.Rand == nil && o.IdleMax > o.IdleMin {
-		return nil, fmt.Errorf("provider: openai in-memory retention needs a seeded Rand")
+	if o.Rand == nil && (o.IdleMax > o.IdleMin || o.ExtendedMax > o.ExtendedMin || o.ExtendedMax == 0) {
+		return nil, fmt.Errorf("provider: openai retention needs a seeded Rand")
 	}
-	return &OpenAI{opts: o, models: map[string]*openaiCache{}}, nil
+	return &OpenAI{opts: o, models: map[string]*openaiCache{}, last: map[string]lastRequest{}}, nil
 }
 
 // Name implements Provider.
 func (o *OpenAI) Name() string { return "openai" }
 
-func (o *OpenAI) idle() time.Duration {
-	if o.opts.Retention == Extended {
-		return 24 * time.Hour
+// cacheOf is model's cache, made on first use with the model's rules.
+func (o *OpenAI) cacheOf(model string) (*openaiCache, error) {
+	if c, ok := o.models[model]; ok {
+		return c, nil
 	}
-	d := o.opts.IdleMin
-	if span := o.opts.IdleMax - o.opts.IdleMin; span > 0 {
+	p, err := o.opts.price(model)
+	if err != nil {
+		return nil, err
+	}
+	c := &openaiCache{price: p, lat: o.opts.latency("openai", model), idx: newPrefixIndex()}
+	if c.price.MinCacheable == 0 {
+		c.price.MinCacheable = 1024
+	}
+	r, only := RetentionOf(model)
+	if o.opts.Retention != "" && !only {
+		r = o.opts.Retention
+	}
+	c.retention = r
+	switch {
+	case r == InMemory:
+		c.lo, c.hi, c.max = o.opts.IdleMin, o.opts.IdleMax, o.opts.MaxIdle
+	case o.opts.ExtendedMax > 0:
+		c.lo, c.hi, c.max = o.opts.ExtendedMin, o.opts.ExtendedMax, 24*time.Hour
+	default:
+		c.lo, c.hi = ExtendedBand(model)
+		c.max = 24 * time.Hour
+	}
+	o.models[model] = c
+	return c, nil
+}
+
+func (o *OpenAI) idle(c *openaiCache) time.Duration {
+	d := c.lo
+	if span := c.hi - c.lo; span > 0 {
 		d += time.Duration(o.opts.Rand.Int64N(int64(span) + 1))
 	}
-	return min(d, o.opts.MaxIdle)
+	return min(d, c.max)
 }
 
 // Send implements Provider.
 func (o *OpenAI) Send(now time.Time, req *prompt.Request) (Response, error) {
-	c, ok := o.models[req.Model]
-	if !ok {
-		p, err := o.opts.price(req.Model)
-		if err != nil {
-			return Response{}, err
-		}
-		c = &openaiCache{price: p, lat: o.opts.latency("openai", req.Model), idx: newPrefixIndex()}
-		if c.price.MinCacheable == 0 {
-			c.price.MinCacheable = 1024
-		}
-		o.models[req.Model] = c
+	c, err := o.cacheOf(req.Model)
+	if err != nil {
+		return Response{}, err
 	}
 	if err := overflow(req.Total, c.price.Window); err != nil {
 		return Response{}, err
 	}
 	hit, _ := c.idx.longest(now, req, false)
-	if req.Limited && hit > req.ReadLimit {
-		// An observed re-send (prompt.Request.ReadLimit): on OpenAI, a
-		// request routed to a machine that does not hold the prefix.
+	revived := false
+	if req.KeptAlive && req.KeepAlive > hit && req.KeepAlive < len(req.Blocks) {
+		// An observed read past the idle lifetime: the prefix was alive.
+		hit, revived = req.KeepAlive, true
+	}
+	tokens := 0 // the cached prefix, in tokens
+	if hit >= 0 {
+		tokens = req.Blocks[hit].End
+	}
+	switch {
+	case req.Limited && hit > req.ReadLimit && req.ReadTokens > 0:
+		// An observed re-send that ended inside a block: on OpenAI, a
+		// request routed to a machine holding part of the prefix.
+		tokens = min(tokens, req.ReadTokens)
+	case req.Limited && hit > req.ReadLimit:
 		hit = req.ReadLimit
+		tokens = 0
+		if hit >= 0 {
+			tokens = req.Blocks[hit].End
+		}
+	case c.retention == InMemory && hit >= 0:
+		tokens += o.generated(req, hit)
 	}
 	// Prefixes a concurrent request is still writing are not rewritten.
 	pend, l := c.idx.longest(now, req, true)
-	cached := 0
-	if hit >= 0 {
-		cached = steps(req.Blocks[hit].End, c.price.MinCacheable, 128)
-	}
+	cached := steps(tokens, c.price.MinCacheable, 128)
 	ttft, decode := c.lat.Time(req.Total-cached, cached, req.Output)
 	if req.Total >= c.price.MinCacheable {
 		// The whole prompt is cached once the response starts; the run it
 		// lands in, and every run it continues, starts a new idle period.
 		r := c.idx.insert(req, pend, l, now.Add(ttft))
-		exp := now.Add(ttft + o.idle())
+		exp := now.Add(ttft + o.idle(c))
 		touch(r, func(r *run) { r.expires = later(r.expires, exp) })
 	} else if pend >= 0 {
-		exp := now.Add(o.idle())
+		exp := now.Add(o.idle(c))
 		touch(l.r, func(r *run) { r.expires = later(r.expires, exp) })
 	}
 	c.idx.sweep(now)
-	return implicitResponse(req, cached, ttft, decode), nil
+	if req.Key != "" && len(req.Blocks) > 0 {
+		o.last[req.Key] = lastRequest{chain: req.Blocks[len(req.Blocks)-1].Chain, output: req.Output}
+	}
+	resp := implicitResponse(req, cached, ttft, decode)
+	resp.KeptAlive = revived
+	return resp, nil
+}
+
+// generated is how many tokens past block hit req reads of what the
+// conversation's previous call generated: when its prompt is cached to
+// its end (block hit) and req sends that call's output back from the next
+// block, up to the output's size.
+func (o *OpenAI) generated(req *prompt.Request, hit int) int {
+	g := req.Generated
+	prev, ok := o.last[req.Key]
+	if g <= 0 || g != hit+1 || g >= len(req.Blocks) || !ok || req.Blocks[hit].Chain != prev.chain {
+		return 0
+	}
+	end := g
+	for end+1 < len(req.Blocks) && req.Blocks[end+1].Msg == req.Blocks[g].Msg {
+		end++
+	}
+	return min(prev.output, req.Blocks[end].End-req.Blocks[hit].End)
 }
 
 // steps rounds a hit down to the reporting granularity: 0 below minimum,

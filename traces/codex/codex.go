@@ -551,6 +551,9 @@ func (rd *reader) tokenCount(at time.Time, em *eventMsg) {
 	if r > 0 {
 		setMeta(ev, "reasoning_tokens", strconv.FormatInt(r, 10))
 	}
+	if ev.Meta[traces.MetaServerTools] != "" {
+		r = 0 // not sent again (see reasoning.go)
+	}
 	rd.sizeReasoning(idx, int(r))
 	rd.call = -1
 }

@@ -113,13 +113,12 @@ func (rd *reader) item(at time.Time, raw json.RawMessage) {
 		rd.output(at, traces.Block{Kind: traces.ToolUse, ID: id, Name: "tool_search", Input: chatlog.Arguments(it.Arguments)})
 	case "web_search_call", "image_generation_call":
 		// Server-side tools: the search (or the image) runs inside the
-		// model's turn and its results are billed as that call's input
-		// only; the item, without them, is all later requests carry
-		// (trace_node_codex reads 26,903 tokens for a 3-message prompt
-		// that costs 16,570 without a search; corpus Empire-of-bits
-		// 5a2c36ba line 77 bills 39,997 and the call after it grows from
-		// there by its new content only). The block needs an id to be a
-		// valid tool_use; the log has none, so its line names it.
+		// model's call, and its results, which the log does not show, are
+		// billed as that call's input (the API captures' trace_node_codex
+		// reads 26,903 tokens for a 3-message prompt that costs 16,570
+		// without a search) and carried on (reasoning.go). The block needs
+		// an id to be a valid tool_use; the log has none, so its line
+		// names it.
 		input := chatlog.Arguments(it.Action)
 		name := "web_search"
 		if it.Type == "image_generation_call" {

@@ -19,6 +19,12 @@ import (
 // (prompt.StripsThinking). So a reasoning item is an opaque thinking block
 // sized from its call's reasoning_output_tokens, split over the call's
 // items by their size.
+//
+// The reasoning of a call that ran server-side tools (a web search) is not
+// sent again: corpus anmol0b/Trezo-Ai ff1815ba lines 41–82, a call of four
+// searches and 1,606 reasoning tokens bills 5,986 tokens of results, and
+// the next call grows by what was added less 1,648 (1,606 plus framing),
+// keeping the results. Its items are left empty (and dropped).
 type reasoningRef struct{ ev, blk, enc int }
 
 // reason appends a reasoning item to the call in progress: its summary

@@ -2,6 +2,7 @@ package fit
 
 import (
 	"math"
+	"strings"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
@@ -55,6 +56,29 @@ var DefaultCalibration = Calibration{
 	Message: 4,
 }
 
+// OpenAICalibration is the prior for OpenAI's models, whose tokenizer is
+// the local one (o200k_base): in the API captures (../shared/traces/
+// captures, trace_codex.json) and the corpus's Codex rollouts, a request
+// grows by the o200k count of what was added, about 8 tokens per input
+// item (a message, a tool call, a tool output) and a few more per call.
+var OpenAICalibration = Calibration{
+	Ratio:   [numSizeKinds]float64{1, 1, 1, 1},
+	Block:   [numSizeKinds]float64{0, 0, 8, 0},
+	Message: 8,
+}
+
+// PriorFor is the prior for a model: OpenAICalibration for OpenAI's
+// (gpt-*, o1/o3/o4, codex-*), DefaultCalibration for the others.
+func PriorFor(model string) Calibration {
+	m := strings.TrimPrefix(strings.ToLower(model), "openai/")
+	for _, p := range []string{"gpt-", "o1", "o3", "o4", "codex-"} {
+		if strings.HasPrefix(m, p) {
+			return OpenAICalibration
+		}
+	}
+	return DefaultCalibration
+}
+
 // Size is the calibrated size of a block of local count n.
 func (c *Calibration) Size(k SizeKind, n int) int {
 	if n == 0 && k != SizeToolResult && k != SizeToolUse {
@@ -101,8 +125,11 @@ type Ridge struct {
 }
 
 // NewRidge returns a fit with the default prior and strengths.
-func NewRidge() *Ridge {
-	f := &Ridge{Prior: DefaultCalibration}
+func NewRidge() *Ridge { return NewRidgeFrom(DefaultCalibration) }
+
+// NewRidgeFrom returns a fit with prior p and the default strengths.
+func NewRidgeFrom(p Calibration) *Ridge {
+	f := &Ridge{Prior: p}
 	for k := range numSizeKinds {
 		f.Strength[k] = 2e4
 		f.Strength[int(numSizeKinds)+int(k)] = 4
