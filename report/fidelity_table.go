@@ -38,6 +38,10 @@ func FidelitySummaryTable(rep results.FidelityReport) *Table {
 	}
 	row("recorded", rep.Recorded)
 	row("observed", rep.Observed)
+	for _, f := range rep.Formats { // each log format's own, when there are several
+		row(fmt.Sprintf("recorded, %s (%d)", f.Format, f.Sessions), f.Recorded)
+		row(fmt.Sprintf("observed, %s (%d)", f.Format, f.Sessions), f.Observed)
+	}
 	t.Notes = append(t.Notes, fmt.Sprintf("call-weighted read match %.1f%%; open-loop prompt error, median over sessions %.2f%%.", rep.ReadMatchPct, rep.OpenLoopMdAPE))
 	t.Notes = append(t.Notes, fmt.Sprintf("observed followed the bill on %d of %d calls: %d re-sends, %d reads past the TTL.", rep.ObservedResends+rep.ObservedKept, rep.ObservedCalls, rep.ObservedResends, rep.ObservedKept))
 	for _, s := range rep.Skipped {

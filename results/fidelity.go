@@ -30,6 +30,19 @@ type FidelitySession struct {
 	// ObservedEvents is how many of the session's calls the observed
 	// replay followed the bill on (re-sends and reads past the TTL).
 	ObservedEvents int `json:"observed_events"`
+	// Format is the log format the session came from (traces.Session's).
+	Format string `json:"format,omitempty"`
+}
+
+// A FidelityFormat is the error distribution of the sessions of one log
+// format: the same session weighs the same in every format's rules, but
+// each format's rules are its own (Claude Code's and Codex's caches and
+// logs differ).
+type FidelityFormat struct {
+	Format   string        `json:"format"`
+	Sessions int           `json:"sessions"`
+	Recorded FidelityStats `json:"recorded"`
+	Observed FidelityStats `json:"observed"`
 }
 
 // A FidelityStats is the distribution of one replay's errors over sessions.
@@ -68,6 +81,27 @@ type FidelityReport struct {
 	ObservedResends int `json:"observed_resends"`
 	ObservedKept    int `json:"observed_kept"`
 	ObservedCalls   int `json:"observed_calls"`
+	// Formats are the distributions per log format, by name, when the
+	// sessions come from more than one.
+	Formats []FidelityFormat `json:"formats,omitempty"`
+}
+
+// setFormats gives each log format its own distribution, when the
+// sessions come from several.
+func (rep *FidelityReport) setFormats() {
+	by := map[string][]FidelitySession{}
+	for _, s := range rep.Sessions {
+		by[s.Format] = append(by[s.Format], s)
+	}
+	if len(by) < 2 {
+		return
+	}
+	for name, ss := range by {
+		rep.Formats = append(rep.Formats, FidelityFormat{Format: name, Sessions: len(ss),
+			Recorded: fidelityStats(ss, func(s FidelitySession) float64 { return s.ReplayUSD }),
+			Observed: fidelityStats(ss, func(s FidelitySession) float64 { return s.ObservedUSD })})
+	}
+	slices.SortFunc(rep.Formats, func(a, b FidelityFormat) int { return cmp.Compare(a.Format, b.Format) })
 }
 
 // Fidelity causes, from the two replays of a session.
@@ -112,6 +146,7 @@ func NewFidelityReport(recorded, observed []RunSummary) FidelityReport {
 			ErrorPct: pctErr(billedCost(r), r.Recorded.CostUSD)}
 		if f := r.Fidelity; f != nil {
 			s.Calls, s.ReadMatchPct, s.OpenLoopMdAPE, s.OpenLoopCalls = f.Calls, f.ReadMatchPct, f.OpenLoopMdAPE, f.OpenLoopCalls
+			s.Format = f.Format
 			calls += f.Calls
 			matched = append(matched, f.ReadMatchPct*float64(f.Calls))
 			if f.OpenLoopCalls > 0 {
@@ -136,6 +171,7 @@ func NewFidelityReport(recorded, observed []RunSummary) FidelityReport {
 	})
 	rep.Recorded = fidelityStats(rep.Sessions, func(s FidelitySession) float64 { return s.ReplayUSD })
 	rep.Observed = fidelityStats(rep.Sessions, func(s FidelitySession) float64 { return s.ObservedUSD })
+	rep.setFormats()
 	if calls > 0 {
 		var sum float64
 		for _, m := range matched {

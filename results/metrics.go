@@ -36,6 +36,9 @@ type Fidelity struct {
 	// nonzero only for the replays that honour observed events.
 	ObservedResends int `json:"observed_resends"`
 	ObservedKept    int `json:"observed_kept"`
+	// Format is the format of the log the run replays (traces.Session's),
+	// for the fidelity report's distribution per format.
+	Format string `json:"format,omitempty"`
 }
 
 // Options tune Summarize. The zero value is ready to use.

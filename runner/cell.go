@@ -400,7 +400,7 @@ func (rn *Runner) summarize(t Tenant, policy string, all []sim.Record) []results
 	if len(t.Roots) == 1 && ordered(all, t.Roots[0].ID) {
 		// One session, its records already in time order and numbered:
 		// the regrouped copy would be all itself (a Record is large).
-		return []results.RunSummary{results.Summarize(t.Roots[0].ID, policy, all, results.Options{Prices: rn.Prices})}
+		return []results.RunSummary{withFormat(results.Summarize(t.Roots[0].ID, policy, all, results.Options{Prices: rn.Prices}), t.Roots[0])}
 	}
 	rootOf := t.rootOf()
 	byRoot := map[string][]int{} // indices into all: a Record is large, copy it once
@@ -429,7 +429,15 @@ func (rn *Runner) summarize(t Tenant, policy string, all []sim.Record) []results
 		for i := range recs {
 			recs[i].Trace, recs[i].Seq = r.ID, i
 		}
-		out = append(out, results.Summarize(r.ID, policy, recs, results.Options{Prices: rn.Prices}))
+		out = append(out, withFormat(results.Summarize(r.ID, policy, recs, results.Options{Prices: rn.Prices}), r))
 	}
 	return out
+}
+
+// withFormat names the log format a run's fidelity is of.
+func withFormat(s results.RunSummary, root *traces.Session) results.RunSummary {
+	if s.Fidelity != nil {
+		s.Fidelity.Format = root.Format
+	}
+	return s
 }

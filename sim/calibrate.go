@@ -89,7 +89,8 @@ type resendAt struct {
 	event int
 	// tokens, when positive, is where the read ended inside the floor
 	// block after that (see prompt.Request.ReadTokens): positions in the
-	// floor are the same in every policy's request too.
+	// floor are the same in every policy's request too, so a frozen
+	// replay serves that much.
 	tokens int
 }
 
@@ -147,10 +148,11 @@ func (c *Calibrator) Resends() int { return len(c.resends) }
 // replays the same boundary in another policy's request. Other modes never
 // limit.
 //
-// A read that ends inside a floor block (an OpenAI request routed to a
-// machine holding only part of the opaque floor: corpus kunalcode12
-// 019db6d2 reads 2,432 tokens of its first call's 25,839) also returns
-// where it ended, in tokens (prompt.Request.ReadTokens).
+// It also returns the read in tokens (prompt.Request.ReadTokens): the
+// bill's for an anchored calibrator, and for a frozen one where the read
+// ended inside a floor block (an OpenAI request routed to a machine
+// holding only part of the opaque floor: corpus kunalcode12 019db6d2
+// reads 2,432 tokens of its first call's 25,839).
 func (c *Calibrator) ReadLimit(idx int, e *traces.Event, req *prompt.Request, v *prompt.View, withinTTL bool) (block, tokens int, ok bool) {
 	switch {
 	case c.mode == Frozen:
@@ -169,7 +171,7 @@ func (c *Calibrator) ReadLimit(idx int, e *traces.Event, req *prompt.Request, v 
 	}
 	at := position(int(r), req, v)
 	c.resends[idx] = at
-	return at.block(req, v), at.tokens, true
+	return at.block(req, v), int(r), true
 }
 
 // KeepAlive is the mirror of ReadLimit: when the log shows the call at
@@ -183,23 +185,23 @@ func (c *Calibrator) ReadLimit(idx int, e *traces.Event, req *prompt.Request, v 
 // the read to the block boundary it ended at, and the provider serves
 // that prefix as if alive; a frozen one replays the same position. Other
 // modes never keep anything alive.
-func (c *Calibrator) KeepAlive(idx int, e *traces.Event, req *prompt.Request, v *prompt.View, withinTTL bool) (int, bool) {
+// Like ReadLimit, it returns the read in tokens.
+func (c *Calibrator) KeepAlive(idx int, e *traces.Event, req *prompt.Request, v *prompt.View, withinTTL bool) (block, tokens int, ok bool) {
 	switch {
 	case c.mode == Frozen:
-		b, _, ok := replayed(c.kept, idx, req, v)
-		return b, ok
+		return replayed(c.kept, idx, req, v)
 	case c.mode != Anchored || !c.observe || e.Usage == nil || withinTTL || e.Usage.CacheRead < 1024:
 		// The first call counts too: a read past the shared floor on it
 		// was cached by a request the log does not show (10-box-os
 		// 1a16b56e reads all of its first prompt).
-		return 0, false
+		return 0, 0, false
 	}
 	at := position(int(e.Usage.CacheRead), req, v)
 	if at.where == resendStart {
-		return 0, false
+		return 0, 0, false
 	}
 	c.kept[idx] = at
-	return at.block(req, v), true
+	return at.block(req, v), int(e.Usage.CacheRead), true
 }
 
 // ToolResults is how many tokens of server-side tool results (a web

@@ -307,7 +307,11 @@ func inferFloor(s *traces.Session, opts Options, b *prompt.Builder, shown ...tra
 	}
 	for i := range s.Events {
 		e := &s.Events[i]
-		if e.Kind == traces.Assistant {
+		// A copied history's calls (a Codex fork's) are sent before the
+		// first call like any message. Only a partial floor counts them:
+		// a Claude Code resume's copied calls are not (issue 22 decides).
+		copied := len(shown) > 0 && e.Kind == traces.Assistant && e.Meta[traces.MetaCopied] == "true"
+		if e.Kind == traces.Assistant && !copied {
 			if e.Usage == nil {
 				return nil
 			}
@@ -331,7 +335,7 @@ func inferFloor(s *traces.Session, opts Options, b *prompt.Builder, shown ...tra
 				{Kind: traces.System, Name: "floor/" + s.ID, Tokens: rest - shared},
 			}
 		}
-		if (e.Kind == traces.User || e.Kind == traces.ToolResult) && len(e.Blocks) > 0 {
+		if (e.Kind == traces.User || e.Kind == traces.ToolResult || copied) && len(e.Blocks) > 0 {
 			m := prompt.NewMessage(prompt.RoleUser, e.Blocks, i, prompt.Plain)
 			seen += b.Wire.PerMessage
 			if b.Extra != nil {
@@ -1076,8 +1080,10 @@ func (r *run) attempt(e *traces.Event, idx int, stall time.Duration) (apiErr, er
 		// another model: a read is the bill saying the switch kept it
 		// (two GPT-5.6 variants share one), never a re-send inside a TTL.
 		within := !r.recEnd.IsZero() && e.Time.Sub(r.recEnd) < r.ttl.Duration() && r.model == r.callModel
-		req.ReadLimit, req.ReadTokens, req.Limited = r.cal.ReadLimit(idx, e, req, r.view, within)
-		req.KeepAlive, req.KeptAlive = r.cal.KeepAlive(idx, e, req, r.view, within)
+		var limitTokens, keptTokens int
+		req.ReadLimit, limitTokens, req.Limited = r.cal.ReadLimit(idx, e, req, r.view, within)
+		req.KeepAlive, keptTokens, req.KeptAlive = r.cal.KeepAlive(idx, e, req, r.view, within)
+		req.ReadTokens = max(limitTokens, keptTokens)
 		if req.Limited {
 			rec.Detail = append(rec.Detail, compact.KV{Key: string(DetailObservedResend), Value: 1})
 		}

@@ -59,8 +59,9 @@ type Session struct {
 	// provider receives them (tools first).
 	Floor []Block `json:"floor,omitempty"`
 	// FloorPartial says the log shows only part of the floor (Codex logs
-	// its instructions but never its tool schemas): a replay sizes the rest
-	// from the first billed call, as it sizes a floor the log omits.
+	// its instructions and its dynamic tools, never its built-in tool
+	// schemas): a replay sizes the rest from the first billed call, as it
+	// sizes a floor the log omits.
 	FloorPartial bool `json:"floor_partial,omitempty"`
 	// Notes are free-form remarks an importer or generator wants a reader to
 	// see ("timing is synthetic", ...). They never change a result.

@@ -142,11 +142,12 @@ type Request struct {
 	// replay makes the provider do what the bill shows it did.
 	ReadLimit int
 	Limited   bool
-	// ReadTokens, when Limited and positive, is where inside the block
-	// after ReadLimit the observed read ended, in prompt tokens: an OpenAI
-	// request routed to a machine that held only part of the opaque floor
-	// reads 2,432 or 9,600 tokens of it (corpus kunalcode12 019db6d2).
-	// Caches that count tokens serve that much; the others ignore it.
+	// ReadTokens, when positive with Limited or KeptAlive, is the read the
+	// log shows, in prompt tokens: a cache that counts tokens (OpenAI's)
+	// serves no more, and serves that much when it ended inside the block
+	// after ReadLimit (a request routed to a machine that held only part of
+	// the opaque floor reads 2,432 or 9,600 tokens of it: corpus
+	// kunalcode12 019db6d2). Caches that serve breakpoints ignore it.
 	ReadTokens int
 	// KeepAlive, when KeptAlive, is the last block of a prefix the provider
 	// serves from cache even if nothing this replay sent kept it alive: the

@@ -125,8 +125,9 @@ func gptVersion(model string) (maj, min int, ok bool) {
 //     starts cold (what the bill reads after one is an observation).
 //   - Observations (see prompt.Request): a request whose ReadLimit is set
 //     (a request routed to a machine without the prefix) is served at most
-//     that much, ReadTokens into the next block when the read ended inside
-//     one; one whose KeepAlive is set is served that prefix as alive.
+//     that much, a request whose KeepAlive is set that prefix as alive,
+//     either no more than the ReadTokens the bill read (and that much when
+//     a routing read ended inside the block after the limit).
 //
 // Simplifications: matching is at block granularity (see prefixIndex);
 // routing by prompt_cache_key and the ~15 RPM overflow to other machines
@@ -238,18 +239,19 @@ func (o *OpenAI) Send(now time.Time, req *prompt.Request) (Response, error) {
 		tokens = req.Blocks[hit].End
 	}
 	switch {
-	case req.Limited && hit > req.ReadLimit && req.ReadTokens > 0:
-		// An observed re-send that ended inside a block: on OpenAI, a
-		// request routed to a machine holding part of the prefix.
+	case req.Limited && hit > req.ReadLimit && req.ReadLimit+1 < len(req.Blocks) && req.ReadTokens > endOf(req, req.ReadLimit):
+		// An observed re-send that ended inside the block after the
+		// limit: on OpenAI, a request routed to a machine holding part of
+		// the prefix (the floor). It serves the observed read.
 		tokens = min(tokens, req.ReadTokens)
 	case req.Limited && hit > req.ReadLimit:
 		hit = req.ReadLimit
-		tokens = 0
-		if hit >= 0 {
-			tokens = req.Blocks[hit].End
-		}
-	case c.retention == InMemory && hit >= 0:
+		tokens = endOf(req, hit)
+	case !req.Limited && !req.KeptAlive && c.retention == InMemory && hit >= 0:
 		tokens += o.generated(req, hit)
+	}
+	if (req.Limited || req.KeptAlive) && req.ReadTokens > 0 {
+		tokens = min(tokens, req.ReadTokens) // an observation serves what the bill read
 	}
 	// Prefixes a concurrent request is still writing are not rewritten.
 	pend, l := c.idx.longest(now, req, true)
@@ -289,6 +291,14 @@ func (o *OpenAI) generated(req *prompt.Request, hit int) int {
 		end++
 	}
 	return min(prev.output, req.Blocks[end].End-req.Blocks[hit].End)
+}
+
+// endOf is where block i of req ends, 0 before the first.
+func endOf(req *prompt.Request, i int) int {
+	if i < 0 {
+		return 0
+	}
+	return req.Blocks[i].End
 }
 
 // steps rounds a hit down to the reporting granularity: 0 below minimum,

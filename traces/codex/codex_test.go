@@ -17,7 +17,7 @@ import (
 const fixture = "testdata/sessions/2025/10/29/rollout-2025-10-29T00-59-38-019a2d7a-41c4-78b1-b7cc-a45d62a89cd5.jsonl"
 
 func TestRollout(t *testing.T) {
-	ss, w, err := Import("testdata") // directory: searched recursively
+	ss, w, err := Import("testdata/sessions") // directory: searched recursively
 	require.NoError(t, err)
 	require.Len(t, ss, 1)
 	s := ss[0]
