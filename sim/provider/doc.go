@@ -13,7 +13,10 @@
 //     TTL refreshed on hit, the three-position billing of mixed TTLs, and
 //     optional server-side tool-result clearing (ClearToolUses).
 //   - OpenAI: automatic caching from 1024 tokens in 128-token steps,
-//     seeded 5–10 minute idle eviction or 24h retention.
+//     retention per model family (in-memory: seeded 5–10 minute idle
+//     eviction, reading into the last call's output; 24h: a family's idle
+//     band, GPT-5.5 and later only), reads past the lifetime that a log
+//     shows kept alive (docs/codex.md).
 //   - DeepSeek: persisted prefix units (request ends, common prefixes,
 //     fixed intervals), always on.
 //   - VLLM: 16-token KV blocks, LRU under a KV capacity, full blocks only.

@@ -89,7 +89,7 @@ func TestOpenStdin(t *testing.T) {
 }
 
 func TestOpenFrom(t *testing.T) {
-	ss, _, err := Open(context.Background(), []string{"../codex/testdata"}, "codex", nil)
+	ss, _, err := Open(context.Background(), []string{"../codex/testdata/sessions"}, "codex", nil)
 	require.NoError(t, err)
 	require.Len(t, ss, 1)
 	_, _, err = Open(context.Background(), []string{"../codex/testdata"}, "nope", nil)
