@@ -254,6 +254,14 @@ type OpenOptions struct {
 	// Stubs.Fill reads them (a shard's run, whose memory must be its own
 	// tenants'). Other formats, and standard input, are read in full.
 	Stubs *Stubs
+	// Take, when set, is offered each source (a path, or a file of a tree
+	// of mixed formats) with the format detected for it: a source it
+	// takes is the caller's to read its own way, and Open skips it (cost
+	// scans Claude Code logs for their billed lines only).
+	Take func(format Importer, path string) bool
+	// Source, when set, hears the path (or file of a mixed tree) each
+	// session was read from, as it is read.
+	Source func(s *Session, path string)
 }
 
 // Open reads each path: a file or a directory tree in any of opts.Formats,
@@ -295,6 +303,9 @@ func Open(ctx context.Context, paths []string, opts OpenOptions) ([]*Session, *W
 		if err != nil {
 			return nil, nil, err
 		}
+		if opts.Take != nil && opts.Take(imp, p) {
+			continue
+		}
 		if imp == Native && opts.Stubs != nil && src.Dir != "" {
 			ss, err := opts.Stubs.readHeaders(ctx, src, warn)
 			if err != nil {
@@ -307,11 +318,12 @@ func Open(ctx context.Context, paths []string, opts OpenOptions) ([]*Session, *W
 		if err != nil {
 			return nil, nil, err
 		}
-		if imp != Native {
-			for _, s := range ss {
-				if s.Tenant == "" {
-					s.Tenant = p
-				}
+		for _, s := range ss {
+			if imp != Native && s.Tenant == "" {
+				s.Tenant = p
+			}
+			if opts.Source != nil {
+				opts.Source(s, p)
 			}
 		}
 		warn.Merge(w)

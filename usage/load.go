@@ -31,56 +31,29 @@ func Load(ctx context.Context, paths []string, from string, stdin io.Reader) ([]
 	return load(ctx, paths, from, stdin)
 }
 
-// load is Load's general way: each path's format detected (a directory of
-// several formats split into its files), Claude Code logs scanned together
-// at the end.
+// load is Load's general way: the paths opened as traces.Open opens them
+// (each format detected, a directory of several formats split into its
+// files, a session reached twice kept once, a request id billed once),
+// but for Claude Code logs on disk, which are scanned together at the end.
 func load(ctx context.Context, paths []string, from string, stdin io.Reader) ([]Session, *traces.Warnings, error) {
-	ws := &traces.Warnings{}
 	var ccPaths []string
-	var out []Session
-	seen := map[string]bool{}
-	var imported []*traces.Session // by the importers, with the path of each
-	var importedFrom []string
-	paths, err := splitMixed(ctx, paths, from, stdin)
-	if err != nil {
-		return nil, ws, err
-	}
-	for _, p := range paths {
-		in, err := traces.PathInput(p, stdin)
-		if err != nil {
-			return nil, ws, err
-		}
-		imp, err := traces.Detect(ctx, in, formats.All())
-		if from != "" {
-			imp, err = traces.Lookup(formats.All(), from)
-		}
-		if err != nil {
-			return nil, ws, err
-		}
-		if imp == formats.ClaudeCode && p != "-" {
-			ccPaths = append(ccPaths, p)
-			continue
-		}
-		ss, w, err := imp.Import(ctx, in)
-		if err != nil {
-			return nil, ws, err
-		}
-		ws.Merge(w)
-		for _, s := range ss {
-			if seen[s.ID] {
-				ws.AddPlace(s.ID, traces.WarnDupSession) // counted once
-				continue
+	fromPath := map[*traces.Session]string{}
+	imported, ws, err := traces.Open(ctx, paths, traces.OpenOptions{Formats: formats.All(), From: from, Stdin: stdin,
+		Take: func(f traces.Importer, p string) bool {
+			if f == formats.ClaudeCode && p != "-" {
+				ccPaths = append(ccPaths, p)
+				return true
 			}
-			seen[s.ID] = true
-			imported = append(imported, s)
-			importedFrom = append(importedFrom, p)
-		}
+			return false
+		},
+		Source: func(s *traces.Session, p string) { fromPath[s] = p },
+	})
+	if err != nil {
+		return nil, &traces.Warnings{}, err
 	}
-	// A request id is billed once across every path, as traces.Open bills
-	// it for the replaying commands.
-	traces.MarkCopied(imported, ws)
-	for k, s := range imported {
-		p := importedFrom[k]
+	var out []Session
+	for _, s := range imported {
+		p := fromPath[s]
 		cs := Session{ID: s.ID, Parent: s.Parent, Start: s.Start(), Project: filepath.Base(filepath.Clean(p)), File: p}
 		for i := range s.Events {
 			ev := &s.Events[i]
@@ -111,30 +84,6 @@ func load(ctx context.Context, paths []string, from string, stdin io.Reader) ([]
 		out = append(out, ss...)
 	}
 	return out, ws, nil
-}
-
-// splitMixed replaces each directory holding logs of several formats (a
-// corpus of Claude Code logs and Codex rollouts) by its files, so that each
-// is read in its own format; without it the whole tree was read in the
-// format of its first file. A forced format (from) keeps the paths as
-// given.
-func splitMixed(ctx context.Context, paths []string, from string, stdin io.Reader) ([]string, error) {
-	if from != "" {
-		return paths, nil
-	}
-	var out []string
-	for _, p := range paths {
-		files, mixed, err := traces.MixedFiles(ctx, p, stdin, formats.All())
-		if err != nil {
-			return nil, err
-		}
-		if mixed {
-			out = append(out, files...)
-		} else {
-			out = append(out, p)
-		}
-	}
-	return out, nil
 }
 
 // namedFormat reports whether a format takes the file p by its name (a
