@@ -60,12 +60,12 @@ func WorkloadTable(runs []results.RunSummary, workloads map[string]string, polic
 		}
 		t.AddRow(row...)
 	}
-	saves, hits := []string{"best saves"}, []string{"best hit %"}
+	saves, hits := []string{"best saves %"}, []string{"best hit %"}
 	for _, w := range pv.Cols {
 		b, z := pv.At(pv.BestIn(w, policies), w), pv.At(pv.FirstComparable(w, policies), w)
 		s, h := "", ""
 		if b != nil && z != nil && z.CostUSD > 0 {
-			s = pct1(1-b.CostUSD/z.CostUSD) + "%  "
+			s = pct1(1-b.CostUSD/z.CostUSD) + "  "
 		}
 		if b != nil && b.Prompt > 0 {
 			h = pct1(float64(b.CacheRead)/float64(b.Prompt)) + "  "
@@ -77,7 +77,7 @@ func WorkloadTable(runs []results.RunSummary, workloads map[string]string, polic
 	t.Notes = []string{
 		"Columns: workloads (synthetic profiles, recorded logs) with their session counts.",
 		"! some calls overflowed the context window (rejected, so unbilled): not comparable, never the best.",
-		"best saves: against the first policy of the column, in row order, whose calls all fit.",
+		"best saves %: against the first policy of the column, in row order, whose calls all fit.",
 		"Per-session rows: ctxsim compare --detail; one workload: --profile P or --trace PATH.",
 	}
 	if failed {

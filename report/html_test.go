@@ -3,12 +3,12 @@ package report
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/ctxsim/ctxsim/internal/chromium"
 	"github.com/ctxsim/ctxsim/results"
 	"github.com/ctxsim/ctxsim/results/resultstest"
 	"github.com/stretchr/testify/require"
@@ -99,40 +99,15 @@ func TestHTMLDeterministic(t *testing.T) {
 // parsed and takes a screenshot. CI installs chromium; elsewhere the test is
 // skipped.
 func TestHTMLChromium(t *testing.T) {
-	bin := ""
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			bin = p
-			break
-		}
-	}
+	bin := chromium.Find()
 	if bin == "" {
 		t.Skip("no chromium on PATH: install Debian's chromium package to run the browser check")
 	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "report.html")
 	require.NoError(t, os.WriteFile(path, htmlFixture(t), 0o644))
-	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-		"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir=" + filepath.Join(dir, "profile")}
-	// Headless Chromium on a loaded CI machine occasionally dies of a
-	// segmentation fault before it renders anything (seen once in a full
-	// run; the same page then rendered): a run that fails is tried again,
-	// up to three times, and three failures fail the test.
-	chromium := func(extra ...string) ([]byte, error) {
-		var out []byte
-		var err error
-		for try := 1; try <= 3; try++ {
-			cmd := exec.Command(bin, append(args, extra...)...)
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			if out, err = cmd.Output(); err == nil {
-				return out, nil
-			}
-			t.Logf("chromium %v, try %d: %v\n%s", extra, try, err, stderr.Bytes())
-		}
-		return out, err
-	}
-	dom, err := chromium("--dump-dom", "file://"+path)
+	run := func(args ...string) ([]byte, error) { return chromium.Run(bin, dir, t.Logf, args...) }
+	dom, err := run("--dump-dom", "file://"+path)
 	require.NoError(t, err, "chromium --dump-dom")
 	// Each section rendered, with its content.
 	for _, want := range []string{`<section id="overview">`, `class="answer"`, `id="savings"`, `id="breaks"`, `id="cheapest"`,
@@ -142,7 +117,7 @@ func TestHTMLChromium(t *testing.T) {
 		}
 	}
 	shot := filepath.Join(dir, "shot.png")
-	_, err = chromium("--screenshot="+shot, "--window-size=1200,2000", "file://"+path)
+	_, err = run("--screenshot="+shot, "--window-size=1200,2000", "file://"+path)
 	require.NoError(t, err, "chromium --screenshot")
 	st, err := os.Stat(shot)
 	require.NoError(t, err)

@@ -644,6 +644,7 @@ func (st *fileState) apply(l *line) {
 		return
 	}
 	st.identify(l)
+	clock := st.lastTime
 	t := st.time(l.Timestamp)
 	switch l.Type {
 	case "system":
@@ -658,7 +659,17 @@ func (st *fileState) apply(l *line) {
 		}
 		st.add(ev)
 	case "assistant":
-		st.assistant(l, t)
+		if st.assistant(l, t) {
+			// A later line of a response adds to its event, whose time
+			// is its first line's: the clock the next events are ordered
+			// by stays where it was. Claude Code runs a tool as soon as
+			// its block has streamed, so a tool's result can be logged
+			// before a later block of the same response (testdata's
+			// agent-a2898e3.jsonl: the result at line 36, 16:02:59.857,
+			// answers the block at line 32, .659, and follows the next
+			// block at line 33, .913); it is not a time going backwards.
+			st.lastTime = clock
+		}
 	case "user":
 		st.user(l, t)
 	}
@@ -706,15 +717,17 @@ func (st *fileState) add(ev traces.Event) int {
 	return st.touched
 }
 
-func (st *fileState) assistant(l *line, t time.Time) {
+// assistant imports an assistant line; continued says it was a later line
+// of a response already imported.
+func (st *fileState) assistant(l *line, t time.Time) (continued bool) {
 	m := l.Message
 	if m == nil {
 		st.warn(warnNoMessage)
-		return
+		return false
 	}
 	if m.Model == syntheticModel {
 		st.warn(warnSynthetic)
-		return
+		return false
 	}
 	blocks := st.blocks(m.Content)
 	st.noteTasks(blocks)
@@ -740,7 +753,7 @@ func (st *fileState) assistant(l *line, t time.Time) {
 		}
 		st.last[i] = t
 		st.touched = i
-		return
+		return true
 	}
 	ev := traces.Event{Time: t, Kind: traces.Assistant, Blocks: blocks, Model: m.Model, RequestID: l.RequestID}
 	if m.Usage != nil {
@@ -757,6 +770,7 @@ func (st *fileState) assistant(l *line, t time.Time) {
 	if st.s.Model == "" {
 		st.s.Model = m.Model
 	}
+	return false
 }
 
 // Files Claude Code re-attaches after a compaction (its post-compact
