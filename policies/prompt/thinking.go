@@ -22,7 +22,7 @@ import (
 //
 // The recorded Claude Code sessions agree: subagent.jsonl
 // (claude-opus-4-6) reads its whole previous prefix, thinking included,
-// after a new user message (README, "thinking-strip hypothesis").
+// after a new user message (docs/fidelity.md, on unexplained re-sends).
 //
 // OpenAI's reasoning models (o1, o3, o4, the gpt-5 family, codex-mini)
 // drop the reasoning items of earlier turns too: the Responses API keeps

@@ -20,5 +20,5 @@
 // imports, do not pull in gonum: only the simulator fits.
 //
 // On the shared Claude Code sessions this sizes an unseen transcript within
-// 0.2–2.8% (median) from a fit on its first 20% of calls (README).
+// 0.2–2.8% (median) from a fit on its first 20% of calls (docs/fidelity.md).
 package fit
