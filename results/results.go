@@ -162,6 +162,13 @@ func readRun(raw json.RawMessage, run *RunSummary) error {
 	if err := json.Unmarshal(raw, run); err != nil {
 		return jsonErr(err)
 	}
+	return CheckRun(run)
+}
+
+// CheckRun checks a run read back from a file (summary.json, a sweep's
+// journal, a shard's cells): named, and every figure finite and in its
+// range.
+func CheckRun(run *RunSummary) error {
 	if run.Trace == "" || run.Policy == "" {
 		return errors.New("missing trace or policy")
 	}

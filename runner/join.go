@@ -146,6 +146,11 @@ func entryRuns(e shard.Entry) ([]results.RunSummary, error) {
 	if err := json.Unmarshal(e.Runs, &runs); err != nil {
 		return nil, fmt.Errorf("cell %s: runs: %v", e.Unit, err)
 	}
+	for i := range runs {
+		if err := results.CheckRun(&runs[i]); err != nil {
+			return nil, fmt.Errorf("cell %s: runs[%d]: %v", e.Unit, i, err)
+		}
+	}
 	return runs, nil
 }
 

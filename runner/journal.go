@@ -15,12 +15,13 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 
+	"github.com/ctxsim/ctxsim/internal/sumline"
 	"github.com/ctxsim/ctxsim/results"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
 // JournalFormat names the layout of a sweep's meta file and journal.
-const JournalFormat = "ctxsim-sweep/1"
+const JournalFormat = "ctxsim-sweep/2"
 
 // SweepMeta identifies a sweep: what its sweep.json holds.
 type SweepMeta struct {
@@ -155,7 +156,7 @@ func NewJournal(w io.Writer, name string) *Journal { return &Journal{w: w, name:
 // Append writes c's runs as one write, and syncs.
 func (j *Journal) Append(c *Cell, runs []results.RunSummary) error {
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+	enc := sumline.NewWriter(&buf)
 	l := JournalLine{Cell: c.Policy.Name, Tenant: c.Tenant.Key, Of: len(runs)}
 	if len(runs) == 0 {
 		if err := enc.Encode(l); err != nil {
@@ -188,7 +189,10 @@ func (j *Journal) Append(c *Cell, runs []results.RunSummary) error {
 
 // ReadJournal reads a journal named name. A last line without its newline
 // is an interrupted write: it is dropped and reported to dropped with its
-// line number. Any other bad line is a *traces.SyntaxError naming it.
+// line number. Any other bad line is a *traces.SyntaxError naming it: one
+// whose checksum does not verify (Append seals each line, sumline), or
+// whose run holds a figure no run can have (results.CheckRun): a journal
+// is read back as results, not trusted.
 func ReadJournal(r io.Reader, name string, dropped func(line int)) ([]JournalLine, error) {
 	br := bufio.NewReader(r)
 	var out []JournalLine
@@ -202,9 +206,17 @@ func ReadJournal(r io.Reader, name string, dropped func(line int)) ([]JournalLin
 		}
 		complete := err == nil
 		var l JournalLine
-		jerr := json.Unmarshal(bytes.TrimSuffix(text, []byte("\n")), &l)
+		jerr := sumline.Check(text)
+		if jerr == nil {
+			jerr = json.Unmarshal(bytes.TrimSuffix(text, []byte("\n")), &l)
+		}
 		if jerr == nil && (l.Cell == "" || l.Tenant == "" || l.Of < 0 || (l.Of > 0) != (l.Run != nil)) {
 			jerr = errors.New("missing cell, tenant, of or run")
+		}
+		if jerr == nil && l.Run != nil {
+			if err := results.CheckRun(l.Run); err != nil {
+				jerr = fmt.Errorf("run: %v", err)
+			}
 		}
 		if jerr != nil {
 			if !complete {
@@ -260,7 +272,7 @@ func CompleteCells(lines []JournalLine) map[string][]results.RunSummary {
 // CompleteCells), dropping any torn or incomplete cell, so appends after it
 // start on a line boundary.
 func WriteComplete(w io.Writer, lines []JournalLine, done map[string][]results.RunSummary) error {
-	enc := json.NewEncoder(w)
+	enc := sumline.NewWriter(w)
 	for _, l := range lines {
 		if _, ok := done[l.key()]; ok {
 			if err := enc.Encode(l); err != nil {

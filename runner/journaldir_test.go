@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ctxsim/ctxsim/internal/faultio"
+	"github.com/ctxsim/ctxsim/internal/sumline"
 	"github.com/ctxsim/ctxsim/results"
 )
 
@@ -109,5 +110,50 @@ func TestJournalTornMultiRunCell(t *testing.T) {
 	meta.Identity.Workload = "other"
 	if _, _, _, err := OpenJournal(dir, true, meta, nil, dropTo(&errb)); err == nil || !strings.Contains(err.Error(), "the workload differs (3 sessions then, 3 now") {
 		t.Errorf("resume with another workload: err = %v", err)
+	}
+}
+
+// TestResumeRefusesEdits pins issue 27's trusted journal: sweep --resume
+// after an edit of cells.jsonl starred a -$123,456 cell. A line whose
+// checksum does not verify is refused naming the file and line, and so is
+// a line resealed by hand whose run holds a figure no run can have.
+func TestResumeRefusesEdits(t *testing.T) {
+	meta := SweepMeta{Format: JournalFormat, Identity: Identity{Cells: "c", Flags: []string{"seed=1"}, Workload: "w", Sessions: 2}, Base: "p"}
+	write := func(t *testing.T) string {
+		dir := t.TempDir()
+		jr, _, closeJ, err := OpenJournal(dir, false, meta, nil, nil)
+		require.NoError(t, err)
+		for i, name := range []string{"p[a=1]", "p[a=2]"} {
+			run := results.RunSummary{Trace: "s", Policy: name, Requests: 3, CostUSD: float64(i + 1)}
+			require.NoError(t, jr.Append(&Cell{Tenant: Tenant{Key: "tenant"}, Policy: Policy{Name: name}}, []results.RunSummary{run}))
+		}
+		require.NoError(t, closeJ())
+		return dir
+	}
+	dir := write(t)
+	path := filepath.Join(dir, "cells.jsonl")
+	b := readFile(t, path)
+	edited := strings.Replace(b, `"cost_usd":2`, `"cost_usd":-123456`, 1)
+	require.NotEqual(t, b, edited)
+	require.NoError(t, os.WriteFile(path, []byte(edited), 0o644))
+	_, _, _, err := OpenJournal(dir, true, meta, nil, nil)
+	if err == nil || !strings.Contains(err.Error(), path+":2: checksum mismatch") {
+		t.Errorf("edited journal: %v", err)
+	}
+
+	// Resealed (the sum recomputed): the figure itself is refused.
+	dir = write(t)
+	path = filepath.Join(dir, "cells.jsonl")
+	lines := strings.SplitAfter(readFile(t, path), "\n")
+	var l JournalLine
+	require.NoError(t, json.Unmarshal([]byte(lines[1]), &l))
+	l.Run.CostUSD = -123456
+	resealed, err := sumline.Line(l)
+	require.NoError(t, err)
+	lines[1] = string(resealed)
+	require.NoError(t, os.WriteFile(path, []byte(strings.Join(lines, "")), 0o644))
+	_, _, _, err = OpenJournal(dir, true, meta, nil, nil)
+	if err == nil || !strings.Contains(err.Error(), path+":2: run: cost_usd: want a number ≥ 0, got -123456") {
+		t.Errorf("resealed journal: %v", err)
 	}
 }

@@ -22,9 +22,30 @@ func WriteDir(dir string, sp Spec, entries []Entry, m Manifest, warnings []trace
 	if err := WriteEntries(dir, entries); err != nil {
 		return err
 	}
+	files, err := fileSums(dir)
+	if err != nil {
+		return err
+	}
+	m.Files = files
 	m.Shard = sp.String()
 	m.Warnings = warnings
 	return WriteManifest(dir, m)
+}
+
+// fileSums are the hashes of dir's own files as written, for
+// Manifest.Files.
+func fileSums(dir string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, name := range []string{CellsFile, RecordsFile} {
+		sum, ok, err := hashFile(filepath.Join(dir, name))
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out[name] = sum
+		}
+	}
+	return out, nil
 }
 
 // NewManifest is the identity of a sharded run of command: its settings

@@ -18,11 +18,12 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 
+	"github.com/ctxsim/ctxsim/internal/sumline"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
 // Format names the layout of manifest.json and cells.jsonl.
-const Format = "ctxsim-shard/1"
+const Format = "ctxsim-shard/2"
 
 // File names in a shard's output directory, beside the command's own
 // outputs (summary.json, records.jsonl, ...).
@@ -54,6 +55,11 @@ type Manifest struct {
 	// Render is what the command needs besides the cells to print its
 	// table (policy order, titles); opaque to this package.
 	Render json.RawMessage `json:"render,omitempty"`
+	// Files are the xxhash64 (hex) of the shard's own files as written
+	// (CellsFile, RecordsFile when there is one), so that a line added to
+	// or removed from either is refused at merge; each line of CellsFile
+	// and the manifest itself carry a checksum too (sumline).
+	Files map[string]string `json:"files,omitempty"`
 	// Warnings are what reading the inputs skipped or repaired, for the
 	// merged summary.json and report. Not compared: shards read the same
 	// inputs, so their warnings match (cost's shards scan different files:
@@ -86,13 +92,20 @@ type Entry struct {
 	Data json.RawMessage `json:"data,omitempty"`
 }
 
-// WriteManifest writes dir/manifest.json atomically.
+// WriteManifest writes dir/manifest.json atomically, sealed with its
+// checksum (sumline).
 func WriteManifest(dir string, m Manifest) error {
 	m.Format = Format
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err == nil {
+		b, err = sumline.Seal(b)
+	}
+	if err != nil {
+		return err
+	}
 	return atomicfile.WriteFunc(filepath.Join(dir, ManifestFile), func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(m)
+		_, err := w.Write(append(b, '\n'))
+		return err
 	})
 }
 
@@ -110,6 +123,11 @@ func ReadManifest(dir string) (Manifest, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return Manifest{}, fmt.Errorf("%s: %v", p, err)
 	}
+	if m.Format == Format {
+		if err := sumline.Check(b); err != nil {
+			return Manifest{}, fmt.Errorf("%s: %v", p, err)
+		}
+	}
 	if m.Format != Format {
 		return Manifest{}, fmt.Errorf("%s: format %q, want %q", p, m.Format, Format)
 	}
@@ -119,10 +137,11 @@ func ReadManifest(dir string) (Manifest, error) {
 	return m, nil
 }
 
-// WriteEntries writes dir/shard-cells.jsonl atomically, one entry a line.
+// WriteEntries writes dir/shard-cells.jsonl atomically, one entry a line,
+// each sealed with its checksum (sumline).
 func WriteEntries(dir string, entries []Entry) error {
 	return atomicfile.WriteFunc(filepath.Join(dir, CellsFile), func(w io.Writer) error {
-		enc := json.NewEncoder(w)
+		enc := sumline.NewWriter(w)
 		for i := range entries {
 			if err := enc.Encode(&entries[i]); err != nil {
 				return err
@@ -180,6 +199,39 @@ func flagMap(fl []string) map[string]string {
 		m[k] = v
 	}
 	return m
+}
+
+// hashFile is the xxhash64 (hex) of the file at p; ok is false when there
+// is none.
+func hashFile(p string) (sum string, ok bool, err error) {
+	f, err := os.Open(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	defer f.Close()
+	h := xxhash.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", false, err
+	}
+	return hex.EncodeToString(h.Sum(nil)), true, nil
+}
+
+// checkFiles verifies that dir's own files are the ones its manifest m
+// hashed, as written: a line added or removed since is refused.
+func checkFiles(dir string, m Manifest) error {
+	for _, name := range []string{CellsFile, RecordsFile} {
+		sum, ok, err := hashFile(filepath.Join(dir, name))
+		if err != nil {
+			return err
+		}
+		if want, listed := m.Files[name]; ok != listed || sum != want {
+			return fmt.Errorf("%s: not the file the shard wrote (its checksum in %s differs: lines added, removed or edited); rerun shard %s", filepath.Join(dir, name), ManifestFile, m.Shard)
+		}
+	}
+	return nil
 }
 
 // HashFiles hashes the regular files under root in fsys (or root itself

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ctxsim/ctxsim/internal/sumline"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
@@ -77,19 +78,22 @@ func Merge(ctx context.Context, dirs []string) (*Merged, error) {
 		return nil, fmt.Errorf("shard %s missing: merge needs all %d shards of the run", strings.Join(missing, ", "), n)
 	}
 	out := &Merged{Manifest: ms[0]}
-	out.Manifest.Shard = ""
+	out.Manifest.Shard, out.Manifest.Files = "", nil
 	type at struct {
 		c   Entry
 		s   span
 		dir string
 	}
 	var all []at
-	for _, d := range dirs {
+	for i, d := range dirs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		cells, err := readEntries(filepath.Join(d, CellsFile))
 		if err != nil {
+			return nil, err
+		}
+		if err := checkFiles(d, ms[i]); err != nil {
 			return nil, err
 		}
 		spans, err := recordSpans(filepath.Join(d, RecordsFile), cells)
@@ -126,6 +130,9 @@ func readEntries(p string) ([]Entry, error) {
 	var out []Entry
 	for line := 1; sc.Scan(); line++ {
 		var c Entry
+		if err := sumline.Check(sc.Bytes()); err != nil {
+			return nil, &traces.SyntaxError{File: p, Line: line, Msg: err.Error()}
+		}
 		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
 			return nil, &traces.SyntaxError{File: p, Line: line, Msg: err.Error()}
 		}

@@ -49,18 +49,30 @@ func fakeRun(t *testing.T, n int, edit func(k int, m *Manifest)) ([]string, stri
 		if edit != nil {
 			edit(k, &m)
 		}
-		if err := WriteManifest(d, m); err != nil {
-			t.Fatal(err)
-		}
 		if err := WriteEntries(d, outs[k].cells); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(filepath.Join(d, RecordsFile), []byte(outs[k].recs.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		resum(t, d, &m)
 		dirs = append(dirs, d)
 	}
 	return dirs, want.String()
+}
+
+// resum writes d's manifest m with the hashes of d's files as they are
+// now, as WriteDir does: a shard written consistently, if wrongly.
+func resum(t *testing.T, d string, m *Manifest) {
+	t.Helper()
+	files, err := fileSums(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Files = files
+	if err := WriteManifest(d, *m); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestMergeOrderAndBytes(t *testing.T) {
@@ -155,8 +167,17 @@ func TestMergeRefusesBadFiles(t *testing.T) {
 		b, _ = os.ReadFile(p)
 	}
 	os.WriteFile(p, b[:bytes.LastIndexByte(b[:len(b)-1], '\n')+1], 0o644)
-	if _, err := Merge(context.Background(), dirs); err == nil || !strings.Contains(err.Error(), "says") {
+	if _, err := Merge(context.Background(), dirs); err == nil || !strings.Contains(err.Error(), RecordsFile+": not the file the shard wrote") {
 		t.Errorf("short records.jsonl: %v", err)
+	}
+	// Rehashed in its manifest, the count of lines still has to agree.
+	m, err := ReadManifest(filepath.Dir(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resum(t, filepath.Dir(p), &m)
+	if _, err := Merge(context.Background(), dirs); err == nil || !strings.Contains(err.Error(), "says") {
+		t.Errorf("short records.jsonl, rehashed: %v", err)
 	}
 	// A cell in two shards: shard 2 claims shard 1's cells too.
 	dirs, _ = fakeRun(t, 2, nil)
@@ -166,13 +187,45 @@ func TestMergeRefusesBadFiles(t *testing.T) {
 	r2, _ := os.ReadFile(filepath.Join(dirs[1], RecordsFile))
 	os.WriteFile(filepath.Join(dirs[1], CellsFile), append(c2, c1...), 0o644)
 	os.WriteFile(filepath.Join(dirs[1], RecordsFile), append(r2, r1...), 0o644)
-	if _, err := Merge(context.Background(), dirs); err == nil || !strings.Contains(err.Error(), "is in two shards") {
+	if _, err := Merge(context.Background(), dirs); err == nil || !strings.Contains(err.Error(), CellsFile+": not the file the shard wrote") {
 		t.Errorf("a cell in two shards: %v", err)
 	}
-	// A torn cells line is file:line.
-	os.WriteFile(filepath.Join(dirs[1], CellsFile), []byte("{\"order\":[1]}\n{bad\n"), 0o644)
-	if _, err := Merge(context.Background(), dirs); err == nil || !strings.Contains(err.Error(), CellsFile+":2:") {
+	m, _ = ReadManifest(dirs[1])
+	resum(t, dirs[1], &m)
+	if _, err := Merge(context.Background(), dirs); err == nil || !strings.Contains(err.Error(), "is in two shards") {
+		t.Errorf("a cell in two shards, rehashed: %v", err)
+	}
+	// A bad cells line is file:line.
+	os.WriteFile(filepath.Join(dirs[1], CellsFile), append(c2, []byte("{\"order\":[1]}\n")...), 0o644)
+	if _, err := Merge(context.Background(), dirs); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%s:%d: no checksum", CellsFile, bytes.Count(c2, []byte{'\n'})+1)) {
 		t.Errorf("a bad cells line: %v", err)
+	}
+}
+
+// TestMergeRefusesEdits pins issue 27's trusted shards: an edit of a
+// shard's cells (merge then reported -5 requests, a cost of -1e308 and a
+// 750 % hit rate, exit 0) is refused naming the file and line; so is an
+// edited manifest.
+func TestMergeRefusesEdits(t *testing.T) {
+	dirs, _ := fakeRun(t, 2, nil)
+	p := filepath.Join(dirs[0], CellsFile)
+	b, _ := os.ReadFile(p)
+	edited := bytes.Replace(b, []byte(`"policy":"p0"`), []byte(`"policy":"p0","requests":-5,"cost_usd":-1e308`), 1)
+	if bytes.Equal(edited, b) {
+		t.Fatal("nothing to edit")
+	}
+	line := bytes.Count(b[:bytes.Index(b, []byte(`"policy":"p0"`))], []byte{'\n'}) + 1
+	os.WriteFile(p, edited, 0o644)
+	_, err := Merge(context.Background(), dirs)
+	if want := fmt.Sprintf("%s:%d: checksum mismatch", p, line); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("edited cell: %v; want %q", err, want)
+	}
+	dirs, _ = fakeRun(t, 2, nil)
+	mp := filepath.Join(dirs[1], ManifestFile)
+	mb, _ := os.ReadFile(mp)
+	os.WriteFile(mp, bytes.Replace(mb, []byte(`"seed": 1`), []byte(`"seed": 2`), 1), 0o644)
+	if _, err := Merge(context.Background(), dirs); err == nil || !strings.Contains(err.Error(), mp+": checksum mismatch") {
+		t.Errorf("edited manifest: %v", err)
 	}
 }
 
