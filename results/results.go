@@ -1,6 +1,7 @@
 package results
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -81,34 +82,50 @@ func ReadFile(path string) (Summary, error) {
 // no run can have (a negative cost, a 500 % hit rate), is an error naming
 // the file and the cell, never a pass. name is used in errors.
 func Read(r io.Reader, name string) (Summary, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return Summary{}, fmt.Errorf("%s: %w", name, err)
+	}
 	var doc struct {
 		Runs     []json.RawMessage `json:"runs"`
 		Warnings []traces.Warning  `json:"warnings,omitempty"`
 	}
-	dec := json.NewDecoder(r)
+	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
-		return Summary{}, fmt.Errorf("%s: %v", name, jsonErr(err))
+		return Summary{}, traces.JSONError(name, data, err)
 	}
-	res := Summary{Runs: make([]RunSummary, len(doc.Runs)), Warnings: doc.Warnings}
-	for i, raw := range doc.Runs {
-		if err := readRun(raw, &res.Runs[i]); err != nil {
-			return Summary{}, fmt.Errorf("%s: runs[%d]%s: %v", name, i, cellName(raw), err)
-		}
+	bad := func(line int, format string, args ...any) (Summary, error) {
+		return Summary{}, &traces.SyntaxError{File: name, Line: line, Msg: fmt.Sprintf(format, args...)}
 	}
 	// A gate must not pass on a file it did not fully read: anything after
 	// the value is an error, not ignored.
 	if tok, err := dec.Token(); err != io.EOF {
+		at := traces.LineAt(data, dec.InputOffset())
 		if err != nil {
-			return Summary{}, fmt.Errorf("%s: after the results: %v", name, jsonErr(err))
+			return bad(at, "after the results: %v", jsonErr(err))
 		}
-		return Summary{}, fmt.Errorf("%s: after the results: unexpected %v at byte %d", name, tok, dec.InputOffset())
+		return bad(at, "after the results: unexpected %v", tok)
+	}
+	res := Summary{Runs: make([]RunSummary, len(doc.Runs)), Warnings: doc.Warnings}
+	lines := make([]int, len(doc.Runs))
+	from := 0
+	for i, raw := range doc.Runs {
+		// A run's bytes are a copy of the file's: found after the last.
+		if at := bytes.Index(data[from:], raw); at >= 0 {
+			from += at
+			lines[i] = traces.LineAt(data, int64(from))
+			from += len(raw)
+		}
+		if err := readRun(raw, &res.Runs[i]); err != nil {
+			return bad(lines[i], "runs[%d]%s: %v", i, cellName(raw), err)
+		}
 	}
 	seen := map[[2]string]int{}
 	for i, run := range res.Runs {
 		k := [2]string{run.Trace, run.Policy}
 		if j, ok := seen[k]; ok {
 			// Find would compare only the first copy and hide the other.
-			return Summary{}, fmt.Errorf("%s: runs[%d] and runs[%d] are both %s · %s: a cell must appear once", name, j, i, run.Trace, run.Policy)
+			return bad(lines[i], "runs[%d] and runs[%d] (line %d) are both %s · %s: a cell must appear once", i, j, lines[j], run.Trace, run.Policy)
 		}
 		seen[k] = i
 	}

@@ -35,6 +35,8 @@ type Options struct {
 	Start        func(todo int)
 	Done, Failed func(*Cell)
 	End          func()
+	// MaxCells bounds a sweep's cells (0: DefaultMaxCells).
+	MaxCells int
 }
 
 // A Replay is what a command collected: the runs in the command's order,
@@ -311,6 +313,9 @@ func (d SweepDir) Journal(g *Grid, sessions []*traces.Session) SweepJournal {
 // order (results.SweepGrid.Sort orders them for output).
 func Sweep(ctx context.Context, rn *Runner, sessions []*traces.Session, points []Policy, o Options,
 	journal SweepJournal, resumed func(done, of int)) (*Replay, error) {
+	if err := CheckCells([]results.Axis{{Values: make([]string, len(points))}}, len(Tenants(sessions)), o.MaxCells); err != nil {
+		return nil, err
+	}
 	plan, err := rn.Plan(ctx, Tenants(sessions), points, PlanOptions{Shard: o.Shard, Unit: ByCell, Stubs: o.Stubs})
 	if err != nil {
 		return nil, err

@@ -22,7 +22,7 @@ func ExampleRunner_Run_journal() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	grid, err := runner.NewGrid("hermes-default", nil, []string{"prompt_caching.cache_ttl=5m,1h"})
+	grid, err := runner.NewGrid("hermes-default", nil, []string{"prompt_caching.cache_ttl=5m,1h"}, 0)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -19,12 +19,19 @@ type Grid struct {
 	Warnings []string
 }
 
+// DefaultMaxCells is the most cells (grid points × tenants) a sweep runs
+// unless told more: each cell is a replay and a row of summary.json, all
+// kept until the sweep is written, so a grid of 1000 × 1000 values grew
+// past 4 GB in seconds, with no warning, before the first replay.
+const DefaultMaxCells = 10_000
+
 // NewGrid resolves a sweep of policy (a preset or a policy file, with sets
 // applied: ResolvePolicies) over grid, axes written key=v1,v2,...
 // (ParseGrid). The recorded policies have no settings to sweep, and a key
-// also fixed by sets is refused: the grid would silently override it.
-// Errors are *InputError.
-func NewGrid(policy string, sets, grid []string) (*Grid, error) {
+// also fixed by sets is refused: the grid would silently override it. A
+// grid of more than maxCells points (0: DefaultMaxCells) is refused before
+// any point is made. Errors are *InputError.
+func NewGrid(policy string, sets, grid []string, maxCells int) (*Grid, error) {
 	if policy == sim.RecordedName || policy == sim.RecordedObservedName {
 		return nil, badInput("{policy} %s: the recorded policy has no settings to sweep", policy)
 	}
@@ -49,10 +56,38 @@ func NewGrid(policy string, sets, grid []string) (*Grid, error) {
 	if g.Axes, err = ParseGrid(grid, g.Base); err != nil {
 		return nil, gridError(err)
 	}
+	if err := CheckCells(g.Axes, 1, maxCells); err != nil {
+		return nil, err
+	}
 	if g.Points, err = GridPoints(g.Base, g.Axes); err != nil {
 		return nil, gridError(err)
 	}
 	return g, nil
+}
+
+// CheckCells refuses a sweep of axes over tenants tenants of more than
+// maxCells cells (0: DefaultMaxCells), counted without overflow.
+func CheckCells(axes []results.Axis, tenants, maxCells int) error {
+	if maxCells <= 0 {
+		maxCells = DefaultMaxCells
+	}
+	n, sizes := max(tenants, 1), make([]string, len(axes))
+	for i, ax := range axes {
+		sizes[i] = fmt.Sprint(len(ax.Values))
+		if n > maxCells/max(len(ax.Values), 1) {
+			n = maxCells + 1
+		} else {
+			n *= len(ax.Values)
+		}
+	}
+	if n <= maxCells {
+		return nil
+	}
+	of := strings.Join(sizes, " × ") + " grid points"
+	if tenants > 1 {
+		of += fmt.Sprintf(" × %d tenants", tenants)
+	}
+	return badInput("{grid}: %s is over %d cells, the most a sweep runs unless {max cells} allows more (each cell is a replay and a row kept in memory)", of, maxCells)
 }
 
 // gridError is ParseGrid's or GridPoints' error ("grid ...") as an

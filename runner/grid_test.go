@@ -77,7 +77,7 @@ func TestShortNames(t *testing.T) {
 }
 
 func TestNewGrid(t *testing.T) {
-	g, err := NewGrid("hermes-micro", []string{"compression.threshold=0.6"}, []string{"prompt_caching.cache_ttl=5m,1h", "compression.micro_compact_every_n_turns=1,5"})
+	g, err := NewGrid("hermes-micro", []string{"compression.threshold=0.6"}, []string{"prompt_caching.cache_ttl=5m,1h", "compression.micro_compact_every_n_turns=1,5"}, 0)
 	require.NoError(t, err)
 	require.Equal(t, "hermes-micro", g.Base.Name)
 	th, _ := g.Base.Get("compression.threshold")
@@ -105,7 +105,7 @@ func TestNewGrid(t *testing.T) {
 		{"hermes-default", []string{"compression.threshold=0.5"}, []string{"compression.threshold=0.6,0.7"}, "grid compression.threshold: key is also fixed by override"},
 		{"hermes-default", nil, []string{"compression.threshold"}, `grid "compression.threshold": want key=v1,v2,...`},
 	} {
-		_, err := NewGrid(c.policy, c.sets, c.grid)
+		_, err := NewGrid(c.policy, c.sets, c.grid, 0)
 		var se *InputError
 		if !errors.As(err, &se) || err.Error() != c.want {
 			t.Errorf("NewGrid(%s, %q, %q) = %v, want the InputError %q", c.policy, c.sets, c.grid, err, c.want)

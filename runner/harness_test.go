@@ -205,7 +205,7 @@ func TestFidelity(t *testing.T) {
 }
 
 func TestSweepResumes(t *testing.T) {
-	grid, err := runner.NewGrid("hermes-micro", nil, []string{"prompt_caching.cache_ttl=5m,1h"})
+	grid, err := runner.NewGrid("hermes-micro", nil, []string{"prompt_caching.cache_ttl=5m,1h"}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -453,7 +453,7 @@ func TestBreakeven(t *testing.T) {
 }
 
 func TestSweepDir(t *testing.T) {
-	grid, err := runner.NewGrid("hermes-micro", nil, []string{"prompt_caching.cache_ttl=5m,1h"})
+	grid, err := runner.NewGrid("hermes-micro", nil, []string{"prompt_caching.cache_ttl=5m,1h"}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

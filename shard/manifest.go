@@ -1,6 +1,7 @@
 package shard
 
 import (
+	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -119,20 +120,27 @@ func ReadManifest(dir string) (Manifest, error) {
 	if err != nil {
 		return Manifest{}, err
 	}
+	return readManifest(b, p)
+}
+
+// readManifest reads manifest.json's bytes b, named p: what is refused
+// is p:line: why (the object's first line when no other is to blame).
+func readManifest(b []byte, p string) (Manifest, error) {
 	var m Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
-		return Manifest{}, fmt.Errorf("%s: %v", p, err)
+		return Manifest{}, traces.JSONError(p, b, err)
 	}
-	if m.Format == Format {
-		if err := sumline.Check(b); err != nil {
-			return Manifest{}, fmt.Errorf("%s: %v", p, err)
-		}
+	bad := func(format string, args ...any) (Manifest, error) {
+		return Manifest{}, &traces.SyntaxError{File: p, Line: traces.LineAt(b, int64(bytes.IndexByte(b, '{'))), Msg: fmt.Sprintf(format, args...)}
 	}
 	if m.Format != Format {
-		return Manifest{}, fmt.Errorf("%s: format %q, want %q", p, m.Format, Format)
+		return bad("format %q, want %q", m.Format, Format)
+	}
+	if err := sumline.Check(b); err != nil {
+		return bad("%v", err)
 	}
 	if _, err := Parse(m.Shard); err != nil || m.Shard == "" {
-		return Manifest{}, fmt.Errorf("%s: shard %q: want K/N", p, m.Shard)
+		return bad("shard %q: want K/N", m.Shard)
 	}
 	return m, nil
 }

@@ -224,7 +224,7 @@ func TestMergeRefusesEdits(t *testing.T) {
 	mp := filepath.Join(dirs[1], ManifestFile)
 	mb, _ := os.ReadFile(mp)
 	os.WriteFile(mp, bytes.Replace(mb, []byte(`"seed": 1`), []byte(`"seed": 2`), 1), 0o644)
-	if _, err := Merge(context.Background(), dirs); err == nil || !strings.Contains(err.Error(), mp+": checksum mismatch") {
+	if _, err := Merge(context.Background(), dirs); err == nil || !strings.Contains(err.Error(), mp+":1: checksum mismatch") {
 		t.Errorf("edited manifest: %v", err)
 	}
 }

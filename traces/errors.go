@@ -1,7 +1,11 @@
 package traces
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 
@@ -20,6 +24,34 @@ func (e *SyntaxError) Error() string {
 		return fmt.Sprintf("%s: %s", e.File, e.Msg)
 	}
 	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+}
+
+// LineAt is the 1-based line of data that byte offset off is on.
+func LineAt(data []byte, off int64) int {
+	return 1 + bytes.Count(data[:min(max(off, 0), int64(len(data)))], []byte("\n"))
+}
+
+// JSONError is err, from decoding the JSON document data, as file:line:
+// reason, at the offset a *json.SyntaxError or *json.UnmarshalTypeError
+// gives, or at the end of the file for one cut short (no line when the
+// error gives none).
+func JSONError(file string, data []byte, err error) *SyntaxError {
+	off := int64(-1)
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		off, err = int64(len(data)), errors.New("unexpected end of the file (no JSON value, or a cut one)")
+	}
+	line := 0
+	if off >= 0 {
+		line = LineAt(data, off)
+	}
+	return &SyntaxError{File: file, Line: line, Msg: err.Error()}
 }
 
 // Warnings counts the input a reader skipped or repaired, by reason, keeping

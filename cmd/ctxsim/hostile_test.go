@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -429,5 +430,36 @@ func TestNonFiniteFlags(t *testing.T) {
 		if code != exitUsage || !strings.Contains(errs, c.flag) || !strings.Contains(errs, "want") {
 			t.Errorf("%v: exit %d, stderr %q; want a usage error naming %s", c.args, code, errs, c.flag)
 		}
+	}
+}
+
+// TestSweepGridBounded pins issue 27's unbounded sweep: a 1000 × 1000 grid
+// grew past 4.3 GB in 20 s with no limit or warning. A grid over the
+// documented 10,000 cells is a usage error before any point is made;
+// --max-cells raises the limit, and counts tenants too.
+func TestSweepGridBounded(t *testing.T) {
+	values := func(n int) string {
+		v := make([]string, n)
+		for i := range v {
+			v[i] = strconv.Itoa(i + 1)
+		}
+		return strings.Join(v, ",")
+	}
+	huge := []string{"sweep", "--policy", "hermes-micro", "--profile", "review", "--sessions", "1",
+		"--grid", "compression.micro_compact_every_n_turns=" + values(1000), "--grid", "compression.protect_first_n=" + values(1000)}
+	var code int
+	var errs string
+	withDeadline(t, 30*time.Second, func() { code, _, errs = runCmd(t, huge...) })
+	if code != exitUsage || !strings.Contains(errs, "1000 × 1000 grid points is over 10000 cells") || !strings.Contains(errs, "--max-cells") {
+		t.Errorf("1000 × 1000 grid: exit %d, stderr %q", code, errs)
+	}
+	// Three points over two tenants are six cells: over --max-cells 5.
+	small := []string{"sweep", "--policy", "hermes-micro", "--profile", "review", "--sessions", "2", "--grid", "compression.micro_compact_every_n_turns=1,2,5"}
+	code, _, errs = runCmd(t, append(small, "--max-cells", "5")...)
+	if code != exitUsage || !strings.Contains(errs, "3 grid points × 2 tenants is over 5 cells") {
+		t.Errorf("--max-cells 5: exit %d, stderr %q", code, errs)
+	}
+	if code, _, errs = runCmd(t, append(small, "--max-cells", "6")...); code != exitOK {
+		t.Errorf("--max-cells 6: exit %d, stderr %q", code, errs)
 	}
 }

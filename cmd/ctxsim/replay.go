@@ -208,7 +208,7 @@ func (f *shardFlags) finish(dir string, m shard.Manifest, warnings []traces.Warn
 // outputOnly are the flags that change neither a result nor the table's
 // content: left out of a shard's manifest, so shards may differ in them.
 var outputOnly = map[string]bool{
-	"out": true, "jobs": true, "shard": true, "format": true, "json": true, "help": true, "plots": true, "resume": true,
+	"out": true, "jobs": true, "shard": true, "format": true, "json": true, "help": true, "plots": true, "resume": true, "max-cells": true,
 }
 
 // manifest is the identity of a sharded run of command: every other flag,

@@ -2,10 +2,12 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 
 	"github.com/spf13/pflag"
 
+	"github.com/ctxsim/ctxsim/internal/numflag"
 	"github.com/ctxsim/ctxsim/internal/safetext"
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/runner"
@@ -26,6 +28,7 @@ func init() {
 			fs.Lookup("out").Usage = "directory to write cells.jsonl (as cells finish), sweep.json and summary.json to"
 			fs.BoolVar(&sw.resume, "resume", false, "continue the interrupted sweep in --out, skipping finished cells")
 			fs.StringVar(&sw.plots, "plots", "", "directory to write cost and hit-rate heatmaps to (exactly two --grid keys)")
+			fs.Var(numflag.Int(&sw.maxCells, runner.DefaultMaxCells, numflag.IntRange{Lo: 1, Hi: math.MaxInt}), "max-cells", "the most cells (grid points × tenants) to run; a larger grid is refused")
 			sw.sh.flag(fs, "(grid point, tenant) cells")
 			return func(e *env, args []string) error {
 				sw.wf.traces = append(sw.wf.traces, args...) // PATH... and --trace PATH are one list
@@ -39,14 +42,15 @@ func init() {
 }
 
 type sweepFlags struct {
-	fs     *pflag.FlagSet
-	wf     workloadFlags
-	sf     simFlags
-	of     outFlags
-	grid   []string
-	resume bool
-	plots  string
-	sh     shardFlags
+	fs       *pflag.FlagSet
+	wf       workloadFlags
+	sf       simFlags
+	of       outFlags
+	grid     []string
+	resume   bool
+	plots    string
+	maxCells int
+	sh       shardFlags
 }
 
 func runSweep(e *env, sw *sweepFlags) error {
@@ -58,7 +62,7 @@ func runSweep(e *env, sw *sweepFlags) error {
 	case sw.resume && sw.of.out == "":
 		return usagef("--resume needs --out DIR, the sweep to continue")
 	}
-	grid, err := runner.NewGrid(sw.sf.policies[0], sw.sf.sets, sw.grid)
+	grid, err := runner.NewGrid(sw.sf.policies[0], sw.sf.sets, sw.grid, sw.maxCells)
 	if err != nil {
 		return err
 	}
@@ -97,7 +101,7 @@ func runSweep(e *env, sw *sweepFlags) error {
 		}
 	}
 	o := runOptions(e, sw.sf.jobs, sw.sh.sp)
-	o.Stubs = sw.wf.stubs
+	o.Stubs, o.MaxCells = sw.wf.stubs, sw.maxCells
 	rp, cellErr := runner.Sweep(e.ctx, st, sessions, grid.Points, o, journal, resumed)
 	if runner.Stopped(cellErr) {
 		return cellErr
@@ -116,7 +120,7 @@ func runSweep(e *env, sw *sweepFlags) error {
 // hashed by their effect (the cells' settings, the sessions, the file). A
 // flag added later is in the identity by default, which is the safe side.
 var notIdentity = map[string]bool{
-	"jobs": true, "json": true, "format": true, "out": true, "resume": true, "plots": true, "help": true,
+	"jobs": true, "json": true, "format": true, "out": true, "resume": true, "plots": true, "help": true, "max-cells": true,
 	"grid": true, "policy": true, "policies": true, "set": true, "wide": true,
 	"trace": true, "profile": true, "sessions": true, "from": true, "prices": true,
 }

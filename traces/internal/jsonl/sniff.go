@@ -35,18 +35,5 @@ func Sniff(r io.Reader) (rest io.Reader, lines bool, err error) {
 // SyntaxError turns an error from decoding the document data into
 // file:line: reason (line 0 when the error has no offset).
 func SyntaxError(file string, data []byte, err error) error {
-	off := int64(-1)
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
-		off = se.Offset
-	case errors.As(err, &te):
-		off = te.Offset
-	}
-	line := 0
-	if off >= 0 {
-		line = 1 + bytes.Count(data[:min(int(off), len(data))], []byte("\n"))
-	}
-	return &traces.SyntaxError{File: file, Line: line, Msg: err.Error()}
+	return traces.JSONError(file, data, err)
 }
