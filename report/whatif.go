@@ -38,6 +38,7 @@ func WhatifTable(rep results.WhatifReport) *Table {
 		// Narrow terminals drop these before the policies (rightmost first).
 		t.Drop = append(t.Drop, 1, 1)
 	}
+	unbilled := false
 	row := func(ws results.WhatifSession) {
 		rec := "n/a"
 		if ws.RecordedUSD != nil {
@@ -47,7 +48,12 @@ func WhatifTable(rep results.WhatifReport) *Table {
 		if ws.ReplayErrorPct != nil {
 			errCell = fmt.Sprintf("%+.1f%%", *ws.ReplayErrorPct)
 		}
-		cells := []string{ws.ID, rec, FormatUSD(ws.ReplayUSD, 2), errCell}
+		replay := FormatUSD(ws.ReplayUSD, 2)
+		if ws.ReplayUnbilled > 0 {
+			replay += " !"
+			unbilled = true
+		}
+		cells := []string{ws.ID, rec, replay, errCell}
 		byName := map[string]results.WhatifPolicy{}
 		for _, p := range ws.Policies {
 			byName[p.Policy] = p
@@ -62,7 +68,12 @@ func WhatifTable(rep results.WhatifReport) *Table {
 			if p.WithinError {
 				mark = "~"
 			}
-			cells = append(cells, fmt.Sprintf("%s (%s%s)", FormatUSD(p.CostUSD, 2), mark, change(-p.SavingsPct)))
+			cell := fmt.Sprintf("%s (%s%s)", FormatUSD(p.CostUSD, 2), mark, change(-p.SavingsPct))
+			if p.Unbilled > 0 {
+				cell += " !"
+				unbilled = true
+			}
+			cells = append(cells, cell)
 		}
 		cells = append(cells, ws.Best)
 		if hs {
@@ -83,6 +94,9 @@ func WhatifTable(rep results.WhatifReport) *Table {
 	row(rep.Totals)
 	t.Notes = append(t.Notes, "(+N%) is the change against the replay of what happened (recorded-observed: the re-sends the log shows included);",
 		"error is that replay's own error against the bill; (~N%) marks a change the error could explain.")
+	if unbilled {
+		t.Notes = append(t.Notes, "! some calls overflowed the context window or failed (rejected, so unbilled): the recorded column has their bill, the cost does not; not comparable, never the best.")
+	}
 	if hs {
 		t.Notes = append(t.Notes, "hindsight: the replay's requests under the cheapest cache schedule; replay regret: what the replayed schedule paid over it (--json has every policy's regret_usd).")
 	}

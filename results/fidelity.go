@@ -25,6 +25,9 @@ type FidelitySession struct {
 	// with no open-loop calls; see OpenLoopCalls).
 	OpenLoopMdAPE float64 `json:"open_loop_prompt_mdape_pct"`
 	OpenLoopCalls int     `json:"open_loop_calls"`
+	// Unbilled counts the calls the recorded replay could not send
+	// (overflowed the window or failed): in the bill, not in the replay.
+	Unbilled int `json:"unbilled_calls,omitempty"`
 	// Cause is what the error is attributed to (see FidelityCause).
 	Cause string `json:"cause"`
 	// ObservedEvents is how many of the session's calls the observed
@@ -110,6 +113,7 @@ const (
 	CauseResends  = "re-sends or reads past the TTL the log does not explain"
 	CauseSizing   = "prompt sizing (open-loop error over 5%)"
 	CauseCacheHit = "cache reads differ (timing, breakpoints or unseen context)"
+	CauseUnbilled = "calls the replay could not send (overflowed the window or failed): in the bill, not the replay"
 )
 
 // FidelityCause attributes a session's error: to the observed events
@@ -117,6 +121,8 @@ const (
 // to the cache reads.
 func FidelityCause(s FidelitySession) string {
 	switch {
+	case s.Unbilled > 0:
+		return CauseUnbilled
 	case math.Abs(s.ErrorPct) <= 2:
 		return CauseNone
 	case math.Abs(s.ObservedErrorPct) <= math.Abs(s.ErrorPct)/2:
@@ -143,7 +149,7 @@ func NewFidelityReport(recorded, observed []RunSummary) FidelityReport {
 			continue
 		}
 		s := FidelitySession{Trace: r.Trace, RecordedUSD: r.Recorded.CostUSD, ReplayUSD: billedCost(r),
-			ErrorPct: pctErr(billedCost(r), r.Recorded.CostUSD)}
+			ErrorPct: pctErr(billedCost(r), r.Recorded.CostUSD), Unbilled: r.OverflowErrors + r.FailedRequests}
 		if f := r.Fidelity; f != nil {
 			s.Calls, s.ReadMatchPct, s.OpenLoopMdAPE, s.OpenLoopCalls = f.Calls, f.ReadMatchPct, f.OpenLoopMdAPE, f.OpenLoopCalls
 			s.Format = f.Format

@@ -55,6 +55,22 @@ type Options struct {
 	// UserVerbatim, when set, overrides the verbatim user-message fraction
 	// read from record details.
 	UserVerbatim *float64
+	// Bill, when set, is what the provider billed for the trace's calls,
+	// from the log: the run's recorded side (Recorded, and the error and
+	// fidelity against it) is this, every call of it, rather than the sum
+	// of the records that carry one, which leaves out the calls the replay
+	// could not send (overflowed or failed): with a window smaller than a
+	// recorded prompt the recorded column showed $0.10 where cost says
+	// $0.23, "within 2 %".
+	Bill *Bill
+}
+
+// A Bill is what the provider billed for a trace's calls, as its log
+// records them.
+type Bill struct {
+	Calls   int
+	Tokens  traces.Usage
+	CostUSD float64
 }
 
 func (o Options) lookback() int {
@@ -379,6 +395,12 @@ func Summarize(trace, policy string, recs []sim.Record, opts Options) RunSummary
 	s.CacheHitRate = s.Tokens.HitRate()
 	if s.Requests > 0 {
 		s.RequestHitRate = reqHitSum / float64(s.Requests)
+	}
+	if b := opts.Bill; b != nil && b.Calls > 0 {
+		// The provider's bill is the recorded side, always; the replay's
+		// side stays what it billed of the calls that recorded usage, so a
+		// call it could not send shows as error, never as a smaller bill.
+		recTokens, recCost, nRec = b.Tokens, b.CostUSD, b.Calls
 	}
 	if nRec > 0 {
 		s.Recorded = &RecordedSummary{Tokens: recTokens, CostUSD: recCost, CacheHitRate: recTokens.HitRate()}

@@ -19,6 +19,9 @@ type WhatifPolicy struct {
 	// paid over the cheapest cache schedule of the replayed transcript
 	// (negative when the policy's own transcript beats it).
 	RegretUSD *float64 `json:"regret_usd,omitempty"`
+	// Unbilled counts the policy's calls that overflowed the window or
+	// failed: unbilled, so its cost is not comparable.
+	Unbilled int `json:"unbilled_calls,omitempty"`
 }
 
 // A WhatifSession is one session (or the total) of a what-if report.
@@ -28,6 +31,9 @@ type WhatifSession struct {
 	// base savings are measured from.
 	RecordedUSD *float64 `json:"recorded_usd"`
 	ReplayUSD   float64  `json:"replay_usd"`
+	// ReplayUnbilled counts the replay's calls that overflowed the window
+	// or failed: they are in the recorded bill, and not in the replay.
+	ReplayUnbilled int `json:"replay_unbilled_calls,omitempty"`
 	// ReplayErrorPct is the replay's own error: (replay − recorded) in %
 	// of recorded; null without a recorded bill.
 	ReplayErrorPct *float64       `json:"replay_error_pct"`
@@ -89,7 +95,7 @@ func NewWhatif(runs []RunSummary, policies []string) WhatifReport {
 	}
 	row := func(p *Pivot, col string, ws *WhatifSession) {
 		replay := p.At(base, col)
-		ws.ReplayUSD = replay.CostUSD
+		ws.ReplayUSD, ws.ReplayUnbilled = replay.CostUSD, replay.Overflows+replay.Failed
 		if ws.RecordedUSD != nil && *ws.RecordedUSD > 0 {
 			e := 100 * (ws.ReplayUSD - *ws.RecordedUSD) / *ws.RecordedUSD
 			ws.ReplayErrorPct = &e
@@ -98,6 +104,7 @@ func NewWhatif(runs []RunSummary, policies []string) WhatifReport {
 			var w WhatifPolicy
 			if t := p.At(name, col); t != nil {
 				w = savings(name, t.CostUSD, replay.CostUSD)
+				w.Unbilled = t.Overflows + t.Failed
 			} else if col == "total" {
 				w = savings(name, 0, replay.CostUSD)
 			} else {

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/ctxsim/ctxsim/policies/estimate"
+	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/results"
 	"github.com/ctxsim/ctxsim/sim"
 	"github.com/ctxsim/ctxsim/sim/hindsight"
@@ -391,16 +392,62 @@ func ordered(all []sim.Record, root string) bool {
 	return true
 }
 
+// bills is what the provider billed each root of t, its subagents
+// included, as their logs record it (results.Options.Bill): every call
+// with recorded usage, priced as the engine prices it (by the model in
+// force: the call's, else the last one named, else the session's), whether
+// or not the replay could send it.
+func (rn *Runner) bills(t Tenant) map[string]*results.Bill {
+	rootOf := t.rootOf()
+	out := map[string]*results.Bill{}
+	prices := map[string]*pricing.Price{}
+	for _, s := range t.Sessions {
+		model := s.Model
+		for i := range s.Events {
+			e := &s.Events[i]
+			if e.Kind != traces.Assistant {
+				continue
+			}
+			if e.Model != "" {
+				model = e.Model
+			}
+			if e.Usage == nil {
+				continue
+			}
+			b := out[rootOf[s.ID]]
+			if b == nil {
+				b = &results.Bill{}
+				out[rootOf[s.ID]] = b
+			}
+			b.Calls++
+			b.Tokens = b.Tokens.Add(*e.Usage)
+			p, seen := prices[model]
+			if !seen {
+				if pr, err := rn.Prices.Lookup(model); err == nil {
+					p = &pr
+				}
+				prices[model] = p
+			}
+			if p != nil {
+				b.CostUSD += p.Cost(*e.Usage)
+			}
+		}
+	}
+	return out
+}
+
 var rootRecords = sync.Pool{New: func() any { return new([]sim.Record) }}
 
 // summarize makes one row per root session of t. A root's row covers its
 // subagents: their records join its own in time order, renumbered, under
 // its name.
 func (rn *Runner) summarize(t Tenant, policy string, all []sim.Record) []results.RunSummary {
+	bills := rn.bills(t)
+	opts := func(root string) results.Options { return results.Options{Prices: rn.Prices, Bill: bills[root]} }
 	if len(t.Roots) == 1 && ordered(all, t.Roots[0].ID) {
 		// One session, its records already in time order and numbered:
 		// the regrouped copy would be all itself (a Record is large).
-		return []results.RunSummary{withFormat(results.Summarize(t.Roots[0].ID, policy, all, results.Options{Prices: rn.Prices}), t.Roots[0])}
+		return []results.RunSummary{withFormat(results.Summarize(t.Roots[0].ID, policy, all, opts(t.Roots[0].ID)), t.Roots[0])}
 	}
 	rootOf := t.rootOf()
 	byRoot := map[string][]int{} // indices into all: a Record is large, copy it once
@@ -429,7 +476,7 @@ func (rn *Runner) summarize(t Tenant, policy string, all []sim.Record) []results
 		for i := range recs {
 			recs[i].Trace, recs[i].Seq = r.ID, i
 		}
-		out = append(out, withFormat(results.Summarize(r.ID, policy, recs, results.Options{Prices: rn.Prices}), r))
+		out = append(out, withFormat(results.Summarize(r.ID, policy, recs, opts(r.ID)), r))
 	}
 	return out
 }
