@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -13,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/ctxsim/ctxsim/traces"
+	"github.com/ctxsim/ctxsim/traces/capture"
 	"github.com/ctxsim/ctxsim/traces/chatlog"
 	"github.com/ctxsim/ctxsim/traces/claudecode"
 	"github.com/ctxsim/ctxsim/traces/codex"
@@ -24,7 +26,7 @@ import (
 // chatlog accepts none: its records look like too many other things, so it
 // is read only when named.
 func All() []traces.Importer {
-	return []traces.Importer{traces.Native, Hermes, Codex, ClaudeCode, Chatlog}
+	return []traces.Importer{traces.Native, Hermes, Codex, Capture, ClaudeCode, Chatlog}
 }
 
 // Open reads paths with All (see traces.Open); from forces a format by name,
@@ -143,6 +145,31 @@ var Codex traces.Importer = &importer{
 			out = append(out, s)
 		}
 		return out, w, nil
+	},
+}
+
+// Capture reads captured API traffic: claude-tap traces and claude-trace
+// RawPair JSONL (what ctxsim record writes), a file or every .json and
+// .jsonl file under a tree.
+var Capture traces.Importer = &importer{
+	name:    capture.FormatName,
+	summary: "captured API traffic: claude-trace / ctxsim record JSONL, claude-tap traces (exact requests and bills)",
+	sniff:   capture.Sniff,
+	read: func(ctx context.Context, in traces.Input) ([]*traces.Session, *traces.Warnings, error) {
+		w := &traces.Warnings{}
+		ss, err := in.ReadFiles(ctx, func(n string) bool {
+			return strings.HasSuffix(n, ".jsonl") || strings.HasSuffix(n, ".json")
+		}, w, func(r io.Reader, name string) ([]*traces.Session, error) {
+			ss, err := capture.ReadSessions(r, name, w)
+			var nc *capture.NotCaptureError
+			if errors.As(err, &nc) && name != in.Name {
+				// A file of a tree: skipped, counted.
+				w.Add(name, 1, capture.WarnNotCapture)
+				return nil, nil
+			}
+			return ss, err
+		})
+		return ss, w, err
 	},
 }
 
