@@ -26,7 +26,8 @@
 // Tables are drawn from results: WorkloadTable (policies × workloads,
 // through a results.Pivot), Matrix and GridMatrix (a two-key sweep's cost
 // table and heatmaps), WhatifTable, FidelityWorstTable and
-// FidelitySummaryTable, CheckTable (WriteCheck, and WriteCheckMarkdown for
+// FidelitySummaryTable, WriteTune (a tune's answer, folds, settings and
+// fronts; TuneFigures and WriteTuneHTML draw its fronts), CheckTable (WriteCheck, and WriteCheckMarkdown for
 // a CI job summary), WriteBreakeven, WriteSweep, Schedule and
 // ScheduleTable (a run beside its hindsight optimum, WriteRun), WriteCost
 // (usage.Cost). The CLI's other outputs render here too: the policy

@@ -99,25 +99,32 @@ func TestHTMLDeterministic(t *testing.T) {
 // parsed and takes a screenshot. CI installs chromium; elsewhere the test is
 // skipped.
 func TestHTMLChromium(t *testing.T) {
+	browse(t, htmlFixture(t), "1200,2000", `<section id="overview">`, `class="answer"`, `id="savings"`, `id="breaks"`, `id="cheapest"`,
+		`<section id="workloads">`, `<svg class="spark"`, `<section id="figures">`, `<section id="tables">`, "<table>", "<details>")
+}
+
+// browse loads page in headless Chromium, checks that the DOM it parsed
+// holds each of want, and takes a screenshot at size (width,height) that
+// must not be (nearly) blank. Without chromium on PATH it skips.
+func browse(t *testing.T, page []byte, size string, want ...string) {
+	t.Helper()
 	bin := chromium.Find()
 	if bin == "" {
 		t.Skip("no chromium on PATH: install Debian's chromium package to run the browser check")
 	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "report.html")
-	require.NoError(t, os.WriteFile(path, htmlFixture(t), 0o644))
+	require.NoError(t, os.WriteFile(path, page, 0o644))
 	run := func(args ...string) ([]byte, error) { return chromium.Run(bin, dir, t.Logf, args...) }
 	dom, err := run("--dump-dom", "file://"+path)
 	require.NoError(t, err, "chromium --dump-dom")
-	// Each section rendered, with its content.
-	for _, want := range []string{`<section id="overview">`, `class="answer"`, `id="savings"`, `id="breaks"`, `id="cheapest"`,
-		`<section id="workloads">`, `<svg class="spark"`, `<section id="figures">`, `<section id="tables">`, "<table>", "<details>"} {
-		if !bytes.Contains(dom, []byte(want)) {
-			t.Errorf("chromium's DOM lacks %s", want)
+	for _, w := range want {
+		if !bytes.Contains(dom, []byte(w)) {
+			t.Errorf("chromium's DOM lacks %s", w)
 		}
 	}
 	shot := filepath.Join(dir, "shot.png")
-	_, err = run("--screenshot="+shot, "--window-size=1200,2000", "file://"+path)
+	_, err = run("--screenshot="+shot, "--window-size="+size, "file://"+path)
 	require.NoError(t, err, "chromium --screenshot")
 	st, err := os.Stat(shot)
 	require.NoError(t, err)

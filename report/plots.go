@@ -38,8 +38,11 @@ type Figure struct {
 	YLabel string
 	Series []Series
 	// Marks are labelled points drawn on top of the series (break-even
-	// points).
-	Marks []Mark
+	// points), named MarkLegend in the legend ("break-even" when empty).
+	Marks      []Mark
+	MarkLegend string
+	// Dots are series drawn as points, not lines (a tune's settings).
+	Dots []Series
 	// Heat, when set, makes the figure a heatmap; Series are then ignored.
 	Heat *Grid
 	// XTicks, when set, are the labelled x ticks.
@@ -362,6 +365,12 @@ func (f Figure) WriteData(w io.Writer) error {
 			fmt.Fprintf(&b, "  %s %s\n", num(p.X), num(p.Y))
 		}
 	}
+	for _, s := range f.Dots {
+		fmt.Fprintf(&b, "dots %q\n", s.Name)
+		for _, p := range s.Points {
+			fmt.Fprintf(&b, "  %s %s\n", num(p.X), num(p.Y))
+		}
+	}
 	for _, m := range f.Marks {
 		fmt.Fprintf(&b, "mark %q %s %s\n", m.Label, num(m.X), num(m.Y))
 	}
@@ -450,6 +459,17 @@ func (f Figure) build() (*plot.Plot, *plot.Legend, error) {
 		p.Add(l)
 		legend.Add(s.Name, l)
 	}
+	for i, s := range f.Dots {
+		sc, err := plotter.NewScatter(s.Points)
+		if err != nil {
+			return nil, nil, fmt.Errorf("report: figure %s, series %q: %w", f.Name, s.Name, err)
+		}
+		sc.GlyphStyle.Shape = draw.RingGlyph{}
+		sc.GlyphStyle.Radius = vg.Points(5)
+		sc.GlyphStyle.Color = plotutil.Color(len(f.Series) + i + 1)
+		p.Add(sc)
+		legend.Add(s.Name, sc)
+	}
 	if len(f.Marks) > 0 {
 		var pts plotter.XYs
 		var lab []string
@@ -476,7 +496,7 @@ func (f Figure) build() (*plot.Plot, *plot.Legend, error) {
 		}
 		ls.Offset = vg.Point{X: vg.Points(6), Y: vg.Points(-4)}
 		p.Add(ls)
-		legend.Add("break-even", sc)
+		legend.Add(cmp.Or(f.MarkLegend, "break-even"), sc)
 	}
 	return p, side, nil
 }

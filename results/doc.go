@@ -22,6 +22,12 @@
 //   - BreakevenReport and HindsightGap: cache break-even figures, the
 //     per-session 5m-vs-1h verdicts and what the cheapest schedule chose at
 //     each idle gap.
+//   - Tune chooses among a policy's settings out of sample (NewTune):
+//     session groups dealt into folds by the seed (Folds), the cheapest
+//     setting meeting the constraints (Constraint, TuneMetrics) chosen on
+//     each fold's complement and measured on the fold, the recommendation,
+//     the in-sample saving beside it, and the Pareto fronts of cost
+//     against each constrained metric (docs/tune.md).
 //   - Check compares results with a baseline metric by metric,
 //     direction-aware, within Tolerances; CheckReport.Failed says whether a
 //     CI job should fail.

@@ -282,11 +282,12 @@ type SweepJournal func() (j *Journal, done map[string][]results.RunSummary, clos
 type SweepDir struct {
 	Dir    string
 	Resume bool
-	// Flags (name=value) and Prices (the price file's content, nil for
-	// the embedded rate card) identify the sweep beside its cells and
-	// sessions (NewIdentity): a resume with others is refused.
-	Flags  []string
-	Prices []byte
+	// Flags (name=value) and PricesFile (the price file, read when the
+	// journal opens; "" for the embedded rate card) identify the sweep
+	// beside its cells and sessions (NewIdentity): a resume with others
+	// is refused.
+	Flags      []string
+	PricesFile string
 	// Wrap and Dropped are OpenJournal's: a seam around the journal's file,
 	// and what hears of a last line cut short by an interrupted write.
 	Wrap    func(io.Writer) io.Writer
@@ -296,7 +297,15 @@ type SweepDir struct {
 // Journal is the SweepJournal of a sweep of g over sessions in d.
 func (d SweepDir) Journal(g *Grid, sessions []*traces.Session) SweepJournal {
 	return func() (*Journal, map[string][]results.RunSummary, func() error, error) {
-		id, err := NewIdentity(g.Points, d.Flags, d.Prices, sessions)
+		var prices []byte
+		if d.PricesFile != "" {
+			b, err := os.ReadFile(d.PricesFile)
+			if err != nil {
+				return nil, nil, nil, &InputError{Msg: fmt.Sprintf("{price file}: %v", err)}
+			}
+			prices = b
+		}
+		id, err := NewIdentity(g.Points, d.Flags, prices, sessions)
 		if err != nil {
 			return nil, nil, nil, err
 		}

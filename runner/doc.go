@@ -40,8 +40,12 @@
 // recorded-observed baseline), Fidelity (each session its own account,
 // under recorded and recorded-observed), Sweep (journaled, resumable:
 // SweepDir), ReplayTrace (run: one trace, one policy, its hindsight tape),
-// SuiteResults (what ctxsim check compares with its baseline) and
-// Breakeven (breakeven's replays). Each returns a Replay; Outputs writes a
+// SuiteResults (what ctxsim check compares with its baseline),
+// Breakeven (breakeven's replays) and Tune (a sweep of a policy's
+// candidate settings, NewTunePlan, chosen among by results.NewTune:
+// folds of session groups, the choice on training folds, its saving on
+// the held-out ones; TuneSpaces are the presets' default search spaces,
+// and a TuneResult writes its files and the recommended policy file). Each returns a Replay; Outputs writes a
 // run's output set (records.jsonl, summary.json, report.html,
 // runs.parquet, records.parquet) and the renders (CompareRender,
 // WhatifRender, FidelityRender) print its table, the same bytes whether

@@ -31,7 +31,7 @@ type FidelityRender struct {
 	Worst int `json:"worst"`
 }
 
-// A Joined run is the shards of one compare, whatif, sweep or fidelity
+// A Joined run is the shards of one compare, whatif, sweep, tune or fidelity
 // run put back together: what one process would have produced.
 type Joined struct {
 	Command string
@@ -43,6 +43,8 @@ type Joined struct {
 	Render any
 	// Fidelity is fidelity's report.
 	Fidelity results.FidelityReport
+	// Tune is tune's result, chosen on the merged runs.
+	Tune *TuneResult
 }
 
 // ErrNotJoinable is Join's error for a command whose shards it cannot
@@ -131,6 +133,15 @@ func Join(m *shard.Merged, name string) (*Joined, error) {
 		j.Render = r
 		j.Outputs = &Outputs{Runs: runs, Labels: labels, Warnings: warnings}
 		r.Sort(j.Outputs.Runs) // cell order, as the unsharded sweep's
+	case "tune":
+		var r TuneRender
+		if err := decode(&r); err != nil {
+			return nil, err
+		}
+		j.Render = r
+		if j.Tune, err = r.Result(runs, warnings); err != nil {
+			return nil, err
+		}
 	default:
 		return nil, fmt.Errorf("%s: command %q %w", name, man.Command, ErrNotJoinable)
 	}
@@ -232,6 +243,8 @@ func (j *Joined) Write(dir string) error {
 		return j.Outputs.Write(dir, "")
 	case results.SweepGrid:
 		return WriteSweep(dir, "", r, j.Outputs.Runs, j.Outputs.Labels, j.Outputs.Warnings)
+	case TuneRender:
+		return j.Tune.Write(dir, "")
 	}
 	return nil
 }
@@ -248,6 +261,8 @@ func (j *Joined) Print(w io.Writer, f report.Format) error {
 		return r.Print(w, f, j.Fidelity)
 	case results.SweepGrid:
 		return report.WriteSweep(w, f, r, j.Outputs.Runs, j.Outputs.Warnings)
+	case TuneRender:
+		return j.Tune.Print(w, f)
 	}
 	return nil
 }

@@ -25,7 +25,7 @@ type InputError struct {
 
 // Inputs are the names InputError's messages give inputs, in braces.
 var Inputs = []string{"policy", "policy list", "override", "grid", "summarizer fail rate", "provider error rate",
-	"clear tool uses", "provider", "kv capacity", "block size", "resume", "output directory", "price file", "max cells"}
+	"clear tool uses", "provider", "kv capacity", "block size", "resume", "output directory", "price file", "max cells", "keep", "folds", "shard"}
 
 var braces = regexp.MustCompile(`\{(` + strings.Join(Inputs, "|") + `)\}`)
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 
@@ -112,7 +113,7 @@ func WriteManifest(dir string, m Manifest) error {
 // ReadManifest reads dir/manifest.json.
 func ReadManifest(dir string) (Manifest, error) {
 	p := filepath.Join(dir, ManifestFile)
-	b, err := atomicfile.ReadFile(p)
+	b, err := os.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Manifest{}, fmt.Errorf("%s: no %s: not the output directory of a shard", dir, ManifestFile)
 	}
@@ -211,7 +212,7 @@ func flagMap(fl []string) map[string]string {
 // hashFile is the xxhash64 (hex) of the file at p; ok is false when there
 // is none.
 func hashFile(p string) (sum string, ok bool, err error) {
-	f, err := atomicfile.Open(p)
+	f, err := os.Open(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", false, nil
 	}

@@ -34,7 +34,7 @@ func init() {
 				if err != nil {
 					return err
 				}
-				card, err := loadCard(prices)
+				card, err := runner.LoadPrices(prices)
 				if err != nil {
 					return err
 				}

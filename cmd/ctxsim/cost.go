@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 
 	// --timezone takes IANA names on machines without a zoneinfo database.
 	_ "time/tzdata"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/report"
+	"github.com/ctxsim/ctxsim/runner"
 	"github.com/ctxsim/ctxsim/shard"
 	"github.com/ctxsim/ctxsim/traces"
 	"github.com/ctxsim/ctxsim/traces/formats"
@@ -62,7 +62,7 @@ func init() {
 				if err != nil {
 					return err
 				}
-				card, err := loadCard(prices)
+				card, err := runner.LoadPrices(prices)
 				if err != nil {
 					return err
 				}
@@ -122,7 +122,7 @@ func costShard(e *env, fs *pflag.FlagSet, paths []string, from, prices string, c
 // mergeCost prints the cost report of a sharded cost run
 // (usage.MergeShards), priced with the card the shards used.
 func mergeCost(e *env, m *shard.Merged, f report.Format, prices string) error {
-	if err := checkPrices(m, prices); err != nil {
+	if err := runner.SamePrices(m.Manifest, prices); err != nil {
 		return err
 	}
 	scan, r, err := usage.MergeShards(m)
@@ -133,30 +133,9 @@ func mergeCost(e *env, m *shard.Merged, f report.Format, prices string) error {
 	if err != nil {
 		return err
 	}
-	card, err := loadCard(prices)
+	card, err := runner.LoadPrices(prices)
 	if err != nil {
 		return err
 	}
 	return printCost(e, f, scan.Sessions, scan.Warnings, card, opts)
-}
-
-// checkPrices checks that prices, a --prices file ("" for the embedded
-// rate card), is the one m's cost shards priced with: merge prices their
-// sessions again and must do so with the shards' card.
-func checkPrices(m *shard.Merged, prices string) error {
-	switch have := m.Manifest.Input(pricesInput); {
-	case have != "" && prices == "":
-		return usagef("the shards priced with a --prices file: give merge the same --prices FILE")
-	case have == "" && prices != "":
-		return usagef("--prices: the shards used the embedded rate card")
-	case have != "":
-		h, err := shard.HashPath(prices)
-		if err != nil {
-			return err
-		}
-		if h != have {
-			return fmt.Errorf("--prices %s is not the file the shards priced with", prices)
-		}
-	}
-	return nil
 }

@@ -2,14 +2,13 @@ package main
 
 import (
 	"fmt"
-	"os"
+	"math"
 	"runtime"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/ctxsim/ctxsim/internal/numflag"
-	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/sim/provider"
 	"github.com/ctxsim/ctxsim/traces/formats"
 )
@@ -23,28 +22,14 @@ func addFrom(fs *pflag.FlagSet, from *string) {
 	fs.StringVar(from, "from", "", "force the format of the logs ("+strings.Join(formats.Names(), ", ")+"); default: told apart by content")
 }
 
-// addPrices declares --prices, the rate card's override (loadCard).
+// addPrices declares --prices, the rate card's override (runner.LoadPrices).
 func addPrices(fs *pflag.FlagSet, prices *string) {
 	fs.StringVar(prices, "prices", "", "LiteLLM model_prices_and_context_window.json to override or extend the rate card")
 }
 
-// loadCard is the embedded rate card, overridden by a --prices file.
-func loadCard(prices string) (*pricing.Card, error) {
-	card := pricing.Default()
-	if prices == "" {
-		return card, nil
-	}
-	fh, err := os.Open(prices)
-	if err != nil {
-		return nil, fmt.Errorf("--prices: %w", err)
-	}
-	defer fh.Close()
-	return card, card.LoadLiteLLM(fh, prices)
-}
-
 // addJobs declares -j/--jobs.
 func addJobs(fs *pflag.FlagSet, jobs *int) {
-	fs.IntVarP(jobs, "jobs", "j", runtime.GOMAXPROCS(0), "parallel replays; output is identical for any value")
+	fs.VarP(numflag.Int(jobs, runtime.GOMAXPROCS(0), numflag.IntRange{Lo: 1, Hi: math.MaxInt}), "jobs", "j", "parallel replays; output is identical for any value")
 }
 
 // addShardOut declares --out for the commands that print their report

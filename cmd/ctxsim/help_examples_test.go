@@ -98,6 +98,7 @@ func exampleFixtures(t *testing.T, dir string) *strings.Replacer {
 		"trace.jsonl", ccShort,
 		"session.jsonl", ccShort,
 		"my-policy.yaml", policy,
+		"tuned.yaml", filepath.Join(dir, "tuned.yaml"),
 		"model_prices_and_context_window.json", prices,
 		"base.json", baseline,
 		"out/summary.json", filepath.Join(out, "summary.json"),
@@ -196,6 +197,15 @@ var exampleClaims = map[string][]string{
 	"ctxsim sweep --policy hermes-default --grid compression.threshold=0.5,0.7,0.85 --trace ~/.claude/projects --out sweeps/threshold":                        {"(3 cells)", "file:sweeps/threshold/cells.jsonl", "stderr:compression.threshold=0.5 acts as 0.75"},
 	"ctxsim sweep --policy hermes-default --grid compression.threshold=0.5,0.7,0.85 --trace ~/.claude/projects --out sweeps/threshold --resume":               {"(3 cells)"},
 	"ctxsim sweep --policy my-policy.yaml --grid prompt_caching.cache_ttl=5m,1h,auto --grid prompt_caching.layout=hermes,system_and_3 --plots figs/ --json":   {`"policy": "my-policy[cache_ttl=5m,layout=hermes]"`, "file:sweep-cost.svg"},
+	"ctxsim tune --policy hermes-default": {"Tune of hermes-default over compression.threshold × prompt_caching.cache_ttl: 7 settings, 16 session groups in 5 folds",
+		"Held-out saving: -4.0%", "Pareto front: cost against user_messages_verbatim"},
+	"ctxsim tune ~/.claude/projects --policy claude-code --folds 2": {"4 session groups in 2 folds", "Held-out saving: 9.6%"},
+	"ctxsim tune --profile coding-burst --sessions 4 --policy hermes-prune --folds 2 --keep user_messages_verbatim>=0.5 --emit tuned.yaml && ctxsim run trace.jsonl --policy tuned.yaml": {
+		"tuned.yaml: 1 requests", "file:tuned.yaml"},
+	"ctxsim tune --profile cron --sessions 4 --policy hermes-default --folds 2 --grid compression.threshold=0.75,0.9 --out out/tune --json": {
+		`"recommended": "hermes-default"`, "file:tune/report.html", "file:tune/recommended.yaml"},
+	"ctxsim tune traces/*.jsonl --policy masking-sliding --folds 2 --shard 1/2 --out out/tune-1 && ctxsim tune traces/*.jsonl --policy masking-sliding --folds 2 --shard 2/2 --out out/tune-2 && ctxsim merge out/tune-1 out/tune-2 --out out/tune-merged": {
+		"Tune of masking-sliding", "file:tune-merged/report.html"},
 	"ctxsim validate traces/*.jsonl":        {"cron-1-0.jsonl: OK"},
 	"ctxsim validate --json traces/*.jsonl": {`"ok": true`},
 	"ctxsim import claude-code ~/.claude/projects -o /tmp/t && ctxsim validate /tmp/t/*.jsonl": {"491e126e-1e71-469c-ade2-fcc8af567c74.jsonl: OK", "(12 with usage)"},

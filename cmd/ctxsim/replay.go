@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	ctxsim "github.com/ctxsim/ctxsim"
+	"github.com/ctxsim/ctxsim/internal/numflag"
 	"github.com/ctxsim/ctxsim/internal/safetext"
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/runner"
@@ -38,7 +38,7 @@ func (w *workloadFlags) add(fs *pflag.FlagSet, profiles bool) {
 	fs.StringArrayVar(&w.traces, "trace", nil, "trace file or directory (the same as a PATH argument): native, Claude Code, Codex or hermes state.db told apart by content (else --from); repeatable")
 	if profiles {
 		fs.StringArrayVar(&w.profiles, "profile", nil, "synthetic workload profile (see ctxsim gen --list); repeatable")
-		fs.IntVar(&w.sessions, "sessions", runner.SuitePerProfile, "sessions per --profile")
+		fs.Var(numflag.Int(&w.sessions, runner.SuitePerProfile, numflag.IntRange{Lo: 1, Hi: maxSessions}), "sessions", "sessions per --profile")
 	}
 	addFrom(fs, &w.from)
 }
@@ -47,9 +47,6 @@ func (w *workloadFlags) add(fs *pflag.FlagSet, profiles bool) {
 // selected, the embedded suite: the recorded Claude Code sessions and
 // sessions of every profile.
 func (w *workloadFlags) load(e *env, seed uint64) ([]*traces.Session, error) {
-	if w.sessions < 1 || w.sessions > maxSessions {
-		return nil, usagef("--sessions %d: want 1 to %d", w.sessions, maxSessions)
-	}
 	l, err := load(e, runner.Workload{Paths: w.traces, From: w.from, Profiles: w.profiles, PerProfile: w.sessions, Seed: seed, Shard: w.shard})
 	if err != nil {
 		return nil, err
@@ -63,9 +60,6 @@ func (w *workloadFlags) load(e *env, seed uint64) ([]*traces.Session, error) {
 
 // setup is the runner the flags set, its caches open.
 func (f *simFlags) setup(e *env) (*runner.Runner, error) {
-	if f.jobs < 1 {
-		return nil, usagef("--jobs %d: want at least 1", f.jobs)
-	}
 	rn, err := runner.New(nil, f.provider, f.seed)
 	if err != nil {
 		return nil, err
@@ -76,7 +70,7 @@ func (f *simFlags) setup(e *env) (*runner.Runner, error) {
 	if err := rn.Check(); err != nil {
 		return nil, err
 	}
-	if rn.Prices, err = loadCard(f.prices); err != nil {
+	if rn.Prices, err = runner.LoadPrices(f.prices); err != nil {
 		return nil, err
 	}
 	dir := cmp.Or(f.cacheDir, e.cacheDir) // --cache-dir, else the default
@@ -212,13 +206,13 @@ var outputOnly = map[string]bool{
 }
 
 // manifest is the identity of a sharded run of command: every other flag,
-// the seed, and the hashes of the inputs (shardInputs); nothing
+// the seed, and the hashes of the inputs (runner.InputHashes); nothing
 // unsharded.
 func (f *shardFlags) manifest(fs *pflag.FlagSet, command string, seed uint64, paths []string, suite bool, prices string, render any) (shard.Manifest, error) {
 	if !f.sp.Sharded() {
 		return shard.Manifest{}, nil
 	}
-	in, err := shardInputs(paths, suite, prices)
+	in, err := runner.InputHashes(paths, suite, prices)
 	if err != nil {
 		return shard.Manifest{}, err
 	}
@@ -251,39 +245,4 @@ func runOptions(e *env, jobs int, sp shard.Spec) runner.Options {
 		},
 		End: func() { bar.Finish() },
 	}
-}
-
-// pricesInput names the --prices file among a manifest's inputs.
-const pricesInput = "--prices"
-
-// shardInputs hashes what a run reads: each --trace path's files (or the
-// embedded suite) and the --prices file. Standard input is a usage error:
-// every shard must read the same input.
-func shardInputs(paths []string, suite bool, prices string) ([]shard.Input, error) {
-	var out []shard.Input
-	if suite {
-		h, err := shard.HashFiles(ctxsim.Recorded(), ".")
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, shard.Input{Name: "embedded suite", Hash: h})
-	}
-	for _, p := range paths {
-		if p == "-" {
-			return nil, usagef("--shard cannot read standard input: every shard must read the same input")
-		}
-		h, err := shard.HashPath(p)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, shard.Input{Name: "--trace " + p, Hash: h})
-	}
-	if prices != "" {
-		h, err := shard.HashPath(prices)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, shard.Input{Name: pricesInput, Hash: h})
-	}
-	return out, nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -277,26 +276,4 @@ func TestShardMergeFidelity(t *testing.T) {
 			t.Errorf("fidelity %v: merge prints\n%s\nwant\n%s", format, got, want)
 		}
 	}
-}
-
-// merge prices a cost run's shards again with the card they used: a
-// --prices file missing or given against the shards is the command line's
-// fault (exit 2), another file is not.
-func TestCheckPrices(t *testing.T) {
-	dir := t.TempDir()
-	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
-	require.NoError(t, os.WriteFile(a, []byte(`{"m":{}}`), 0o644))
-	require.NoError(t, os.WriteFile(b, []byte(`{"n":{}}`), 0o644))
-	h, err := shard.HashPath(a)
-	require.NoError(t, err)
-	card := &shard.Merged{}
-	file := &shard.Merged{Manifest: shard.Manifest{Inputs: []shard.Input{{Name: pricesInput, Hash: h}}}}
-	var ue *usageError
-	require.NoError(t, checkPrices(card, ""))
-	require.NoError(t, checkPrices(file, a))
-	require.ErrorAs(t, checkPrices(card, a), &ue)
-	require.ErrorAs(t, checkPrices(file, ""), &ue)
-	err = checkPrices(file, b)
-	require.EqualError(t, err, "--prices "+b+" is not the file the shards priced with")
-	require.False(t, errors.As(err, &ue), "another file is not a usage error")
 }

@@ -3,14 +3,16 @@ package main
 import (
 	"fmt"
 	"math"
-	"os"
 
 	"github.com/spf13/pflag"
 
 	"github.com/ctxsim/ctxsim/internal/numflag"
 	"github.com/ctxsim/ctxsim/internal/safetext"
 	"github.com/ctxsim/ctxsim/report"
+	"github.com/ctxsim/ctxsim/results"
 	"github.com/ctxsim/ctxsim/runner"
+	"github.com/ctxsim/ctxsim/shard"
+	"github.com/ctxsim/ctxsim/traces"
 )
 
 func init() {
@@ -20,16 +22,11 @@ func init() {
 		usage:   "--policy P --grid KEY=V1,V2,... [--grid ...] [PATH...] [--profile P]... [flags]",
 		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
 			sw := sweepFlags{fs: fs}
-			sw.wf.add(fs, true)
-			sw.sf.add(fs, "", true)
-			fs.Lookup("policy").Usage = "the base policy: a preset (see ctxsim policies) or a .yaml/.json config; required"
-			fs.StringArrayVar(&sw.grid, "grid", nil, "a setting and the values to sweep, key=v1,v2,...; repeatable (the cross product runs)")
-			sw.of.add(fs)
-			fs.Lookup("out").Usage = "directory to write cells.jsonl (as cells finish), sweep.json and summary.json to"
-			fs.BoolVar(&sw.resume, "resume", false, "continue the interrupted sweep in --out, skipping finished cells")
-			fs.StringVar(&sw.plots, "plots", "", "directory to write cost and hit-rate heatmaps to (exactly two --grid keys)")
-			fs.Var(numflag.Int(&sw.maxCells, runner.DefaultMaxCells, numflag.IntRange{Lo: 1, Hi: math.MaxInt}), "max-cells", "the most cells (grid points × tenants) to run; a larger grid is refused")
-			sw.sh.flag(fs, "(grid point, tenant) cells")
+			sw.add(fs, "a setting and the values to sweep, key=v1,v2,...; repeatable (the cross product runs)", "(grid point, tenant) cells", func() {
+				fs.Lookup("out").Usage = "directory to write cells.jsonl (as cells finish), sweep.json and summary.json to"
+				fs.BoolVar(&sw.resume, "resume", false, "continue the interrupted sweep in --out, skipping finished cells")
+				fs.StringVar(&sw.plots, "plots", "", "directory to write cost and hit-rate heatmaps to (exactly two --grid keys)")
+			})
 			return func(e *env, args []string) error {
 				sw.wf.traces = append(sw.wf.traces, args...) // PATH... and --trace PATH are one list
 				if err := sw.sh.parse(sw.of.out); err != nil {
@@ -41,16 +38,49 @@ func init() {
 	})
 }
 
+// sweepFlags are the flags of sweep and tune: the grid commands.
 type sweepFlags struct {
-	fs       *pflag.FlagSet
-	wf       workloadFlags
-	sf       simFlags
-	of       outFlags
-	grid     []string
-	resume   bool
-	plots    string
-	maxCells int
-	sh       shardFlags
+	fs          *pflag.FlagSet
+	wf          workloadFlags
+	sf          simFlags
+	of          outFlags
+	grid, keep  []string
+	resume      bool
+	plots, emit string
+	maxCells    int
+	folds       int
+	sh          shardFlags
+}
+
+// add declares the flags sweep and tune share: the workload, the replay
+// settings, --grid, the output, the command's own (own), --max-cells and
+// --shard.
+func (sw *sweepFlags) add(fs *pflag.FlagSet, gridUsage, shardUnit string, own func()) {
+	sw.wf.add(fs, true)
+	sw.sf.add(fs, "", true)
+	fs.Lookup("policy").Usage = "the base policy: a preset (see ctxsim policies) or a .yaml/.json config; required"
+	fs.StringArrayVar(&sw.grid, "grid", nil, gridUsage)
+	sw.of.add(fs)
+	own()
+	fs.Var(numflag.Int(&sw.maxCells, runner.DefaultMaxCells, numflag.IntRange{Lo: 1, Hi: math.MaxInt}), "max-cells", "the most cells (grid points × tenants) to run; a larger grid is refused")
+	sw.sh.flag(fs, shardUnit)
+}
+
+// prepare is what sweep and tune do before their cells run: the output
+// format, the runner, a shard's identity, and the sessions, warned of
+// thresholds hermes would clamp.
+func (sw *sweepFlags) prepare(e *env, cmd string, axes []results.Axis, render any) (report.Format, *runner.Runner, []*traces.Session, shard.Manifest, error) {
+	format, st, man, err := sw.sf.start(e, &sw.of.formatFlags, &sw.sh, sw.fs, cmd, sw.wf.traces, len(sw.wf.traces) == 0 && len(sw.wf.profiles) == 0, render)
+	if err != nil {
+		return "", nil, nil, man, err
+	}
+	sw.wf.shard = sw.sh.sp
+	sessions, err := sw.wf.load(e, sw.sf.seed)
+	if err != nil {
+		return "", nil, nil, man, err
+	}
+	warnAll(e, runner.ClampWarnings(sw.sf.sets, axes, sessions, st.Prices))
+	return format, st, sessions, man, nil
 }
 
 func runSweep(e *env, sw *sweepFlags) error {
@@ -71,25 +101,13 @@ func runSweep(e *env, sw *sweepFlags) error {
 		return usagef("--plots: the heatmaps need exactly two --grid keys, got %d", len(grid.Axes))
 	}
 	render := grid.Render()
-	format, st, man, err := sw.sf.start(e, &sw.of.formatFlags, &sw.sh, sw.fs, "sweep", sw.wf.traces, len(sw.wf.traces) == 0 && len(sw.wf.profiles) == 0, render)
+	format, st, sessions, man, err := sw.prepare(e, "sweep", grid.Axes, render)
 	if err != nil {
 		return err
 	}
-	sw.wf.shard = sw.sh.sp
-	sessions, err := sw.wf.load(e, sw.sf.seed)
-	if err != nil {
-		return err
-	}
-	warnAll(e, runner.ClampWarnings(sw.sf.sets, grid.Axes, sessions, st.Prices))
 	var journal runner.SweepJournal
 	if sw.of.out != "" {
-		var prices []byte
-		if sw.sf.prices != "" {
-			if prices, err = os.ReadFile(sw.sf.prices); err != nil {
-				return fmt.Errorf("--prices: %w", err)
-			}
-		}
-		journal = runner.SweepDir{Dir: sw.of.out, Resume: sw.resume, Flags: flagValues(sw.fs, notIdentity), Prices: prices, Wrap: e.journal,
+		journal = runner.SweepDir{Dir: sw.of.out, Resume: sw.resume, Flags: flagValues(sw.fs, notIdentity), PricesFile: sw.sf.prices, Wrap: e.journal,
 			Dropped: func(path string, line int) {
 				fmt.Fprintf(e.stderr, "ctxsim sweep: %s:%d: dropped the last line, cut short by an interrupted write; its cell runs again\n", safetext.Line(path), line)
 			}}.Journal(grid, sessions)
