@@ -29,8 +29,10 @@ func OpenJournal(dir string, resume bool, meta SweepMeta, wrap func(io.Writer) i
 	done = map[string][]results.RunSummary{}
 	_, statErr := os.Stat(path)
 	have := statErr == nil
-	old, err := os.ReadFile(metaPath)
+	old, err := atomicfile.ReadFile(metaPath)
 	switch {
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		return nil, nil, nil, err
 	case err == nil && resume:
 		var was SweepMeta
 		if err := json.Unmarshal(old, &was); err != nil || was.Format != JournalFormat {
@@ -56,8 +58,6 @@ func OpenJournal(dir string, resume bool, meta SweepMeta, wrap func(io.Writer) i
 			return nil, nil, nil, &InputError{Msg: fmt.Sprintf("{resume}: %s has cells.jsonl but no sweep.json; cannot tell which sweep it holds", dir)}
 		}
 		return nil, nil, nil, &InputError{Msg: fmt.Sprintf("{output directory} %s already holds a sweep: add {resume} to continue it, or remove it", dir)}
-	case !errors.Is(err, os.ErrNotExist):
-		return nil, nil, nil, err
 	default:
 		if err := atomicfile.WriteFunc(metaPath, func(w io.Writer) error {
 			return report.WriteJSON(w, meta)
@@ -79,7 +79,7 @@ func OpenJournal(dir string, resume bool, meta SweepMeta, wrap func(io.Writer) i
 // ReadJournalFile reads the journal at path (ReadJournal); dropped, when
 // set, hears of a last line cut short by an interrupted write.
 func ReadJournalFile(path string, dropped func(path string, line int)) ([]JournalLine, error) {
-	f, err := os.Open(path)
+	f, err := atomicfile.Open(path)
 	if err != nil {
 		return nil, err
 	}

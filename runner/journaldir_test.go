@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -155,5 +157,33 @@ func TestResumeRefusesEdits(t *testing.T) {
 	_, _, _, err = OpenJournal(dir, true, meta, nil, nil)
 	if err == nil || !strings.Contains(err.Error(), path+":2: run: cost_usd: want a number ≥ 0, got -123456") {
 		t.Errorf("resealed journal: %v", err)
+	}
+}
+
+// TestResumeRefusesPlantedFIFO: sweep --resume on a directory whose
+// cells.jsonl (or sweep.json) is a FIFO hung in open, waiting for a
+// writer, and ignored SIGTERM; it is refused, naming the file.
+func TestResumeRefusesPlantedFIFO(t *testing.T) {
+	meta := SweepMeta{Format: JournalFormat, Identity: Identity{Cells: "c", Workload: "w", Sessions: 1}, Base: "p"}
+	for _, name := range []string{"cells.jsonl", "sweep.json"} {
+		dir := t.TempDir()
+		_, _, closeJ, err := OpenJournal(dir, false, meta, nil, nil)
+		require.NoError(t, err)
+		require.NoError(t, closeJ())
+		path := filepath.Join(dir, name)
+		require.NoError(t, os.Remove(path))
+		if err := syscall.Mkfifo(path, 0o644); err != nil {
+			t.Skipf("mkfifo: %v", err)
+		}
+		done := make(chan error, 1)
+		go func() { _, _, _, err := OpenJournal(dir, true, meta, nil, nil); done <- err }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), path+": is a FIFO, not a regular file") {
+				t.Errorf("%s a FIFO: %v", name, err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Errorf("%s a FIFO: OpenJournal still waiting after 5 s", name)
+		}
 	}
 }

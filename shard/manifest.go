@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 
@@ -113,7 +112,7 @@ func WriteManifest(dir string, m Manifest) error {
 // ReadManifest reads dir/manifest.json.
 func ReadManifest(dir string) (Manifest, error) {
 	p := filepath.Join(dir, ManifestFile)
-	b, err := os.ReadFile(p)
+	b, err := atomicfile.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Manifest{}, fmt.Errorf("%s: no %s: not the output directory of a shard", dir, ManifestFile)
 	}
@@ -212,7 +211,7 @@ func flagMap(fl []string) map[string]string {
 // hashFile is the xxhash64 (hex) of the file at p; ok is false when there
 // is none.
 func hashFile(p string) (sum string, ok bool, err error) {
-	f, err := os.Open(p)
+	f, err := atomicfile.Open(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", false, nil
 	}

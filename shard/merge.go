@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ctxsim/ctxsim/internal/atomicfile"
 	"github.com/ctxsim/ctxsim/internal/sumline"
 	"github.com/ctxsim/ctxsim/traces"
 )
@@ -120,7 +121,7 @@ func Merge(ctx context.Context, dirs []string) (*Merged, error) {
 
 // readEntries reads a shard-cells.jsonl file; a bad line is file:line: why.
 func readEntries(p string) ([]Entry, error) {
-	f, err := os.Open(p)
+	f, err := atomicfile.Open(p)
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +153,7 @@ func recordSpans(p string, cells []Entry) ([]span, error) {
 		want += c.Records
 	}
 	spans := make([]span, len(cells))
-	f, err := os.Open(p)
+	f, err := atomicfile.Open(p)
 	if os.IsNotExist(err) && want == 0 {
 		return spans, nil
 	}
@@ -201,7 +202,7 @@ func (m *Merged) WriteRecords(w io.Writer) error {
 		f := files[s.file]
 		if f == nil {
 			var err error
-			if f, err = os.Open(s.file); err != nil {
+			if f, err = atomicfile.Open(s.file); err != nil {
 				return err
 			}
 			files[s.file] = f

@@ -9,7 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // fakeRun splits 12 cells of a run (3 policies × 4 tenants, each cell
@@ -226,6 +228,32 @@ func TestMergeRefusesEdits(t *testing.T) {
 	os.WriteFile(mp, bytes.Replace(mb, []byte(`"seed": 1`), []byte(`"seed": 2`), 1), 0o644)
 	if _, err := Merge(context.Background(), dirs); err == nil || !strings.Contains(err.Error(), mp+":1: checksum mismatch") {
 		t.Errorf("edited manifest: %v", err)
+	}
+}
+
+// TestMergeRefusesPlantedFIFO: a shard's manifest.json, shard-cells.jsonl
+// or records.jsonl replaced by a FIFO made merge wait in open for a writer
+// forever (SIGTERM or not); it is refused, naming the file.
+func TestMergeRefusesPlantedFIFO(t *testing.T) {
+	for _, name := range []string{ManifestFile, CellsFile, RecordsFile} {
+		dirs, _ := fakeRun(t, 2, nil)
+		p := filepath.Join(dirs[1], name)
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+		if err := syscall.Mkfifo(p, 0o644); err != nil {
+			t.Skipf("mkfifo: %v", err)
+		}
+		done := make(chan error, 1)
+		go func() { _, err := Merge(context.Background(), dirs); done <- err }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), p+": is a FIFO, not a regular file") {
+				t.Errorf("%s a FIFO: %v", name, err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Errorf("%s a FIFO: merge still waiting after 5 s", name)
+		}
 	}
 }
 

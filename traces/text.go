@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 
+	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/unicode"
 	"golang.org/x/text/transform"
 )
@@ -16,43 +17,64 @@ var (
 )
 
 // DecodeText is r's content as UTF-8, which every reader of a log expects: a
-// UTF-16 file with a byte-order mark (what Windows PowerShell's `>` writes)
-// is decoded, and a UTF-8 byte-order mark dropped; anything else is r's
-// bytes unchanged. Read as bytes, a UTF-16 log was every line invalid
-// JSON: cost skipped each with a warning and billed $0, exit 0. Every
-// reader of the formats reads through it (or DecodeTextBytes), so every command
-// sees one text.
+// UTF-16 file (what Windows PowerShell's `>` and Out-File write) is
+// decoded, and a UTF-8 byte-order mark dropped; anything else is r's bytes
+// unchanged. Read as bytes, a UTF-16 log was every line invalid JSON (or,
+// without a byte-order mark, lines that bill nothing): cost billed $0,
+// exit 0. Every reader of the formats reads through it (or
+// DecodeTextBytes), so every command sees one text.
 func DecodeText(r io.Reader) io.Reader {
-	var head [3]byte
+	var head [4]byte
 	n, err := io.ReadFull(r, head[:])
 	rest := io.MultiReader(bytes.NewReader(head[:n]), r)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
 		return io.MultiReader(bytes.NewReader(head[:n]), errReader{err})
 	}
-	switch h := head[:n]; {
-	case bytes.HasPrefix(h, bomUTF8):
-		return r
-	case bytes.HasPrefix(h, bomUTF16LE), bytes.HasPrefix(h, bomUTF16BE):
-		// ExpectBOM reads the mark and takes its byte order from it.
-		return transform.NewReader(rest, unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM).NewDecoder())
+	if bytes.HasPrefix(head[:n], bomUTF8) {
+		return io.MultiReader(bytes.NewReader(head[len(bomUTF8):n]), r)
+	}
+	if enc := utf16Of(head[:n]); enc != nil {
+		return transform.NewReader(rest, enc.NewDecoder())
 	}
 	return rest
 }
 
-// DecodeTextBytes is DecodeText of a whole file held in b: b itself unless it starts
-// with a byte-order mark.
+// DecodeTextBytes is DecodeText of a whole file held in b: b itself unless
+// it is UTF-16 or starts with a UTF-8 byte-order mark.
 func DecodeTextBytes(b []byte) []byte {
-	switch {
-	case bytes.HasPrefix(b, bomUTF8):
+	if bytes.HasPrefix(b, bomUTF8) {
 		return b[len(bomUTF8):]
-	case bytes.HasPrefix(b, bomUTF16LE), bytes.HasPrefix(b, bomUTF16BE):
-		out, err := unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM).NewDecoder().Bytes(b)
-		if err == nil {
+	}
+	if enc := utf16Of(b); enc != nil {
+		if out, err := enc.NewDecoder().Bytes(b); err == nil {
 			return out
 		}
 	}
 	return b
 }
+
+// utf16Of is the UTF-16 encoding of a text starting with head, nil when it
+// is not UTF-16. A byte-order mark says so (and is dropped); without one,
+// the text is UTF-16 when its first two characters are ASCII with a zero
+// byte beside each (00 xx 00 xx big-endian, xx 00 xx 00 little-endian), as
+// RFC 4627 §3 tells a JSON text's encoding: a log's lines start with "{",
+// and no UTF-8 text has a NUL as its second byte.
+func utf16Of(head []byte) encoding.Encoding {
+	switch {
+	case bytes.HasPrefix(head, bomUTF16LE), bytes.HasPrefix(head, bomUTF16BE):
+		// ExpectBOM reads the mark and takes its byte order from it.
+		return unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM)
+	case len(head) < 4:
+		return nil
+	case head[0] == 0 && head[2] == 0 && ascii(head[1]) && ascii(head[3]):
+		return unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM)
+	case head[1] == 0 && head[3] == 0 && ascii(head[0]) && ascii(head[2]):
+		return unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM)
+	}
+	return nil
+}
+
+func ascii(b byte) bool { return b != 0 && b < 0x80 }
 
 type errReader struct{ err error }
 

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // Write writes b to path atomically, making path's directory if need be.
@@ -44,8 +45,12 @@ func Write(path string, b []byte, durable bool) error {
 }
 
 // A NotRegularError is an output path naming something a write must not
-// replace and cannot write into: a directory, a socket, a block device.
-type NotRegularError struct{ Mode fs.FileMode }
+// replace and cannot write into: a directory, a socket, a block device;
+// or (Read) a file of an output set that is not a regular file.
+type NotRegularError struct {
+	Mode fs.FileMode
+	Read bool
+}
 
 func (e *NotRegularError) Error() string {
 	kind := "not a regular file"
@@ -60,6 +65,9 @@ func (e *NotRegularError) Error() string {
 		kind = "a FIFO"
 	case m&fs.ModeCharDevice != 0:
 		kind = "a character device"
+	}
+	if e.Read {
+		return "is " + kind + ", not a regular file: not read"
 	}
 	return "is " + kind + ": not written"
 }
@@ -232,4 +240,36 @@ func copyFile(w io.Writer, path string) error {
 	defer f.Close()
 	_, err = io.Copy(w, f)
 	return err
+}
+
+// Open opens a file of an output set ctxsim wrote (a sweep's journal, a
+// shard's manifest and cells) to read it back. Only a regular file is such
+// a file: anything else planted under its name is refused with a
+// NotRegularError, never read (opening a FIFO for reading waits for a
+// writer, a signal or not, and /dev/zero never ends). The open itself does
+// not wait (O_NONBLOCK), and the check is of the file opened.
+func Open(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = &fs.PathError{Op: "read", Path: path, Err: &NotRegularError{Mode: fi.Mode(), Read: true}}
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// ReadFile is os.ReadFile through Open.
+func ReadFile(path string) ([]byte, error) {
+	f, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }

@@ -155,3 +155,61 @@ func TestOutputOntoNonRegular(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteDevNull: os.DevNull named as an output (check --markdown
+// /dev/null) is written in place and stays the character device it is.
+// The old writer renamed a temporary file over it (as root; otherwise
+// creating the temporary file in its directory failed).
+func TestWriteDevNull(t *testing.T) {
+	before, err := os.Lstat(os.DevNull)
+	if err != nil || before.Mode()&fs.ModeCharDevice == 0 {
+		t.Skipf("%s is not a character device here (%v)", os.DevNull, err)
+	}
+	write := func(w io.Writer) error { _, err := io.WriteString(w, "discarded\n"); return err }
+	if err := WriteFunc(os.DevNull, write); err != nil {
+		t.Errorf("WriteFunc(%s): %v", os.DevNull, err)
+	}
+	after, err := os.Lstat(os.DevNull)
+	if err != nil || after.Mode() != before.Mode() {
+		t.Fatalf("%s is now %v (%v), was %v", os.DevNull, after.Mode(), err, before.Mode())
+	}
+}
+
+// TestOpenRefusesNonRegular: a file ctxsim wrote and reads back (a
+// sweep's journal, a shard's files) is a regular file; a FIFO planted
+// under its name is refused at once (opening it to read waited for a
+// writer forever, SIGTERM or not: sweep --resume hung), and so are a
+// character device (/dev/zero never ends; /dev/null here) and a directory.
+func TestOpenRefusesNonRegular(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "cells.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	link := filepath.Join(dir, "link.jsonl")
+	if err := os.Symlink(os.DevNull, link); err != nil {
+		t.Fatal(err)
+	}
+	for p, kind := range map[string]string{fifo: "a FIFO", link: "a character device", dir: "a directory"} {
+		done := make(chan error, 1)
+		go func() { _, err := ReadFile(p); done <- err }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "is "+kind+", not a regular file: not read") {
+				t.Errorf("%s: %v", filepath.Base(p), err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Errorf("%s: still opening after 5 s", filepath.Base(p))
+		}
+	}
+	reg := filepath.Join(dir, "manifest.json")
+	if err := os.WriteFile(reg, []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := ReadFile(reg); err != nil || string(b) != "{}\n" {
+		t.Errorf("regular file: %q, %v", b, err)
+	}
+	if _, err := Open(filepath.Join(dir, "none")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing file: %v, want fs.ErrNotExist", err)
+	}
+}

@@ -10,5 +10,7 @@
 // replaced the system's /dev/null), so a character device or FIFO named as
 // an output is written in place, and a directory, socket or block device
 // is refused (NotRegularError). A cache entry that is anything but a
-// regular file or symlink is refused as well.
+// regular file or symlink is refused as well. A file of an output set that
+// ctxsim reads back (a sweep's journal, a shard's files) is opened through
+// Open, which refuses anything but a regular file without waiting on it.
 package atomicfile

@@ -535,6 +535,11 @@ func TestLineSource(t *testing.T) {
 // utf16 is s in UTF-16 with a byte-order mark, as Windows PowerShell's `>`
 // writes a file.
 func utf16(s string, big bool) string {
+	return utf16Bare("\ufeff"+s, big)
+}
+
+// utf16Bare is s in UTF-16 without a byte-order mark.
+func utf16Bare(s string, big bool) string {
 	var b []byte
 	put := func(u uint16) {
 		if big {
@@ -543,7 +548,6 @@ func utf16(s string, big bool) string {
 			b = append(b, byte(u), byte(u>>8))
 		}
 	}
-	put(0xfeff)
 	for _, u := range utf16enc.Encode([]rune(s)) {
 		put(u)
 	}
@@ -566,14 +570,16 @@ func TestScanBillsWhatImportBills(t *testing.T) {
 		bill traces.Usage
 		warn string // the scan's one warning, "" for none
 	}{
-		"utf-16le":              {data: utf16(good, false), bill: want},
-		"utf-16be":              {data: utf16(good, true), bill: want},
-		"utf-8 byte-order mark": {data: "\xef\xbb\xbf" + good, bill: want},
-		"raw NUL in a string":   {data: goodUser + "\n" + strings.Replace(goodCall, `"hello"`, "\"hel\x00lo\"", 1) + "\n", warn: warnInvalidJSON},
-		"raw tab in a string":   {data: goodUser + "\n" + strings.Replace(goodCall, `"hello"`, "\"hel\tlo\"", 1) + "\n", warn: warnInvalidJSON},
-		"bad escape":            {data: goodUser + "\n" + strings.Replace(goodCall, `"hello"`, `"hel\qlo"`, 1) + "\n", warn: warnInvalidJSON},
-		"bad timestamp":         {data: goodUser + "\n" + strings.Replace(goodCall, "2026-02-10T21:00:02.000Z", "yesterday", 1) + "\n", bill: want, warn: warnCallNoTime},
-		"the zero time":         {data: goodUser + "\n" + strings.Replace(goodCall, "2026-02-10T21:00:02.000Z", "0001-01-01T00:00:00Z", 1) + "\n", bill: want, warn: warnCallZeroTime},
+		"utf-16le":                {data: utf16(good, false), bill: want},
+		"utf-16be":                {data: utf16(good, true), bill: want},
+		"utf-16le without a mark": {data: utf16Bare(good, false), bill: want},
+		"utf-16be without a mark": {data: utf16Bare(good, true), bill: want},
+		"utf-8 byte-order mark":   {data: "\xef\xbb\xbf" + good, bill: want},
+		"raw NUL in a string":     {data: goodUser + "\n" + strings.Replace(goodCall, `"hello"`, "\"hel\x00lo\"", 1) + "\n", warn: warnInvalidJSON},
+		"raw tab in a string":     {data: goodUser + "\n" + strings.Replace(goodCall, `"hello"`, "\"hel\tlo\"", 1) + "\n", warn: warnInvalidJSON},
+		"bad escape":              {data: goodUser + "\n" + strings.Replace(goodCall, `"hello"`, `"hel\qlo"`, 1) + "\n", warn: warnInvalidJSON},
+		"bad timestamp":           {data: goodUser + "\n" + strings.Replace(goodCall, "2026-02-10T21:00:02.000Z", "yesterday", 1) + "\n", bill: want, warn: warnCallNoTime},
+		"the zero time":           {data: goodUser + "\n" + strings.Replace(goodCall, "2026-02-10T21:00:02.000Z", "0001-01-01T00:00:00Z", 1) + "\n", bill: want, warn: warnCallZeroTime},
 	} {
 		var iw traces.Warnings
 		ss, err := readSession(strings.NewReader(c.data), "f.jsonl", &iw)

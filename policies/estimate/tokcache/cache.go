@@ -60,6 +60,8 @@ type Cache struct {
 	hits     int
 	warnings []string
 	spoiled  map[key]bool // entries found impossible at Lookup: never served or written again
+	// firstSpoiled is the first of spoiled, for its warning: count, bytes.
+	firstSpoiled [2]uint32
 }
 
 // maxTokensPerByte bounds a count by its text's length: a BPE token is at
@@ -172,11 +174,9 @@ func (c *Cache) Lookup(text string) (int, bool) {
 }
 
 func (c *Cache) spoil(k key, n uint32) {
-	if len(c.spoiled) == 0 {
-		c.warnings = append(c.warnings, fmt.Sprintf("%s: token-count cache entry ignored: %d tokens for a text of %d bytes cannot be right (counted again)", c.path, n, k.len))
-	}
 	if c.spoiled == nil {
 		c.spoiled = map[key]bool{}
+		c.firstSpoiled = [2]uint32{n, k.len}
 	}
 	c.spoiled[k] = true
 	delete(c.counts, k)
@@ -216,10 +216,20 @@ func (c *Cache) Len() int {
 
 // Warnings are the problems met reading or writing the file, one line each
 // ("path: reason"). None of them stops a run: the cache just counts again.
+// The entries spoiled at Lookup are one warning, counted, naming the first.
 func (c *Cache) Warnings() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return append([]string(nil), c.warnings...)
+	out := append([]string(nil), c.warnings...)
+	if n := len(c.spoiled); n > 0 {
+		entries := "1 entry"
+		if n > 1 {
+			entries = fmt.Sprintf("%d entries", n)
+		}
+		out = append(out, fmt.Sprintf("%s: token-count cache: %s ignored, counted again: a count that cannot be right for its text (the first: %d tokens for a text of %d bytes)",
+			c.path, entries, c.firstSpoiled[0], c.firstSpoiled[1]))
+	}
+	return out
 }
 
 // Flush writes the counts to the file if any was saved since Open: what is

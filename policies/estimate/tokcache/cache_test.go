@@ -247,11 +247,15 @@ func TestPlantedCountsSpoiled(t *testing.T) {
 	for name, c := range map[string]struct {
 		counts []uint32
 		atOpen bool // the file refused on reading (the bound needs no text)
-		kept   int  // counts held after the lookup
+		kept   int  // counts held after the lookups
+		// lookups: how many of hello and "ok" are looked up (0: hello);
+		// each spoiled one counts in the one warning.
+		lookups int
 	}{
 		"huge":           {counts: []uint32{1_000_000_000, 1}, atOpen: true},
 		"zero":           {counts: []uint32{0, 1}, atOpen: true},
 		"over its bytes": {counts: []uint32{12, 1}, kept: 1}, // "ok" is honest
+		"both over":      {counts: []uint32{12, 3}, kept: 0, lookups: 2},
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -263,9 +267,18 @@ func TestPlantedCountsSpoiled(t *testing.T) {
 			if n, ok := d.Lookup(hello); ok {
 				t.Fatalf("served %d tokens for %q", n, hello)
 			}
+			if c.lookups == 2 {
+				if n, ok := d.Lookup("ok"); ok {
+					t.Fatalf("served %d tokens for %q", n, "ok")
+				}
+				d.Lookup(hello) // counted once
+			}
 			w := d.Warnings()
 			if len(w) != 1 || !strings.Contains(w[0], "o200k_base.counts: token-count cache") || !strings.Contains(w[0], "cannot be right") {
 				t.Fatalf("warnings %q, want one naming the file", w)
+			}
+			if c.lookups == 2 && !strings.Contains(w[0], "2 entries ignored") {
+				t.Errorf("warning %q, want the 2 spoiled entries counted", w[0])
 			}
 			if c.atOpen != strings.Contains(w[0], "cache ignored") || d.Len() != c.kept {
 				t.Errorf("at open %v: %q, %d counts kept", c.atOpen, w[0], d.Len())
