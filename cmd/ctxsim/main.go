@@ -3,16 +3,17 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
+
+	"github.com/ctxsim/ctxsim/internal/sigctx"
 )
 
 func main() {
 	// SIGINT/SIGTERM cancel the command's context: replays stop between
 	// calls, a sweep keeps its journal of finished cells (resume it with
-	// --resume), and nothing is half-written.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// --resume), and nothing is half-written. A second signal, or the
+	// grace period, ends a command stuck where no context reaches.
+	ctx, stop := sigctx.Notify(context.Background(), sigctx.Options{Stderr: os.Stderr, Exit: func() { os.Exit(exitFailure) }})
 	code := runEnv(&env{ctx: ctx, stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, cacheDir: defaultCacheDir()}, os.Args[1:])
 	stop()
 	os.Exit(code)
