@@ -324,6 +324,9 @@ func (c *Config) Validate(window int) error {
 	return nil
 }
 
+// MaxFile is the largest policy file Load reads (64 MiB).
+const MaxFile = 64 << 20
+
 // Load reads a policy file: a hermes config.yaml, or YAML/JSON with the same
 // keys plus ours. A top-level "preset: NAME" starts from that preset (else
 // from Default); "name" and "description" label the policy. Keys the
@@ -332,7 +335,7 @@ func (c *Config) Validate(window int) error {
 // *traces.SyntaxError naming file:line, the key and the allowed range.
 func Load(r io.Reader, file string) (Config, []string, error) {
 	var doc yaml.Node
-	dec := yaml.NewDecoder(r)
+	dec := yaml.NewDecoder(traces.LimitDocument(r, MaxFile))
 	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
 			return Default(), nil, nil

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+
+	"github.com/ctxsim/ctxsim/traces"
 )
 
 // liteLLMEntry is the part of a LiteLLM model_prices_and_context_window.json
@@ -36,6 +38,10 @@ const maxTokens = 1_000_000_000
 // maxLiteLLMErrors bounds the error list of a badly damaged file.
 const maxLiteLLMErrors = 10
 
+// MaxLiteLLMFile is the largest price file LoadLiteLLM takes (64 MiB;
+// LiteLLM's own, every model it knows, is under 2 MiB).
+const MaxLiteLLMFile = 64 << 20
+
 // LoadLiteLLM reads a LiteLLM model_prices_and_context_window.json from r
 // (name is used in messages) and adds its entries to the card, replacing
 // entries of the same id. Entries are stored under LiteLLM's keys as given
@@ -54,7 +60,7 @@ const maxLiteLLMErrors = 10
 // ("name: model \"x\": field: reason"); the card is changed only when the
 // whole file is good.
 func (c *Card) LoadLiteLLM(r io.Reader, name string) error {
-	data, err := io.ReadAll(r)
+	data, err := traces.ReadDocument(r, MaxLiteLLMFile)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}

@@ -63,6 +63,11 @@ func (r *Summary) Find(trace, policy string) *RunSummary {
 	return nil
 }
 
+// MaxFile is the largest results file Read takes: 256 MiB, some 90,000
+// runs (the embedded suite's 148 are 400 KB), where a file of endless
+// blanks would hold gigabytes of memory before it ended.
+const MaxFile = 256 << 20
+
 // ReadFile reads the summary.json document at path (Read).
 func ReadFile(path string) (Summary, error) {
 	f, err := os.Open(path)
@@ -82,17 +87,16 @@ func ReadFile(path string) (Summary, error) {
 // no run can have (a negative cost, a 500 % hit rate), is an error naming
 // the file and the cell, never a pass. name is used in errors.
 func Read(r io.Reader, name string) (Summary, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return Summary{}, fmt.Errorf("%s: %w", name, err)
-	}
+	// Decoded as it is read, so that junk (/dev/zero, `yes`) is refused at
+	// its first byte; read holds what came, for the lines of errors.
+	var read bytes.Buffer
+	dec := json.NewDecoder(io.TeeReader(traces.LimitDocument(r, MaxFile), &read))
 	var doc struct {
 		Runs     []json.RawMessage `json:"runs"`
 		Warnings []traces.Warning  `json:"warnings,omitempty"`
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
-		return Summary{}, traces.JSONError(name, data, err)
+		return Summary{}, traces.JSONError(name, read.Bytes(), err)
 	}
 	bad := func(line int, format string, args ...any) (Summary, error) {
 		return Summary{}, &traces.SyntaxError{File: name, Line: line, Msg: fmt.Sprintf(format, args...)}
@@ -100,12 +104,13 @@ func Read(r io.Reader, name string) (Summary, error) {
 	// A gate must not pass on a file it did not fully read: anything after
 	// the value is an error, not ignored.
 	if tok, err := dec.Token(); err != io.EOF {
-		at := traces.LineAt(data, dec.InputOffset())
+		at := traces.LineAt(read.Bytes(), dec.InputOffset())
 		if err != nil {
 			return bad(at, "after the results: %v", jsonErr(err))
 		}
 		return bad(at, "after the results: unexpected %v", tok)
 	}
+	data := read.Bytes()
 	res := Summary{Runs: make([]RunSummary, len(doc.Runs)), Warnings: doc.Warnings}
 	lines := make([]int, len(doc.Runs))
 	from := 0

@@ -2,6 +2,7 @@ package traces
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 
 	"golang.org/x/text/encoding"
@@ -79,3 +80,32 @@ func ascii(b byte) bool { return b != 0 && b < 0x80 }
 type errReader struct{ err error }
 
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// LimitDocument is r, a whole document read at once (a results file, a
+// price file, a policy), failing once more than max bytes have come:
+// /dev/zero or `yes` named as one was read into memory without end. The
+// error does not name the file: its reader does.
+func LimitDocument(r io.Reader, max int64) io.Reader {
+	return &limited{r: r, left: max, max: max}
+}
+
+// ReadDocument is all of r through LimitDocument.
+func ReadDocument(r io.Reader, max int64) ([]byte, error) {
+	return io.ReadAll(LimitDocument(r, max))
+}
+
+type limited struct {
+	r         io.Reader
+	left, max int64
+}
+
+func (l *limited) Read(p []byte) (int, error) {
+	if int64(len(p)) > l.left+1 {
+		p = p[:max(l.left+1, 0)]
+	}
+	n, err := l.r.Read(p)
+	if l.left -= int64(n); l.left < 0 {
+		return 0, fmt.Errorf("over %d MiB: not read (no such file is that large)", l.max>>20)
+	}
+	return n, err
+}

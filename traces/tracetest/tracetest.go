@@ -2,6 +2,7 @@ package tracetest
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,4 +91,23 @@ func DateStamps(t testing.TB, dir string) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// Endless is a reader of C without end, failing once it has given more
+// than Limit bytes (N so far): what /dev/zero or `yes` named as a file is
+// to a reader, with a stop for a reader that never ends.
+type Endless struct {
+	C        byte
+	Limit, N int64
+}
+
+func (e *Endless) Read(p []byte) (int, error) {
+	if e.N > e.Limit {
+		return 0, io.ErrShortBuffer
+	}
+	for i := range p {
+		p[i] = e.C
+	}
+	e.N += int64(len(p))
+	return len(p), nil
 }
