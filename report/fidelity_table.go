@@ -42,6 +42,12 @@ func FidelitySummaryTable(rep results.FidelityReport) *Table {
 		row(fmt.Sprintf("recorded, %s (%d)", f.Format, f.Sessions), f.Recorded)
 		row(fmt.Sprintf("observed, %s (%d)", f.Format, f.Sessions), f.Observed)
 	}
+	for _, g := range rep.AsSent { // captures replayed as sent: exact requests
+		t.AddRow(fmt.Sprintf("as-sent, capture %s (%d calls)", g.API, g.Calls), FormatUSD(g.RecordedUSD, 2), FormatUSD(g.ReplayUSD, 2),
+			fmt.Sprintf("%+.2f%%", g.ErrorPct), "", "", "", "", "")
+		t.Notes = append(t.Notes, fmt.Sprintf("as-sent, capture %s: %d of %d calls billed exactly, read match %.1f%% (%d read an entry written outside the capture).",
+			g.API, g.Exact, g.Calls, g.ReadMatchPct, g.Outside))
+	}
 	t.Notes = append(t.Notes, fmt.Sprintf("call-weighted read match %.1f%%; open-loop prompt error, median over sessions %.2f%%.", rep.ReadMatchPct, rep.OpenLoopMdAPE))
 	t.Notes = append(t.Notes, fmt.Sprintf("observed followed the bill on %d of %d calls: %d re-sends, %d reads past the TTL.", rep.ObservedResends+rep.ObservedKept, rep.ObservedCalls, rep.ObservedResends, rep.ObservedKept))
 	for _, s := range rep.Skipped {

@@ -87,6 +87,10 @@ type FidelityReport struct {
 	// Formats are the distributions per log format, by name, when the
 	// sessions come from more than one.
 	Formats []FidelityFormat `json:"formats,omitempty"`
+	// AsSent is the as-sent replay of the captured sessions (format
+	// capture), per API: their own line, since a capture's requests are
+	// known, not reconstructed.
+	AsSent []AsSentGroup `json:"as_sent,omitempty"`
 }
 
 // setFormats gives each log format its own distribution, when the

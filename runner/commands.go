@@ -13,7 +13,9 @@ import (
 	"github.com/ctxsim/ctxsim/results"
 	"github.com/ctxsim/ctxsim/shard"
 	"github.com/ctxsim/ctxsim/sim"
+	"github.com/ctxsim/ctxsim/sim/assent"
 	"github.com/ctxsim/ctxsim/traces"
+	"github.com/ctxsim/ctxsim/traces/capture"
 )
 
 // Options are what every command here shares besides its inputs.
@@ -188,6 +190,16 @@ var ErrNoCells = errors.New("no session carries recorded usage")
 // listed in Skipped. A shard owns sessions; its report covers them only
 // (merge builds the whole one from the parts in rp).
 func Fidelity(ctx context.Context, rn *Runner, sessions []*traces.Session, o Options) (results.FidelityReport, *Replay, error) {
+	// Captures are replayed as sent too, each file one account (as the
+	// capture importer sets Tenant), before the tenants are cleared; a
+	// shard leaves them out (its merge does not carry them).
+	var asSent []results.AsSentGroup
+	if !o.Shard.Sharded() {
+		var err error
+		if asSent, err = AsSent(ctx, rn, sessions); err != nil {
+			return results.FidelityReport{}, nil, err
+		}
+	}
 	// A directory of logs from many people must not share one cache.
 	for _, s := range sessions {
 		s.Tenant = ""
@@ -215,12 +227,48 @@ func Fidelity(ctx context.Context, rn *Runner, sessions []*traces.Session, o Opt
 		return results.FidelityReport{}, nil, err
 	}
 	rep := results.NewFidelityReport(rec, obs)
+	rep.AsSent = asSent
 	for _, c := range plan.Cells {
 		if c.Err != nil && c.Policy.Name == Recorded().Name {
 			rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s: %v", c.Tenant.Key, c.Err))
 		}
 	}
 	return rep, rp, err
+}
+
+// AsSent replays the captured sessions among sessions (format capture)
+// as they were sent (package sim/assent), and groups the calls by API;
+// nil when there are none.
+func AsSent(ctx context.Context, rn *Runner, sessions []*traces.Session) ([]results.AsSentGroup, error) {
+	var caps []*traces.Session
+	for _, s := range sessions {
+		if s.Format == capture.FormatName {
+			caps = append(caps, s)
+		}
+	}
+	if len(caps) == 0 {
+		return nil, nil
+	}
+	r, err := assent.Replay(ctx, caps, assent.Options{Prices: rn.Prices, Seed: rn.Seed})
+	if err != nil {
+		return nil, err
+	}
+	var out []results.AsSentGroup
+	for _, api := range []string{capture.Anthropic, capture.OpenAIResponses, capture.OpenAIChat} {
+		sum := r.Summarize(func(c *assent.Call) bool { return c.API == api })
+		if sum.Calls == 0 {
+			continue
+		}
+		g := results.AsSentGroup{API: api, Calls: sum.Calls, Exact: sum.Exact, ReadExact: sum.ReadExact, Outside: sum.Outside,
+			RecordedUSD: sum.RecordedUSD, ReplayUSD: sum.ReplayedUSD, ErrorPct: sum.ErrorPct, ReadMatchPct: sum.ReadMatchPct}
+		for i := range r.Calls {
+			if c := &r.Calls[i]; c.API == api && !c.Exact() {
+				g.NotExact = append(g.NotExact, c.String())
+			}
+		}
+		out = append(out, g)
+	}
+	return out, nil
 }
 
 // ErrNoSessions is ReplayTrace's error for no sessions at all.

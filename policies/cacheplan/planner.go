@@ -26,6 +26,7 @@ var registry = map[string]func() Planner{
 	"hermes_prefix": func() Planner { return Hermes{} },
 	"hermes_tools":  func() Planner { return Hermes{ToolCache: true} },
 	"claude-code":   func() Planner { return ClaudeCode{} },
+	"as-sent":       func() Planner { return AsSent{} },
 }
 
 // A RoutePlanner chooses its layout by the provider a session is served

@@ -175,6 +175,10 @@ type Request struct {
 	// up to the larger of it and the model's default, within the model's
 	// MaxWindow.
 	Window int
+	// Sent are the cache_control marks the harness itself put on this
+	// request, when it is replayed from a capture of what was sent
+	// (block, TTL); the as-sent planner marks exactly these.
+	Sent []Breakpoint
 	// Params are the request-level settings the Anthropic cache keys on
 	// besides the blocks themselves (reference/providers.md §1.2). The
 	// zero value is the API's default: tool_choice auto, thinking off, no

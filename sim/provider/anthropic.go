@@ -24,6 +24,17 @@ type AnthropicOptions struct {
 	// ClearToolUses turns on server-side context editing
 	// (clear_tool_uses_20250919); nil leaves the prompt as sent.
 	ClearToolUses *ClearToolUses
+	// BreakpointsOnly keeps entries at breakpoints only, not the prefixes
+	// inside a written entry (see AnthropicStep). The captures of exact
+	// requests contradict those: trace_compact_claude.json packet 8 marks
+	// the end of a message that packet 6's entry (written 3 s before,
+	// through the next message) holds, inside its lookback, yet reads
+	// only 41,753 (packet 4's breakpoint) and writes the 359 tokens to
+	// the marker again. The replay of captures (package sim/assent) uses
+	// it; the replays of logs keep sub-prefixes, which explain corpus
+	// llm-guard aa57d486's read after a rewind, until the two are
+	// reconciled.
+	BreakpointsOnly bool
 }
 
 // An Anthropic provider caches and bills like the Anthropic Messages API
@@ -116,6 +127,8 @@ type anthropicCache struct {
 type entryMap struct {
 	m    map[uint64]Entry
 	bits *[entryBits / 64]uint64
+	// subs is SubPrefixes' answer (AnthropicOptions.BreakpointsOnly).
+	subs bool
 }
 
 const entryBits = 1 << 14
@@ -158,7 +171,7 @@ func (m entryMap) SetEntry(k uint64, e Entry) {
 	m.m[k] = e
 }
 
-func (m entryMap) SubPrefixes() bool { return true }
+func (m entryMap) SubPrefixes() bool { return m.subs }
 
 // SubPrefixes is implemented by an entry store that keeps the prefixes
 // inside a written entry, at every block boundary (see AnthropicStep).
@@ -183,6 +196,7 @@ func (a *Anthropic) cache(model string) (*anthropicCache, error) {
 		return nil, err
 	}
 	c := &anthropicCache{price: p, lat: a.opts.latency("anthropic", model), entries: newEntryMap(a.opts.Blocks), sweepAt: 64}
+	c.entries.subs = !a.opts.BreakpointsOnly
 	a.models[model] = c
 	return c, nil
 }

@@ -201,8 +201,10 @@ func Sessions(calls []*Call, name string, w *traces.Warnings) []*traces.Session 
 		}
 		start := 0
 		if o == nil {
+			// One file is one account's traffic: its sessions share the
+			// provider's cache, as they did.
 			s := &traces.Session{ID: fmt.Sprintf("%s-%d", base, len(out)+1), Model: c.Model, Format: FormatName,
-				Source: traces.SourceCLI, Floor: floorOf(c)}
+				Source: traces.SourceCLI, Floor: floorOf(c), Tenant: base}
 			if c.Key != "" {
 				s.Notes = append(s.Notes, "conversation "+c.Key)
 			}

@@ -1,0 +1,137 @@
+package assent
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/ctxsim/ctxsim/traces"
+	"github.com/ctxsim/ctxsim/traces/formats"
+)
+
+func open(t *testing.T, path string) []*traces.Session {
+	t.Helper()
+	ss, _, err := formats.Open(context.Background(), []string{path}, "capture", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ss
+}
+
+func replay(t *testing.T, ss []*traces.Session, o Options) *Report {
+	t.Helper()
+	rep, err := Replay(context.Background(), ss, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// Claude Code's compaction capture, replayed as sent, bills every call
+// exactly: the main conversation, its summary requests (5m markers) and
+// the sessions after the compaction, which read the system marker's
+// entry (37,535 tokens) the first call of the file wrote.
+func TestCompactCaptureExact(t *testing.T) {
+	rep := replay(t, open(t, "testdata/trace_compact_claude.json"), Options{})
+	if len(rep.Calls) != 10 {
+		t.Fatalf("%d calls", len(rep.Calls))
+	}
+	for _, c := range rep.Calls {
+		if !c.Exact() {
+			t.Errorf("not exact: %s", c.String())
+		}
+	}
+}
+
+// Packet 8 (a summary request, 5m markers) marks the end of a message
+// that packet 6's entry holds; the API read only packet 4's breakpoint
+// (41,753) and wrote the 359 tokens to the marker again. With the
+// prefixes inside a written entry cached (the engine's provider), the
+// replay reads the whole message: evidence for BreakpointsOnly.
+func TestCompactCaptureNoSubPrefixes(t *testing.T) {
+	rep := replay(t, open(t, "testdata/trace_compact_claude.json"), Options{subPrefixes: true})
+	bad := 0
+	for _, c := range rep.Calls {
+		if !c.Exact() {
+			bad++
+			if c.Recorded.CacheRead >= c.Replayed.CacheRead {
+				t.Errorf("sub-prefixes should read more than the bill: %s", c.String())
+			}
+		}
+	}
+	if bad == 0 {
+		t.Error("every call exact with sub-prefixes: the capture no longer tells the rules apart")
+	}
+}
+
+// Codex over the Responses API: the replay reads the whole common prefix
+// with the previous request, rounded to OpenAI's 128-token steps; the
+// bills read less, by one to three steps (trace_codex.json: 9,600 after
+// a 10,032-token warm-up; 17,792 after a 17,952-token prompt). Where
+// OpenAI's cache boundary lies inside the rendered items is not known
+// to the replay. Pinned so that a rule that finds it shows here.
+func TestCodexCaptureReadsShort(t *testing.T) {
+	rep := replay(t, open(t, "testdata/trace_codex.json"), Options{})
+	exact := 0
+	for _, c := range rep.Calls {
+		if c.Exact() {
+			exact++
+			continue
+		}
+		over := c.Replayed.CacheRead - c.Recorded.CacheRead
+		if over <= 0 || over > 3*128+64 || c.Replayed.Prompt() != c.Recorded.Prompt() {
+			t.Errorf("not the known shortfall: %s", c.String())
+		}
+	}
+	if len(rep.Calls) != 6 || exact != 3 {
+		t.Errorf("%d calls, %d exact; want 6, 3", len(rep.Calls), exact)
+	}
+}
+
+const sharedCaptures = "../../../shared/traces/captures"
+
+// The measurement of issue 26 over every capture of the shared folder:
+// Anthropic's calls bill exactly (total within ±0.5 %, call-weighted
+// read match ≥ 99 %); OpenAI's read short as TestCodexCaptureReadsShort
+// says. Same numbers as `ctxsim fidelity --from capture
+// ../shared/traces/captures` prints.
+func TestSharedCaptures(t *testing.T) {
+	if _, err := os.Stat(sharedCaptures); err != nil {
+		t.Skipf("%s absent: the captures are in the shared folder", sharedCaptures)
+	}
+	rep := replay(t, open(t, sharedCaptures), Options{})
+	an := rep.Summarize(func(c *Call) bool { return c.API == "anthropic" })
+	if an.Calls != 28 || an.Exact != an.Calls || an.ErrorPct < -0.5 || an.ErrorPct > 0.5 || an.ReadMatchPct < 99 {
+		t.Errorf("anthropic: %+v", an)
+	}
+	oa := rep.Summarize(func(c *Call) bool { return c.API == "openai-responses" })
+	t.Logf("anthropic %+v\nopenai %+v", an, oa)
+	// The OpenAI calls that read far less than the common prefix, named:
+	// no rule of the provider produces them yet.
+	named := map[string]string{
+		// After input_image items the reads stop at 17,280 and 21,888,
+		// short of the previous prompt by thousands of tokens.
+		"trace_image_codex-1 8": "image", "trace_image_codex-1 10": "image", "trace_image_codex-1 12": "image",
+		// Mid-session reads that fall back to the shared floor (4,992 or
+		// 9,600): a request routed to a machine without the
+		// conversation's prefix (DESIGN.md, Codex reads).
+		"trace_subagent_codex-1 3": "floor", "trace_subagent_codex-2 3": "floor", "trace_compact_codex-4 3": "floor",
+		// A second subagent's warm-up reads nothing where the replay
+		// shares 3,584 tokens of the first one's.
+		"trace_subagent_codex-2 0": "warm-up",
+	}
+	for _, c := range rep.Calls {
+		if c.API != "openai-responses" || c.Exact() {
+			continue
+		}
+		over := c.Replayed.CacheRead - c.Recorded.CacheRead
+		if _, ok := named[c.Session+" "+strconv.Itoa(c.Event)]; ok {
+			t.Logf("named: %s", c.String())
+			continue
+		}
+		if over <= 0 || over > 3*128+64 {
+			t.Errorf("not the known shortfall: %s", c.String())
+		}
+	}
+}

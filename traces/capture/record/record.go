@@ -1,0 +1,384 @@
+package record
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// DefaultMaxBody is how much of one body a pair keeps by default.
+const DefaultMaxBody = 64 << 20
+
+// Redacted replaces every secret the proxy writes.
+const Redacted = "[REDACTED]"
+
+// Options configure a Recorder.
+type Options struct {
+	// Anthropic and OpenAI are the upstreams: a request whose path is an
+	// Anthropic one (/v1/messages...) goes to Anthropic, any other to
+	// OpenAI. Defaults: https://api.anthropic.com, https://api.openai.com.
+	Anthropic, OpenAI *url.URL
+	// Out receives the lines, one Write each.
+	Out io.Writer
+	// MaxBody bounds what one body keeps (DefaultMaxBody when 0).
+	MaxBody int64
+	// Now stamps requests and responses; required (the command passes
+	// time.Now, tests a fake clock).
+	Now func() time.Time
+	// Transport sends upstream (http.DefaultTransport when nil).
+	Transport http.RoundTripper
+}
+
+// A Recorder is an http.Handler that forwards and records.
+type Recorder struct {
+	o     Options
+	proxy *httputil.ReverseProxy
+	mu    sync.Mutex // guards Out and err
+	err   error
+	wg    sync.WaitGroup
+	pairs int
+}
+
+// New returns a Recorder.
+func New(o Options) (*Recorder, error) {
+	if o.Out == nil || o.Now == nil {
+		return nil, errors.New("record: Options.Out and Options.Now are required")
+	}
+	if o.MaxBody <= 0 {
+		o.MaxBody = DefaultMaxBody
+	}
+	var err error
+	if o.Anthropic == nil {
+		o.Anthropic, err = url.Parse("https://api.anthropic.com")
+	}
+	if o.OpenAI == nil && err == nil {
+		o.OpenAI, err = url.Parse("https://api.openai.com")
+	}
+	if err != nil {
+		return nil, err
+	}
+	r := &Recorder{o: o}
+	r.proxy = &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			up := r.o.OpenAI
+			if isAnthropic(pr.In.URL.Path) {
+				up = r.o.Anthropic
+			}
+			pr.SetURL(up)
+			pr.Out.Host = up.Host
+		},
+		Transport:     o.Transport,
+		FlushInterval: -1, // stream SSE as it arrives
+		ModifyResponse: func(resp *http.Response) error {
+			p := pairOf(resp.Request.Context())
+			if p == nil {
+				return nil
+			}
+			p.resp = &response{Timestamp: stamp(r.o.Now()), StatusCode: resp.StatusCode, Headers: redact(resp.Header)}
+			sse := strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")
+			resp.Body = &tee{r: resp.Body, p: p, rec: r, sse: sse}
+			return nil
+		},
+		ErrorHandler: func(w http.ResponseWriter, req *http.Request, err error) {
+			if p := pairOf(req.Context()); p != nil {
+				p.resp = &response{Timestamp: stamp(r.o.Now()), StatusCode: http.StatusBadGateway, Error: err.Error()}
+				r.finish(p)
+			}
+			w.WriteHeader(http.StatusBadGateway)
+		},
+	}
+	return r, nil
+}
+
+func isAnthropic(path string) bool {
+	return strings.HasPrefix(path, "/v1/messages") || strings.HasPrefix(path, "/v1/complete")
+}
+
+type ctxKey struct{}
+
+func pairOf(ctx context.Context) *pair {
+	p, _ := ctx.Value(ctxKey{}).(*pair)
+	return p
+}
+
+// ServeHTTP implements http.Handler.
+func (r *Recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	r.wg.Add(1)
+	p := &pair{req: request{Timestamp: stamp(r.o.Now()), Method: req.Method, URL: redactURL(req.URL), Headers: redact(req.Header)}}
+	p.done = r.wg.Done
+	if req.Body != nil && req.Body != http.NoBody {
+		kept, err := io.ReadAll(io.LimitReader(req.Body, r.o.MaxBody+1))
+		if err != nil {
+			p.resp = &response{Timestamp: stamp(r.o.Now()), StatusCode: http.StatusBadRequest, Error: "reading the request: " + err.Error()}
+			r.finish(p)
+			http.Error(w, "record: reading the request: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		body := kept
+		if int64(len(kept)) > r.o.MaxBody {
+			p.req.Truncated = true
+			kept = kept[:r.o.MaxBody]
+			req.Body = struct {
+				io.Reader
+				io.Closer
+			}{io.MultiReader(bytes.NewReader(body), req.Body), req.Body}
+		} else {
+			req.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		p.req.Body = bodyJSON(kept, p.req.Truncated)
+		req.ContentLength = -1
+		if !p.req.Truncated {
+			req.ContentLength = int64(len(body))
+		}
+	}
+	r.proxy.ServeHTTP(w, req.WithContext(context.WithValue(req.Context(), ctxKey{}, p)))
+	// A response whose body the proxy never read to the end (the client
+	// went away) is finished here.
+	r.finish(p)
+}
+
+// bodyJSON is a body as the line holds it: the JSON itself when it is
+// JSON, else a JSON string.
+func bodyJSON(b []byte, truncated bool) json.RawMessage {
+	if !truncated && json.Valid(b) {
+		var buf bytes.Buffer
+		if json.Compact(&buf, b) == nil {
+			return buf.Bytes()
+		}
+	}
+	s, _ := json.Marshal(string(b))
+	return s
+}
+
+// Close waits for the pairs in flight to be written, and returns the
+// first write error.
+func (r *Recorder) Close() error {
+	r.wg.Wait()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
+}
+
+// Pairs is how many pairs were written.
+func (r *Recorder) Pairs() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.pairs
+}
+
+type request struct {
+	Timestamp float64           `json:"timestamp"`
+	Method    string            `json:"method"`
+	URL       string            `json:"url"`
+	Headers   map[string]string `json:"headers"`
+	Body      json.RawMessage   `json:"body,omitempty"`
+	Truncated bool              `json:"body_truncated,omitempty"`
+}
+
+type response struct {
+	Timestamp  float64           `json:"timestamp"`
+	StatusCode int               `json:"status_code"`
+	Headers    map[string]string `json:"headers,omitempty"`
+	Body       json.RawMessage   `json:"body,omitempty"`
+	BodyRaw    *string           `json:"body_raw,omitempty"`
+	Truncated  bool              `json:"body_truncated,omitempty"`
+	Error      string            `json:"error,omitempty"`
+}
+
+type pair struct {
+	once sync.Once
+	done func()
+	req  request
+	resp *response
+}
+
+// finish writes p once, as one line.
+func (r *Recorder) finish(p *pair) {
+	p.once.Do(func() {
+		defer p.done()
+		line, err := json.Marshal(struct {
+			Request  request   `json:"request"`
+			Response *response `json:"response,omitempty"`
+		}{p.req, p.resp})
+		if err == nil {
+			line = append(line, '\n')
+		}
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if err == nil {
+			_, err = r.o.Out.Write(line)
+		}
+		if err != nil && r.err == nil {
+			r.err = fmt.Errorf("record: writing a pair: %w", err)
+		}
+		if err == nil {
+			r.pairs++
+		}
+	})
+}
+
+// stamp is t as claude-trace writes timestamps: Unix seconds, to the
+// millisecond.
+func stamp(t time.Time) float64 { return float64(t.UnixMilli()) / 1000 }
+
+// secret reports whether a header or parameter name carries a credential.
+func secret(name string) bool {
+	n := strings.ToLower(name)
+	for _, s := range []string{"key", "token", "secret", "auth", "cookie", "signature"} {
+		if strings.Contains(n, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// redact is h as claude-trace writes headers (one string each), secrets
+// replaced.
+func redact(h http.Header) map[string]string {
+	out := make(map[string]string, len(h))
+	for k, vs := range h {
+		if secret(k) {
+			out[k] = Redacted
+			continue
+		}
+		out[k] = strings.Join(vs, ", ")
+	}
+	return out
+}
+
+func redactURL(u *url.URL) string {
+	c := *u
+	q := c.Query()
+	changed := false
+	for k := range q {
+		if secret(k) {
+			q[k] = []string{Redacted}
+			changed = true
+		}
+	}
+	if changed {
+		c.RawQuery = q.Encode()
+	}
+	c.User = nil
+	return c.RequestURI()
+}
+
+// tee passes a response body to the client and keeps what the pair may
+// keep of it; at its end (EOF, an error, or Close) the pair is written.
+type tee struct {
+	r    io.ReadCloser
+	p    *pair
+	rec  *Recorder
+	sse  bool
+	kept bytes.Buffer
+	over bool
+	// line and usage keep, past MaxBody, the stream's usage events.
+	line  []byte
+	usage bytes.Buffer
+	ended bool
+}
+
+func (t *tee) Read(b []byte) (int, error) {
+	n, err := t.r.Read(b)
+	if n > 0 {
+		t.keep(b[:n])
+	}
+	if err != nil {
+		t.end(err)
+	}
+	return n, err
+}
+
+func (t *tee) Close() error {
+	err := t.r.Close()
+	t.end(nil)
+	return err
+}
+
+func (t *tee) keep(b []byte) {
+	room := t.rec.o.MaxBody - int64(t.kept.Len())
+	if room > 0 && !t.over {
+		t.kept.Write(b[:min(int64(len(b)), room)])
+	}
+	if int64(len(b)) > room {
+		t.over = true
+	}
+	if t.over && t.sse {
+		t.scan(b[max(0, room):])
+	}
+}
+
+// scan keeps, from the part of a stream past MaxBody, the data lines that
+// carry usage or an error (each bounded by MaxBody too).
+func (t *tee) scan(b []byte) {
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			if int64(len(t.line)+len(b)) <= t.rec.o.MaxBody {
+				t.line = append(t.line, b...)
+			}
+			return
+		}
+		t.line = append(t.line, b[:i]...)
+		b = b[i+1:]
+		l := t.line
+		t.line = t.line[:0]
+		if bytes.HasPrefix(l, []byte("data:")) && usageEvent(l) && int64(t.usage.Len()+len(l)) <= t.rec.o.MaxBody {
+			t.usage.Write(l)
+			t.usage.WriteString("\n\n")
+		}
+	}
+}
+
+func usageEvent(l []byte) bool {
+	for _, s := range []string{`"message_start"`, `"message_delta"`, `"response.completed"`, `"response.incomplete"`, `"response.failed"`, `"error"`, `"usage":{`} {
+		if bytes.Contains(l, []byte(s)) {
+			return true
+		}
+	}
+	return false
+}
+
+func (t *tee) end(err error) {
+	p := t.p
+	if p.resp == nil || t.ended {
+		return
+	}
+	t.ended = true
+	if t.over && t.sse {
+		// The kept start of the stream may end mid-event: cut it at the
+		// last event boundary, then the usage events seen after.
+		k := t.kept.Bytes()
+		if i := bytes.LastIndex(k, []byte("\n\n")); i >= 0 {
+			k = k[:i+2]
+		} else {
+			k = nil
+		}
+		t.kept.Reset()
+		t.kept.Write(k)
+		t.kept.Write(t.usage.Bytes())
+	}
+	body := t.kept.Bytes()
+	switch {
+	case t.sse:
+		s := string(bytes.ToValidUTF8(body, []byte("\uFFFD")))
+		p.resp.BodyRaw = &s
+	case len(body) > 0:
+		p.resp.Body = bodyJSON(body, t.over)
+	}
+	p.resp.Truncated = t.over
+	if err != nil && !errors.Is(err, io.EOF) && p.resp.Error == "" {
+		p.resp.Error = "reading the response: " + err.Error()
+	}
+	p.resp.Timestamp = stamp(t.rec.o.Now())
+	t.rec.finish(p)
+}
