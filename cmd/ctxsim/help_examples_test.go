@@ -107,6 +107,8 @@ func exampleFixtures(t *testing.T, dir string) *strings.Replacer {
 		"out/", filepath.Join(dir, "out2"),
 		"figs/", filepath.Join(dir, "figs"),
 		"check.md", filepath.Join(dir, "check.md"),
+		"capture.jsonl", filepath.Join(dir, "capture.jsonl"),
+		"captures/", "../../traces/capture/testdata",
 		"/tmp/t/*.jsonl", filepath.Join(dir, "t", "*.jsonl"),
 		"/tmp/t", filepath.Join(dir, "t"),
 		"/tmp/review4x", filepath.Join(dir, "review4x"),
@@ -142,6 +144,9 @@ func runExample(t *testing.T, r *strings.Replacer, ex string) (int, string, stri
 // output: every example must be here, so a new one comes with its claim.
 // (Paths in examples are pointed at testdata by exampleFixtures.)
 var exampleClaims = map[string][]string{
+	"ctxsim record -o capture.jsonl -- true":                            {"stderr:recording to", "stderr:recorded 0 pairs", "file:capture.jsonl"},
+	"ctxsim record -o capture.jsonl --listen 127.0.0.1:0 -- sh -c exit": {"stderr:ANTHROPIC_BASE_URL=http://127.0.0.1:", "stderr:recorded 0 pairs"},
+	"ctxsim fidelity --from capture captures/":                          {"as-sent, capture anthropic (4 calls)", "4 of 4 calls billed exactly"},
 	"ctxsim breakeven": {"Cache break-even, claude-opus-4-6", "5m       1.25    0.10              1.28"},
 	"ctxsim breakeven --model claude-opus-4-6 --json":                                                                   {`"model": "claude-opus-4-6"`, `"cache_write_1h": 10`},
 	"ctxsim breakeven --growth 0.02 --long 0.1":                                                                         {"with 2.0% new tokens per call and 10.0% of gaps over an hour"},

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/ctxsim/ctxsim/traces/capture/record"
+)
+
+func init() {
+	register(&command{
+		name:    "record",
+		summary: "record a harness's API traffic (a capture) through a local proxy",
+		usage:   "-o FILE [--listen ADDR] [-- COMMAND ARGS...]",
+		flags: func(fs *pflag.FlagSet) func(*env, []string) error {
+			out := fs.StringP("out", "o", "", "capture file to append the pairs to (created if missing)")
+			listen := fs.String("listen", "127.0.0.1:8082", "address the proxy listens on (port 0: any free port)")
+			anth := fs.String("anthropic", "https://api.anthropic.com", "Anthropic API upstream")
+			oai := fs.String("openai", "https://api.openai.com", "OpenAI API upstream")
+			maxBody := fs.Int64("max-body", record.DefaultMaxBody, "bytes of one body kept (the rest is forwarded, not recorded)")
+			return func(e *env, args []string) error {
+				if *out == "" {
+					return usagef("-o FILE is required")
+				}
+				up := [2]*url.URL{}
+				for i, s := range []string{*anth, *oai} {
+					u, err := url.Parse(s)
+					if err != nil || u.Scheme == "" || u.Host == "" {
+						return usagef("upstream %q: want a URL such as https://api.anthropic.com", s)
+					}
+					up[i] = u
+				}
+				return runRecord(e, *out, *listen, up[0], up[1], *maxBody, args)
+			}
+		},
+	})
+}
+
+func runRecord(e *env, file, listen string, anth, oai *url.URL, maxBody int64, command []string) error {
+	f, err := os.OpenFile(file, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	rec, err := record.New(record.Options{Anthropic: anth, OpenAI: oai, Out: f, MaxBody: maxBody, Now: time.Now})
+	if err != nil {
+		f.Close()
+		return err
+	}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		f.Close()
+		return usagef("--listen %s: %v", listen, err)
+	}
+	base := "http://" + ln.Addr().String()
+	srv := &http.Server{Handler: rec, ReadHeaderTimeout: time.Minute}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	fmt.Fprintf(e.stderr, "recording to %s; ANTHROPIC_BASE_URL=%s OPENAI_BASE_URL=%s/v1\n", file, base, base)
+
+	var runErr error
+	if len(command) > 0 {
+		cmd := exec.CommandContext(e.ctx, command[0], command[1:]...)
+		cmd.Env = append(os.Environ(), "ANTHROPIC_BASE_URL="+base, "OPENAI_BASE_URL="+base+"/v1")
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = e.stdin, e.stdout, e.stderr
+		runErr = cmd.Run()
+	} else {
+		<-e.ctx.Done()
+	}
+	// Stop accepting, let the pairs in flight finish, then close the file.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	shutErr := srv.Shutdown(ctx)
+	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) && shutErr == nil {
+		shutErr = err
+	}
+	recErr := rec.Close()
+	closeErr := f.Close()
+	fmt.Fprintf(e.stderr, "recorded %d pairs to %s\n", rec.Pairs(), file)
+	if err := errors.Join(shutErr, recErr, closeErr); err != nil {
+		return err
+	}
+	var exit *exec.ExitError
+	if errors.As(runErr, &exit) {
+		return &regressionError{msg: fmt.Sprintf("%s exited with %d", command[0], exit.ExitCode())}
+	}
+	return runErr
+}
