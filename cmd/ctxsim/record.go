@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -27,6 +28,8 @@ func init() {
 			anth := fs.String("anthropic", "https://api.anthropic.com", "Anthropic API upstream")
 			oai := fs.String("openai", "https://api.openai.com", "OpenAI API upstream")
 			maxBody := fs.Int64("max-body", record.DefaultMaxBody, "bytes of one body kept (the rest is forwarded, not recorded)")
+			asJSON := fs.Bool("json", false, `print {"file":...,"pairs":N} when done instead of text`)
+			addFormatTextJSON(fs, asJSON)
 			return func(e *env, args []string) error {
 				if *out == "" {
 					return usagef("-o FILE is required")
@@ -39,13 +42,13 @@ func init() {
 					}
 					up[i] = u
 				}
-				return runRecord(e, *out, *listen, up[0], up[1], *maxBody, args)
+				return runRecord(e, *out, *listen, up[0], up[1], *maxBody, *asJSON, args)
 			}
 		},
 	})
 }
 
-func runRecord(e *env, file, listen string, anth, oai *url.URL, maxBody int64, command []string) error {
+func runRecord(e *env, file, listen string, anth, oai *url.URL, maxBody int64, asJSON bool, command []string) error {
 	f, err := os.OpenFile(file, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
@@ -84,7 +87,15 @@ func runRecord(e *env, file, listen string, anth, oai *url.URL, maxBody int64, c
 	}
 	recErr := rec.Close()
 	closeErr := f.Close()
-	fmt.Fprintf(e.stderr, "recorded %d pairs to %s\n", rec.Pairs(), file)
+	if asJSON {
+		b, _ := json.Marshal(struct {
+			File  string `json:"file"`
+			Pairs int    `json:"pairs"`
+		}{file, rec.Pairs()})
+		fmt.Fprintf(e.stdout, "%s\n", b)
+	} else {
+		fmt.Fprintf(e.stderr, "recorded %d pairs to %s\n", rec.Pairs(), file)
+	}
 	if err := errors.Join(shutErr, recErr, closeErr); err != nil {
 		return err
 	}
