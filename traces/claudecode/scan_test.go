@@ -3,6 +3,7 @@ package claudecode
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -554,6 +555,22 @@ func utf16Bare(s string, big bool) string {
 	return string(b)
 }
 
+// utf32 is s in UTF-32, with a byte-order mark when mark is set.
+func utf32(s string, big, mark bool) string {
+	if mark {
+		s = "\ufeff" + s
+	}
+	var b []byte
+	for _, r := range s {
+		if big {
+			b = binary.BigEndian.AppendUint32(b, uint32(r))
+		} else {
+			b = binary.LittleEndian.AppendUint32(b, uint32(r))
+		}
+	}
+	return string(b)
+}
+
 // TestScanBillsWhatImportBills pins issue 27's silent drops in cost, where
 // cost and the importer read one file two ways: a UTF-16 log was every
 // line invalid JSON to both ($0.00, exit 0), and a billed line with a raw
@@ -574,6 +591,10 @@ func TestScanBillsWhatImportBills(t *testing.T) {
 		"utf-16be":                {data: utf16(good, true), bill: want},
 		"utf-16le without a mark": {data: utf16Bare(good, false), bill: want},
 		"utf-16be without a mark": {data: utf16Bare(good, true), bill: want},
+		"utf-32le":                {data: utf32(good, false, true), bill: want},
+		"utf-32be":                {data: utf32(good, true, true), bill: want},
+		"utf-32le without a mark": {data: utf32(good, false, false), bill: want},
+		"utf-32be without a mark": {data: utf32(good, true, false), bill: want},
 		"utf-8 byte-order mark":   {data: "\xef\xbb\xbf" + good, bill: want},
 		"raw NUL in a string":     {data: goodUser + "\n" + strings.Replace(goodCall, `"hello"`, "\"hel\x00lo\"", 1) + "\n", warn: warnInvalidJSON},
 		"raw tab in a string":     {data: goodUser + "\n" + strings.Replace(goodCall, `"hello"`, "\"hel\tlo\"", 1) + "\n", warn: warnInvalidJSON},
