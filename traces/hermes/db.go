@@ -18,6 +18,7 @@ import (
 	"modernc.org/sqlite" // pure-Go SQLite driver, registered as "sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"github.com/ctxsim/ctxsim/internal/atomicfile"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
@@ -105,6 +106,9 @@ func openDB(ctx context.Context, path string, lim DBLimits, w *traces.Warnings) 
 	if lim.HeapBytes > 0 {
 		pragmas += fmt.Sprintf("&_pragma=hard_heap_limit(%d)", lim.HeapBytes)
 	}
+	if err := regularFiles(path); err != nil {
+		return nil, done, err
+	}
 	open := func(path, mode string) (*sql.DB, error) {
 		db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+mode+pragmas)
 		if err != nil {
@@ -152,6 +156,20 @@ func openDB(ctx context.Context, path string, lim DBLimits, w *traces.Warnings) 
 func wrapPath(path string, err error) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// regularFiles refuses a database whose file, or a journal, log or
+// shared-memory file beside it, is there and not a regular file: SQLite
+// opening a FIFO planted as state.db-journal waited for a writer forever,
+// and the hot-journal copy of a link to /dev/zero filled the disk.
+func regularFiles(path string) error {
+	for _, side := range []string{"", "-journal", "-wal", "-shm"} {
+		fi, err := os.Stat(path + side)
+		if err == nil && !fi.Mode().IsRegular() {
+			return fmt.Errorf("%s%s: %w", path, side, &atomicfile.NotRegularError{Mode: fi.Mode(), Read: true})
+		}
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -284,5 +285,42 @@ func TestStateDBMissingColumn(t *testing.T) {
 	want := fmt.Sprintf(WarnMissingColumn, "input_tokens")
 	if w.Len() != 1 || w.List()[0].Reason != want || w.List()[0].First != path+"#sessions" {
 		t.Errorf("warnings %v, want %q", w.List(), want)
+	}
+}
+
+// TestStateDBSideFilesNotRegular: a FIFO planted as state.db-journal made
+// the read wait for a writer forever, and a link to /dev/zero there was
+// copied (to roll it back) until the disk filled. A database, journal, log
+// or shared-memory file that is not a regular file is refused, named.
+func TestStateDBSideFilesNotRegular(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state.db")
+	execAll(t, path, "PRAGMA journal_mode=DELETE",
+		`CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT, model TEXT, started_at REAL, input_tokens INTEGER)`,
+		`CREATE TABLE messages (id INTEGER PRIMARY KEY, session_id TEXT, role TEXT, content TEXT, timestamp REAL)`,
+		`INSERT INTO sessions VALUES ('s', 'cli', 'gpt-4o', 1700000000, 10)`)
+	journal := path + "-journal"
+	plant := map[string]func() error{
+		"a FIFO":              func() error { return syscall.Mkfifo(journal, 0o644) },
+		"a link to /dev/null": func() error { return os.Symlink(os.DevNull, journal) },
+	}
+	for _, name := range []string{"a FIFO", "a link to /dev/null"} {
+		if err := plant[name](); err != nil {
+			t.Skipf("%s: %v", name, err)
+		}
+		done := make(chan error, 1)
+		go func() { _, _, err := ReadDB(path); done <- err }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), journal+": is a ") || !strings.Contains(err.Error(), ", not a regular file: not read") {
+				t.Errorf("journal %s: %v", name, err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("journal %s: still reading after 5 s", name)
+		}
+		os.Remove(journal)
+	}
+	if _, _, err := ReadDB(path); err != nil {
+		t.Errorf("without the journal: %v", err)
 	}
 }
