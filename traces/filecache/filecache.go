@@ -102,7 +102,7 @@ func (c *Cache) Get(key traces.FileKey) ([]*traces.Session, *traces.Warnings, bo
 		return nil, nil, false
 	}
 	p := c.path(key)
-	b, err := os.ReadFile(p) // a buffer of its own: the entry's strings alias it
+	b, err := atomicfile.ReadFile(p) // a buffer of its own: the entry's strings alias it
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			c.turnOff(err)

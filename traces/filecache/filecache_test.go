@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -426,4 +427,36 @@ func sameTimes(a, b []*traces.Session) bool {
 		}
 	}
 	return true
+}
+
+// TestPlantedFIFO: a FIFO planted as an entry or a stamp made every
+// command reading logs wait in open(2) for a writer forever; the cache is
+// off for the run, warned, and the logs read as without it.
+func TestPlantedFIFO(t *testing.T) {
+	key := traces.FileKey{Format: "claude-code", Name: "a.jsonl", Sum: 1, Size: 1}
+	stamp := traces.FileStamp{Format: "claude-code", Name: "a.jsonl", Size: 1, ModTime: 1, Dev: 1, Ino: 1}
+	for name, path := range map[string]func(c *Cache) string{
+		"entry": func(c *Cache) string { return c.path(key) },
+		"stamp": func(c *Cache) string { return c.stampPath(stamp) },
+	} {
+		c, err := Open(t.TempDir(), Options{Build: "b"})
+		require.NoError(t, err)
+		if err := syscall.Mkfifo(path(c), 0o644); err != nil {
+			t.Skipf("mkfifo: %v", err)
+		}
+		got := make(chan bool, 1)
+		go func() {
+			_, _, hit := c.Get(key)
+			_, found := c.Lookup(stamp)
+			got <- hit || found
+		}()
+		select {
+		case hit := <-got:
+			if w := c.Warnings(); hit || len(w) != 1 || !strings.Contains(w[0], "is a FIFO") {
+				t.Errorf("%s: hit %v, warnings %q", name, hit, w)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: still waiting after 5 s", name)
+		}
+	}
 }

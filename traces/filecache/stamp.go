@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -81,7 +80,7 @@ func (c *Cache) Lookup(s traces.FileStamp) (traces.FileKey, bool) {
 		return traces.FileKey{}, false
 	}
 	p := c.stampPath(s)
-	f, err := os.Open(p)
+	f, err := atomicfile.Open(p)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			c.turnOff(err)

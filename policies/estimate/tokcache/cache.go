@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sync"
 	"unicode/utf8"
@@ -107,7 +106,7 @@ func Open(dir, enc string, o Options) *Cache {
 
 // read parses the file at path. A missing file is not an error.
 func read(path string) ([]key, []uint32, error) {
-	b, err := os.ReadFile(path)
+	b, err := atomicfile.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
 	}

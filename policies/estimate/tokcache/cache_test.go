@@ -8,7 +8,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -292,5 +294,24 @@ func TestPlantedCountsSpoiled(t *testing.T) {
 				t.Errorf("after the flush: %d %v %q", n, ok, e.Warnings())
 			}
 		})
+	}
+}
+
+// TestPlantedFIFO: a FIFO planted as the cache file made every command
+// wait in open(2) for a writer forever; it is a cache ignored, warned.
+func TestPlantedFIFO(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "o200k_base.counts"), 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	opened := make(chan *Cache, 1)
+	go func() { opened <- Open(dir, "o200k_base", Options{}) }()
+	select {
+	case c := <-opened:
+		if w := c.Warnings(); len(w) != 1 || !strings.Contains(w[0], "token-count cache ignored") || !strings.Contains(w[0], "is a FIFO") {
+			t.Errorf("warnings %q", w)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Open still waiting after 5 s")
 	}
 }

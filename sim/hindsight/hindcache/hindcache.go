@@ -86,7 +86,7 @@ func (c *Cache) warn(format string, args ...any) {
 // does not check is a warning and a miss.
 func (c *Cache) Get(k hindsight.Key) (*hindsight.Result, bool) {
 	p := c.path(k)
-	b, err := os.ReadFile(p)
+	b, err := atomicfile.ReadFile(p)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			c.warn("%v (ignored)", err)

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -134,5 +135,28 @@ func TestPutFailsOnce(t *testing.T) {
 	}
 	if st := c.Stats(); st != (Stats{}) {
 		t.Errorf("stats %+v", st)
+	}
+}
+
+// TestPlantedFIFO: a FIFO planted as an entry made whatif wait in open(2)
+// for a writer forever; it is a miss, warned.
+func TestPlantedFIFO(t *testing.T) {
+	c := Open(t.TempDir(), Options{Build: "b1"})
+	k := hindsight.Key{1}
+	if err := os.MkdirAll(filepath.Dir(c.path(k)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(c.path(k), 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	got := make(chan bool, 1)
+	go func() { _, ok := c.Get(k); got <- ok }()
+	select {
+	case ok := <-got:
+		if w := c.Warnings(); ok || len(w) != 1 || !strings.Contains(w[0], "is a FIFO") {
+			t.Errorf("hit %v, warnings %q", ok, w)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Get still waiting after 5 s")
 	}
 }
