@@ -85,11 +85,10 @@ func TuneFoldTable(t *results.Tune) *Table {
 // and what rules it out. * marks the recommendation, = the current setting.
 func TuneSettingsTable(t *results.Tune) *Table {
 	tb := &Table{Title: "Settings over all sessions (* recommended, = current)", Columns: []string{"setting", "cost $", "saving %"}, Right: []bool{false, true, true}}
-	if len(t.Settings) > 0 {
-		for _, m := range t.Settings[0].Metrics {
-			tb.Columns = append(tb.Columns, m.Name)
-			tb.Right = append(tb.Right, true)
-		}
+	fronts := t.FrontMetrics()
+	for _, m := range fronts {
+		tb.Columns = append(tb.Columns, m.Metric)
+		tb.Right = append(tb.Right, true)
 	}
 	tb.Columns = append(tb.Columns, "chosen by", "held-out saving %", "ruled out by")
 	tb.Right = append(tb.Right, true, true, false)
@@ -97,8 +96,8 @@ func TuneSettingsTable(t *results.Tune) *Table {
 	tb.Drop[len(tb.Drop)-1] = 1
 	for _, s := range t.Settings {
 		row := []string{s.Name + tuneMark(t, s.Name), usd(s.CostUSD), signedPct(s.SavingPct)}
-		for _, m := range s.Metrics {
-			row = append(row, metricCell(m.Name, m.Value))
+		for _, m := range fronts {
+			row = append(row, metricCell(m.Metric, s.Metric(m.Metric)))
 		}
 		held := ""
 		if s.HeldOutPct != nil {

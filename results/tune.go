@@ -235,11 +235,12 @@ type TuneFold struct {
 // may never be recommended (Broken: a constraint on a fold, or calls
 // rejected).
 type TuneCandidate struct {
-	Name      string        `json:"name"`
-	CostUSD   float64       `json:"cost_usd"`
-	SavingPct float64       `json:"saving_pct"`
-	Metrics   []MetricValue `json:"metrics"`
-	ChosenBy  int           `json:"chosen_by_folds"`
+	Name      string  `json:"name"`
+	CostUSD   float64 `json:"cost_usd"`
+	SavingPct float64 `json:"saving_pct"`
+	// Metrics are every tune metric (TuneMetrics) over all sessions.
+	Metrics  []MetricValue `json:"metrics"`
+	ChosenBy int           `json:"chosen_by_folds"`
 	// HeldOutPct is its saving on the folds whose training folds chose
 	// it, pooled; nil when none did.
 	HeldOutPct *float64 `json:"held_out_saving_pct"`
@@ -464,9 +465,9 @@ func NewTune(s TuneSetup, runs []RunSummary) (*Tune, error) {
 				rs = append(rs, r)
 			}
 		}
-		for _, c := range t.frontMetrics() {
-			mv := MetricValue{Name: c.Metric}
-			if v, ok := FindTuneMetric(c.Metric).Of(rs); ok {
+		for _, m := range TuneMetrics {
+			mv := MetricValue{Name: m.Name}
+			if v, ok := m.Of(rs); ok {
 				mv.Value = &v
 			}
 			tc.Metrics = append(tc.Metrics, mv)
@@ -533,9 +534,20 @@ func foldRuns(runs map[string]RunSummary, group []string) (rs []RunSummary, miss
 	return rs, missing, rejected
 }
 
-// frontMetrics are the metrics the trade-offs are shown against: each
+// Metric is the candidate's value of the tune metric name, nil when no
+// run carries it.
+func (c *TuneCandidate) Metric(name string) *float64 {
+	for _, m := range c.Metrics {
+		if m.Name == name {
+			return m.Value
+		}
+	}
+	return nil
+}
+
+// FrontMetrics are the metrics the trade-offs are shown against: each
 // constrained one once, or DefaultFront.
-func (t *Tune) frontMetrics() []Constraint {
+func (t *Tune) FrontMetrics() []Constraint {
 	var out []Constraint
 	for _, c := range t.Keep {
 		if !slices.ContainsFunc(out, func(o Constraint) bool { return o.Metric == c.Metric }) {
@@ -551,10 +563,10 @@ func (t *Tune) frontMetrics() []Constraint {
 // fronts are the Pareto fronts of cost against each front metric.
 func (t *Tune) fronts() []Front {
 	var out []Front
-	for mi, c := range t.frontMetrics() {
+	for _, c := range t.FrontMetrics() {
 		f := Front{Metric: c.Metric, HigherIsBetter: c.AtLeast}
 		for _, s := range t.Settings {
-			if v := s.Metrics[mi].Value; v != nil {
+			if v := s.Metric(c.Metric); v != nil {
 				f.Points = append(f.Points, FrontPoint{Name: s.Name, CostUSD: s.CostUSD, Value: *v})
 			}
 		}

@@ -95,7 +95,7 @@ func newTunePlan(policy string, sets, grid, keep []string, folds int, seed uint6
 			tp.Candidates = append(tp.Candidates, p)
 		}
 	}
-	var cons []results.Constraint
+	cons := []results.Constraint{}
 	for _, k := range keep {
 		c, err := results.ParseConstraint(k)
 		if err != nil {
