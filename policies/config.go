@@ -110,8 +110,8 @@ func intKey(name, help string, lo, hi int, p func(c *Config) *int) Key {
 	return Key{Name: name, Allowed: r.Allowed(), Help: help, kind: kindInt,
 		get: func(c *Config) string { return strconv.Itoa(*p(c)) },
 		set: func(c *Config, s string) error {
-			if s == "" || s == "null" || s == "~" {
-				*p(c) = 0
+			if (s == "" || s == "null" || s == "~") && lo <= 0 {
+				*p(c) = 0 // hermes' None: off
 				return nil
 			}
 			v, err := r.Parse(s)

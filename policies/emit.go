@@ -2,7 +2,9 @@ package policies
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -30,6 +32,11 @@ func Marshal(c *Config, preset string, header []string) ([]byte, error) {
 		if strings.HasPrefix(s.Key, modelThresholdsKey+".") {
 			diff = withThresholds(diff, c)
 			break
+		}
+	}
+	for _, s := range diff {
+		if !utf8.ValidString(s.Value) {
+			return nil, fmt.Errorf("policies: %s: %q is not UTF-8 text: YAML cannot hold it", s.Key, s.Value)
 		}
 	}
 	root := &yaml.Node{Kind: yaml.MappingNode}
@@ -110,5 +117,22 @@ func scalar(s Setting) *yaml.Node {
 	if k, ok := lookup(s.Key); ok {
 		tag = map[valueKind]string{kindBool: "!!bool", kindInt: "!!int", kindFloat: "!!float", kindString: "!!str"}[k.kind]
 	}
-	return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: s.Value}
+	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: s.Value}
+	if tag == "!!str" && !plainString(s.Value) {
+		n.Style = yaml.DoubleQuotedStyle
+	}
+	return n
+}
+
+// plainString reports whether v, written plain, reads back as the string
+// v: not "<<" (a merge key), "null", "true", a number, a line break or an
+// edge space, which yaml.v3 may write plain or as a block that reads back
+// otherwise.
+func plainString(v string) bool {
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(v), &doc); err != nil || len(doc.Content) != 1 {
+		return false
+	}
+	n := doc.Content[0]
+	return n.Kind == yaml.ScalarNode && n.Tag == "!!str" && n.Style == 0 && n.Value == v
 }

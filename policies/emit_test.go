@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/ctxsim/ctxsim/policies"
 )
@@ -59,4 +60,38 @@ func TestMarshalHermesFragment(t *testing.T) {
 	if b, _ := policies.Marshal(&d, "", nil); string(b) != "{}\n" {
 		t.Errorf("the defaults: got %q, want {}", b)
 	}
+}
+
+// FuzzMarshal sets any value of any setting of any preset, and writes the
+// config that results both ways (policy file, hermes fragment): Load reads
+// each back as the same settings.
+func FuzzMarshal(f *testing.F) {
+	f.Add(uint8(1), uint8(0), "0.7")
+	f.Add(uint8(2), uint8(24), "claude-haiku: # not a comment\n")
+	f.Add(uint8(8), uint8(20), "1h")
+	f.Add(uint8(0), uint8(24), "null")
+	f.Add(uint8(3), uint8(24), "yes")
+	presets, keys := policies.Presets(), policies.Keys()
+	f.Fuzz(func(t *testing.T, p, k uint8, value string) {
+		c := presets[int(p)%len(presets)]
+		if err := c.Set(keys[int(k)%len(keys)].Name, value); err != nil {
+			return
+		}
+		for _, preset := range []string{c.Name, ""} {
+			b, err := policies.Marshal(&c, preset, []string{"fuzz"})
+			if !utf8.ValidString(value) {
+				return // an error, or the value is not in the file
+			}
+			if err != nil {
+				t.Fatalf("Marshal: %v", err)
+			}
+			got, _, err := policies.Load(bytes.NewReader(b), "f.yaml")
+			if err != nil {
+				t.Fatalf("Load: %v\n%s", err, b)
+			}
+			if !slices.Equal(got.Settings(), c.Settings()) {
+				t.Fatalf("read back differs: %v\n%s", got.Diff(&c), b)
+			}
+		}
+	})
 }

@@ -202,3 +202,28 @@ func TestNewTuneRejectedCalls(t *testing.T) {
 	_, err = results.NewTune(results.TuneSetup{Current: "cur", Candidates: []string{"cur"}, Folds: 5}, runs)
 	require.ErrorContains(t, err, "2 session group(s) under cur: too few for 5 folds")
 }
+
+// FuzzParseConstraint reads any text as a --keep constraint: what is read
+// names a tune metric with a finite, non-negative bound and reads back the
+// same from its String; what is refused says what it wants.
+func FuzzParseConstraint(f *testing.F) {
+	for _, s := range []string{"user_messages_verbatim>=0.9", "occupancy_max<=85%", "latency_ms.p95<=1e3", "tokens_shed<=NaN", "x>=", ">=<=", "cache_hit_rate>=1_0"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c, err := results.ParseConstraint(s)
+		if err != nil {
+			if !strings.Contains(err.Error(), "want") && !strings.Contains(err.Error(), "unknown metric") {
+				t.Fatalf("%q: refused without saying what it wants: %v", s, err)
+			}
+			return
+		}
+		if results.FindTuneMetric(c.Metric) == nil || math.IsNaN(c.Value) || math.IsInf(c.Value, 0) || c.Value < 0 {
+			t.Fatalf("%q: read as %+v", s, c)
+		}
+		back, err := results.ParseConstraint(c.String())
+		if err != nil || back != c {
+			t.Fatalf("%q: %v reads back as %+v, %v", s, c, back, err)
+		}
+	})
+}
