@@ -149,6 +149,12 @@ func TestTuneWorkers(t *testing.T) {
 }
 
 func TestNewTunePlan(t *testing.T) {
+	// Every preset has a default search space, each point a new setting.
+	for _, p := range policies.PresetNames() {
+		tp, err := runner.NewTunePlan([]string{p}, nil, nil, nil, 2, 1, 0)
+		require.NoError(t, err, p)
+		require.Greater(t, len(tp.Candidates), 1, p)
+	}
 	tp, err := runner.NewTunePlan([]string{"hermes-default"}, nil, nil, []string{"occupancy_max<=0.9"}, 4, 2, 0)
 	require.NoError(t, err)
 	// The default space has 3 × 2 points; the current setting (threshold
