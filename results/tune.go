@@ -307,6 +307,18 @@ func Folds(ids []string, k int, seed uint64) map[string]int {
 // the cheapest such setting over all sessions, with a note that it has no
 // held-out evidence.
 func NewTune(s TuneSetup, runs []RunSummary) (*Tune, error) {
+	cur := slices.Index(s.Candidates, s.Current)
+	switch {
+	case s.Folds < 2:
+		return nil, fmt.Errorf("%d folds: want at least 2", s.Folds)
+	case cur < 0:
+		return nil, fmt.Errorf("the current setting %s is not a candidate", s.Current)
+	}
+	for _, c := range s.Keep {
+		if FindTuneMetric(c.Metric) == nil {
+			return nil, fmt.Errorf("constraint %s: unknown metric", c)
+		}
+	}
 	t := &Tune{TuneSetup: s}
 	byCand := map[string]map[string]RunSummary{}
 	for _, r := range runs {
@@ -367,10 +379,6 @@ func NewTune(s TuneSetup, runs []RunSummary) (*Tune, error) {
 				}
 			}
 		}
-	}
-	cur := slices.Index(s.Candidates, s.Current)
-	if cur < 0 {
-		return nil, fmt.Errorf("the current setting %s is not a candidate", s.Current)
 	}
 	saving := func(ci int, fs []int) float64 {
 		var c, b float64

@@ -199,6 +199,13 @@ func TestNewTuneRejectedCalls(t *testing.T) {
 	require.Equal(t, "", tu.Recommended)
 	require.False(t, tu.Settings[0].Eligible || tu.Settings[1].Eligible)
 
+	// A setup read back from a shard's manifest is checked, not trusted.
+	_, err = results.NewTune(results.TuneSetup{Current: "cur", Candidates: []string{"cur"}, Folds: 0}, runs)
+	require.ErrorContains(t, err, "0 folds: want at least 2")
+	_, err = results.NewTune(results.TuneSetup{Current: "x", Candidates: []string{"cur"}, Folds: 2}, runs)
+	require.ErrorContains(t, err, "the current setting x is not a candidate")
+	_, err = results.NewTune(results.TuneSetup{Current: "cur", Candidates: []string{"cur"}, Folds: 2, Keep: []results.Constraint{{Metric: "cost"}}}, runs)
+	require.ErrorContains(t, err, "unknown metric")
 	_, err = results.NewTune(results.TuneSetup{Current: "cur", Candidates: []string{"cur"}, Folds: 5}, runs)
 	require.ErrorContains(t, err, "2 session group(s) under cur: too few for 5 folds")
 }

@@ -171,6 +171,9 @@ func (tr *TuneResult) PolicyFile() ([]byte, error) {
 	if t.Recommended == "" || i < 0 {
 		return nil, fmt.Errorf("no setting met the constraints on every fold: nothing to recommend")
 	}
+	if i >= len(tr.render.Diffs) {
+		return nil, fmt.Errorf("candidate %s: no settings recorded for it", t.Recommended) // a render from a damaged manifest
+	}
 	c := policies.Default()
 	for _, s := range tr.render.Diffs[i] {
 		if err := c.Set(s.Key, s.Value); err != nil {
