@@ -15,6 +15,7 @@ func init() {
 			t := sweepFlags{fs: fs}
 			t.add(fs, "the settings to search, key=v1,v2,...; repeatable (default: the preset's search space, docs/tune.md)", "(setting, tenant) cells", func() {
 				fs.Lookup("out").Usage = "directory to write summary.json, tune.json, report.html and recommended.yaml to"
+				fs.Lookup("json").Usage = "print the tune as JSON, tune.json (same as --format json)"
 				fs.StringArrayVar(&t.keep, "keep", nil, "a constraint no recommended setting may break on any fold, METRIC>=X or METRIC<=X (docs/tune.md); repeatable")
 				fs.IntVar(&t.folds, "folds", runner.DefaultFolds, "folds the session groups are split into (a session stays with its subagents)")
 				fs.StringVar(&t.emit, "emit", "", "write the recommended setting to `FILE`: a hermes config.yaml fragment for the hermes presets, else a policy file (--policy FILE reads either)")

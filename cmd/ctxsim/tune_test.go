@@ -129,8 +129,16 @@ func TestTuneUsage(t *testing.T) {
 		require.Equal(t, exitUsage, code, args)
 		require.Contains(t, errs, msg, args)
 	}
+	// With nothing recommended, the report still prints and --emit fails
+	// saying why, writing nothing.
+	emit := filepath.Join(t.TempDir(), "x.yaml")
+	code, out, errs := runCmd(t, "tune", "--profile", "cron", "--sessions", "3", "--policy", "no-compaction", "--folds", "3", "--keep", "compactions>=5", "--emit", emit)
+	require.Equal(t, exitFailure, code)
+	require.Contains(t, out, "Recommended: none")
+	require.Contains(t, errs, "no setting met the constraints on every fold: nothing to recommend")
+	require.NoFileExists(t, emit)
 	// More folds than session groups is the input's fault, said plainly.
-	code, _, errs := runCmd(t, "tune", "--profile", "cron", "--sessions", "2", "--policy", "hermes-default", "--folds", "3")
+	code, _, errs = runCmd(t, "tune", "--profile", "cron", "--sessions", "2", "--policy", "hermes-default", "--folds", "3")
 	require.Equal(t, exitFailure, code)
 	require.Contains(t, errs, "2 session group(s) under hermes-default: too few for 3 folds")
 }
