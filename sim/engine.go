@@ -115,10 +115,13 @@ type run struct {
 	now     time.Time // virtual clock
 	lastAct time.Time // time of the last call's completion
 	recEnd  time.Time // recorded completion of the last call
-	turn    int
-	seq     int
-	inTurn  bool
-	recs    []Record
+	// began is when the last call's response began: what it wrote became
+	// readable then and its TTL runs from then (the provider's clock).
+	began  time.Time
+	turn   int
+	seq    int
+	inTurn bool
+	recs   []Record
 	// floors hashes each floor of the view once, for the builder and the
 	// compactor's estimators.
 	floors *prompt.FloorHashes
@@ -1075,11 +1078,22 @@ func (r *run) attempt(e *traces.Event, idx int, stall time.Duration) (apiErr, er
 	if pl := r.planner(); pl != nil && r.ttl != prompt.NoCache {
 		pl.Plan(req, r.ttl)
 	}
+	// The recorded policy and its variants replay the log's own timing;
+	// other policies' calls take the time the latency model gives their
+	// prompts (a cache hit answers sooner).
+	timed := r.pol.Recorded && r.cal != nil && e.Usage != nil
+	var took time.Duration
+	if timed {
+		req.Started, took = r.recordedTiming(e, idx)
+	}
 	if r.pol.ObserveResends && r.cal != nil {
 		// After a model switch the last call's prefix was cached for
 		// another model: a read is the bill saying the switch kept it
 		// (two GPT-5.6 variants share one), never a re-send inside a TTL.
-		within := !r.recEnd.IsZero() && e.Time.Sub(r.recEnd) < r.ttl.Duration() && r.model == r.callModel
+		// Whether the entry the last call wrote was still alive when this
+		// one was sent, on the provider's own clock: its TTL runs from
+		// when that call's response began.
+		within := !r.began.IsZero() && r.now.Sub(r.began) < r.ttl.Duration() && r.model == r.callModel
 		var limitTokens, keptTokens int
 		req.ReadLimit, limitTokens, req.Limited = r.cal.ReadLimit(idx, e, req, r.view, within)
 		req.KeepAlive, keptTokens, req.KeptAlive = r.cal.KeepAlive(idx, e, req, r.view, within)
@@ -1133,7 +1147,15 @@ func (r *run) attempt(e *traces.Event, idx int, stall time.Duration) (apiErr, er
 		}
 	}
 	if sendErr == nil {
-		r.advanceTo(r.now.Add(resp.Latency()))
+		r.began = r.now.Add(resp.TTFT)
+		if timed {
+			// A recorded call takes as long as it took: the simulated
+			// latency would move the clock, and with it every later
+			// TTL test, by the model's error.
+			r.advanceTo(r.now.Add(max(took, resp.TTFT)))
+		} else {
+			r.advanceTo(r.now.Add(resp.Latency()))
+		}
 	}
 	r.lastAct = r.now
 	return sendErr, nil
@@ -1188,6 +1210,48 @@ func (r *run) withToolResults(req *prompt.Request, idx int, e *traces.Event, out
 		req = r.b.Build(r.model, &v, out)
 	}
 	return req, req.Total - base
+}
+
+// recordedTiming is when the recorded call e (event idx) really began to
+// answer and how long it took, both from when it was sent. Claude Code
+// writes a response's first line when its first content block has
+// streamed, so the response began that block's decoding earlier; the TTL of
+// what the call wrote runs from then: in the training corpus a 5-minute
+// entry is read up to ~305 s after the writing call's first logged block
+// and missed from ~315 s (SWORDIntel 6a405df9 -Downloads- 2025-08-25T03:56:15,
+// applab-nl/dmux a9185eb7 14:10:04 hit; chess-study-tool 196bccc8 13:22:06,
+// Smartagent-so e02dc529 13:43:46 miss), where ctxsim's model TTFT (~1 s)
+// had started it up to 30 s too early. The request was sent when the event
+// it answers was logged, or a minute before the first block when the log
+// shows a longer wait (MaxFirstBlock). The duration runs to the recorded
+// completion (LatencyMS).
+func (r *run) recordedTiming(e *traces.Event, idx int) (began, took time.Duration) {
+	if idx == 0 || len(e.Blocks) == 0 {
+		return 0, 0
+	}
+	sent := r.sess.Events[idx-1].Time
+	if w := e.Time.Sub(sent) - MaxFirstBlock; w > 0 {
+		sent = sent.Add(w)
+	}
+	rate := provider.DefaultLatency(r.prov.Name(), r.model).DecodeRate
+	first := 0
+	if h := r.hashesOf(idx, e); h != nil {
+		first = r.opts.Count(&e.Blocks[0], h[0])
+	} else {
+		first = r.opts.Count(&e.Blocks[0], e.Blocks[0].Hash())
+	}
+	start := e.Time
+	if rate > 0 {
+		start = start.Add(-time.Duration(float64(first) / rate * float64(time.Second)))
+	}
+	began = max(start.Sub(sent), time.Millisecond)
+	end := e.Time
+	if e.LatencyMS > 0 {
+		if done := r.sess.Events[idx-1].Time.Add(time.Duration(e.LatencyMS) * time.Millisecond); done.After(end) {
+			end = done
+		}
+	}
+	return began, max(end.Sub(sent), began)
 }
 
 func (r *run) result() *Result {

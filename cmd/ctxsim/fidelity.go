@@ -21,7 +21,9 @@ func init() {
 			worst := fs.Int("worst", 10, "how many of the worst sessions to list (0: all)")
 			addPrices(fs, &sf.prices)
 			addJobs(fs, &sf.jobs)
-			sf.provider, sf.seed = "auto", 1
+			// The report has no regret column: solving optima would be
+			// work nobody reads.
+			sf.provider, sf.seed, sf.noHindsight = "auto", 1, true
 			of.add(fs, "print the report as JSON")
 			var sh shardFlags
 			sh.flag(fs, "sessions (each with its subagents)")

@@ -162,6 +162,13 @@ type Request struct {
 	// that keeps what a model generated with its prompt (OpenAI's
 	// in-memory retention) reads into it.
 	Generated int
+	// Started, when positive, is how long after the request was sent its
+	// response began, as a recorded log shows it (the logged first content
+	// block, less its decoding): the provider makes what the request writes
+	// readable, and starts its TTL, then, instead of after its latency
+	// model's TTFT. An observation like KeepAlive; 0 leaves timing to the
+	// model.
+	Started time.Duration
 	// Automatic, unless NoCache, is a top-level cache_control with that
 	// TTL: Anthropic's automatic mode, which puts a breakpoint on the last
 	// cacheable block and takes one of the MaxBreakpoints slots

@@ -249,7 +249,7 @@ func (a *Anthropic) Send(now time.Time, req *prompt.Request) (Response, error) {
 	if req.Limited {
 		limit = req.ReadLimit
 	}
-	o := AnthropicStep(now, v, v.total, req.Output, bps, limit, c.price.MinCacheable, c.lat, c.entries)
+	o := AnthropicStep(now, v, v.total, req.Output, bps, limit, c.price.MinCacheable, c.lat.started(req.Started), c.entries)
 	miss := a.attribute(v, req, prevLive, o.Hit, o.Last, bps, c.price.MinCacheable)
 	c.sweep(now)
 	return Response{Usage: o.Usage, TTFT: o.TTFT, Decode: o.Decode, Wire: WireUsage{ClearedInputTokens: int64(req.Total - v.total)}, Miss: miss, KeptAlive: revived}, nil

@@ -27,6 +27,16 @@ func (l Latency) Time(uncached, cached, output int) (ttft, decode time.Duration)
 	return ttft, per(output, l.DecodeRate)
 }
 
+// started is l with its TTFT fixed at an observed d (prompt.Request.Started)
+// when d is positive: a recorded call's response began then, whatever the
+// model would say. Decoding keeps l's rate.
+func (l Latency) started(d time.Duration) Latency {
+	if d <= 0 {
+		return l
+	}
+	return Latency{Floor: d, DecodeRate: l.DecodeRate}
+}
+
 func per(n int, rate float64) time.Duration {
 	if rate <= 0 || n <= 0 {
 		return 0
