@@ -5,6 +5,7 @@ import (
 
 	"github.com/ctxsim/ctxsim/policies"
 	"github.com/ctxsim/ctxsim/policies/cacheplan"
+	"github.com/ctxsim/ctxsim/policies/claudecode"
 	"github.com/ctxsim/ctxsim/policies/compact"
 	"github.com/ctxsim/ctxsim/policies/estimate"
 	"github.com/ctxsim/ctxsim/policies/prompt"
@@ -91,8 +92,9 @@ func WireFor(layout string) prompt.Wire {
 func NewRecorded() *Policy {
 	planner, _ := cacheplan.ByName("claude-code")
 	return &Policy{
-		Name:     RecordedName,
-		Planner:  planner,
+		Name:       RecordedName,
+		Planner:    planner,
+		PlannerFor: recordedPlanner,
 		TTL:      RecordedTTL,
 		Wire:     WireFor("claude-code"),
 		Recorded: true,
@@ -105,6 +107,12 @@ func NewRecordedObserved() *Policy {
 	p.Name = RecordedObservedName
 	p.ObserveResends = true
 	return p
+}
+
+// recordedPlanner marks a recorded session as the Claude Code version that
+// wrote it did (claudecode.MessageMarks).
+func recordedPlanner(s *traces.Session) cacheplan.Planner {
+	return cacheplan.ClaudeCode{Messages: claudecode.MessageMarks(claudecode.VersionOf(s.Harness))}
 }
 
 // RecordedTTL is the tier a recorded session's first cache write used: 1h if

@@ -88,6 +88,9 @@ type run struct {
 	callModel string
 	lastCall  int
 	cm        Compactor
+	// plan is the policy's planner for this session (Policy.PlannerFor),
+	// or nil for Policy.Planner.
+	plan cacheplan.Planner
 	// fork, for a policy with ForkSummary, is the summarizer whose calls
 	// the engine sends through the session's provider (run.sendFork).
 	fork *forkSummarizer
@@ -122,6 +125,7 @@ type run struct {
 	seq    int
 	inTurn bool
 	recs   []Record
+	warmed bool // the shared floor was prewarmed (Options.Prewarm)
 	// floors hashes each floor of the view once, for the builder and the
 	// compactor's estimators.
 	floors *prompt.FloorHashes
@@ -177,6 +181,9 @@ func newRun(s *traces.Session, pol *Policy, prov provider.Provider, opts Options
 	}
 	if r.window == 0 {
 		r.window = r.price.Window
+	}
+	if pol.PlannerFor != nil {
+		r.plan = pol.PlannerFor(s)
 	}
 	r.ttl = prompt.TTL5m
 	if pol.TTL != nil {
@@ -310,10 +317,9 @@ func inferFloor(s *traces.Session, opts Options, b *prompt.Builder, shown ...tra
 	}
 	for i := range s.Events {
 		e := &s.Events[i]
-		// A copied history's calls (a Codex fork's) are sent before the
-		// first call like any message. Only a partial floor counts them:
-		// a Claude Code resume's copied calls are not (issue 22 decides).
-		copied := len(shown) > 0 && e.Kind == traces.Assistant && e.Meta[traces.MetaCopied] == "true"
+		// A copied history's calls (a Codex fork's, a resumed Claude Code
+		// file's) are sent before the first call like any message.
+		copied := e.Kind == traces.Assistant && e.Meta[traces.MetaCopied] == "true"
 		if e.Kind == traces.Assistant && !copied {
 			if e.Usage == nil {
 				return nil
@@ -614,9 +620,6 @@ func (r *run) step() error {
 		}
 	}
 	r.advanceTo(r.nextTime())
-	if r.i == 0 && r.opts.Prewarm {
-		r.prewarm()
-	}
 	idx := r.i
 	r.i++
 	switch e.Kind {
@@ -663,6 +666,13 @@ func (r *run) step() error {
 		r.append(prompt.RoleTool, e, idx)
 	case traces.Assistant:
 		if !r.metaOf(idx, e).copied {
+			if r.opts.Prewarm && !r.warmed {
+				// Just before the first call, not at the first event: a
+				// resumed file opens with history copied long before
+				// (testdata/resume of traces/claudecode).
+				r.warmed = true
+				r.prewarm()
+			}
 			if err := r.call(e, idx); err != nil {
 				return err
 			}
@@ -705,6 +715,9 @@ func (r *run) step() error {
 // planner may choose its layout by route, as hermes does
 // (cacheplan.RoutePlanner).
 func (r *run) planner() cacheplan.Planner {
+	if r.plan != nil {
+		return r.plan
+	}
 	rp, ok := r.pol.Planner.(cacheplan.RoutePlanner)
 	if !ok {
 		return r.pol.Planner

@@ -136,3 +136,38 @@ func TestRewindReplay(t *testing.T) {
 		t.Errorf("read after the rewind %d, billed %d: want the prefix before the abandoned message", after.Usage.CacheRead, after.Recorded.CacheRead)
 	}
 }
+
+// A resumed file's copied history (traces/claudecode testdata/resume: 17
+// calls copied before the first own call) is in the first own call's
+// prompt: the floor inferred from that call's bill counts it as
+// transcript, so the replay's first call is billed at the recorded size
+// (it was sized as if nothing came before the copies: 20,506 against 83,157
+// on an unseen set, issue 22 item 5).
+func TestResumedFloor(t *testing.T) {
+	ss, _, err := claudecode.Import(context.Background(), "../traces/claudecode/testdata/resume/77570c3a.jsonl")
+	require.NoError(t, err)
+	var s *traces.Session
+	for _, x := range ss {
+		if x.Parent == "" {
+			s = x
+		}
+	}
+	tok, err := tiktoken.Get("o200k_base")
+	require.NoError(t, err)
+	memo := estimate.NewMemo(tok)
+	prov := provider.NewAnthropic(provider.AnthropicOptions{Common: provider.Common{Prices: testOpts().Prices}})
+	opts := Options{Prices: testOpts().Prices, Count: memo.CountHash, Prewarm: true,
+		Calibrate: func(s *traces.Session) *Calibrator { return NewCalibrator(s, memo) }}
+	res, err := Run(context.Background(), s, NewRecorded(), prov, opts)
+	require.NoError(t, err)
+	var first *Record
+	for i := range res.Records {
+		if r := &res.Records[i]; r.Kind == KindCall && r.Recorded != nil {
+			first = r
+			break
+		}
+	}
+	require.NotNil(t, first)
+	require.InDelta(t, first.Recorded.Prompt(), first.Usage.Prompt(), 0.01*float64(first.Recorded.Prompt()))
+	require.Equal(t, first.Recorded.CacheRead, first.Usage.CacheRead, "the shared floor another session wrote")
+}

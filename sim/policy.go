@@ -18,6 +18,10 @@ type Policy struct {
 	// Planner marks the cache breakpoints of each request. It runs last:
 	// the engine freezes the request right after it.
 	Planner cacheplan.Planner
+	// PlannerFor, when set, is the planner of one session, in place of
+	// Planner: the recorded policy marks as the version that wrote the
+	// log did.
+	PlannerFor func(s *traces.Session) cacheplan.Planner
 	// TTL picks the cache tier of a session (5m, 1h, hermes' auto, or
 	// NoCache for caching off).
 	TTL func(s *traces.Session) prompt.TTL

@@ -50,6 +50,11 @@ type Session struct {
 	// Format names where the session came from ("native", "claude-code",
 	// "codex", "hermes", "synth:<profile>", ...).
 	Format string `json:"format,omitempty"`
+	// Harness is the program and version that wrote a recorded log
+	// ("claude-code 1.0.89", "codex 0.142.4"), when the log says: the
+	// recorded policy follows that version's request layout (where Claude
+	// Code puts its cache marks, what it re-sends). Empty when unknown.
+	Harness string `json:"harness,omitempty"`
 	// Tenant groups sessions that share one provider account and so one
 	// provider-side cache. Empty means the session's own ID.
 	Tenant   string   `json:"tenant,omitempty"`

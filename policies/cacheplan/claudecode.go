@@ -72,13 +72,18 @@ import "github.com/ctxsim/ctxsim/policies/prompt"
 // recorded turn adds more than 20 blocks, so the lookback always reaches
 // the previous entry. If Claude Code does place one, turns of over 20
 // blocks are where this planner overbills.
-type ClaudeCode struct{}
+//
+// Messages is how many of the last messages are marked (0 means 1): Claude
+// Code marked the last two up to 2.1.68 and the last one since
+// (claudecode.MessageMarks). The recorded replay takes it from the log's
+// version; the claude-code preset, a policy for any session, marks one.
+type ClaudeCode struct{ Messages int }
 
 // Name implements Planner.
 func (ClaudeCode) Name() string { return "claude-code" }
 
 // Plan implements Planner.
-func (ClaudeCode) Plan(req *prompt.Request, ttl prompt.TTL) {
+func (c ClaudeCode) Plan(req *prompt.Request, ttl prompt.TTL) {
 	if ttl == prompt.NoCache {
 		return
 	}
@@ -90,6 +95,6 @@ func (ClaudeCode) Plan(req *prompt.Request, ttl prompt.TTL) {
 		m = m.add(lastOf(req, prompt.Tools))
 		m = m.add(lastOf(req, prompt.System))
 	}
-	m = markLast(req, m, 1)
+	m = markLast(req, m, max(c.Messages, 1))
 	m.apply(req, ttl)
 }

@@ -50,6 +50,8 @@ type line struct {
 	SessionID        string       `json:"sessionId"`
 	AgentID          string       `json:"agentId"`
 	Timestamp        string       `json:"timestamp"`
+	Version          string       `json:"version"`
+	Cwd              string       `json:"cwd"`
 	RequestID        string       `json:"requestId"`
 	IsSidechain      bool         `json:"isSidechain"`
 	IsMeta           bool         `json:"isMeta"`
@@ -368,8 +370,10 @@ type fileState struct {
 	s    *traces.Session
 	// calls maps a call key to its event index; last holds each assistant
 	// event's last-line time (for LatencyMS).
-	calls    map[string]int
-	last     map[int]time.Time
+	calls map[string]int
+	last  map[int]time.Time
+	// lineOf is the line each assistant event started on.
+	lineOf   map[int]int
 	toolUses map[string]bool
 	lastTime time.Time
 	lineNo   int
@@ -429,6 +433,7 @@ func newFileState(name string, w *traces.Warnings) *fileState {
 		s:        &traces.Session{Source: traces.SourceCLI, Format: Format},
 		calls:    map[string]int{},
 		last:     map[int]time.Time{},
+		lineOf:   map[int]int{},
 		toolUses: map[string]bool{},
 		parents:  map[string]string{},
 		msgEvent: map[string]int{},
@@ -681,6 +686,11 @@ func (st *fileState) identify(l *line) {
 	if l.SessionID != "" && l.AgentID == "" && (l.Type == "user" || l.Type == "assistant") {
 		st.lastSID = l.SessionID
 	}
+	if l.Version != "" {
+		// The version that wrote the file's last lines: a resumed file
+		// opens with lines an older version may have written.
+		s.Harness = Format + " " + l.Version
+	}
 	if s.ID != "" || l.SessionID == "" {
 		return
 	}
@@ -764,6 +774,7 @@ func (st *fileState) assistant(l *line, t time.Time) (continued bool) {
 	}
 	i := st.add(ev)
 	st.last[i] = t
+	st.lineOf[i] = st.lineNo
 	if key != "" {
 		st.calls[key] = i
 	}
@@ -1148,6 +1159,50 @@ func compactJSON(raw json.RawMessage) string {
 	return b.String()
 }
 
+// copyBurst is how close in time two calls' first lines must be for the
+// second to be a copy: no API call answers within it.
+const copyBurst = 50 * time.Millisecond
+
+// markResumeCopies marks the calls a resumed session's file copied from
+// the session it resumes, when that session's own file is not here to
+// claim them (traces.MarkCopied does when it is). Claude Code up to
+// 1.0.117 starts a resumed conversation under a new session id and writes
+// the old conversation into the new file first, in one burst: the copied
+// assistant lines all carry the resume's time, to the millisecond
+// (corpus SWORDIntel a2d06622 -Documents-livecd-gen 77570c3a: 17 calls
+// stamped 00:56:10.528-.529 before the first own prompt at 00:56:51), and
+// the copied user lines keep their older times (so the importer clamped
+// them to the burst). Two calls whose first lines are under copyBurst
+// apart are both copies; so is every call of the burst. A copy is history,
+// not a call (MetaCopied); its bill, when the copy kept it, stays on the
+// event for what it is, a bill of the earlier session (ctxsim cost counts
+// it, as ccusage does), and each copy is counted in a warning.
+func (st *fileState) markResumeCopies() {
+	evs := st.s.Events
+	prev := -1
+	mark := func(i int) {
+		e := &evs[i]
+		if e.Meta[traces.MetaCopied] == "true" {
+			return
+		}
+		if e.Meta == nil {
+			e.Meta = map[string]string{}
+		}
+		e.Meta[traces.MetaCopied] = "true"
+		st.w.Add(st.name, st.lineOf[i], warnResumeCopy)
+	}
+	for i := range evs {
+		if evs[i].Kind != traces.Assistant {
+			continue
+		}
+		if prev >= 0 && evs[i].Time.Sub(evs[prev].Time) < copyBurst {
+			mark(prev)
+			mark(i)
+		}
+		prev = i
+	}
+}
+
 // standardWindow is the Anthropic models' default context window, and
 // LongWindow the window of their 1M-context option (Claude Sonnet 4/4.5
 // beta, Opus 4.6 and later: the models' overview pages). RaggioS/jcode
@@ -1170,6 +1225,7 @@ func (st *fileState) finish() {
 			break
 		}
 	}
+	st.markResumeCopies()
 	var lastAssistant time.Time
 	for i := range evs {
 		e := &evs[i]

@@ -531,3 +531,48 @@ func TestToolResultBetweenBlocks(t *testing.T) {
 		}
 	}
 }
+
+// A resumed file whose earlier session is not here: the 17 calls the resume
+// copied in one burst (testdata/resume/SOURCE) are history, not calls, and
+// each is warned about at its line; the first own call (line 49) is not.
+func TestResumeCopies(t *testing.T) {
+	ss, w, err := Import(context.Background(), "testdata/resume/77570c3a.jsonl")
+	require.NoError(t, err)
+	var main *traces.Session
+	for _, s := range ss {
+		if s.Parent == "" {
+			main = s
+		}
+	}
+	require.NotNil(t, main)
+	require.Equal(t, "claude-code 1.0.89", main.Harness)
+	copied, own := 0, 0
+	var firstOwn *traces.Event
+	for i := range main.Events {
+		e := &main.Events[i]
+		if e.Kind != traces.Assistant {
+			continue
+		}
+		if e.Meta[traces.MetaCopied] == "true" {
+			copied++
+			require.Nil(t, firstOwn, "a copy after the first own call")
+			continue
+		}
+		own++
+		if firstOwn == nil {
+			firstOwn = e
+		}
+	}
+	require.Equal(t, 17, copied)
+	require.Equal(t, 2, own)
+	require.Equal(t, int64(11459), firstOwn.Usage.CacheRead)
+	var found bool
+	for _, x := range w.List() {
+		if x.Reason == warnResumeCopy {
+			found = true
+			require.Equal(t, 17, x.Count)
+			require.True(t, strings.HasSuffix(x.First, "77570c3a.jsonl:2"), "the first copied call's line: %s", x.First)
+		}
+	}
+	require.True(t, found, "copies are warned about")
+}

@@ -31,6 +31,7 @@ const (
 	warnDupSession    = "kept duplicate session id (renamed with a ~N suffix)"
 	warnDupCallGlobal = "skipped call already counted from another file"
 	warnAttachment    = "skipped attachment after the last message (never sent)"
+	warnResumeCopy    = "kept call a resumed file copied from the session it resumes as history (billed there, not replayed)"
 )
 
 // syntheticModel is the model Claude Code writes on assistant messages it

@@ -83,6 +83,7 @@ func (e *encoder) session(s *traces.Session) {
 	e.str(s.Model)
 	e.varint(int64(s.Window))
 	e.str(s.Format)
+	e.str(s.Harness)
 	e.str(s.Tenant)
 	e.str(s.Parent)
 	e.strings(s.Children)
@@ -269,13 +270,14 @@ func decodeEntry(b []byte) (*entry, error) {
 
 func (d *decoder) session() *traces.Session {
 	s := &traces.Session{
-		ID:     d.str(),
-		Source: traces.Source(d.str()),
-		Model:  d.str(),
-		Window: d.int(),
-		Format: d.str(),
-		Tenant: d.str(),
-		Parent: d.str(),
+		ID:      d.str(),
+		Source:  traces.Source(d.str()),
+		Model:   d.str(),
+		Window:  d.int(),
+		Format:  d.str(),
+		Harness: d.str(),
+		Tenant:  d.str(),
+		Parent:  d.str(),
 	}
 	s.Children = d.strings()
 	s.Floor = d.blocks()
