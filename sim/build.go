@@ -95,9 +95,9 @@ func NewRecorded() *Policy {
 		Name:       RecordedName,
 		Planner:    planner,
 		PlannerFor: recordedPlanner,
-		TTL:      RecordedTTL,
-		Wire:     WireFor("claude-code"),
-		Recorded: true,
+		TTL:        RecordedTTL,
+		Wire:       WireFor("claude-code"),
+		Recorded:   true,
 	}
 }
 
