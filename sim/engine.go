@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ctxsim/ctxsim/policies/cacheplan"
+	"github.com/ctxsim/ctxsim/policies/claudecode"
 	"github.com/ctxsim/ctxsim/policies/compact"
 	"github.com/ctxsim/ctxsim/policies/prompt"
 	"github.com/ctxsim/ctxsim/pricing"
@@ -701,6 +702,9 @@ func (r *run) step() error {
 			rs.Restart()
 		}
 	case traces.FloorChange:
+		if e.Meta[traces.MetaCause] == traces.CauseWorkingDir && !claudecode.EnvPerPrompt(claudecode.VersionOf(r.sess.Harness)) {
+			break // this version built its system text once
+		}
 		r.changeFloor(e, idx)
 	case traces.Compaction, traces.Resume:
 		// A recorded compaction takes effect at its continuation summary.
@@ -834,7 +838,7 @@ func (r *run) changeFloor(e *traces.Event, idx int) {
 		v.Tools, v.System = splitFloor(e.Blocks)
 	} else {
 		v.Tools = r.view.Tools
-		v.System = append([]traces.Block(nil), r.view.System...)
+		v.System = r.splitChanged(append([]traces.Block(nil), r.view.System...), idx)
 		if n := len(v.System); n > 0 {
 			v.System[n-1].Name += fmt.Sprintf("#%d", idx)
 			if !v.System[n-1].Opaque() {
@@ -843,6 +847,49 @@ func (r *run) changeFloor(e *traces.Event, idx int) {
 		}
 	}
 	r.setView(v)
+}
+
+// splitChanged splits the last block of an inferred (opaque) system
+// prompt where a floor change at event idx leaves it readable, so that
+// only what changed gets a new identity. The log shows where: the next
+// call's billed read ends at the part of the floor that did not change
+// (Claude Code's tools and first system block, when the working directory
+// in the second block changed). Only a replay that honours observed events
+// reads that bill; the split then stays in the view, so the recorded
+// replay of a session whose first call read that part already has it.
+func (r *run) splitChanged(sys []traces.Block, idx int) []traces.Block {
+	n := len(sys)
+	if n == 0 || !sys[n-1].Opaque() || !r.pol.ObserveResends || r.cal == nil || r.cal.mode != Anchored || !r.cal.observe {
+		return sys
+	}
+	var next *traces.Event
+	for i := idx + 1; i < len(r.sess.Events); i++ {
+		if e := &r.sess.Events[i]; e.Kind == traces.Assistant {
+			if e.Usage != nil && !r.metaOf(i, e).copied {
+				next = e
+			}
+			break
+		}
+	}
+	if next == nil {
+		return sys
+	}
+	before := 0 // tokens of the floor before the last system block
+	for i := range r.view.Tools {
+		before += r.view.Tools[i].Tokens
+	}
+	for i := range sys[:n-1] {
+		before += sys[i].Tokens
+	}
+	keep := int(next.Usage.CacheRead) - before
+	if keep <= 0 || keep >= sys[n-1].Tokens {
+		return sys
+	}
+	last := sys[n-1]
+	head, tail := last, last
+	head.Tokens, tail.Tokens = keep, last.Tokens-keep
+	head.Name += "/kept"
+	return append(sys[:n-1], head, tail)
 }
 
 func (r *run) append(role prompt.Role, e *traces.Event, idx int) {

@@ -179,6 +179,16 @@ const MetaServerTools = "server_tools"
 // that event on (a harness may change it per turn without changing model).
 const MetaWindow = "window"
 
+// MetaCause, on a floor_change event, says what changed the floor when
+// the log shows only the cause; CauseWorkingDir is a new working directory
+// at a prompt, which the recorded harness names in its system prompt (a
+// replay asks the harness's version whether that text is rebuilt per
+// prompt).
+const (
+	MetaCause       = "cause"
+	CauseWorkingDir = "working directory"
+)
+
 // RewindTo is the event index a user event's conversation was rewound to,
 // and whether it was: the MetaRewindTo value when it is a valid index
 // before i.

@@ -20,3 +20,22 @@ func MessageMarks(v Version) int {
 	}
 	return 1
 }
+
+// EnvPerPrompt reports whether the version rebuilds its system prompt's
+// environment section (which names the working directory) for every
+// prompt, so that a cd in one turn changes the next prompt's system text
+// and the cache breaks after the first, fixed system block.
+//
+// Up to 2.1.31 the section is rendered on each prompt (1.0.89 `kgB`:
+// "<env>\nWorking directory: ${r0()}…", 2.0.57 `ZH9`); from 2.1.32 system
+// prompt sections are computed once and kept until cleared
+// (`{name,compute,cacheBreak:!1}` sections, "env_info_simple" among them,
+// 2.1.32 to 2.1.112). The corpus agrees: the first call after a prompt
+// whose working directory differs from the previous prompt's reads only
+// the tools and the first system block in 29 of 30 such prompts on 1.0.72
+// to 1.0.89 (getmany-software/llm-guard aa57d486 line 666: 44,636 of
+// 73,728), and the whole previous prompt in 6 of 6 on 2.1.89 and 2.1.90
+// (Johannes0501/openshrooly 04c2be8b, 5ecdf49b). A cd inside a turn never
+// breaks the calls after it in the turn (51 of 51 on 1.0.x): the prompt is
+// built when the turn starts.
+func EnvPerPrompt(v Version) bool { return v.Before("2.1.32") }

@@ -91,8 +91,9 @@ func (s *solver) bound() float64 {
 		if s.cov[i] >= 0 {
 			hmax = c.Blocks[s.cov[i]].End
 		}
-		a, _ := r.lat.Time(c.Total, 0, c.Output)
-		b, _ := r.lat.Time(c.Total-hmax, hmax, c.Output)
+		lat := r.lat.Started(c.Started)
+		a, _ := lat.Time(c.Total, 0, c.Output)
+		b, _ := lat.Time(c.Total-hmax, hmax, c.Output)
 		ttMin, ttMax := int64(min(a, b)), int64(max(a, b))
 		if !c.Fixed {
 			tail := c.Total

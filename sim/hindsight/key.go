@@ -92,6 +92,7 @@ func appendCall(b []byte, c *Call) []byte {
 	i64(int64(c.ReadLimit))
 	flag(c.Limited)
 	i64(int64(c.Window))
+	i64(int64(c.Started))
 	flag(c.Fixed)
 	i64(int64(len(c.Policy)))
 	for _, bp := range c.Policy {

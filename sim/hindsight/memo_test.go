@@ -167,6 +167,7 @@ func callMutations(t *testing.T) map[string]func(c *Call) {
 		"ReadLimit": func(c *Call) { c.ReadLimit = 1 },
 		"Limited":   func(c *Call) { c.Limited = true },
 		"Window":    func(c *Call) { c.Window++ },
+		"Started":   func(c *Call) { c.Started += time.Millisecond },
 		"Policy":    func(c *Call) { c.Policy = []prompt.Breakpoint{{Block: len(c.Blocks) - 1, TTL: prompt.TTL1h}} },
 		"Fixed":     func(c *Call) { c.Fixed = !c.Fixed },
 	}

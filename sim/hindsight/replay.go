@@ -99,7 +99,7 @@ func (r *replayer) replay(schedule [][]prompt.Breakpoint) ([]traces.Usage, []flo
 		if err != nil {
 			return nil, nil, err
 		}
-		req := &prompt.Request{Model: c.Model, Key: c.Key, Blocks: r.blocks[i], Total: c.Total, Output: c.Output, Breakpoints: schedule[i], ReadLimit: c.ReadLimit, Limited: c.Limited, Window: c.Window}
+		req := &prompt.Request{Model: c.Model, Key: c.Key, Blocks: r.blocks[i], Total: c.Total, Output: c.Output, Breakpoints: schedule[i], ReadLimit: c.ReadLimit, Limited: c.Limited, Window: c.Window, Started: c.Started}
 		resp, err := p.Send(c.Time, req)
 		if err != nil {
 			return nil, nil, fmt.Errorf("hindsight: call %d: %w", i, err)

@@ -376,7 +376,7 @@ func (s *solver) step(i int, sorted int, key uint64, bps []prompt.Breakpoint) (f
 	s.store = store{s: s, ents: &s.scratch, sorted: sorted, model: m, p: c.Blocks, bps: bps, key: key}
 	// A pointer: AnthropicStep boxes its store to look for
 	// provider.SubPrefixes, which would allocate a struct each step.
-	st := provider.AnthropicStep(c.Time, callPrefix(c.Blocks), c.Total, c.Output, bps, c.readLimit(), r.price.MinCacheable, r.lat, &s.store)
+	st := provider.AnthropicStep(c.Time, callPrefix(c.Blocks), c.Total, c.Output, bps, c.readLimit(), r.price.MinCacheable, r.lat.Started(c.Started), &s.store)
 	if c.Fixed {
 		return 0, s.store.key
 	}

@@ -37,6 +37,11 @@ type Call struct {
 	// Window is the context window the request asked for
 	// (prompt.Request.Window: the 1M-context option).
 	Window int
+	// Started, when positive, is when the response began after the
+	// request, as the log showed it (prompt.Request.Started): what the
+	// call writes is readable, and its TTL runs, from then, in every
+	// schedule, as in the run that taped it.
+	Started time.Duration
 	// Policy is the breakpoints the policy marked, sorted by block.
 	Policy []prompt.Breakpoint
 	// Fixed marks a request the caller does not control and does not pay
@@ -77,7 +82,7 @@ func (t *Tape) Send(now time.Time, req *prompt.Request) (provider.Response, erro
 	t.Calls = append(t.Calls, Call{
 		Time: now, Key: req.Key, Model: req.Model, Blocks: t.blocks(req.Blocks),
 		Total: req.Total, Output: req.Output, Policy: bps, Fixed: req.Key == "",
-		ReadLimit: req.ReadLimit, Limited: req.Limited, Window: req.Window,
+		ReadLimit: req.ReadLimit, Limited: req.Limited, Window: req.Window, Started: req.Started,
 	})
 	return resp, nil
 }

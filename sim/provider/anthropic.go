@@ -225,34 +225,47 @@ func (a *Anthropic) Send(now time.Time, req *prompt.Request) (Response, error) {
 		prevLive = ok && e.live(now)
 	}
 	revived := false
-	if req.KeptAlive && req.KeepAlive >= 0 && req.KeepAlive < len(req.Blocks) {
-		// An observed read past the TTL: the entry was alive, whatever
-		// this replay sent, and so were the entries of this request's
-		// breakpoints inside it (the unseen request that kept it alive
-		// marked them too). A revived entry lives only as long as a hit
-		// now refreshes it.
-		revive := func(b int) {
-			k := v.Chain(b)
-			if e, ok := c.entries.Entry(k); !ok || !e.live(now) {
-				c.entries.SetEntry(k, Entry{Ready: now, Expires: now.Add(time.Nanosecond), TTL: prompt.TTL5m})
-				revived = true
-			}
-		}
-		for _, bp := range bps {
-			if bp.Block < req.KeepAlive {
-				revive(bp.Block)
-			}
-		}
-		revive(req.KeepAlive)
+	if req.KeptAlive && req.KeepAlive < len(req.Blocks) {
+		revived = Revive(now, v, req.KeepAlive, bps, c.entries)
 	}
 	limit := len(req.Blocks)
 	if req.Limited {
 		limit = req.ReadLimit
 	}
-	o := AnthropicStep(now, v, v.total, req.Output, bps, limit, c.price.MinCacheable, c.lat.started(req.Started), c.entries)
+	o := AnthropicStep(now, v, v.total, req.Output, bps, limit, c.price.MinCacheable, c.lat.Started(req.Started), c.entries)
 	miss := a.attribute(v, req, prevLive, o.Hit, o.Last, bps, c.price.MinCacheable)
 	c.sweep(now)
 	return Response{Usage: o.Usage, TTFT: o.TTFT, Decode: o.Decode, Wire: WireUsage{ClearedInputTokens: int64(req.Total - v.total)}, Miss: miss, KeptAlive: revived}, nil
+}
+
+// Revive makes the entry at block keep of p, and the entries of the
+// breakpoints bps inside it, alive at now, as an observed read past the
+// TTL says they were (prompt.Request.KeepAlive): the entry was alive,
+// whatever a replay sent, and so were the entries of the request's
+// breakpoints inside it (the unseen request that kept it alive marked them
+// too). A revived entry lives only as long as a hit now refreshes it. It
+// reports whether any entry was revived. Send and package hindsight's
+// search and replay both call it, so the optimum takes the observed read
+// as a fact of the timeline, as the replay did.
+func Revive[P Prefix, S Entries](now time.Time, p P, keep int, bps []prompt.Breakpoint, s S) bool {
+	revived := false
+	revive := func(b int) {
+		k := p.Chain(b)
+		if e, ok := s.Entry(k); !ok || !e.live(now) {
+			s.SetEntry(k, Entry{Ready: now, Expires: now.Add(time.Nanosecond), TTL: prompt.TTL5m})
+			revived = true
+		}
+	}
+	if keep < 0 {
+		return false
+	}
+	for _, bp := range bps {
+		if bp.Block < keep {
+			revive(bp.Block)
+		}
+	}
+	revive(keep)
+	return revived
 }
 
 // A Prefix is a prompt as the cache sees it: the hash chain and the

@@ -27,10 +27,10 @@ func (l Latency) Time(uncached, cached, output int) (ttft, decode time.Duration)
 	return ttft, per(output, l.DecodeRate)
 }
 
-// started is l with its TTFT fixed at an observed d (prompt.Request.Started)
+// Started is l with its TTFT fixed at an observed d (prompt.Request.Started)
 // when d is positive: a recorded call's response began then, whatever the
 // model would say. Decoding keeps l's rate.
-func (l Latency) started(d time.Duration) Latency {
+func (l Latency) Started(d time.Duration) Latency {
 	if d <= 0 {
 		return l
 	}

@@ -418,6 +418,8 @@ type fileState struct {
 	// continues, under that session's id (corpus conneroisu/templar
 	// 91c1aab5, kesslerio 9fa9888f); the file is the last id's.
 	lastSID string
+	// promptCwd is the working directory of the last prompt (see user).
+	promptCwd string
 }
 
 // taskUse is a Task tool_use of the main chain: its id and prompt.
@@ -932,11 +934,23 @@ func (st *fileState) user(l *line, t time.Time) {
 		// "summary" is the command itself.
 		st.add(traces.Event{Time: t, Kind: traces.Compaction, Meta: map[string]string{"trigger": "clear"}})
 	}
+	if kind == traces.User && !l.IsMeta && !l.IsCompactSummary && l.Cwd != "" && !interrupted(blocks) {
+		// Claude Code's system prompt names the working directory
+		// ("Working directory: ${cwd}" in its environment section, every
+		// version from 1.0.x to 2.1.x); the prompt is built per prompt, so
+		// a cd in one turn's tool calls can change the next prompt's system
+		// text. The log's cwd is a fact; whether the version rebuilt that
+		// text is the replay's question (claudecode.EnvPerPrompt).
+		if st.promptCwd != "" && l.Cwd != st.promptCwd {
+			st.add(traces.Event{Time: t, Kind: traces.FloorChange, Meta: map[string]string{traces.MetaCause: traces.CauseWorkingDir}})
+		}
+		st.promptCwd = l.Cwd
+	}
 	if kind == traces.User && mcpReconnect(blocks) {
 		// The command's output line stays in the transcript (the model sees
 		// it); the reconnect rewrites the tools and their instructions in
 		// the system prompt, which the log does not show.
-		defer st.add(traces.Event{Time: t, Kind: traces.FloorChange, Meta: map[string]string{"cause": "mcp reconnect"}})
+		defer st.add(traces.Event{Time: t, Kind: traces.FloorChange, Meta: map[string]string{traces.MetaCause: "mcp reconnect"}})
 	}
 	if kind == traces.User {
 		ev.Summary = l.IsCompactSummary || strings.HasPrefix(blocks[0].Text, summaryPrefix) || clear
@@ -974,6 +988,12 @@ func (st *fileState) user(l *line, t time.Time) {
 		return
 	}
 	st.add(ev)
+}
+
+// interrupted reports Claude Code's "[Request interrupted by user]" line:
+// a notice in the transcript, not a prompt that starts a turn.
+func interrupted(blocks []traces.Block) bool {
+	return len(blocks) == 1 && strings.HasPrefix(blocks[0].Text, "[Request interrupted by user")
 }
 
 // isClear reports the /clear command's line.

@@ -576,3 +576,41 @@ func TestResumeCopies(t *testing.T) {
 	}
 	require.True(t, found, "copies are warned about")
 }
+
+// A prompt whose working directory differs from the previous prompt's is
+// preceded by a floor change (the replay asks the version whether that
+// changed the system text); a cd inside a turn (a tool result's cwd) and
+// the interrupt notice are not prompts.
+func TestWorkingDirectoryChange(t *testing.T) {
+	line := func(typ, cwd, ts, content string) string {
+		return `{"type":"` + typ + `","sessionId":"s1","version":"1.0.89","cwd":"` + cwd + `","timestamp":"2025-08-23T18:` + ts + `Z","message":{"role":"user","content":` + content + `}}`
+	}
+	call := func(id, ts string) string {
+		return `{"type":"assistant","sessionId":"s1","version":"1.0.89","cwd":"/a","timestamp":"2025-08-23T18:` + ts + `Z","message":{"id":"` + id + `","role":"assistant","model":"claude-opus-4-1-20250805","content":[{"type":"tool_use","id":"t` + id + `","name":"Bash","input":{}}],"usage":{"input_tokens":1,"cache_creation_input_tokens":10,"cache_read_input_tokens":0,"output_tokens":1}}}`
+	}
+	data := strings.Join([]string{
+		line("user", "/a", "00:00.000", `"first"`),
+		call("m1", "00:05.000"),
+		line("user", "/a/b", "00:06.000", `[{"type":"tool_result","tool_use_id":"tm1","content":"cd b"}]`),
+		call("m2", "00:09.000"),
+		line("user", "/a/b", "00:10.000", `[{"type":"tool_result","tool_use_id":"tm2","content":"ok"}]`),
+		line("user", "/a/b", "00:11.000", `[{"type":"text","text":"[Request interrupted by user]"}]`),
+		line("user", "/a/b", "01:00.000", `"second"`),
+		call("m3", "01:05.000"),
+		line("user", "/a/b", "01:06.000", `[{"type":"tool_result","tool_use_id":"tm3","content":"ok"}]`),
+		line("user", "/a/b", "02:00.000", `"third, same directory"`),
+	}, "\n") + "\n"
+	ss, _, err := ImportFS(context.Background(), fstest.MapFS{"s1.jsonl": {Data: []byte(data)}}, "s1.jsonl", "")
+	require.NoError(t, err)
+	var changes []int
+	for i, e := range ss[0].Events {
+		if e.Kind == traces.FloorChange {
+			require.Equal(t, traces.CauseWorkingDir, e.Meta[traces.MetaCause])
+			changes = append(changes, i)
+		}
+	}
+	require.Len(t, changes, 1, "one prompt in a new directory")
+	next := ss[0].Events[changes[0]+1]
+	require.Equal(t, traces.User, next.Kind)
+	require.Equal(t, "second", next.Blocks[0].Text)
+}

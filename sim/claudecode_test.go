@@ -1,0 +1,133 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ctxsim/ctxsim/policies/estimate"
+	"github.com/ctxsim/ctxsim/sim/provider"
+	"github.com/ctxsim/ctxsim/traces"
+)
+
+// Rules of the recorded Claude Code replay (issue 22), one test each; each
+// fails without its rule.
+
+// recordedReads replays s under the recorded policy (one token per byte)
+// and returns the cache read of every call.
+func recordedReads(t *testing.T, s *traces.Session) []int64 {
+	t.Helper()
+	memo := estimate.NewMemo(bytesTok{})
+	prov := provider.NewAnthropic(provider.AnthropicOptions{Common: provider.Common{Prices: testOpts().Prices}})
+	opts := Options{Prices: testOpts().Prices, Count: memo.CountHash, Prewarm: true,
+		Calibrate: func(s *traces.Session) *Calibrator { return NewCalibrator(s, memo) }}
+	res, err := Run(context.Background(), s, NewRecorded(), prov, opts)
+	require.NoError(t, err)
+	var reads []int64
+	for _, r := range res.Records {
+		if r.Kind == KindCall {
+			reads = append(reads, r.Usage.CacheRead)
+		}
+	}
+	return reads
+}
+
+// A recorded call's TTL runs from when its response began, as the log
+// shows it (the first logged block, less its decoding), not from the
+// model's TTFT after the request: the response of call 1 began ~20 s after
+// its request, so its 5-minute entry is read 295 s after its first block,
+// 315 s after the request (in the corpus, 5m entries are read up to ~305 s
+// after the writing call's first block and missed from ~315 s; see
+// run.recordedTiming). Counted from the request the entry had expired.
+func TestRecordedTTLFromResponseStart(t *testing.T) {
+	memo := estimate.NewMemo(bytesTok{})
+	u := func(read, write int64) *traces.Usage {
+		return &traces.Usage{Input: 1, CacheRead: read, CacheWrite5m: write, Output: 5}
+	}
+	msg := func(c byte, n int) []traces.Block { return txt(strings.Repeat(string(c), n)) }
+	s := &traces.Session{ID: "ttl", Model: "claude-opus-4-6", Events: []traces.Event{
+		{Time: at(0), Kind: traces.User, Blocks: msg('a', 2000)},
+		{Time: at(20), Kind: traces.Assistant, Blocks: msg('b', 60), Usage: u(0, 7069), LatencyMS: 21000},
+		{Time: at(315), Kind: traces.User, Blocks: msg('c', 2000)},
+		{Time: at(318), Kind: traces.Assistant, Blocks: msg('d', 60), Usage: u(7069, 2068)},
+	}}
+	prov := provider.NewAnthropic(provider.AnthropicOptions{Common: provider.Common{Prices: testOpts().Prices}})
+	opts := Options{Prices: testOpts().Prices, Count: memo.CountHash, Calibrate: func(s *traces.Session) *Calibrator { return NewCalibrator(s, memo) }}
+	res, err := Run(context.Background(), s, NewRecorded(), prov, opts)
+	require.NoError(t, err)
+	var calls []Record
+	for _, r := range res.Records {
+		if r.Kind == KindCall {
+			calls = append(calls, r)
+		}
+	}
+	require.Len(t, calls, 2)
+	require.Greater(t, calls[0].TTFTMS, int64(18000), "the first call's response began ~18.6 s after its request")
+	require.Equal(t, int64(7069), calls[1].Usage.CacheRead, "read 295 s after the writing call's first block: alive")
+	require.Empty(t, calls[1].MissReason)
+}
+
+// Up to Claude Code 2.1.68 the recorded replay marks the last two messages,
+// since 2.1.69 the last one (claudecode.MessageMarks): a call after 11
+// parallel tool calls adds 23 blocks, more than the API's 20-block
+// lookback from the last mark, so only the mark on the assistant message
+// finds the previous call's entry (the corpus's 2.0.57 calls of 21 and 23
+// blocks read their whole previous prompt).
+func TestRecordedMarksByVersion(t *testing.T) {
+	session := func(version string) *traces.Session {
+		var calls, results []traces.Block
+		calls = append(calls, traces.Block{Kind: traces.Text, Text: strings.Repeat("p", 200)})
+		for i := range 11 {
+			id := fmt.Sprintf("t%d", i)
+			calls = append(calls, traces.Block{Kind: traces.ToolUse, ID: id, Name: "Bash", Input: strings.Repeat("i", 100)})
+			results = append(results, traces.Block{Kind: traces.ToolResultBlock, ID: id, Text: strings.Repeat("r", 300)})
+		}
+		u := func(read, write int64) *traces.Usage {
+			return &traces.Usage{Input: 1, CacheRead: read, CacheWrite5m: write, Output: 5}
+		}
+		return &traces.Session{ID: "marks", Model: "claude-sonnet-4-5", Harness: "claude-code " + version, Events: []traces.Event{
+			{Time: at(0), Kind: traces.User, Blocks: txt(strings.Repeat("a", 3000))},
+			{Time: at(5), Kind: traces.Assistant, Blocks: calls, Usage: u(0, 8000)},
+			{Time: at(6), Kind: traces.ToolResult, Blocks: results},
+			{Time: at(10), Kind: traces.Assistant, Blocks: txt("done"), Usage: u(8000, 3400)},
+		}}
+	}
+	secondRead := func(version string) int64 {
+		reads := recordedReads(t, session(version))
+		require.Len(t, reads, 2)
+		return reads[1]
+	}
+	two, one := secondRead("2.0.57"), secondRead("2.1.70")
+	require.Greater(t, two, int64(7000), "2.0.57 marks the assistant message too: the previous entry is in reach")
+	t.Logf("second call reads %d (2.0.57) and %d (2.1.70)", two, one)
+	require.Less(t, one, two-2000, "2.1.70 marks the last message only: 23 blocks back is past the lookback")
+}
+
+// Claude Code rebuilt its system prompt's environment section, which names
+// the working directory, for every prompt up to 2.1.31, and keeps it from
+// 2.1.32 (claudecode.EnvPerPrompt): after a cd, the next prompt's first
+// call reads only the floor's shared part on 1.0.89, and the whole
+// previous prompt on 2.1.89.
+func TestRecordedWorkingDirectory(t *testing.T) {
+	session := func(version string) *traces.Session {
+		u := func(read, write int64) *traces.Usage {
+			return &traces.Usage{Input: 1, CacheRead: read, CacheWrite5m: write, Output: 5}
+		}
+		return &traces.Session{ID: "cwd", Model: "claude-opus-4-1", Harness: "claude-code " + version, Events: []traces.Event{
+			{Time: at(0), Kind: traces.User, Blocks: txt(strings.Repeat("a", 2000))},
+			// The first call reads 5,000 tokens another session wrote:
+			// the floor's shared part.
+			{Time: at(5), Kind: traces.Assistant, Blocks: txt(strings.Repeat("b", 500)), Usage: u(5000, 10009)},
+			{Time: at(60), Kind: traces.FloorChange, Meta: map[string]string{traces.MetaCause: traces.CauseWorkingDir}},
+			{Time: at(60), Kind: traces.User, Blocks: txt(strings.Repeat("c", 500))},
+			{Time: at(65), Kind: traces.Assistant, Blocks: txt("d"), Usage: u(5000, 11019)},
+		}}
+	}
+	old, kept := recordedReads(t, session("1.0.89")), recordedReads(t, session("2.1.89"))
+	require.Len(t, old, 2)
+	require.Equal(t, int64(5000), old[1], "1.0.89: the system text changed, the shared floor is read")
+	require.Greater(t, kept[1], int64(15000), "2.1.89: the system text did not change")
+}
