@@ -38,10 +38,6 @@ func FidelitySummaryTable(rep results.FidelityReport) *Table {
 	}
 	row("recorded", rep.Recorded)
 	row("observed", rep.Observed)
-	for _, f := range rep.Formats { // each log format's own, when there are several
-		row(fmt.Sprintf("recorded, %s (%d)", f.Format, f.Sessions), f.Recorded)
-		row(fmt.Sprintf("observed, %s (%d)", f.Format, f.Sessions), f.Observed)
-	}
 	for _, g := range rep.AsSent { // captures replayed as sent: exact requests
 		t.AddRow(fmt.Sprintf("as-sent, capture %s (%d calls)", g.API, g.Calls), FormatUSD(g.RecordedUSD, 2), FormatUSD(g.ReplayUSD, 2),
 			fmt.Sprintf("%+.2f%%", g.ErrorPct), "", "", "", "", "")
@@ -53,5 +49,26 @@ func FidelitySummaryTable(rep results.FidelityReport) *Table {
 	for _, s := range rep.Skipped {
 		t.Notes = append(t.Notes, "skipped: "+s)
 	}
+	return t
+}
+
+// FidelityGroupsTable is the distribution per log format, harness version
+// range and model, where the report spans several: where the replay is
+// weaker. Nil when there are no groups.
+func FidelityGroupsTable(rep results.FidelityReport) *Table {
+	if len(rep.Groups) == 0 {
+		return nil
+	}
+	t := &Table{
+		Title:   "By log format, version and model",
+		Columns: []string{"group", "sessions", "recorded $", "observed error", "obs within 2%", "obs within 5%", "recorded error", "rec within 2%"},
+		Right:   []bool{false, true, true, true, true, true, true, true},
+	}
+	for _, g := range rep.Groups {
+		t.AddRow(g.By+": "+g.Name, fmt.Sprint(g.Sessions), FormatUSD(g.Recorded.RecordedUSD, 2),
+			fmt.Sprintf("%+.2f%%", g.Observed.TotalErrorPct), fmt.Sprintf("%.0f%%", 100*g.Observed.Within2Pct), fmt.Sprintf("%.0f%%", 100*g.Observed.Within5Pct),
+			fmt.Sprintf("%+.2f%%", g.Recorded.TotalErrorPct), fmt.Sprintf("%.0f%%", 100*g.Recorded.Within2Pct))
+	}
+	t.Notes = append(t.Notes, "observed: the replay that follows what the bill shows; recorded: the one that predicts each call without its bill.")
 	return t
 }

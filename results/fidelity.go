@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 )
 
 // A FidelitySession is one recorded session's replay against its bill,
@@ -33,16 +35,21 @@ type FidelitySession struct {
 	// ObservedEvents is how many of the session's calls the observed
 	// replay followed the bill on (re-sends and reads past the TTL).
 	ObservedEvents int `json:"observed_events"`
-	// Format is the log format the session came from (traces.Session's).
-	Format string `json:"format,omitempty"`
+	// Format is the log format the session came from (traces.Session's),
+	// Harness the program and version that wrote it, Model its main model.
+	Format  string `json:"format,omitempty"`
+	Harness string `json:"harness,omitempty"`
+	Model   string `json:"model,omitempty"`
 }
 
-// A FidelityFormat is the error distribution of the sessions of one log
-// format: the same session weighs the same in every format's rules, but
-// each format's rules are its own (Claude Code's and Codex's caches and
-// logs differ).
-type FidelityFormat struct {
-	Format   string        `json:"format"`
+// A FidelityGroup is the error distribution of the sessions of one log
+// format, one harness version range or one model: where the replay is
+// weaker. The rules differ by format (Claude Code's and Codex's caches and
+// logs) and by version (what a harness sends changed between releases).
+type FidelityGroup struct {
+	// By is what the sessions share: "format", "version" or "model".
+	By       string        `json:"by"`
+	Name     string        `json:"name"`
 	Sessions int           `json:"sessions"`
 	Recorded FidelityStats `json:"recorded"`
 	Observed FidelityStats `json:"observed"`
@@ -84,31 +91,98 @@ type FidelityReport struct {
 	ObservedResends int `json:"observed_resends"`
 	ObservedKept    int `json:"observed_kept"`
 	ObservedCalls   int `json:"observed_calls"`
-	// Formats are the distributions per log format, by name, when the
-	// sessions come from more than one.
-	Formats []FidelityFormat `json:"formats,omitempty"`
+	// Groups are the distributions per log format, per harness version
+	// range and per model (each kind only when the sessions span more than
+	// one), in that order, each kind by name.
+	Groups []FidelityGroup `json:"groups,omitempty"`
 	// AsSent is the as-sent replay of the captured sessions (format
 	// capture), per API: their own line, since a capture's requests are
 	// known, not reconstructed.
 	AsSent []AsSentGroup `json:"as_sent,omitempty"`
 }
 
-// setFormats gives each log format its own distribution, when the
-// sessions come from several.
-func (rep *FidelityReport) setFormats() {
-	by := map[string][]FidelitySession{}
-	for _, s := range rep.Sessions {
-		by[s.Format] = append(by[s.Format], s)
+// Group kinds of FidelityGroup.By.
+const (
+	ByFormat  = "format"
+	ByVersion = "version"
+	ByModel   = "model"
+)
+
+// setGroups gives each log format, version range and model its own
+// distribution, for every kind the sessions span more than one of.
+func (rep *FidelityReport) setGroups() {
+	for _, kind := range []struct {
+		by  string
+		key func(FidelitySession) string
+	}{
+		{ByFormat, func(s FidelitySession) string { return s.Format }},
+		{ByVersion, func(s FidelitySession) string { return VersionRange(s.Harness) }},
+		{ByModel, func(s FidelitySession) string { return s.Model }},
+	} {
+		by := map[string][]FidelitySession{}
+		for _, s := range rep.Sessions {
+			by[kind.key(s)] = append(by[kind.key(s)], s)
+		}
+		if len(by) < 2 {
+			continue
+		}
+		var gs []FidelityGroup
+		for name, ss := range by {
+			if name == "" {
+				name = "unknown"
+			}
+			gs = append(gs, FidelityGroup{By: kind.by, Name: name, Sessions: len(ss),
+				Recorded: fidelityStats(ss, func(s FidelitySession) float64 { return s.ReplayUSD }),
+				Observed: fidelityStats(ss, func(s FidelitySession) float64 { return s.ObservedUSD })})
+		}
+		slices.SortFunc(gs, func(a, b FidelityGroup) int { return compareNames(a.Name, b.Name) })
+		rep.Groups = append(rep.Groups, gs...)
 	}
-	if len(by) < 2 {
-		return
+}
+
+// VersionRange is the release series of a harness version ("claude-code
+// 1.0.89" is "claude-code 1.0.x"): the rows a fidelity report groups
+// sessions by. A harness without a version is itself.
+func VersionRange(harness string) string {
+	name, v, ok := strings.Cut(harness, " ")
+	if !ok {
+		return harness
 	}
-	for name, ss := range by {
-		rep.Formats = append(rep.Formats, FidelityFormat{Format: name, Sessions: len(ss),
-			Recorded: fidelityStats(ss, func(s FidelitySession) float64 { return s.ReplayUSD }),
-			Observed: fidelityStats(ss, func(s FidelitySession) float64 { return s.ObservedUSD })})
+	parts := strings.SplitN(v, ".", 3)
+	if len(parts) < 2 {
+		return harness
 	}
-	slices.SortFunc(rep.Formats, func(a, b FidelityFormat) int { return cmp.Compare(a.Format, b.Format) })
+	return name + " " + parts[0] + "." + parts[1] + ".x"
+}
+
+// compareNames orders names with their numbers compared as numbers
+// ("claude-code 2.0.x" before "claude-code 10.0.x").
+func compareNames(a, b string) int {
+	for a != "" && b != "" {
+		da, db := digits(a), digits(b)
+		if da > 0 && db > 0 {
+			na, _ := strconv.Atoi(a[:da])
+			nb, _ := strconv.Atoi(b[:db])
+			if na != nb {
+				return cmp.Compare(na, nb)
+			}
+			a, b = a[da:], b[db:]
+			continue
+		}
+		if a[0] != b[0] {
+			return cmp.Compare(a[0], b[0])
+		}
+		a, b = a[1:], b[1:]
+	}
+	return cmp.Compare(len(a), len(b))
+}
+
+func digits(s string) int {
+	n := 0
+	for n < len(s) && n < 9 && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return n
 }
 
 // Fidelity causes, from the two replays of a session.
@@ -156,7 +230,7 @@ func NewFidelityReport(recorded, observed []RunSummary) FidelityReport {
 			ErrorPct: pctErr(billedCost(r), r.Recorded.CostUSD), Unbilled: r.OverflowErrors + r.FailedRequests}
 		if f := r.Fidelity; f != nil {
 			s.Calls, s.ReadMatchPct, s.OpenLoopMdAPE, s.OpenLoopCalls = f.Calls, f.ReadMatchPct, f.OpenLoopMdAPE, f.OpenLoopCalls
-			s.Format = f.Format
+			s.Format, s.Harness, s.Model = f.Format, f.Harness, f.Model
 			calls += f.Calls
 			matched = append(matched, f.ReadMatchPct*float64(f.Calls))
 			if f.OpenLoopCalls > 0 {
@@ -181,7 +255,7 @@ func NewFidelityReport(recorded, observed []RunSummary) FidelityReport {
 	})
 	rep.Recorded = fidelityStats(rep.Sessions, func(s FidelitySession) float64 { return s.ReplayUSD })
 	rep.Observed = fidelityStats(rep.Sessions, func(s FidelitySession) float64 { return s.ObservedUSD })
-	rep.setFormats()
+	rep.setGroups()
 	if calls > 0 {
 		var sum float64
 		for _, m := range matched {

@@ -1,6 +1,8 @@
 package results
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/ctxsim/ctxsim/results/resultstest"
@@ -38,5 +40,34 @@ func TestFidelityBilledCalls(t *testing.T) {
 	}
 	if r := rep.Recorded; !resultstest.Near(r.RecordedUSD, 3) || !resultstest.Near(r.ReplayUSD, 3.095) || !resultstest.Near(r.TotalErrorPct, 0.095/3*100) || !resultstest.Near(r.Within2Pct, 0.5) || !resultstest.Near(r.Within5Pct, 1) {
 		t.Errorf("recorded stats %+v", r)
+	}
+}
+
+// The report groups sessions by format, version range and model, each
+// kind only when the sessions span more than one, names in numeric order.
+func TestFidelityGroups(t *testing.T) {
+	run := func(trace, harness, model string, replay float64) RunSummary {
+		return RunSummary{Trace: trace, CostUSD: replay, Recorded: &RecordedSummary{CostUSD: 1},
+			Fidelity: &Fidelity{Calls: 1, Format: "claude-code", Harness: harness, Model: model}}
+	}
+	runs := []RunSummary{
+		run("a", "claude-code 10.0.1", "opus", 1.01),
+		run("b", "claude-code 2.0.57", "opus", 1.10),
+		run("c", "claude-code 2.0.31", "opus", 1.00),
+		run("d", "", "opus", 0.90),
+	}
+	rep := NewFidelityReport(runs, nil)
+	var got []string
+	for _, g := range rep.Groups {
+		got = append(got, fmt.Sprintf("%s=%s/%d/%.0f", g.By, g.Name, g.Sessions, 100*g.Recorded.Within2Pct))
+	}
+	want := []string{"version=claude-code 2.0.x/2/50", "version=claude-code 10.0.x/1/100", "version=unknown/1/0"}
+	if !slices.Equal(got, want) {
+		t.Errorf("groups %q, want %q (one format and one model make no rows)", got, want)
+	}
+	for in, want := range map[string]string{"claude-code 1.0.89": "claude-code 1.0.x", "codex 0.144.0": "codex 0.144.x", "hermes": "hermes", "x 7": "x 7"} {
+		if got := VersionRange(in); got != want {
+			t.Errorf("VersionRange(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

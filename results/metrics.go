@@ -37,8 +37,12 @@ type Fidelity struct {
 	ObservedResends int `json:"observed_resends"`
 	ObservedKept    int `json:"observed_kept"`
 	// Format is the format of the log the run replays (traces.Session's),
-	// for the fidelity report's distribution per format.
-	Format string `json:"format,omitempty"`
+	// Harness the program and version that wrote it and Model its main
+	// model: the fidelity report's distributions per format, version and
+	// model.
+	Format  string `json:"format,omitempty"`
+	Harness string `json:"harness,omitempty"`
+	Model   string `json:"model,omitempty"`
 }
 
 // Options tune Summarize. The zero value is ready to use.

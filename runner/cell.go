@@ -481,10 +481,11 @@ func (rn *Runner) summarize(t Tenant, policy string, all []sim.Record) []results
 	return out
 }
 
-// withFormat names the log format a run's fidelity is of.
+// withFormat names the log format, harness version and model a run's
+// fidelity is of.
 func withFormat(s results.RunSummary, root *traces.Session) results.RunSummary {
 	if s.Fidelity != nil {
-		s.Fidelity.Format = root.Format
+		s.Fidelity.Format, s.Fidelity.Harness, s.Fidelity.Model = root.Format, root.Harness, root.Model
 	}
 	return s
 }

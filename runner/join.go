@@ -222,7 +222,8 @@ func (r WhatifRender) Print(w io.Writer, f report.Format, res *Outputs) error {
 	return report.WhatifTable(rep).Write(w, f)
 }
 
-// Print prints the fidelity report in f: the Worst sessions, then the
+// Print prints the fidelity report in f: the worst sessions, the groups
+// (by log format, version and model) when there are several, then the
 // summary.
 func (r FidelityRender) Print(w io.Writer, f report.Format, rep results.FidelityReport) error {
 	if f == report.JSON {
@@ -230,6 +231,11 @@ func (r FidelityRender) Print(w io.Writer, f report.Format, rep results.Fidelity
 	}
 	if err := report.FidelityWorstTable(rep, r.Worst).Write(w, f); err != nil {
 		return err
+	}
+	if t := report.FidelityGroupsTable(rep); t != nil {
+		if err := t.Write(w, f); err != nil {
+			return err
+		}
 	}
 	return report.FidelitySummaryTable(rep).Write(w, f)
 }

@@ -123,7 +123,7 @@ func TestFidelityCodex(t *testing.T) {
 	// Beside Claude Code logs, the Codex sessions get their own rows.
 	code, out, errs := runCmd(t, append([]string{"fidelity", "../../testdata/claude-code"}, paths...)...)
 	require.Equal(t, exitOK, code, errs)
-	require.Contains(t, out, "observed, codex (5)")
-	require.Contains(t, out, "observed, claude-code (4)")
-	require.True(t, strings.Contains(out, "recorded, codex (5)"), out)
+	require.Contains(t, out, "format: codex")
+	require.Regexp(t, `format: claude-code +4 `, out)
+	require.True(t, strings.Contains(out, "version: codex 0.1"), out)
 }

@@ -364,6 +364,11 @@ func (rd *reader) meta(raw json.RawMessage) {
 	if m.CLIVersion != "" || m.Originator != "" {
 		rd.s.Notes = append(rd.s.Notes, "codex "+strings.TrimSpace(m.Originator+" "+m.CLIVersion))
 	}
+	if v := strings.TrimSpace(m.CLIVersion); v != "" && rd.s.Harness == "" {
+		// A fork's copied parent session_meta follows its own: the
+		// version that wrote the file is the first one's.
+		rd.s.Harness = "codex " + v
+	}
 }
 
 // source maps Codex's session source: a string (cli, vscode, exec, mcp) or
