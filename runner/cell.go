@@ -396,7 +396,9 @@ func ordered(all []sim.Record, root string) bool {
 // included, as their logs record it (results.Options.Bill): every call
 // with recorded usage, priced as the engine prices it (by the model in
 // force: the call's, else the last one named, else the session's), whether
-// or not the replay could send it.
+// or not the replay could send it. A call a log copied from another
+// session (traces.MetaCopied: a resume's copy of the conversation it
+// continues) is that session's history, billed there, not here.
 func (rn *Runner) bills(t Tenant) map[string]*results.Bill {
 	rootOf := t.rootOf()
 	out := map[string]*results.Bill{}
@@ -411,7 +413,7 @@ func (rn *Runner) bills(t Tenant) map[string]*results.Bill {
 			if e.Model != "" {
 				model = e.Model
 			}
-			if e.Usage == nil {
+			if e.Usage == nil || e.Meta[traces.MetaCopied] == "true" {
 				continue
 			}
 			b := out[rootOf[s.ID]]

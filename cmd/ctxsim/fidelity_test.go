@@ -40,6 +40,21 @@ func TestFidelityShared(t *testing.T) {
 	}
 }
 
+// A resumed file whose earlier session is absent: the calls the resume
+// copied are that session's history, billed there. cost bills them here,
+// as ccusage does (20 requests, $0.457), but fidelity's recorded side is the
+// session's own calls, the ones the replay sends (it was $0.457 against a
+// $0.18 replay: -61 %).
+func TestFidelityResumeCopiesNotBilled(t *testing.T) {
+	const resumed = "../../traces/claudecode/testdata/resume/77570c3a.jsonl"
+	rep := fidelityJSON(t, resumed)
+	require.Len(t, rep.Sessions, 1)
+	s := rep.Sessions[0]
+	require.Equal(t, 3, s.Calls, "the 17 copied calls are history")
+	require.Less(t, s.RecordedUSD, 0.2)
+	require.InDelta(t, 0, s.ObservedErrorPct, 2)
+}
+
 // The training corpus (../shared/traces/corpus, 26 repos, 2025 and 2026
 // logs, grown by two repos of compactions and resumed sessions in issue
 // 22). The gate is re-based on the grown corpus at what today's rules reach
