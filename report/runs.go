@@ -106,6 +106,13 @@ func RunsTable(runs []results.RunSummary, opts RunsOptions) *Table {
 	if anyHS {
 		t.Notes = append(t.Notes, "hindsight $: the same requests under the cheapest cache schedule; regret %: what the policy's schedule paid over it, in % of cost (docs/metrics.md).")
 	}
+	for _, r := range runs {
+		// What the bills chose where the log's harness version leaves a
+		// setting open (docs/fidelity.md, "Hypotheses").
+		if f := r.Fidelity; f != nil && f.Thinking != "" {
+			t.Notes = append(t.Notes, fmt.Sprintf("%s, %s: earlier thinking %s (Claude Code keeps it behind a server-side flag the log does not show).", r.Trace, r.Policy, f.Thinking))
+		}
+	}
 	return t
 }
 

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ctxsim/ctxsim/sim/provider"
 )
 
 // A FidelitySession is one recorded session's replay against its bill,
@@ -40,6 +42,12 @@ type FidelitySession struct {
 	Format  string `json:"format,omitempty"`
 	Harness string `json:"harness,omitempty"`
 	Model   string `json:"model,omitempty"`
+	// Thinking is what the session's bills chose of the hypotheses its
+	// harness version leaves open (Fidelity.Thinking).
+	Thinking string `json:"thinking,omitempty"`
+	// ThinkingMissUSD is what the replay paid for prefixes broken where
+	// the API dropped earlier thinking (the "thinking" misses).
+	ThinkingMissUSD float64 `json:"thinking_miss_usd,omitempty"`
 }
 
 // A FidelityGroup is the error distribution of the sessions of one log
@@ -190,13 +198,16 @@ const (
 	CauseNone     = "within 2%"
 	CauseResends  = "re-sends or reads past the TTL the log does not explain"
 	CauseSizing   = "prompt sizing (open-loop error over 5%)"
+	CauseThinking = "earlier thinking dropped in the replay, kept in the bill (the harness keeps it behind a flag)"
 	CauseCacheHit = "cache reads differ (timing, breakpoints or unseen context)"
 	CauseUnbilled = "calls the replay could not send (overflowed the window or failed): in the bill, not the replay"
 )
 
 // FidelityCause attributes a session's error: to the observed events
-// (re-sends, reads past the TTL) when honouring them halves it, to sizing when the open-loop prompt error is large, else
-// to the cache reads.
+// (re-sends, reads past the TTL) when honouring them halves it; to earlier
+// thinking the replay dropped when its misses there make half the
+// over-prediction; to sizing when the open-loop prompt error is large;
+// else to the cache reads.
 func FidelityCause(s FidelitySession) string {
 	switch {
 	case s.Unbilled > 0:
@@ -205,6 +216,8 @@ func FidelityCause(s FidelitySession) string {
 		return CauseNone
 	case math.Abs(s.ObservedErrorPct) <= math.Abs(s.ErrorPct)/2:
 		return CauseResends
+	case s.ErrorPct > 0 && s.ThinkingMissUSD >= (s.ReplayUSD-s.RecordedUSD)/2:
+		return CauseThinking
 	case s.OpenLoopMdAPE > 5:
 		return CauseSizing
 	}
@@ -228,9 +241,14 @@ func NewFidelityReport(recorded, observed []RunSummary) FidelityReport {
 		}
 		s := FidelitySession{Trace: r.Trace, RecordedUSD: r.Recorded.CostUSD, ReplayUSD: billedCost(r),
 			ErrorPct: pctErr(billedCost(r), r.Recorded.CostUSD), Unbilled: r.OverflowErrors + r.FailedRequests}
+		for _, m := range r.Misses {
+			if m.Reason == provider.MissThinking {
+				s.ThinkingMissUSD = m.CostUSD
+			}
+		}
 		if f := r.Fidelity; f != nil {
 			s.Calls, s.ReadMatchPct, s.OpenLoopMdAPE, s.OpenLoopCalls = f.Calls, f.ReadMatchPct, f.OpenLoopMdAPE, f.OpenLoopCalls
-			s.Format, s.Harness, s.Model = f.Format, f.Harness, f.Model
+			s.Format, s.Harness, s.Model, s.Thinking = f.Format, f.Harness, f.Model, f.Thinking
 			calls += f.Calls
 			matched = append(matched, f.ReadMatchPct*float64(f.Calls))
 			if f.OpenLoopCalls > 0 {

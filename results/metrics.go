@@ -36,6 +36,11 @@ type Fidelity struct {
 	// nonzero only for the replays that honour observed events.
 	ObservedResends int `json:"observed_resends"`
 	ObservedKept    int `json:"observed_kept"`
+	// Thinking is what the bills chose for a Claude Code log whose version
+	// keeps earlier thinking only behind a server-side flag
+	// (claudecode.ThinkingFlagged): "kept" or "stripped", with the bills
+	// that decided ("kept: 5 of 6 bills"). Empty when no bill could tell.
+	Thinking string `json:"thinking,omitempty"`
 	// Format is the format of the log the run replays (traces.Session's),
 	// Harness the program and version that wrote it and Model its main
 	// model: the fidelity report's distributions per format, version and
@@ -304,6 +309,7 @@ func Summarize(trace, policy string, recs []sim.Record, opts Options) RunSummary
 		verbatim            *float64
 		readMatch           int
 		resends, kept       int
+		thinking            [2]int // bills showing earlier thinking stripped, kept
 		misses              = map[string]*MissStat{}
 		apes                []float64
 		haveOpenLoop        bool
@@ -374,6 +380,9 @@ func Summarize(trace, policy string, recs []sim.Record, opts Options) RunSummary
 			if v, _ := r.DetailValue(sim.DetailObservedKept); v > 0 {
 				kept++
 			}
+			if v, ok := r.DetailValue(sim.DetailThinkingKept); ok {
+				thinking[min(1, int(v))]++
+			}
 			for _, e := range r.Estimates {
 				if e.Name != sim.EstimateOpenLoop {
 					continue
@@ -416,7 +425,7 @@ func Summarize(trace, policy string, recs []sim.Record, opts Options) RunSummary
 		}
 		if haveOpenLoop || s.Policy == sim.RecordedObservedName {
 			f := &Fidelity{Calls: nRec, CostPct: s.Error.CostPct, ReadMatchPct: 100 * float64(readMatch) / float64(nRec), OpenLoopCalls: len(apes),
-				ObservedResends: resends, ObservedKept: kept}
+				ObservedResends: resends, ObservedKept: kept, Thinking: thinkingChoice(thinking)}
 			if len(apes) > 0 {
 				slices.Sort(apes)
 				f.OpenLoopMdAPE = quantile(apes, 0.5)
@@ -662,4 +671,17 @@ func quantile(xs []float64, q float64) float64 {
 		return xs[len(xs)-1]
 	}
 	return xs[i] + (pos-float64(i))*(xs[i+1]-xs[i])
+}
+
+// thinkingChoice names the thinking hypothesis the bills chose, from the
+// calls that showed earlier thinking stripped (n[0]) and kept (n[1]): kept
+// when those outnumber these, as the engine decides (sim.DetailThinkingKept).
+func thinkingChoice(n [2]int) string {
+	switch {
+	case n[0]+n[1] == 0:
+		return ""
+	case n[1] > n[0]:
+		return fmt.Sprintf("kept: %d of %d bills", n[1], n[0]+n[1])
+	}
+	return fmt.Sprintf("stripped: %d of %d bills", n[0], n[0]+n[1])
 }

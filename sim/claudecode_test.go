@@ -131,3 +131,96 @@ func TestRecordedWorkingDirectory(t *testing.T) {
 	require.Equal(t, int64(5000), old[1], "1.0.89: the system text changed, the shared floor is read")
 	require.Greater(t, kept[1], int64(15000), "2.1.89: the system text did not change")
 }
+
+// Whether Claude Code keeps earlier thinking depends on its version
+// (claudecode.ThinkingOf) and, from 2.0.36 to 2.1.83, on a server-side
+// flag the log does not show: there the bills decide. A Sonnet 4.5
+// session (a model whose API default drops earlier turns' thinking) whose
+// bills read the whole previous prompt at each new user turn: 1.0.89 never
+// keeps it (each new turn reads up to the first thinking block only, a
+// "thinking" miss), 2.1.90 always does, and 2.1.41 starts from the API
+// default, is shown otherwise by the first new turn's bill (which it
+// prices as stripped), and keeps it from then on.
+func TestRecordedThinkingHypothesis(t *testing.T) {
+	session := func(version string) *traces.Session {
+		u := func(read, write int64) *traces.Usage {
+			return &traces.Usage{Input: 1, CacheRead: read, CacheWrite5m: write, Output: 5}
+		}
+		think := func(c byte) traces.Block { return traces.Block{Kind: traces.Thinking, Text: strings.Repeat(string(c), 800)} }
+		use := func(id string) traces.Block {
+			return traces.Block{Kind: traces.ToolUse, ID: id, Name: "Bash", Input: strings.Repeat("i", 90)}
+		}
+		res := func(id string) []traces.Block {
+			return []traces.Block{{Kind: traces.ToolResultBlock, ID: id, Text: strings.Repeat("r", 300)}}
+		}
+		s := &traces.Session{ID: "think", Format: "claude-code", Model: "claude-sonnet-4-5-20250929", Harness: "claude-code " + version}
+		s.Events = []traces.Event{{Time: at(0), Kind: traces.User, Blocks: txt(strings.Repeat("a", 2000))}}
+		prompt, t0 := int64(2000), 0
+		for turn := range 4 {
+			id := fmt.Sprintf("u%d", turn)
+			// A turn: thinking and a tool call, its result, an answer; the
+			// bill reads the whole previous prompt each time.
+			s.Events = append(s.Events,
+				traces.Event{Time: at(t0 + 5), Kind: traces.Assistant, Blocks: []traces.Block{think(byte('k' + turn)), use(id)}, Usage: u(0, 0)},
+				traces.Event{Time: at(t0 + 6), Kind: traces.ToolResult, Blocks: res(id)},
+				traces.Event{Time: at(t0 + 10), Kind: traces.Assistant, Blocks: txt(strings.Repeat("t", 100)), Usage: u(0, 0)},
+				traces.Event{Time: at(t0 + 30), Kind: traces.User, Blocks: txt(strings.Repeat(string(byte('b'+turn)), 300))})
+			t0 += 30
+		}
+		// The bills: each call reads the previous call's prompt, thinking
+		// kept, and writes the rest.
+		var last int64
+		for i := range s.Events {
+			e := &s.Events[i]
+			switch e.Kind {
+			case traces.Assistant:
+				e.Usage.CacheRead, e.Usage.CacheWrite5m = last, prompt-last
+				last = prompt
+				for _, b := range e.Blocks {
+					prompt += int64(len(b.Text) + len(b.Input))
+				}
+			case traces.User, traces.ToolResult:
+				if i > 0 {
+					for _, b := range e.Blocks {
+						prompt += int64(len(b.Text))
+					}
+				}
+			}
+		}
+		s.Events = s.Events[:len(s.Events)-1] // end on an answer
+		return s
+	}
+	run := func(version string) []Record {
+		memo := estimate.NewMemo(bytesTok{})
+		prov := provider.NewAnthropic(provider.AnthropicOptions{Common: provider.Common{Prices: testOpts().Prices}})
+		opts := Options{Prices: testOpts().Prices, Count: memo.CountHash,
+			Calibrate: func(s *traces.Session) *Calibrator { return NewCalibrator(s, memo) }}
+		res, err := Run(context.Background(), session(version), NewRecorded(), prov, opts)
+		require.NoError(t, err)
+		var calls []Record
+		for _, r := range res.Records {
+			if r.Kind == KindCall {
+				calls = append(calls, r)
+			}
+		}
+		require.Len(t, calls, 8)
+		return calls
+	}
+	// Calls 2, 4 and 6 (0-based) open a new user turn after a turn with
+	// thinking.
+	never, always, flagged := run("1.0.89"), run("2.1.90"), run("2.1.41")
+	for _, c := range []int{2, 4, 6} {
+		require.Equal(t, provider.MissThinking, never[c].MissReason, "1.0.89, call %d", c)
+		require.Less(t, never[c].Usage.CacheRead, never[c].Recorded.CacheRead*3/4, "1.0.89, call %d reads up to a dropped thinking block", c)
+		require.Greater(t, always[c].Usage.CacheRead, never[c].Recorded.CacheRead*9/10, "2.1.90, call %d reads the previous prompt", c)
+		_, weighed := always[c].DetailValue(DetailThinkingKept)
+		require.False(t, weighed, "2.1.90 has nothing to weigh")
+	}
+	v, ok := flagged[2].DetailValue(DetailThinkingKept)
+	require.True(t, ok)
+	require.Equal(t, 1.0, v, "the bill of call 2 read past the first thinking block")
+	require.Equal(t, provider.MissThinking, flagged[2].MissReason, "call 2 itself is priced on the API default")
+	for _, c := range []int{4, 6} {
+		require.Greater(t, flagged[c].Usage.CacheRead, flagged[c].Recorded.CacheRead*9/10, "2.1.41, call %d: kept from the bill of call 2 on", c)
+	}
+}

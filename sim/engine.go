@@ -130,6 +130,16 @@ type run struct {
 	// floors hashes each floor of the view once, for the builder and the
 	// compactor's estimators.
 	floors *prompt.FloorHashes
+	// think is the recorded Claude Code version's rule for earlier
+	// thinking blocks; while it is flagged, the bills weigh the two
+	// hypotheses (weighThinking).
+	think claudecode.Thinking
+	// thinkFor and thinkAgainst count the bills that showed earlier
+	// thinking kept, and stripped.
+	thinkFor, thinkAgainst int
+	// lastPrompt is the size of the last recorded call's request,
+	// lastStripAt its StripAt.
+	lastPrompt, lastStripAt int
 }
 
 // MaxFirstBlock is how long after its request a recorded response's first
@@ -201,6 +211,10 @@ func newRun(s *traces.Session, pol *Policy, prov provider.Provider, opts Options
 	}
 	r.b = prompt.NewBuilder(opts.Count, pol.Wire)
 	r.b.Grow(blocks + blocks/8 + 8) // a few more for a rewrite's blocks and split scaffolds
+	if pol.Recorded && s.Format == claudecodeFormat {
+		r.think = claudecode.ThinkingOf(claudecode.VersionOf(s.Harness))
+		r.b.KeepThinking = r.think == claudecode.ThinkingKept
+	}
 	if opts.Calibrate != nil {
 		r.cal = opts.Calibrate(s)
 		opts.Count = r.cal.Count
@@ -1146,14 +1160,14 @@ func (r *run) attempt(e *traces.Event, idx int, stall time.Duration) (apiErr, er
 	if timed {
 		req.Started, took = r.recordedTiming(e, idx)
 	}
+	// After a model switch the last call's prefix was cached for another
+	// model: a read is the bill saying the switch kept it (two GPT-5.6
+	// variants share one), never a re-send inside a TTL. Whether the entry
+	// the last call wrote was still alive when this one was sent, on the
+	// provider's own clock: its TTL runs from when that call's response
+	// began.
+	within := !r.began.IsZero() && r.now.Sub(r.began) < r.ttl.Duration() && r.model == r.callModel
 	if r.pol.ObserveResends && r.cal != nil {
-		// After a model switch the last call's prefix was cached for
-		// another model: a read is the bill saying the switch kept it
-		// (two GPT-5.6 variants share one), never a re-send inside a TTL.
-		// Whether the entry the last call wrote was still alive when this
-		// one was sent, on the provider's own clock: its TTL runs from
-		// when that call's response began.
-		within := !r.began.IsZero() && r.now.Sub(r.began) < r.ttl.Duration() && r.model == r.callModel
 		var limitTokens, keptTokens int
 		req.ReadLimit, limitTokens, req.Limited = r.cal.ReadLimit(idx, e, req, r.view, within)
 		req.KeepAlive, keptTokens, req.KeptAlive = r.cal.KeepAlive(idx, e, req, r.view, within)
@@ -1183,6 +1197,10 @@ func (r *run) attempt(e *traces.Event, idx int, stall time.Duration) (apiErr, er
 			if r.cal != nil {
 				r.cal.Observe(idx, req.Total-results, *e.Usage)
 			}
+			if r.think == claudecode.ThinkingFlagged && req.StripAt > 0 && within {
+				r.weighThinking(req.StripAt, e.Usage.CacheRead, &rec)
+			}
+			r.lastPrompt, r.lastStripAt = req.Total, req.StripAt
 		}
 		if u := resp.Usage; u.Input < 0 || u.CacheWrite5m < 0 || u.CacheWrite1h < 0 || u.CacheRead < 0 || u.Output < 0 {
 			return nil, fmt.Errorf("session %s: event %d: %s billed negative usage %+v (an engine bug)", r.sess.ID, idx, r.prov.Name(), u)
@@ -1196,6 +1214,11 @@ func (r *run) attempt(e *traces.Event, idx int, stall time.Duration) (apiErr, er
 		rec.TTFTMS = resp.TTFT.Milliseconds()
 		rec.LatencyMS = resp.Latency().Milliseconds()
 		rec.MissReason, rec.MissTokens = resp.Miss.Reason, resp.Miss.Tokens
+		if req.StripAt > 0 && rec.MissReason == provider.MissRewrite {
+			// The prefix changed where the API dropped an earlier turn's
+			// thinking: its own miss, not the harness's rewrite.
+			rec.MissReason = provider.MissThinking
+		}
 	}
 	r.seq++
 	r.callModel, r.lastCall = r.model, idx
@@ -1219,6 +1242,42 @@ func (r *run) attempt(e *traces.Event, idx int, stall time.Duration) (apiErr, er
 	}
 	r.lastAct = r.now
 	return sendErr, nil
+}
+
+// claudecodeFormat is the log format whose version decides the thinking
+// rule (claudecode.ThinkingOf).
+const claudecodeFormat = "claude-code"
+
+// weighThinking is the thinking hypothesis of a Claude Code version that
+// keeps earlier thinking behind a server-side flag the log does not show:
+// the bills decide. A call that dropped a thinking block (at stripAt) and
+// was sent within the TTL of the call that last sent it (corpus
+// applab-nl+dmux a9185eb7 event 23: the call before it had dropped the
+// block too, so its 50,013-token read says nothing) reads past stripAt only
+// if the harness kept it (the API reads no further than the first changed
+// block), and no further than about stripAt if it did not. The replay
+// keeps thinking from the call after the bills for keeping outnumber
+// those against (the call that decides is priced on the earlier
+// hypothesis: the recorded replay never reads the bill of the call it
+// predicts). The call's record says what its bill showed
+// (DetailThinkingKept). The margin takes the calibrated position's error.
+func (r *run) weighThinking(stripAt int, read int64, rec *Record) {
+	margin := max(512, stripAt/50)
+	if r.lastPrompt <= stripAt+2*margin || (r.lastStripAt > 0 && r.lastStripAt <= stripAt) {
+		// The last call's cached prefix ends about where the dropped
+		// block begins, or the last call dropped it too (what it cached
+		// has no thinking there): either way the bill cannot tell.
+		return
+	}
+	v := 0.0
+	if read > int64(stripAt+margin) {
+		r.thinkFor++
+		v = 1
+	} else {
+		r.thinkAgainst++
+	}
+	r.b.KeepThinking = r.thinkFor > r.thinkAgainst
+	rec.Detail = append(rec.Detail, compact.KV{Key: string(DetailThinkingKept), Value: v})
 }
 
 // generated is the first block of req that the last call generated, its

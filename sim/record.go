@@ -106,6 +106,13 @@ const (
 	// of that replay's fit comes from reading the bill.
 	DetailObservedResend DetailKey = "observed_resend"
 	DetailObservedKept   DetailKey = "observed_kept"
+	// DetailThinkingKept, on a call record of a recorded Claude Code
+	// replay whose version keeps earlier thinking behind a flag
+	// (claudecode.ThinkingFlagged), is what the call's bill showed of
+	// earlier thinking: 1 kept, 0 stripped. Only calls whose bill could
+	// tell carry it; the replay keeps thinking once the 1s outnumber the
+	// 0s.
+	DetailThinkingKept DetailKey = "thinking_kept"
 )
 
 // EstimateOpenLoop names the open-loop prediction of a recorded call's

@@ -38,3 +38,15 @@ func TestMessageMarks(t *testing.T) {
 		t.Error("versions compare as strings, not numbers")
 	}
 }
+
+func TestThinkingOf(t *testing.T) {
+	for v, want := range map[string]Thinking{
+		"1.0.89": ThinkingDefault, "2.0.35": ThinkingDefault, "2.0.36": ThinkingFlagged, "2.1.18": ThinkingFlagged,
+		"2.1.19": ThinkingDefault, "2.1.20": ThinkingDefault, "2.1.21": ThinkingFlagged, "2.1.41": ThinkingFlagged,
+		"2.1.83": ThinkingFlagged, "2.1.84": ThinkingKept, "2.1.112": ThinkingKept, "": ThinkingFlagged,
+	} {
+		if got := ThinkingOf(Parse(v)); got != want {
+			t.Errorf("ThinkingOf(%q) = %v, want %v", v, got, want)
+		}
+	}
+}

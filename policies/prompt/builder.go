@@ -54,6 +54,11 @@ type Builder struct {
 	// Floors, when set, hashes a new floor for this builder and whoever
 	// shares it (the session's estimators), or has its hashes kept.
 	Floors *FloorHashes
+	// KeepThinking is a harness asking the Anthropic API to keep every
+	// earlier thinking block (context_management's clear_thinking edit
+	// with keep "all"): Wire.ThinkingByModel then strips none for a Claude
+	// model. OpenAI's reasoning items are dropped regardless.
+	KeepThinking bool
 
 	floorKey uint64
 	// tools and system are the floor of the last build. A floor equal to
@@ -72,6 +77,9 @@ type Builder struct {
 	// strips caches StripsThinking of the last model built for.
 	stripModel string
 	strips     bool
+	// dropMsg is the first message of the last build a stale thinking
+	// block was dropped from (-1: none), dropAt where (Request.StripAt).
+	dropMsg, dropAt int
 }
 
 func (b *Builder) stripsThinking(model string) bool {
@@ -173,8 +181,8 @@ func (b *Builder) splitBlock(src *traces.Block, h uint64) *splitPair {
 // until the next Build.
 func (b *Builder) Build(model string, v *View, output int) *Request {
 	lastUser := -1
-	if b.Wire.StripStaleThinking || (b.Wire.ThinkingByModel && b.stripsThinking(model)) {
-		turns := b.Wire.ThinkingByModel && openAIReasoning(strings.TrimPrefix(strings.ToLower(model), "openai/"))
+	turns := b.Wire.ThinkingByModel && openAIReasoning(strings.TrimPrefix(strings.ToLower(model), "openai/"))
+	if b.Wire.StripStaleThinking || (b.Wire.ThinkingByModel && b.stripsThinking(model) && (turns || !b.KeepThinking)) {
 		for i := len(v.Messages) - 1; i >= 0; i-- {
 			if v.Messages[i].Role == RoleUser && (!turns || answered(v.Messages, i)) {
 				lastUser = i
@@ -212,6 +220,9 @@ func (b *Builder) Build(model string, v *View, output int) *Request {
 	b.blocks = b.blocks[:b.starts[k]]
 	b.starts = b.starts[:k+1]
 	b.keys = b.keys[:k]
+	if b.dropMsg >= k || k == 0 {
+		b.dropMsg = -1
+	}
 	for i := k; i < len(v.Messages); i++ {
 		m := &v.Messages[i]
 		stale := i < lastUser
@@ -224,6 +235,12 @@ func (b *Builder) Build(model string, v *View, output int) *Request {
 		for j := range m.Blocks {
 			src := &m.Blocks[j]
 			if stale && m.Role == RoleAssistant && src.Kind == traces.Thinking {
+				if b.dropMsg < 0 {
+					b.dropMsg, b.dropAt = i, 0
+					if n := len(b.blocks); n > 0 {
+						b.dropAt = b.blocks[n-1].End
+					}
+				}
 				continue
 			}
 			if b.Wire.SplitScaffolds && src.ScaffoldEnd > 0 && src.ScaffoldEnd < len(src.Text) {
@@ -243,6 +260,9 @@ func (b *Builder) Build(model string, v *View, output int) *Request {
 		total = b.blocks[n-1].End
 	}
 	b.req = Request{Model: model, Blocks: b.blocks, Total: total + b.Wire.Tail, Output: output, marks: &b.marks}
+	if b.dropMsg >= 0 {
+		b.req.StripAt = max(1, b.dropAt)
+	}
 	return &b.req
 }
 

@@ -169,6 +169,12 @@ type Request struct {
 	// model's TTFT. An observation like KeepAlive; 0 leaves timing to the
 	// model.
 	Started time.Duration
+	// StripAt, when positive, is where the first thinking block the
+	// request dropped would have been (the tokens before it): the prefix
+	// a cache kept for the last call, which sent that block, ends there at
+	// most. A bill that reads past it says the harness kept earlier
+	// thinking (Builder.KeepThinking).
+	StripAt int
 	// Automatic, unless NoCache, is a top-level cache_control with that
 	// TTL: Anthropic's automatic mode, which puts a breakpoint on the last
 	// cacheable block and takes one of the MaxBreakpoints slots

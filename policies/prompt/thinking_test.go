@@ -93,3 +93,36 @@ func TestBuilderThinkingByModel(t *testing.T) {
 		}
 	}
 }
+
+// A harness that asks the API to keep earlier thinking (KeepThinking)
+// keeps it on a model that strips by default; a request that drops a block
+// says where (StripAt: the 8 tokens of the question before it), and one
+// that drops none says 0. Switching KeepThinking between builds rebuilds
+// from the first changed message.
+func TestBuilderKeepThinking(t *testing.T) {
+	count := func(b *traces.Block, _ uint64) int { return len(b.Text) + b.Tokens }
+	think := traces.Block{Kind: traces.Thinking, Name: "th", Tokens: 40}
+	msgs := []Message{
+		NewMessage(RoleUser, []traces.Block{{Kind: traces.Text, Text: "question"}}, 0, Plain),
+		NewMessage(RoleAssistant, []traces.Block{think, {Kind: traces.Text, Text: "answer"}}, 1, Plain),
+		NewMessage(RoleUser, []traces.Block{{Kind: traces.Text, Text: "thanks"}}, 2, Plain),
+	}
+	v := &View{Messages: msgs}
+	b := NewBuilder(count, Wire{ThinkingByModel: true})
+	r := b.Build("claude-sonnet-4-5-20250929", v, 0)
+	if r.Total != 8+6+6 || r.StripAt != 8 {
+		t.Errorf("stripped: total %d, StripAt %d; want 20 and 8", r.Total, r.StripAt)
+	}
+	b.KeepThinking = true
+	r = b.Build("claude-sonnet-4-5-20250929", v, 0)
+	if r.Total != 8+40+6+6 || r.StripAt != 0 {
+		t.Errorf("kept: total %d, StripAt %d; want 60 and 0", r.Total, r.StripAt)
+	}
+	b.KeepThinking = false
+	if r = b.Build("claude-sonnet-4-5-20250929", v, 0); r.Total != 20 || r.StripAt != 8 {
+		t.Errorf("stripped again: total %d, StripAt %d; want 20 and 8", r.Total, r.StripAt)
+	}
+	if r = b.Build("claude-opus-4-6", v, 0); r.StripAt != 0 {
+		t.Errorf("a model that keeps thinking: StripAt %d, want 0", r.StripAt)
+	}
+}

@@ -89,6 +89,12 @@ const (
 	MissObserved = "observed"
 	// MissModel: the conversation switched model; caches are per model.
 	MissModel = "model"
+	// MissThinking: the API dropped an earlier turn's thinking blocks at a
+	// new user turn (its default for the model, unless the harness asks
+	// to keep them: prompt.Builder.KeepThinking), which changed the
+	// prefix from the first dropped block (the engine names it; the
+	// provider sees a rewrite).
+	MissThinking = "thinking"
 )
 
 // WireUsage is a response's usage in the provider's own convention: OpenAI
