@@ -146,7 +146,9 @@ func TestRecordedThinkingHypothesis(t *testing.T) {
 		u := func(read, write int64) *traces.Usage {
 			return &traces.Usage{Input: 1, CacheRead: read, CacheWrite5m: write, Output: 5}
 		}
-		think := func(c byte) traces.Block { return traces.Block{Kind: traces.Thinking, Text: strings.Repeat(string(c), 800)} }
+		think := func(c byte) traces.Block {
+			return traces.Block{Kind: traces.Thinking, Text: strings.Repeat(string(c), 800)}
+		}
 		use := func(id string) traces.Block {
 			return traces.Block{Kind: traces.ToolUse, ID: id, Name: "Bash", Input: strings.Repeat("i", 90)}
 		}
