@@ -226,3 +226,45 @@ func TestRecordedThinkingHypothesis(t *testing.T) {
 		require.Greater(t, flagged[c].Usage.CacheRead, flagged[c].Recorded.CacheRead*9/10, "2.1.41, call %d: kept from the bill of call 2 on", c)
 	}
 }
+
+// Claude Code sends its user context (CLAUDE.md and the like) as a first
+// message no cache mark ends, so after a compaction the first call reads
+// the tools and system prompt only and writes the context again
+// (run.contextAfter). The inferred floor holds both: on 1.0.89, whose
+// first call read the shared 5,000 tokens, the floor is cut there at the
+// first compaction (the main system prompt goes with the context); the
+// bill after it reads the true end of the system prompt (8,000), where the
+// second compaction cuts. On 2.0.57 nothing is cut until a compaction's
+// bill says, so the first compaction still reads the whole floor.
+func TestRecordedContextAfterCompaction(t *testing.T) {
+	session := func(version string) *traces.Session {
+		u := func(read, write int64) *traces.Usage {
+			return &traces.Usage{Input: 1, CacheRead: read, CacheWrite5m: write, Output: 5}
+		}
+		// Floor: 5,000 shared + 3,000 system + 4,000 context.
+		return &traces.Session{ID: "ctx", Format: "claude-code", Model: "claude-opus-4-1", Harness: "claude-code " + version, Events: []traces.Event{
+			{Time: at(0), Kind: traces.User, Blocks: txt(strings.Repeat("a", 1000))},
+			{Time: at(5), Kind: traces.Assistant, Blocks: txt(strings.Repeat("b", 100)), Usage: u(5000, 8000)},
+			{Time: at(20), Kind: traces.User, Blocks: txt(strings.Repeat("c", 500))},
+			{Time: at(25), Kind: traces.Assistant, Blocks: txt(strings.Repeat("d", 100)), Usage: u(13000, 600)},
+			{Time: at(60), Kind: traces.User, Summary: true, Blocks: txt(strings.Repeat("s", 800))},
+			{Time: at(65), Kind: traces.Assistant, Blocks: txt(strings.Repeat("e", 100)), Usage: u(8000, 4800)},
+			{Time: at(80), Kind: traces.User, Blocks: txt(strings.Repeat("f", 300))},
+			{Time: at(85), Kind: traces.Assistant, Blocks: txt(strings.Repeat("g", 100)), Usage: u(12800, 400)},
+			{Time: at(120), Kind: traces.User, Summary: true, Blocks: txt(strings.Repeat("t", 800))},
+			{Time: at(125), Kind: traces.Assistant, Blocks: txt(strings.Repeat("h", 100)), Usage: u(8000, 4800)},
+		}}
+	}
+	near := func(t *testing.T, got, want int64, what string) {
+		t.Helper()
+		if got < want-150 || got > want+150 {
+			t.Errorf("%s: read %d, want about %d", what, got, want)
+		}
+	}
+	old, v2 := recordedReads(t, session("1.0.89")), recordedReads(t, session("2.0.57"))
+	require.Len(t, old, 5)
+	near(t, old[2], 5000, "1.0.89, after the first compaction: the shared floor")
+	near(t, old[4], 8000, "1.0.89, after the second: the system prompt's end, as the first one's bill read")
+	near(t, v2[2], 12000, "2.0.57, after the first compaction: no bill has said yet")
+	near(t, v2[4], 8000, "2.0.57, after the second")
+}

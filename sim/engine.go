@@ -108,6 +108,29 @@ type run struct {
 	// the first user message (see revealSystem); it is prepended to that
 	// message when the run appends it.
 	hidden *traces.Block
+	// context is the size of that context (CLAUDE.md and the like), which
+	// Claude Code sends again after each compaction (contextAfter), once
+	// known; compactions counts the recorded compactions, which name each
+	// re-sent copy.
+	context, compactions int
+	// cutAt is where cutFloor ended the floor (0: not cut), revealed that
+	// revealSystem did it from the whole log (recorded-observed).
+	cutAt    int
+	revealed bool
+	// cutBase and cutBlock are the floor's system blocks ahead of its
+	// inferred block, and that block, as the first cut found them.
+	cutBase  []traces.Block
+	cutBlock traces.Block
+	// sysRead is what the first call after the last compaction read,
+	// when below the inferred floor's end and above its shared part
+	// (shared: the first call's read): the end of the tools and system
+	// prompt (contextAfter). compacted is set from a compaction to the
+	// next call. A re-send's collapse inside the floor is not used: it
+	// can end at either system block's breakpoint (corpus 1.0.89
+	// d887688e and f5a50440 collapse to 12,536, and read 21,734 and
+	// 22,965 after their compactions).
+	sysRead, shared int
+	compacted       bool
 	// hashes are the session's block hashes by event (Options.Hashes), or nil.
 	hashes [][]uint64
 	meta   []eventMeta // by event, what its Meta says (Options.Hashes), or nil
@@ -230,6 +253,9 @@ func newRun(s *traces.Session, pol *Policy, prov provider.Provider, opts Options
 		floor = inferFloor(s, opts, r.b)
 		if pol.ObserveResends {
 			floor, r.hidden = revealSystem(s, floor)
+			if r.hidden != nil {
+				r.context, r.revealed = r.hidden.Tokens, true
+			}
 		}
 	case s.FloorPartial && opts.FloorTokens == 0:
 		// What the log shows of the floor goes after what it does not,
@@ -254,6 +280,9 @@ func newRun(s *traces.Session, pol *Policy, prov provider.Provider, opts Options
 		}
 	}
 	r.view.Tools, r.view.System = splitFloor(floor)
+	if len(floor) > 0 && strings.HasPrefix(floor[0].Name, "shared-floor/") {
+		r.shared = floor[0].Tokens
+	}
 	// The floor is hashed once a session, for the builder and the
 	// compactor's estimators alike.
 	r.floors = &prompt.FloorHashes{}
@@ -666,6 +695,7 @@ func (r *run) step() error {
 			// the history. It is a batch pass like any other, so reports
 			// count it and price its cache damage.
 			before := r.b.Build(r.model, r.view, 0).Total
+			r.contextAfter()
 			r.setView(&prompt.View{Tools: r.view.Tools, System: r.view.System})
 			after := r.b.Build(r.model, &prompt.View{Tools: r.view.Tools, System: r.view.System,
 				Messages: []prompt.Message{prompt.NewMessage(prompt.RoleUser, e.Blocks, idx, prompt.BatchSummary)}}, 0).Total
@@ -1201,6 +1231,10 @@ func (r *run) attempt(e *traces.Event, idx int, stall time.Duration) (apiErr, er
 				r.weighThinking(req.StripAt, e.Usage.CacheRead, &rec)
 			}
 			r.lastPrompt, r.lastStripAt = req.Total, req.StripAt
+			if rd := int(e.Usage.CacheRead); r.compacted && rd > r.shared && rd < floorTokens(r.view)+r.context-minContext && r.model == r.firstModel() {
+				r.sysRead = rd
+			}
+			r.compacted = false
 		}
 		if u := resp.Usage; u.Input < 0 || u.CacheWrite5m < 0 || u.CacheWrite1h < 0 || u.CacheRead < 0 || u.Output < 0 {
 			return nil, fmt.Errorf("session %s: event %d: %s billed negative usage %+v (an engine bug)", r.sess.ID, idx, r.prov.Name(), u)
@@ -1242,6 +1276,122 @@ func (r *run) attempt(e *traces.Event, idx int, stall time.Duration) (apiErr, er
 	}
 	r.lastAct = r.now
 	return sendErr, nil
+}
+
+// minContext is the least context worth splitting off an inferred floor:
+// below it, a read that short of the floor's end is the calibration's
+// error, not a breakpoint.
+const minContext = 256
+
+// floorTokens is the size of v's floor.
+func floorTokens(v *prompt.View) int {
+	n := 0
+	for i := range v.Tools {
+		n += v.Tools[i].Tokens
+	}
+	for i := range v.System {
+		n += v.System[i].Tokens
+	}
+	return n
+}
+
+// firstModel is the model of the session's first call.
+func (r *run) firstModel() string {
+	for i := range r.sess.Events {
+		if e := &r.sess.Events[i]; e.Kind == traces.Assistant && e.Model != "" {
+			return e.Model
+		}
+	}
+	return r.sess.Model
+}
+
+// contextAfter is what a recorded Claude Code compaction does to the part
+// of the inferred floor that is not the system prompt. Claude Code
+// prepends its user context (CLAUDE.md, and in 1.0.x its instruction
+// reminders) to the message list of every request, as a first user
+// message no cache mark ends (every version from 1.0.0 to 2.1.112:
+// 1.0.72 `iZ1(A,B)` returns `[userMsg({content:"<system-reminder>\nAs
+// you answer the user's questions, you can use the following
+// context:\n# claudeMd…",isMeta:!0}),...A]`). After a compaction that
+// message is followed by the summary instead of the first prompt, so the
+// first call reads the tools and the system prompt and writes the context
+// again: corpus 1.0.80-1.0.90 sessions read 14.4K-16.6K (the tools and
+// system) after an auto-compaction where their first call had sent 20-51K
+// before its prompt (cae923a8 0c45b0a6: 16,567, 16,563 and 16,565 after
+// three compactions of a 20,598-token floor).
+//
+// The inferred floor holds both; where the system prompt ends is what the
+// first call after an earlier compaction read (sysRead), else, on 1.0.x,
+// the shared floor the first call read (see cutFloor), else unknown and
+// the floor stays whole until a compaction's bill says. The rest becomes
+// the context, re-sent after every compaction under a new identity. The entry at the
+// system prompt's end was written by the first call and refreshed by every
+// call since, so while the last call is within the TTL the cut floor is
+// written to the cache as it stands, unbilled: the replay's floor had no
+// block boundary there.
+func (r *run) contextAfter() {
+	if !r.pol.Recorded || r.sess.Format != claudecodeFormat || len(r.sess.Floor) > 0 {
+		return
+	}
+	if !r.revealed {
+		r.cutFloor()
+	}
+	r.compacted = true
+	if r.context == 0 {
+		return
+	}
+	r.compactions++
+	r.hidden = &traces.Block{Kind: traces.Text, Name: fmt.Sprintf("context/%s/%d", r.sess.ID, r.compactions), Tokens: r.context}
+}
+
+// cutFloor puts the end of the inferred floor's system prompt where the
+// bills so far say it is (contextAfter), moving what follows into the
+// context; a later compaction moves it again when a later bill (the first
+// call after a compaction reads exactly the tools and system prompt) says
+// otherwise.
+func (r *run) cutFloor() {
+	if r.cutAt == 0 {
+		sys := r.view.System
+		n := len(sys)
+		if n == 0 || !sys[n-1].Opaque() || !strings.HasPrefix(sys[n-1].Name, "floor") { // inferFloor's
+			return
+		}
+		r.cutBase, r.cutBlock = sys[:n-1:n-1], sys[n-1]
+	}
+	before := floorTokens(&prompt.View{Tools: r.view.Tools, System: r.cutBase}) // the floor ahead of the cut block
+	total := before + r.cutBlock.Tokens
+	cut := r.sysRead
+	if cut == 0 && r.cutAt == 0 && len(r.cutBase) > 0 && strings.HasPrefix(r.cutBase[0].Name, "shared-floor/") &&
+		claudecode.VersionOf(r.sess.Harness).Before("2.0.0") {
+		// No bill says yet. Claude Code 1.0.x marks two system blocks:
+		// a one-line prefix, which with the tools is what its sessions
+		// share (the first call's read), and its main prompt with the
+		// environment and git status, a few thousand tokens; cutting at
+		// the shared part re-sends those with the context. From 2.0 the
+		// system prompt after the shared part is larger and varies
+		// (corpus 2.0.57 sessions: 30.4K read after compaction against
+		// 13.0K shared), so there the bills decide alone.
+		cut = before
+	}
+	if cut <= 0 || cut == r.cutAt || cut > total-minContext || cut < before || (cut == before && before < minContext) {
+		return
+	}
+	v := &prompt.View{Tools: r.view.Tools, System: r.cutBase}
+	if cut > before {
+		head := r.cutBlock
+		head.Tokens = cut - before
+		head.Name += "/system"
+		v.System = append(v.System, head)
+	}
+	r.setView(v)
+	r.context, r.cutAt = total-cut, cut
+	if !r.began.IsZero() && r.now.Sub(r.began) < r.ttl.Duration() && r.ttl != prompt.NoCache {
+		b := prompt.NewBuilder(r.b.Count, r.b.Wire)
+		req := b.Build(r.model, &prompt.View{Tools: v.Tools, System: v.System}, 0)
+		req.Mark(len(req.Blocks)-1, r.ttl)
+		req.Freeze()
+		_, _ = r.prov.Send(r.began, req) // not recorded: the entry the session's calls kept
+	}
 }
 
 // claudecodeFormat is the log format whose version decides the thinking
