@@ -268,3 +268,62 @@ func TestRecordedContextAfterCompaction(t *testing.T) {
 	near(t, v2[2], 12000, "2.0.57, after the first compaction: no bill has said yet")
 	near(t, v2[4], 8000, "2.0.57, after the second")
 }
+
+type quarterTok struct{}
+
+func (quarterTok) Name() string          { return "quarter" }
+func (quarterTok) Count(text string) int { return (len(text) + 2) / 4 }
+
+// Claude Code 1.0.60 to 1.0.x clears the oldest results of its file and
+// shell tools before a request once the last response's usage passed the
+// warning threshold (claudecode.Microcompact; the transcript keeps them
+// whole): 15 Read results of 10,000 tokens, the last bill at 141K, and the
+// 16th call sends 11 of them cleared, reading only the prompt before the
+// first, as its bill shows. 1.0.59 has no such rule: it reads the whole
+// previous prompt and sends 110K tokens the bill did not.
+func TestRecordedMicrocompact(t *testing.T) {
+	session := func(version string) *traces.Session {
+		s := &traces.Session{ID: "micro", Format: "claude-code", Model: "claude-opus-4-1", Harness: "claude-code " + version,
+			Events: []traces.Event{{Time: at(0), Kind: traces.User, Blocks: txt(strings.Repeat("a", 4000))}}}
+		prompt, last := int64(1000), int64(0)
+		bill := func() *traces.Usage {
+			u := &traces.Usage{Input: 1, CacheRead: last, CacheWrite5m: prompt - last - 1, Output: 5}
+			last = prompt
+			return u
+		}
+		for i := range 16 {
+			id := fmt.Sprintf("r%02d", i)
+			use := traces.Block{Kind: traces.ToolUse, ID: id, Name: "Read", Input: strings.Repeat("p", 36)}
+			if i == 15 {
+				// The bill of the clearing call: 11 results of 10,000
+				// tokens are 9 tokens each, and it reads up to the first.
+				prompt -= 11 * (10000 - 9)
+				last = 1000 + 10
+			}
+			s.Events = append(s.Events,
+				traces.Event{Time: at(10*i + 5), Kind: traces.Assistant, Blocks: []traces.Block{use}, Usage: bill()},
+				traces.Event{Time: at(10*i + 6), Kind: traces.ToolResult, Blocks: []traces.Block{{Kind: traces.ToolResultBlock, ID: id, Text: strings.Repeat(string(rune('b'+i)), 40000)}}})
+			prompt += 10 + 10000
+		}
+		return s
+	}
+	run := func(version string) Record {
+		memo := estimate.NewMemo(quarterTok{})
+		prov := provider.NewAnthropic(provider.AnthropicOptions{Common: provider.Common{Prices: testOpts().Prices}})
+		opts := Options{Prices: testOpts().Prices, Count: memo.CountHash,
+			Calibrate: func(s *traces.Session) *Calibrator { return NewCalibrator(s, memo) }}
+		res, err := Run(context.Background(), session(version), NewRecorded(), prov, opts)
+		require.NoError(t, err)
+		var last Record
+		for _, r := range res.Records {
+			if r.Kind == KindCall {
+				last = r
+			}
+		}
+		return last
+	}
+	cleared, whole := run("1.0.89"), run("1.0.59")
+	require.InDelta(t, cleared.Recorded.Prompt(), cleared.Prompt, 1000, "11 of 15 results cleared, as billed")
+	require.Less(t, cleared.Usage.CacheRead, int64(2000), "the cache breaks at the first cleared result")
+	require.Greater(t, whole.Usage.CacheRead, int64(140000), "1.0.59 reads the whole previous prompt")
+}

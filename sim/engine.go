@@ -161,8 +161,11 @@ type run struct {
 	// thinking kept, and stripped.
 	thinkFor, thinkAgainst int
 	// lastPrompt is the size of the last recorded call's request,
-	// lastStripAt its StripAt.
-	lastPrompt, lastStripAt int
+	// lastStripAt its StripAt, lastTotal its bill's input and output.
+	lastPrompt, lastStripAt, lastTotal int
+	// cleared are the tool calls whose results Claude Code's microcompact
+	// cleared (run.microcompact).
+	cleared map[string]bool
 }
 
 // MaxFirstBlock is how long after its request a recorded response's first
@@ -1114,6 +1117,7 @@ func (r *run) call(e *traces.Event, idx int) error {
 	if err := r.switchModel(e.Model, idx); err != nil {
 		return err
 	}
+	r.microcompact(e)
 	transient, overflowed := 0, false
 	for {
 		stall, err := r.beforeCall(idx)
@@ -1231,6 +1235,7 @@ func (r *run) attempt(e *traces.Event, idx int, stall time.Duration) (apiErr, er
 				r.weighThinking(req.StripAt, e.Usage.CacheRead, &rec)
 			}
 			r.lastPrompt, r.lastStripAt = req.Total, req.StripAt
+			r.lastTotal = int(e.Usage.Prompt() + e.Usage.Output)
 			if rd := int(e.Usage.CacheRead); r.compacted && rd > r.shared && rd < floorTokens(r.view)+r.context-minContext && r.model == r.firstModel() {
 				r.sysRead = rd
 			}
@@ -1276,6 +1281,77 @@ func (r *run) attempt(e *traces.Event, idx int, stall time.Duration) (apiErr, er
 	}
 	r.lastAct = r.now
 	return sendErr, nil
+}
+
+// microcompact is Claude Code's own clearing of old tool results before a
+// request (claudecode.Microcompact), in the recorded replay of a version
+// that has it: past the warning threshold, as the last bill measured the
+// context, the oldest results of its file and shell tools become
+// claudecode.ClearedResult, which breaks the cache from the first of them
+// (corpus SWORDIntel 5f2d5220 line 251: a 143,851-token context whose
+// next call is billed 120,908, reading 15,898; a2d06622 77570c3a at event
+// 157: 135K to 103K). The transcript keeps the results whole: only the
+// bill shows the clearing.
+func (r *run) microcompact(e *traces.Event) {
+	if !r.pol.Recorded || r.sess.Format != claudecodeFormat || r.lastTotal < claudecode.WarningThreshold(r.model) {
+		return
+	}
+	if r.pol.ObserveResends && (e.Usage == nil || int(e.Usage.Prompt()) > r.lastPrompt-claudecode.MicrocompactMinSaving/2) {
+		// The observed replay clears where the bill shows it: the
+		// prompt shrank by about what a clearing saves.
+		return
+	}
+	v := claudecode.VersionOf(r.sess.Harness)
+	var calls []claudecode.ToolResult
+	at := map[string]int{}
+	for _, m := range r.view.Messages {
+		for j := range m.Blocks {
+			b := &m.Blocks[j]
+			switch {
+			case b.Kind == traces.ToolUse && !r.cleared[b.ID]:
+				at[b.ID] = len(calls)
+				calls = append(calls, claudecode.ToolResult{ID: b.ID, Tool: b.Name})
+			case b.Kind == traces.ToolResultBlock:
+				if i, ok := at[b.ID]; ok {
+					images := 0
+					if b.Opaque() {
+						images = 1
+					}
+					calls[i].Tokens += claudecode.ResultTokens(b.Text, images)
+				}
+			}
+		}
+	}
+	ids := claudecode.Microcompact(v, r.model, calls, r.lastTotal)
+	if len(ids) == 0 {
+		return
+	}
+	if r.cleared == nil {
+		r.cleared = map[string]bool{}
+	}
+	for _, id := range ids {
+		r.cleared[id] = true
+	}
+	msgs := slices.Clone(r.view.Messages)
+	for i := range msgs {
+		m := &msgs[i]
+		var blocks []traces.Block
+		for j := range m.Blocks {
+			if b := &m.Blocks[j]; b.Kind == traces.ToolResultBlock && r.cleared[b.ID] && b.Text != claudecode.ClearedResult {
+				if blocks == nil {
+					blocks = slices.Clone(m.Blocks)
+				}
+				blocks[j] = traces.Block{Kind: traces.ToolResultBlock, ID: b.ID, Text: claudecode.ClearedResult, IsError: b.IsError}
+			}
+		}
+		if blocks != nil {
+			*m = prompt.NewMessage(m.Role, blocks, m.Event, m.Tag)
+		}
+	}
+	v2 := *r.view
+	v2.Messages = msgs
+	r.setView(&v2)
+
 }
 
 // minContext is the least context worth splitting off an inferred floor:

@@ -1,6 +1,9 @@
 package claudecode
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func TestVersionOf(t *testing.T) {
 	for _, tt := range []struct {
@@ -48,5 +51,40 @@ func TestThinkingOf(t *testing.T) {
 		if got := ThinkingOf(Parse(v)); got != want {
 			t.Errorf("ThinkingOf(%q) = %v, want %v", v, got, want)
 		}
+	}
+}
+
+// Microcompact clears the oldest results of the listed tools down to
+// 40,000 tokens, sparing the last three, past the warning threshold and
+// when it saves 20,000 or more.
+func TestMicrocompact(t *testing.T) {
+	calls := []ToolResult{
+		{ID: "a", Tool: "Read", Tokens: 15000}, {ID: "b", Tool: "Task", Tokens: 30000}, {ID: "c", Tool: "Bash", Tokens: 12000},
+		{ID: "d", Tool: "Edit", Tokens: 9000}, {ID: "e", Tool: "Grep", Tokens: 8000}, {ID: "f", Tool: "Read", Tokens: 10000},
+		{ID: "g", Tool: "Read", Tokens: 10000}, {ID: "h", Tool: "Read", Tokens: 10000},
+	}
+	v := Parse("1.0.89")
+	// Listed: a c d e f g h = 74,000 tokens; clear a (59,000 left), c
+	// (47,000), d (38,000): saved 36,000; Task's result is not listed.
+	if got := Microcompact(v, "claude-opus-4-1", calls, 140000); !slices.Equal(got, []string{"a", "c", "d"}) {
+		t.Errorf("1.0.89: cleared %q, want a, c, d", got)
+	}
+	// 1.0.72 does not list Edit: a, c, e.
+	if got := Microcompact(Parse("1.0.72"), "claude-opus-4-1", calls, 140000); !slices.Equal(got, []string{"a", "c"}) {
+		t.Errorf("1.0.72: cleared %q, want a, c (65,000 listed: clearing a and c leaves 38,000)", got)
+	}
+	if got := Microcompact(v, "claude-opus-4-1", calls, 134999); got != nil {
+		t.Errorf("below the warning threshold (135,000): cleared %q", got)
+	}
+	if got := Microcompact(v, "claude-opus-4-1", calls[3:], 140000); got != nil {
+		t.Errorf("saving under 20,000: cleared %q", got)
+	}
+	for _, old := range []string{"1.0.59", "2.0.57", ""} {
+		if got := Microcompact(Parse(old), "claude-opus-4-1", calls, 190000); got != nil {
+			t.Errorf("%q: cleared %q, want nothing (not modelled)", old, got)
+		}
+	}
+	if WarningThreshold("claude-haiku-4-5") != 200000-8192-33000 {
+		t.Error("haiku's reserve is 8,192")
 	}
 }
