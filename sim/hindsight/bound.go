@@ -24,7 +24,10 @@ import (
 // optimum, solved exactly per block by a small dynamic program over these
 // intervals, is at most any real bill. Tokens past a call's last cacheable
 // boundary at or over the minimum length are input in every schedule, and
-// blocks past a call's ReadLimit are never read; output is fixed.
+// blocks past a call's ReadLimit are never read; output is fixed. A block
+// inside a call's observed read past the TTL (Call.KeepAlive) may be read
+// there, and its entries live 5m from then, whatever came before: the
+// provider revives them in every schedule.
 func Bound(calls []Call, opts Options) (float64, error) {
 	s, err := newSolver(calls, opts)
 	if err != nil {
@@ -103,6 +106,7 @@ func (s *solver) bound() float64 {
 			fixed += (float64(tail)*p.Input + float64(c.Output)*p.Output) / 1e6
 		}
 		limit := c.readLimit()
+		keep := c.keep()
 		prev := 0
 		for k, blk := range c.Blocks {
 			tok := blk.End - prev
@@ -135,6 +139,15 @@ func (s *solver) bound() float64 {
 			for _, st := range n.states {
 				covered := st.c5.live(t) || st.c1.live(t)
 				dead5, dead1 := st.c5.e <= later, st.c1.e <= later
+				if k <= keep {
+					// An observed read past the TTL revives an entry
+					// through keep at t, which a read refreshes for 5m
+					// (provider.Revive): the block is covered, and its
+					// 5m cover takes that life in.
+					covered = true
+					st.c5 = st.c5.add(cover{t, t + min5}, dead5)
+					dead5 = false
+				}
 				if st.c5.live(t) {
 					st.c5.e = max(st.c5.e, t+min5)
 				}

@@ -21,6 +21,27 @@
 //	// h.CostUSD ≤ h.PolicyUSD; h.BoundUSD ≤ every schedule's bill;
 //	// h.Schedule replays (Replay) to exactly h.CostUSD.
 //
+// # Observed events
+//
+// What a replay observed in the log and could not explain is part of the
+// tape, the same in every schedule, never a choice: a re-send's read limit
+// (Call.ReadLimit) and a read past the TTL (Call.KeepAlive). The search,
+// the replays and the bound all revive the kept-alive entry as the
+// provider does (provider.Revive), so the optimum reads it where a
+// schedule's breakpoints reach it and nowhere else, and an event lowers
+// the optimum by no more than it saves the optimum's own schedule
+// (TestObservedEvents); the optimum is never above the policy's replay,
+// which is one of the schedules Solve tries.
+//
+// # Pieces and conversations
+//
+// Solve cuts a tape where every call after a pause is sent after every
+// entry before it has expired (segments) and solves the pieces alone: an
+// account's sessions of different days share nothing, and each piece
+// gets the whole beam. A piece with several conversations is also solved
+// conversation by conversation and the schedules replayed together
+// (perKeySearch), a candidate the joint search's shared beam may miss.
+//
 // Solve is a dynamic program over cache states (see its comment); Bound is
 // a per-token relaxation (see its comment). When the search's cost meets
 // the bound, or the search was exhaustive, Result.Exact is set; otherwise

@@ -30,7 +30,7 @@ func KeyOf(calls []Call, opts Options, parts ...string) (Key, error) {
 	u := func(v uint64) { b = binary.LittleEndian.AppendUint64(b, v) }
 	i64 := func(v int64) { u(uint64(v)) }
 	str := func(s string) { u(uint64(len(s))); b = append(b, s...) }
-	str("ctxsim hindsight key 1")
+	str("ctxsim hindsight key 2")
 	i64(int64(opts.Beam))
 	i64(int64(opts.FullChoices))
 	u(uint64(len(parts)))
@@ -91,6 +91,8 @@ func appendCall(b []byte, c *Call) []byte {
 	i64(int64(c.Output))
 	i64(int64(c.ReadLimit))
 	flag(c.Limited)
+	i64(int64(c.KeepAlive))
+	flag(c.KeptAlive)
 	i64(int64(c.Window))
 	i64(int64(c.Started))
 	flag(c.Fixed)

@@ -166,6 +166,8 @@ func callMutations(t *testing.T) map[string]func(c *Call) {
 		"Output":    func(c *Call) { c.Output++ },
 		"ReadLimit": func(c *Call) { c.ReadLimit = 1 },
 		"Limited":   func(c *Call) { c.Limited = true },
+		"KeepAlive": func(c *Call) { c.KeepAlive++ },
+		"KeptAlive": func(c *Call) { c.KeptAlive = !c.KeptAlive },
 		"Window":    func(c *Call) { c.Window++ },
 		"Started":   func(c *Call) { c.Started += time.Millisecond },
 		"Policy":    func(c *Call) { c.Policy = []prompt.Breakpoint{{Block: len(c.Blocks) - 1, TTL: prompt.TTL1h}} },

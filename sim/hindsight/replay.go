@@ -1,9 +1,11 @@
 package hindsight
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/ctxsim/ctxsim/policies/prompt"
 	"github.com/ctxsim/ctxsim/sim/provider"
@@ -99,7 +101,7 @@ func (r *replayer) replay(schedule [][]prompt.Breakpoint) ([]traces.Usage, []flo
 		if err != nil {
 			return nil, nil, err
 		}
-		req := &prompt.Request{Model: c.Model, Key: c.Key, Blocks: r.blocks[i], Total: c.Total, Output: c.Output, Breakpoints: schedule[i], ReadLimit: c.ReadLimit, Limited: c.Limited, Window: c.Window, Started: c.Started}
+		req := &prompt.Request{Model: c.Model, Key: c.Key, Blocks: r.blocks[i], Total: c.Total, Output: c.Output, Breakpoints: schedule[i], ReadLimit: c.ReadLimit, Limited: c.Limited, KeepAlive: c.KeepAlive, KeptAlive: c.KeptAlive, Window: c.Window, Started: c.Started}
 		resp, err := p.Send(c.Time, req)
 		if err != nil {
 			return nil, nil, fmt.Errorf("hindsight: call %d: %w", i, err)
@@ -142,7 +144,7 @@ func sum(xs []float64) float64 {
 
 // finish replays the search's schedule, and the policy's with each TTL, and
 // keeps the cheapest; then bounds it.
-func (s *solver) finish(res *Result, exact bool) (*Result, error) {
+func (s *solver) finish(ctx context.Context, res *Result, exact bool) (*Result, error) {
 	rp := newReplayer(s.calls, s.opts)
 	var err error
 	if res.Usage, res.Cost, err = rp.replay(res.Schedule); err != nil {
@@ -171,6 +173,9 @@ func (s *solver) finish(res *Result, exact bool) (*Result, error) {
 		}
 	}
 	if err := s.perKeyTTL(res, rp); err != nil {
+		return nil, err
+	}
+	if err := s.perKeySearch(ctx, res, rp); err != nil {
 		return nil, err
 	}
 	res.BoundUSD = s.bound()
@@ -269,7 +274,8 @@ func Separate(calls []Call, res *Result, group func(key string) string, opts Opt
 			}
 		}
 		if over == "" {
-			return changed, nil
+			better, err := improve(calls, res, group, rp)
+			return changed || better, err
 		}
 		policy[over], changed = true, true
 		sch := make([][]prompt.Breakpoint, len(calls))
@@ -342,6 +348,126 @@ func (s *solver) perKeyTTL(res *Result, rp *replayer) error {
 	res.cands = append(res.cands, cand{"policy-per-conversation", bestSch, bestUs, bestCost})
 	if best < res.CostUSD {
 		res.CostUSD, res.Schedule, res.Usage, res.Cost, res.Source = best, bestSch, bestUs, bestCost, "policy-per-conversation"
+	}
+	return nil
+}
+
+// improve moves groups, one at a time, to the schedule tried (res.cands)
+// that billed their calls least, when the joint replay says the move
+// bills that group less and no other group more: a joint optimum split by
+// its calls' bills may leave a session above what a plain schedule of the
+// same requests (all 5m, say) billed it. Each move only lowers bills, so
+// the loop ends; it stops after a pass with no move.
+func improve(calls []Call, res *Result, group func(key string) string, rp *replayer) (bool, error) {
+	split := func(cost []float64) (map[string]float64, []string) {
+		m := map[string]float64{}
+		var names []string
+		for i := range calls {
+			if calls[i].Fixed {
+				continue
+			}
+			g := group(calls[i].Key)
+			if _, ok := m[g]; !ok {
+				names = append(names, g)
+			}
+			m[g] += cost[i]
+		}
+		return m, names
+	}
+	cands := make([]map[string]float64, len(res.cands))
+	for k := range res.cands {
+		cands[k], _ = split(res.cands[k].cost)
+	}
+	tol := func(v float64) float64 { return 1e-12 * math.Max(1, v) }
+	changed := false
+	tried := map[string]bool{} // group and candidate tried against the current schedule
+	for pass := true; pass; {
+		pass = false
+		cur, names := split(res.Cost)
+		for _, g := range names {
+			best, pick := cur[g], -1
+			for k := range cands {
+				if v := cands[k][g]; v < best-tol(best) && !tried[fmt.Sprint(g, "\x00", k)] {
+					best, pick = v, k
+				}
+			}
+			if pick < 0 {
+				continue
+			}
+			tried[fmt.Sprint(g, "\x00", pick)] = true
+			sch := slices.Clone(res.Schedule)
+			for i := range calls {
+				if !calls[i].Fixed && group(calls[i].Key) == g {
+					sch[i] = res.cands[pick].sch[i]
+				}
+			}
+			us, cost, err := rp.replay(sch)
+			if err != nil {
+				return changed, err
+			}
+			got, _ := split(cost)
+			ok := got[g] < cur[g]-tol(cur[g])
+			for _, o := range names {
+				ok = ok && (o == g || got[o] <= cur[o]+tol(cur[o]))
+			}
+			if !ok {
+				continue
+			}
+			res.Schedule, res.Usage, res.Cost, res.CostUSD = sch, us, cost, sum(cost)
+			res.Exact, changed, pass = false, true, true
+			if !strings.HasSuffix(res.Source, "+improved") {
+				res.Source += "+improved"
+			}
+			clear(tried)
+			break
+		}
+	}
+	return changed, nil
+}
+
+// perKeySearch solves each conversation's calls alone, when the tape has
+// several, and replays their schedules together with the Fixed calls:
+// the joint search's beam is shared by every conversation under way, and
+// each conversation's own optimum is a schedule it may miss. The joint
+// replay bills what the conversations share; it is kept if it beats res.
+func (s *solver) perKeySearch(ctx context.Context, res *Result, rp *replayer) error {
+	var keys []string
+	for i := range s.calls {
+		if k := s.calls[i].Key; !s.calls[i].Fixed && !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) < 2 {
+		return nil
+	}
+	sch := variant(s.calls, 0, true)
+	var sub []Call
+	var at []int
+	for _, k := range keys {
+		sub, at = sub[:0], at[:0]
+		for i := range s.calls {
+			if s.calls[i].Key == k {
+				sub, at = append(sub, s.calls[i]), append(at, i)
+			}
+		}
+		r, err := Solve(ctx, sub, s.opts)
+		if err != nil {
+			return err
+		}
+		for j, i := range at {
+			if !s.calls[i].Fixed {
+				sch[i] = r.Schedule[j]
+			}
+		}
+	}
+	us, cost, err := rp.replay(sch)
+	if err != nil {
+		return err
+	}
+	c := sum(cost)
+	res.cands = append(res.cands, cand{"per-conversation-search", sch, us, cost})
+	if c < res.CostUSD {
+		res.CostUSD, res.Schedule, res.Usage, res.Cost, res.Source = c, sch, us, cost, "per-conversation-search"
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/ctxsim/ctxsim/policies/prompt"
+	"github.com/ctxsim/ctxsim/sim/provider"
 )
 
 // Solve returns the cheapest schedule it finds for calls (in send order) and
@@ -33,7 +34,35 @@ import (
 // boundaries serves the same later calls as the upper one and reads fewer
 // tokens); that restriction and the Beam cap can miss the optimum, which is
 // why Bound is computed too. It stops, with ctx's error, when ctx is done.
+//
+// A tape whose calls pause for longer than any entry can live (an hour
+// past the slowest response before the pause) is solved piece by piece
+// (segments): nothing cached before such a pause is alive after it, in
+// any schedule, so the pieces' optima add up to the tape's, and each
+// piece gets the search's whole beam.
 func Solve(ctx context.Context, calls []Call, opts Options) (*Result, error) {
+	cuts, err := segments(calls, opts)
+	if err != nil {
+		return nil, err
+	}
+	if len(cuts) == 1 {
+		return solveSegment(ctx, calls, opts)
+	}
+	parts := make([]*Result, len(cuts))
+	for k, from := range cuts {
+		to := len(calls)
+		if k+1 < len(cuts) {
+			to = cuts[k+1]
+		}
+		if parts[k], err = solveSegment(ctx, calls[from:to], opts); err != nil {
+			return nil, err
+		}
+	}
+	return join(parts), nil
+}
+
+// solveSegment is Solve on calls that pause nowhere long enough to split.
+func solveSegment(ctx context.Context, calls []Call, opts Options) (*Result, error) {
 	s, err := newSolver(calls, opts)
 	if err != nil {
 		return nil, err
@@ -60,8 +89,24 @@ func Solve(ctx context.Context, calls []Call, opts Options) (*Result, error) {
 		} else {
 			wFull, nFull := s.futureShared(i, full)
 			wSome := s.tops(i, shares[i])
+			keep, _ := s.keepReader(i)
 			for k := range cur.states {
-				live := s.liveIn(cur.entsOf(&cur.states[k]), i)
+				live, readers := s.liveIn(cur.entsOf(&cur.states[k]), i)
+				if keep >= 0 {
+					// A breakpoint inside the observed read revives its
+					// entry (provider.Revive): it reads, as an anchor.
+					w := wSome
+					if nFull <= full {
+						w = wFull
+					}
+					for _, b := range w {
+						if b <= keep && !slices.Contains(live, b) {
+							live = append(live, b)
+						}
+					}
+					slices.Sort(live)
+					s.live = live
+				}
 				var ws []int
 				if nFull+len(live) <= full && len(cur.states) <= fullStates {
 					ws = wFull
@@ -71,7 +116,10 @@ func Solve(ctx context.Context, calls []Call, opts Options) (*Result, error) {
 					ws = wSome
 					s.anchors.topAnchors(live, wSome)
 				}
-				ws = slices.DeleteFunc(append(s.ws[:0], ws...), func(k int) bool { return slices.Contains(live, k) })
+				ws = append(append(s.ws[:0], ws...), readers...)
+				slices.Sort(ws)
+				ws = slices.Compact(ws)
+				ws = slices.DeleteFunc(ws, func(k int) bool { return slices.Contains(live, k) })
 				s.ws = ws
 				for n := range s.anchors.len() {
 					a := s.anchors.at(n)
@@ -139,7 +187,7 @@ func Solve(ctx context.Context, calls []Call, opts Options) (*Result, error) {
 			res.Schedule[i] = append(make([]prompt.Breakpoint, 0, len(bps)), bps...)
 		}
 	}
-	return s.finish(res, exact)
+	return s.finish(ctx, res, exact)
 }
 
 // ranked is a state's place in the beam: by rank; among equals, the
@@ -296,6 +344,9 @@ func (s *solver) deficit(ents []ent, j int) float64 {
 	}
 	c := &s.calls[j]
 	served := 0
+	if k, b := s.keepReader(j); b >= 0 {
+		served = c.Blocks[k].End // revived whatever the state holds
+	}
 	rd := s.reader(j)
 	for k := range ents {
 		if x := &ents[k]; rd.reads(x) {
@@ -348,18 +399,64 @@ func (s *solver) marks(a, w []int, split int) []prompt.Breakpoint {
 }
 
 // liveIn is the blocks of call i that hold an entry of ents it can read
-// now, sorted, in s.live.
-func (s *solver) liveIn(ents []ent, i int) []int {
-	out := s.live[:0]
+// now, and the block its observed read past the TTL revives, sorted, in
+// s.live: its anchors. An entry no breakpoint can sit on (a revived one
+// at a thinking block, or under the minimum length) is read through the
+// first breakpoint position above it whose lookback reaches it, which
+// writes its own part: those positions are in s.readers.
+func (s *solver) liveIn(ents []ent, i int) (live, readers []int) {
+	live, readers = s.live[:0], s.readers[:0]
 	rd := s.reader(i)
-	for k := range ents {
-		if x := &ents[k]; rd.reads(x) {
-			out = append(out, int(x.block))
+	add := func(k int) {
+		switch b := s.readerOf(i, k); {
+		case b == k:
+			if !slices.Contains(live, k) {
+				live = append(live, k)
+			}
+		case b > k:
+			if !slices.Contains(readers, b) {
+				readers = append(readers, b)
+			}
 		}
 	}
-	slices.Sort(out)
-	s.live = out
-	return out
+	for k := range ents {
+		if x := &ents[k]; rd.reads(x) {
+			add(int(x.block))
+		}
+	}
+	if k, _ := s.keepReader(i); k >= 0 {
+		// The entry an observed read past the TTL revives is live in
+		// every state.
+		add(k)
+	}
+	slices.Sort(live)
+	s.live, s.readers = live, readers
+	return live, readers
+}
+
+// readerOf is the first breakpoint position b ≥ k of call i whose lookback
+// reaches block k (provider.AnthropicStep: cacheable, at the minimum
+// length, within Lookback blocks), or -1.
+func (s *solver) readerOf(i, k int) int {
+	c := &s.calls[i]
+	minLen := s.rules[s.model[i]].price.MinCacheable
+	for b := k; b <= min(k+provider.Lookback, s.cov[i]); b++ {
+		if c.Blocks[b].Cacheable && c.Blocks[b].End >= minLen {
+			return b
+		}
+	}
+	return -1
+}
+
+// keepReader is the block k of call i's observed read past the TTL (-1:
+// none, or past the read limit) and the breakpoint position b that reads
+// it (readerOf; -1: none).
+func (s *solver) keepReader(i int) (k, b int) {
+	c := &s.calls[i]
+	if k = c.keep(); k < 0 || k > c.readLimit() {
+		return -1, -1
+	}
+	return k, s.readerOf(i, k)
 }
 
 // futureShared returns the cacheable boundaries of call i past the minimum

@@ -188,6 +188,7 @@ type store struct {
 	model  int32
 	p      callPrefix
 	bps    []prompt.Breakpoint
+	keep   int // the block an observed read past the TTL revives, or -1
 	key    uint64
 }
 
@@ -231,16 +232,25 @@ func (st *store) SetEntry(chain uint64, e provider.Entry) {
 		st.key += entHash(x)
 		return
 	}
+	block := -1
 	for _, bp := range st.bps {
 		if st.p[bp.Block].Chain == chain {
-			x := ent{model: st.model, block: int32(bp.Block), chain: chain, end: st.p[bp.Block].End}
-			st.s.set(&x, e)
-			st.key += entHash(&x)
-			*st.ents = append(*st.ents, x)
-			return
+			block = bp.Block
+			break
 		}
 	}
-	panic("hindsight: an entry written off the breakpoints") // AnthropicStep writes only at breakpoints
+	if block < 0 && st.keep >= 0 && st.p[st.keep].Chain == chain {
+		block = st.keep
+	}
+	if block < 0 {
+		// AnthropicStep writes only at breakpoints, Revive there and at
+		// the observed block.
+		panic("hindsight: an entry written off the breakpoints")
+	}
+	x := ent{model: st.model, block: int32(block), chain: chain, end: st.p[block].End}
+	st.s.set(&x, e)
+	st.key += entHash(&x)
+	*st.ents = append(*st.ents, x)
 }
 
 // set stores e's times and tier in x. (The provider's sub-prefix mark
@@ -299,10 +309,10 @@ type buffers struct {
 	// scratch is the state being stepped, bps the breakpoints being
 	// tried; live, ws, anchors and writes are a state's live entries,
 	// writes, anchor sets and write sets.
-	scratch         []ent
-	bps             []prompt.Breakpoint
-	live, ws        []int
-	anchors, writes sets
+	scratch           []ent
+	bps               []prompt.Breakpoint
+	live, readers, ws []int
+	anchors, writes   sets
 	// nextUse[k] is, for call nextFor-1, the first later call of its model
 	// that has its prefix through block k (0: none), if stamp[k] ==
 	// nextFor: the entries prune looks up are all in the call's prompt.
@@ -373,7 +383,12 @@ func (s *solver) step(i int, sorted int, key uint64, bps []prompt.Breakpoint) (f
 	c := &s.calls[i]
 	m := s.model[i]
 	r := &s.rules[m]
-	s.store = store{s: s, ents: &s.scratch, sorted: sorted, model: m, p: c.Blocks, bps: bps, key: key}
+	s.store = store{s: s, ents: &s.scratch, sorted: sorted, model: m, p: c.Blocks, bps: bps, keep: c.keep(), key: key}
+	if s.store.keep >= 0 {
+		// The observed read past the TTL, as provider.Anthropic.Send
+		// makes it: a fact of the call, whatever the schedule.
+		provider.Revive(c.Time, callPrefix(c.Blocks), s.store.keep, bps, &s.store)
+	}
 	// A pointer: AnthropicStep boxes its store to look for
 	// provider.SubPrefixes, which would allocate a struct each step.
 	st := provider.AnthropicStep(c.Time, callPrefix(c.Blocks), c.Total, c.Output, bps, c.readLimit(), r.price.MinCacheable, r.lat.Started(c.Started), &s.store)

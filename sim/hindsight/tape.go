@@ -34,6 +34,14 @@ type Call struct {
 	// log, part of the fixed sequence).
 	ReadLimit int
 	Limited   bool
+	// KeepAlive, when KeptAlive, is the last block of a prefix the log
+	// shows read past its TTL (prompt.Request.KeepAlive): a fact of the
+	// timeline, the same in every schedule. The provider revives that
+	// entry, and those of the call's breakpoints inside it, as the
+	// observed replay did (provider.Revive); a schedule whose
+	// breakpoints reach it reads it.
+	KeepAlive int
+	KeptAlive bool
 	// Window is the context window the request asked for
 	// (prompt.Request.Window: the 1M-context option).
 	Window int
@@ -83,6 +91,7 @@ func (t *Tape) Send(now time.Time, req *prompt.Request) (provider.Response, erro
 		Time: now, Key: req.Key, Model: req.Model, Blocks: t.blocks(req.Blocks),
 		Total: req.Total, Output: req.Output, Policy: bps, Fixed: req.Key == "",
 		ReadLimit: req.ReadLimit, Limited: req.Limited, Window: req.Window, Started: req.Started,
+		KeepAlive: req.KeepAlive, KeptAlive: req.KeptAlive && req.KeepAlive < len(req.Blocks),
 	})
 	return resp, nil
 }
@@ -109,4 +118,13 @@ func (c *Call) readLimit() int {
 		return c.ReadLimit
 	}
 	return len(c.Blocks)
+}
+
+// keep is the block c's observed read past the TTL revives, or -1
+// (provider.Anthropic.Send revives only a block of the prompt).
+func (c *Call) keep() int {
+	if c.KeptAlive && c.KeepAlive >= 0 && c.KeepAlive < len(c.Blocks) {
+		return c.KeepAlive
+	}
+	return -1
 }
