@@ -59,7 +59,7 @@ func tuneEveryPreset(t *testing.T, ss []*traces.Session) (string, map[string]*re
 // (testdata/tune-suite.txt, reviewed; -update rewrites it), and the test
 // measures whether choosing on the same sessions overstates the saving
 // the held-out folds measure. It does, for four presets, and never
-// understates: no-compaction (4.2% claimed for the 1h tier, -9.0% held
+// understates: no-compaction (4.3% claimed for the 1h tier, -9.0% held
 // out: two sessions where 1h saves 47% carry it on every training set
 // they are in, and it loses on every other fold), hermes-default (0.0%
 // against -4.0%: one fold's training picked the 1h tier, which lost 9.8%
