@@ -53,7 +53,7 @@ func (rn *Runner) runCell(ctx context.Context, c *Cell) (*Result, error) {
 		return nil, err
 	}
 	if !c.Tenant.HasRecorded() {
-		return rn.replay(ctx, c.Tenant, c.sim, c.summaryModel, nil, rn.Hindsight)
+		return rn.replay(ctx, c.Tenant, c.sim, c.summaryModel, nil, rn.hindsightFor(c.sim.Name))
 	}
 	// Each anchored replay runs when a cell first needs it: every policy
 	// but recorded honours observed re-sends and sizes blocks with the
@@ -65,9 +65,17 @@ func (rn *Runner) runCell(ctx context.Context, c *Cell) (*Result, error) {
 			return nil, err
 		}
 		if c.sim.Name == sim.RecordedObservedName {
-			return rt.observed, nil
+			// This cell alone (one per tenant) solves the tape the
+			// observed run left.
+			res := rt.observed
+			if res.Tape != nil && res.Hindsight == nil {
+				if err := rn.hindsight(ctx, c.Tenant, res, res.Tape); err != nil {
+					return nil, err
+				}
+			}
+			return res, nil
 		}
-		return rn.replay(ctx, c.Tenant, c.sim, c.summaryModel, func(s *traces.Session) *sim.Calibrator { return rt.frozenObs[s.ID] }, rn.Hindsight)
+		return rn.replay(ctx, c.Tenant, c.sim, c.summaryModel, func(s *traces.Session) *sim.Calibrator { return rt.frozenObs[s.ID] }, rn.hindsightFor(c.sim.Name))
 	}
 	if err := rn.calibrated(ctx, c.Tenant, rt); err != nil {
 		return nil, err
@@ -75,7 +83,7 @@ func (rn *Runner) runCell(ctx context.Context, c *Cell) (*Result, error) {
 	if c.sim.Recorded && c.sim.Name == sim.RecordedName {
 		return rt.result, nil
 	}
-	return rn.replay(ctx, c.Tenant, c.sim, c.summaryModel, func(s *traces.Session) *sim.Calibrator { return rt.frozen[s.ID] }, rn.Hindsight)
+	return rn.replay(ctx, c.Tenant, c.sim, c.summaryModel, func(s *traces.Session) *sim.Calibrator { return rt.frozen[s.ID] }, rn.hindsightFor(c.sim.Name))
 }
 
 // observedRun runs (once per tenant) the recorded-observed policy: the
@@ -88,11 +96,14 @@ func (rn *Runner) observedRun(ctx context.Context, t Tenant, rt *recordedTenant)
 		return rt.obsErr
 	}
 	cals := map[string]*sim.Calibrator{}
-	res, err := rn.replay(ctx, t, sim.NewRecordedObserved(), "", func(s *traces.Session) *sim.Calibrator {
+	// Taped, not solved: every other cell of the tenant waits for the
+	// frozen calibrators, not for the optimum, which the policy's own
+	// cell solves (runCell).
+	res, err := rn.replayTaped(ctx, t, sim.NewRecordedObserved(), "", func(s *traces.Session) *sim.Calibrator {
 		c := sim.NewCalibrator(s, rn.Tokens).ObserveResends()
 		cals[s.ID] = c
 		return c
-	}, rn.Hindsight)
+	}, rn.hindsightFor(sim.RecordedObservedName), false)
 	rt.observed, rt.obsErr = res, err
 	rt.obsDone = ctx.Err() == nil || !errors.Is(err, ctx.Err())
 	if err == nil {
@@ -151,7 +162,7 @@ func (rn *Runner) calibrate(ctx context.Context, t Tenant) (*Result, map[string]
 		cals[s.ID] = c
 		return c
 	}
-	res, err := rn.replay(ctx, t, pol, "", anchored, rn.Hindsight)
+	res, err := rn.replay(ctx, t, pol, "", anchored, rn.hindsightFor(pol.Name))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -214,6 +225,12 @@ func (rn *Runner) markOpenLoop(ctx context.Context, t Tenant, pol *sim.Policy, r
 // replay runs t under pol; calibrate, when set, sizes recorded sessions;
 // hs computes the hindsight optimum of the run's requests.
 func (rn *Runner) replay(ctx context.Context, t Tenant, pol *sim.Policy, summaryModel string, calibrate func(*traces.Session) *sim.Calibrator, hs bool) (*Result, error) {
+	return rn.replayTaped(ctx, t, pol, summaryModel, calibrate, hs, hs)
+}
+
+// replayTaped is replay; with hs and not solve it tapes the requests
+// (Result.Tape) and leaves the optimum to the caller.
+func (rn *Runner) replayTaped(ctx context.Context, t Tenant, pol *sim.Policy, summaryModel string, calibrate func(*traces.Session) *sim.Calibrator, hs, solve bool) (*Result, error) {
 	var tape *hindsight.Tape
 	// With server-side editing the billed prompt is not the request: the
 	// schedule's choices are not the caller's alone.
@@ -293,6 +310,10 @@ func (rn *Runner) replay(ctx context.Context, t Tenant, pol *sim.Policy, summary
 	all := sim.TakeRecords(results) // nil when there are none, as before
 	out := &Result{Records: all, Runs: rn.summarize(t, pol.Name, all)}
 	if tape != nil {
+		out.Tape = tape.Calls
+		if !solve {
+			return out, nil
+		}
 		if err := rn.hindsight(ctx, t, out, tape.Calls); err != nil {
 			return nil, err
 		}

@@ -162,6 +162,10 @@ func Whatif(ctx context.Context, rn *Runner, sessions []*traces.Session, pols []
 	for _, s := range sessions {
 		s.Tenant = "whatif"
 	}
+	// Every policy's regret is against the baseline's optimum
+	// (results.NewWhatif): the other policies' tapes are not solved.
+	base := RecordedObserved().Name
+	rn.HindsightOf = func(policy string) bool { return policy == base }
 	rn.Tokens.Warm(sessions)
 	tenants := Tenants(sessions)
 	if len(tenants) == 0 || !tenants[0].HasRecorded() {

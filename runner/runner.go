@@ -44,6 +44,10 @@ type Runner struct {
 	// ClearToolUses, the hindsight optimum of the requests it sent
 	// (package sim/hindsight) and each run's regret against it.
 	Hindsight bool
+	// HindsightOf, when set, limits Hindsight to the cells of the policies
+	// it accepts: whatif prices every policy's regret against the
+	// baseline's optimum, so only the baseline's tapes need solving.
+	HindsightOf func(policy string) bool
 	// SkipOpenLoop skips the second replay of each recorded session, open
 	// loop from a fit on its first calls: its predictions feed only the
 	// records (estimate "open_loop", the fit-prefix mark) and the
@@ -259,4 +263,10 @@ func (rn *Runner) OwnTokens(dir string, wrap func(estimate.Tokenizer) estimate.T
 type SolveStore interface {
 	Get(hindsight.Key) (*hindsight.Result, bool)
 	Put(hindsight.Key, *hindsight.Result)
+}
+
+// hindsightFor reports whether the cells of policy get the hindsight
+// optimum.
+func (rn *Runner) hindsightFor(policy string) bool {
+	return rn.Hindsight && (rn.HindsightOf == nil || rn.HindsightOf(policy))
 }

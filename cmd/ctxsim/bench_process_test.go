@@ -166,3 +166,48 @@ func BenchmarkCostVsCcusage(b *testing.B) {
 	b.ReportMetric(wall[0].Seconds()/wall[1].Seconds(), "wall-ratio")
 	b.ReportMetric(cpu[0].Seconds()/cpu[1].Seconds(), "cpu-ratio")
 }
+
+// BenchmarkWhatifHindsightCold is what the hindsight optimum adds to a
+// cold "ctxsim whatif" (empty caches: every log imported, every block
+// tokenized, every optimum solved), whole processes: each iteration runs
+// whatif with and without --no-hindsight, the order alternating, and
+// reports the ratio of their wall times (hindsight-x; the aim is ≤ 1.35)
+// and of their CPU times. The sessions are testdata/claude-code, or the
+// directory CTXSIM_BENCH_WHATIF names (a corpus repository, say).
+//
+//	go test ./cmd/ctxsim -run '^$' -bench WhatifHindsightCold -benchtime 5x -count 3
+//	CTXSIM_BENCH_WHATIF=$PWD/../shared/traces/corpus/SWORDIntel+claude-backups go test ./cmd/ctxsim -run '^$' -bench WhatifHindsightCold -benchtime 3x
+func BenchmarkWhatifHindsightCold(b *testing.B) {
+	bin, err := ctxsimBin()
+	if err != nil {
+		b.Skip(err)
+	}
+	sessions := "../../testdata/claude-code"
+	if d := os.Getenv("CTXSIM_BENCH_WHATIF"); d != "" {
+		sessions = d
+	}
+	var wall, cpu [2]time.Duration // [0] with the optimum, [1] without
+	k := 0
+	for b.Loop() {
+		for j := range 2 {
+			which := (j + k) % 2
+			b.StopTimer()
+			args := []string{"whatif", sessions, "--cache-dir", b.TempDir()}
+			if which == 1 {
+				args = append(args, "--no-hindsight")
+			}
+			b.StartTimer()
+			cmd := exec.Command(bin, args...)
+			start := time.Now()
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.Fatalf("%v: %v\n%s", args, err, out)
+			}
+			wall[which] += time.Since(start)
+			cpu[which] += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		}
+		k++
+	}
+	b.ReportMetric(float64(wall[0])/float64(wall[1]), "hindsight-x")
+	b.ReportMetric(float64(cpu[0])/float64(cpu[1]), "hindsight-cpu-x")
+	b.ReportMetric(float64(wall[1].Milliseconds())/float64(b.N), "no-hindsight-ms")
+}
