@@ -160,3 +160,40 @@ func codexOnly(t *testing.T, dir string) bool {
 	require.NoError(t, err)
 	return n > 0 && all
 }
+
+// run FILE --policy recorded-observed and whatif FILE replay one session
+// the same way (one account, the same baseline), so they report the same
+// hindsight optimum for it: whatif's is the baseline cell's, run's its
+// only cell's.
+func TestRunWhatifHindsightAgree(t *testing.T) {
+	files, err := filepath.Glob("../../testdata/claude-code/*.jsonl")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		code, out, errs := runCmd(t, "run", f, "--policy", "recorded-observed", "--json")
+		require.Equal(t, exitOK, code, errs)
+		var doc struct {
+			Runs []struct {
+				Trace     string `json:"trace"`
+				Hindsight *struct {
+					CostUSD float64 `json:"hindsight_usd"`
+				} `json:"hindsight"`
+			} `json:"runs"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(out), &doc))
+		code, out, errs = runCmd(t, "whatif", f, "--json")
+		require.Equal(t, exitOK, code, errs)
+		var rep results.WhatifReport
+		require.NoError(t, json.Unmarshal([]byte(out), &rep))
+		require.Len(t, doc.Runs, len(rep.Sessions), f)
+		for i, r := range doc.Runs {
+			ws := rep.Sessions[i]
+			require.Equal(t, r.Trace, ws.ID, f)
+			require.NotNil(t, r.Hindsight, f)
+			require.NotNil(t, ws.HindsightUSD, f)
+			if d := r.Hindsight.CostUSD - *ws.HindsightUSD; d > 2e-6 || d < -2e-6 {
+				t.Errorf("%s: run's optimum $%.6f, whatif's $%.6f", ws.ID, r.Hindsight.CostUSD, *ws.HindsightUSD)
+			}
+		}
+	}
+}
