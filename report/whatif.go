@@ -80,6 +80,10 @@ func WhatifTable(rep results.WhatifReport) *Table {
 			h, r := "", ""
 			if ws.HindsightUSD != nil {
 				h, r = FormatUSD(*ws.HindsightUSD, 2), FormatUSD(*ws.ReplayRegretUSD, 2)
+				if b := ws.HindsightBoundUSD; ws.ID == "total" && b != nil && FormatUSD(*b, 2) != h {
+					// A gap open: the optimum lies in the range.
+					h = FormatUSD(*b, 2) + "–" + h
+				}
 				if ws.ReplayUSD > 0 {
 					r += fmt.Sprintf(" (%.1f%%)", 100**ws.ReplayRegretUSD/ws.ReplayUSD)
 				}

@@ -153,6 +153,9 @@ type Hindsight struct {
 	// split per run (one root session per tenant).
 	CostUSD  float64  `json:"hindsight_usd"`
 	BoundUSD *float64 `json:"bound_usd,omitempty"`
+	// GapToBoundPct is how far above its bound the schedule may be, in %
+	// of hindsight_usd (0: proven optimal), when BoundUSD is present.
+	GapToBoundPct *float64 `json:"gap_to_bound_pct,omitempty"`
 	// Exact reports that the schedule is proven optimal for its tenant.
 	Exact bool `json:"exact"`
 	// RegretUSD is cost_usd − hindsight_usd; RegretPct that in % of
@@ -684,4 +687,19 @@ func thinkingChoice(n [2]int) string {
 		return fmt.Sprintf("kept: %d of %d bills", n[1], n[0]+n[1])
 	}
 	return fmt.Sprintf("stripped: %d of %d bills", n[0], n[0]+n[1])
+}
+
+// SetBound sets h's bound and its gap (GapToBoundPct).
+func (h *Hindsight) SetBound(b float64) {
+	h.BoundUSD = &b
+	g := GapPct(h.CostUSD, b)
+	h.GapToBoundPct = &g
+}
+
+// GapPct is how far cost is above its lower bound, in % of cost.
+func GapPct(cost, bound float64) float64 {
+	if cost <= 0 || bound >= cost {
+		return 0
+	}
+	return 100 * (cost - bound) / cost
 }

@@ -45,6 +45,14 @@ type WhatifSession struct {
 	HindsightUSD    *float64 `json:"hindsight_usd,omitempty"`
 	ReplayRegretUSD *float64 `json:"replay_regret_usd,omitempty"`
 	HindsightExact  *bool    `json:"hindsight_exact,omitempty"`
+	// HindsightBoundUSD is a proven lower bound on hindsight_usd, and
+	// GapToBoundPct how far above it the schedule may be (in % of
+	// hindsight_usd), when the bound splits per session (a session alone
+	// on its account; the total, when every session has one). With a gap
+	// open the optimum lies between the two: the text prints the total
+	// as that range.
+	HindsightBoundUSD *float64 `json:"hindsight_bound_usd,omitempty"`
+	GapToBoundPct     *float64 `json:"gap_to_bound_pct,omitempty"`
 }
 
 // A WhatifReport prices recorded sessions under other policies against
@@ -150,7 +158,12 @@ func (rep *WhatifReport) addHindsight(runs []RunSummary, base string) {
 			ws.Policies[i].RegretUSD = &r
 		}
 	}
-	sum, exact, all := 0.0, true, len(rep.Sessions) > 0
+	bound := func(ws *WhatifSession, b float64) {
+		b = Round6(b)
+		g := GapPct(*ws.HindsightUSD, b)
+		ws.HindsightBoundUSD, ws.GapToBoundPct = &b, &g
+	}
+	sum, bsum, exact, all, bounded := 0.0, 0.0, true, len(rep.Sessions) > 0, true
 	for i := range rep.Sessions {
 		ws := &rep.Sessions[i]
 		h := hs[ws.ID]
@@ -161,9 +174,18 @@ func (rep *WhatifReport) addHindsight(runs []RunSummary, base string) {
 		set(ws, h.CostUSD, h.Exact)
 		sum += h.CostUSD
 		exact = exact && h.Exact
+		if h.BoundUSD != nil {
+			bound(ws, *h.BoundUSD)
+			bsum += *h.BoundUSD
+		} else {
+			bounded = false
+		}
 	}
 	if all {
 		set(&rep.Totals, sum, exact)
+		if bounded {
+			bound(&rep.Totals, bsum)
+		}
 	}
 }
 

@@ -21,3 +21,34 @@ func TestWhatifNeverStarsFailedRuns(t *testing.T) {
 		t.Errorf("best %q / %q, want recorded-observed (the others failed every call)", rep.Sessions[0].Best, rep.Totals.Best)
 	}
 }
+
+// Each session's bound and gap come from its baseline run's hindsight;
+// the total's bound is their sum when every session has one, its gap in
+// % of the total optimum.
+func TestWhatifGapToBound(t *testing.T) {
+	pols := []string{"recorded-observed"}
+	hs := func(cost, bound float64) *Hindsight {
+		h := NewHindsight(cost, cost, cost, bound == cost)
+		h.SetBound(bound)
+		return h
+	}
+	runs := []RunSummary{
+		{Trace: "a", Policy: "recorded-observed", CostUSD: 10, Requests: 1, Hindsight: hs(10, 8)},
+		{Trace: "b", Policy: "recorded-observed", CostUSD: 5, Requests: 1, Hindsight: hs(5, 5)},
+	}
+	rep := NewWhatif(runs, pols)
+	a, b, tot := rep.Sessions[0], rep.Sessions[1], rep.Totals
+	if a.GapToBoundPct == nil || *a.GapToBoundPct != 20 || *a.HindsightBoundUSD != 8 {
+		t.Errorf("session a: bound %v gap %v, want $8 and 20%%", a.HindsightBoundUSD, a.GapToBoundPct)
+	}
+	if b.GapToBoundPct == nil || *b.GapToBoundPct != 0 {
+		t.Errorf("session b: gap %v, want 0 (proven)", b.GapToBoundPct)
+	}
+	if tot.HindsightBoundUSD == nil || *tot.HindsightBoundUSD != 13 || *tot.GapToBoundPct != 100*2.0/15 {
+		t.Errorf("total: bound %v gap %v, want $13 and 13.3%%", tot.HindsightBoundUSD, tot.GapToBoundPct)
+	}
+	runs[1].Hindsight.BoundUSD, runs[1].Hindsight.GapToBoundPct = nil, nil
+	if rep := NewWhatif(runs, pols); rep.Totals.HindsightBoundUSD != nil {
+		t.Errorf("a session without a bound: total bound %v, want none", *rep.Totals.HindsightBoundUSD)
+	}
+}

@@ -396,8 +396,7 @@ func (res *Result) regret(t Tenant) {
 		policy := hindsight.KeyCost(calls, h.PolicyCost, mine)
 		r.Hindsight = results.NewHindsight(r.CostUSD, policy, hindsight.KeyCost(calls, h.Cost, mine), h.Exact)
 		if len(t.Roots) == 1 {
-			b := r.CostUSD - policy + h.BoundUSD
-			r.Hindsight.BoundUSD = &b
+			r.Hindsight.SetBound(r.CostUSD - policy + h.BoundUSD)
 		}
 	}
 }
