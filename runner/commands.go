@@ -164,8 +164,9 @@ func Whatif(ctx context.Context, rn *Runner, sessions []*traces.Session, pols []
 	}
 	// Every policy's regret is against the baseline's optimum
 	// (results.NewWhatif): the other policies' tapes are not solved.
-	base := RecordedObserved().Name
+	base, prev := RecordedObserved().Name, rn.HindsightOf
 	rn.HindsightOf = func(policy string) bool { return policy == base }
+	defer func() { rn.HindsightOf = prev }()
 	rn.Tokens.Warm(sessions)
 	tenants := Tenants(sessions)
 	if len(tenants) == 0 || !tenants[0].HasRecorded() {

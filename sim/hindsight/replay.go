@@ -193,12 +193,7 @@ func (s *solver) finish(ctx context.Context, res *Result, exact bool) (*Result, 
 // replays the mixture, and keeps it if it bills no more in total.
 func mix(calls []Call, res *Result, group func(key string) string, rp *replayer) (bool, error) {
 	split := func(cost []float64) map[string]float64 {
-		m := map[string]float64{}
-		for i := range calls {
-			if !calls[i].Fixed {
-				m[group(calls[i].Key)] += cost[i]
-			}
-		}
+		m, _ := groupCosts(calls, cost, group)
 		return m
 	}
 	cur := split(res.Cost)
@@ -254,19 +249,8 @@ func Separate(calls []Call, res *Result, group func(key string) string, opts Opt
 	policy := map[string]bool{}
 	for {
 		over := ""
-		got, want := map[string]float64{}, map[string]float64{}
-		var names []string
-		for i := range calls {
-			if calls[i].Fixed {
-				continue
-			}
-			g := group(calls[i].Key)
-			if _, ok := got[g]; !ok {
-				names = append(names, g)
-			}
-			got[g] += res.Cost[i]
-			want[g] += res.PolicyCost[i]
-		}
+		got, names := groupCosts(calls, res.Cost, group)
+		want, _ := groupCosts(calls, res.PolicyCost, group)
 		for _, g := range names {
 			if !policy[g] && got[g] > want[g]+1e-12*math.Max(1, want[g]) {
 				over = g
@@ -359,21 +343,7 @@ func (s *solver) perKeyTTL(res *Result, rp *replayer) error {
 // same requests (all 5m, say) billed it. Each move only lowers bills, so
 // the loop ends; it stops after a pass with no move.
 func improve(calls []Call, res *Result, group func(key string) string, rp *replayer) (bool, error) {
-	split := func(cost []float64) (map[string]float64, []string) {
-		m := map[string]float64{}
-		var names []string
-		for i := range calls {
-			if calls[i].Fixed {
-				continue
-			}
-			g := group(calls[i].Key)
-			if _, ok := m[g]; !ok {
-				names = append(names, g)
-			}
-			m[g] += cost[i]
-		}
-		return m, names
-	}
+	split := func(cost []float64) (map[string]float64, []string) { return groupCosts(calls, cost, group) }
 	cands := make([]map[string]float64, len(res.cands))
 	for k := range res.cands {
 		cands[k], _ = split(res.cands[k].cost)
@@ -470,4 +440,22 @@ func (s *solver) perKeySearch(ctx context.Context, res *Result, rp *replayer) er
 		res.CostUSD, res.Schedule, res.Usage, res.Cost, res.Source = c, sch, us, cost, "per-conversation-search"
 	}
 	return nil
+}
+
+// groupCosts sums cost by group of the calls' keys, Fixed calls left out,
+// and names the groups in the order their first calls come.
+func groupCosts(calls []Call, cost []float64, group func(key string) string) (map[string]float64, []string) {
+	m := map[string]float64{}
+	var names []string
+	for i := range calls {
+		if calls[i].Fixed {
+			continue
+		}
+		g := group(calls[i].Key)
+		if _, ok := m[g]; !ok {
+			names = append(names, g)
+		}
+		m[g] += cost[i]
+	}
+	return m, names
 }
