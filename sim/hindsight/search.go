@@ -67,6 +67,12 @@ func solveSegment(ctx context.Context, calls []Call, opts Options) (*Result, err
 	if err != nil {
 		return nil, err
 	}
+	if s.keys() >= manyKeys {
+		// Many conversations under way at once: the joint search's beam,
+		// shared by all of them, finds less than each solved alone
+		// (finish's perKeySearch) in more time.
+		return s.finish(ctx, &Result{Schedule: variant(calls, 0, true), Source: "policy"}, false)
+	}
 	beam := cmp.Or(opts.Beam, DefaultBeam)
 	full := cmp.Or(opts.FullChoices, DefaultFullChoices)
 	exact := true
@@ -602,4 +608,18 @@ func (l *sets) topAnchors(live, tops []int) {
 			l.add(k, top)
 		}
 	}
+}
+
+// manyKeys is the most conversations of a piece the joint search takes on.
+const manyKeys = 4
+
+// keys is the number of conversations of the calls s does not fix.
+func (s *solver) keys() int {
+	seen := map[string]bool{}
+	for i := range s.calls {
+		if !s.calls[i].Fixed {
+			seen[s.calls[i].Key] = true
+		}
+	}
+	return len(seen)
 }
