@@ -40,7 +40,9 @@
 // account's sessions of different days share nothing, and each piece
 // gets the whole beam. A piece with several conversations is also solved
 // conversation by conversation and the schedules replayed together
-// (perKeySearch), a candidate the joint search's shared beam may miss.
+// (perKeySearch), a candidate the joint search's shared beam may miss;
+// with 4 or more (manyKeys) that is the only search. How a joint
+// optimum splits between sessions (Separate) is in docs/metrics.md.
 //
 // Solve is a dynamic program over cache states (see its comment); Bound is
 // a per-token relaxation (see its comment). When the search's cost meets
