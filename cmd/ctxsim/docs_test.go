@@ -169,7 +169,11 @@ func TestDocsNameWhatExists(t *testing.T) {
 				}
 				checked++
 				fs := flagsOf(cmd)
-				for _, f := range flagToken.FindAllStringSubmatch(m[2], -1) {
+				args := m[2]
+				if i := strings.Index(args, " -- "); i >= 0 {
+					args = args[:i] // the rest is another program's (ctxsim record -- COMMAND)
+				}
+				for _, f := range flagToken.FindAllStringSubmatch(args, -1) {
 					flag := strings.SplitN(f[1], "=", 2)[0]
 					long := strings.TrimPrefix(flag, "--")
 					if strings.HasPrefix(flag, "--") && fs.Lookup(long) == nil ||

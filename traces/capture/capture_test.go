@@ -218,3 +218,26 @@ func TestMarksRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// A HAR 1.2 archive (pretty-printed: no first line to sniff, read by its
+// name) holds the same two calls as the claude-trace file, the streamed
+// one reassembled from its event-stream content.
+func TestHAR(t *testing.T) {
+	cs, ss, w := readFile(t, "testdata/capture.har")
+	want, _, _ := readFile(t, "testdata/claude-trace.jsonl")
+	if len(cs) != 2 || w.Total() != 0 || len(ss) != 1 {
+		t.Fatalf("%d calls, %d sessions, warnings %v", len(cs), len(ss), w)
+	}
+	for i := range cs {
+		a, b := cs[i], want[i]
+		if *a.Usage != *b.Usage || !a.Time.Equal(b.Time) || len(a.Output) != len(b.Output) || FormatMarks(a.Marks) != FormatMarks(b.Marks) {
+			t.Errorf("call %d: HAR %+v at %v, claude-trace %+v at %v", i+1, *a.Usage, a.Time, *b.Usage, b.Time)
+		}
+	}
+	if cs[1].Line <= cs[0].Line || cs[0].Line < 5 {
+		t.Errorf("entries at lines %d and %d", cs[0].Line, cs[1].Line)
+	}
+	if !IsHARName("x/capture.HAR") || IsHARName("capture.json") {
+		t.Error("IsHARName")
+	}
+}

@@ -3,6 +3,7 @@ package capture
 import (
 	"bytes"
 	"io"
+	"strings"
 
 	"github.com/ctxsim/ctxsim/traces"
 )
@@ -31,9 +32,19 @@ func Sniff(head []byte) bool {
 	return bytes.HasPrefix(t, []byte(`"request":`)) && bytes.Contains(t, []byte(`"url":`))
 }
 
-// isTap reports whether head starts a claude-tap trace.
+// isTap reports whether head starts a claude-tap trace, or a HAR archive
+// written on one line.
 func isTap(head []byte) bool {
 	t := bytes.TrimLeft(head, " \t\r\n\ufeff")
-	return bytes.HasPrefix(t, []byte("{")) && bytes.Contains(t, []byte(`"packets":`)) &&
-		(bytes.Contains(t, []byte(`"agent":`)) || bytes.Contains(t, []byte(`"session":`)))
+	if !bytes.HasPrefix(t, []byte("{")) {
+		return false
+	}
+	if bytes.HasPrefix(bytes.TrimLeft(t[1:], " \t"), []byte(`"log":`)) && bytes.Contains(t, []byte(`"entries":`)) {
+		return true
+	}
+	return bytes.Contains(t, []byte(`"packets":`)) && (bytes.Contains(t, []byte(`"agent":`)) || bytes.Contains(t, []byte(`"session":`)))
 }
+
+// IsHARName reports whether a file is named as a HAR archive (*.har):
+// one written over many lines has no first line to sniff.
+func IsHARName(name string) bool { return strings.HasSuffix(strings.ToLower(name), ".har") }

@@ -120,9 +120,15 @@ func Read(r io.Reader, name string, w *traces.Warnings) ([]*Call, error) {
 	return parsePairs(pairs, name, w), nil
 }
 
-// tapDocument reads a claude-tap trace, each packet at the line it starts.
+// MaxDocument bounds a capture read whole (a claude-tap trace or a HAR
+// archive; RawPair JSONL is read line by line): the shared captures are
+// 0.1 to 2.3 MB.
+const MaxDocument = 1 << 30
+
+// tapDocument reads a claude-tap trace or a HAR archive, each packet or
+// entry at the line it starts.
 func tapDocument(r io.Reader, name string) ([]pair, error) {
-	data, err := io.ReadAll(io.LimitReader(r, 4<<30))
+	data, err := traces.ReadDocument(r, MaxDocument)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -131,7 +137,7 @@ func tapDocument(r io.Reader, name string) ([]pair, error) {
 	if t, err := dec.Token(); err != nil {
 		return fail(err)
 	} else if t != json.Delim('{') {
-		return nil, &NotCaptureError{traces.SyntaxError{File: name, Line: 1, Msg: "not a capture: want a claude-tap trace {session, packets} or claude-trace JSONL"}}
+		return nil, &NotCaptureError{traces.SyntaxError{File: name, Line: 1, Msg: "not a capture: want claude-trace JSONL, a claude-tap trace {session, packets} or a HAR archive {log: {entries}}"}}
 	}
 	var out []pair
 	found := false
@@ -139,6 +145,21 @@ func tapDocument(r io.Reader, name string) ([]pair, error) {
 		k, err := dec.Token()
 		if err != nil {
 			return fail(err)
+		}
+		if k == "log" {
+			// A HAR 1.2 archive: {"log":{..., "entries":[...]}}.
+			off := dec.InputOffset()
+			off += int64(len(data[off:]) - len(bytes.TrimLeft(data[off:], ": \t\r\n")))
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				return fail(err)
+			}
+			ps, err := harPairs(raw, traces.LineAt(data, off), name)
+			if err != nil {
+				return nil, err
+			}
+			out, found = append(out, ps...), true
+			continue
 		}
 		if k != "packets" {
 			var skip json.RawMessage
@@ -182,7 +203,7 @@ func tapDocument(r io.Reader, name string) ([]pair, error) {
 		}
 	}
 	if !found {
-		return nil, &NotCaptureError{traces.SyntaxError{File: name, Line: 1, Msg: "not a capture: a JSON document without packets"}}
+		return nil, &NotCaptureError{traces.SyntaxError{File: name, Line: 1, Msg: "not a capture: a JSON document without packets or log.entries"}}
 	}
 	return out, nil
 }

@@ -148,17 +148,17 @@ var Codex traces.Importer = &importer{
 	},
 }
 
-// Capture reads captured API traffic: claude-tap traces and claude-trace
-// RawPair JSONL (what ctxsim record writes), a file or every .json and
-// .jsonl file under a tree.
-var Capture traces.Importer = &importer{
+// Capture reads captured API traffic: claude-tap traces, claude-trace
+// RawPair JSONL (what ctxsim record writes) and HAR 1.2 archives, a file or
+// every .json, .jsonl and .har file under a tree.
+var Capture traces.Importer = captureImporter{&importer{
 	name:    capture.FormatName,
-	summary: "captured API traffic: claude-trace / ctxsim record JSONL, claude-tap traces (exact requests and bills)",
+	summary: "captured API traffic: claude-trace / ctxsim record JSONL, claude-tap traces, HAR 1.2 archives (exact requests and bills)",
 	sniff:   capture.Sniff,
 	read: func(ctx context.Context, in traces.Input) ([]*traces.Session, *traces.Warnings, error) {
 		w := &traces.Warnings{}
 		ss, err := in.ReadFiles(ctx, func(n string) bool {
-			return strings.HasSuffix(n, ".jsonl") || strings.HasSuffix(n, ".json")
+			return strings.HasSuffix(n, ".jsonl") || strings.HasSuffix(n, ".json") || capture.IsHARName(n)
 		}, w, func(r io.Reader, name string) ([]*traces.Session, error) {
 			ss, err := capture.ReadSessions(r, name, w)
 			var nc *capture.NotCaptureError
@@ -171,7 +171,13 @@ var Capture traces.Importer = &importer{
 		})
 		return ss, w, err
 	},
-}
+}}
+
+// captureImporter takes a HAR archive by its name (*.har), whose first
+// line, pretty-printed, is only "{".
+type captureImporter struct{ *importer }
+
+func (captureImporter) SniffName(name string) bool { return capture.IsHARName(name) }
 
 // Chatlog reads OpenAI-style message logs: a file, or every .json and
 // .jsonl file under a tree.

@@ -116,19 +116,19 @@ func TestOpenCancelled(t *testing.T) {
 // Captures are detected by their first line and read whole, a tree of
 // them skipping JSON that is not one.
 func TestCaptureDetected(t *testing.T) {
-	for _, p := range []string{"../capture/testdata/claude-tap-claude.json", "../capture/testdata/claude-trace.jsonl"} {
+	for _, p := range []string{"../capture/testdata/claude-tap-claude.json", "../capture/testdata/claude-trace.jsonl", "../capture/testdata/capture.har"} {
 		ss, _, err := Open(context.Background(), []string{p}, "", nil)
 		if err != nil || len(ss) == 0 || ss[0].Format != capture.FormatName {
 			t.Errorf("%s: %d sessions, %v", p, len(ss), err)
 		}
 	}
 	ss, w, err := Open(context.Background(), []string{"../capture/testdata"}, "capture", nil)
-	if err != nil || len(ss) != 4 {
+	if err != nil || len(ss) != 5 {
 		t.Errorf("tree: %d sessions, %v", len(ss), err)
 	}
-	// claude-trace.jsonl holds two calls of claude-tap-claude.json again:
-	// the same response ids, billed once.
-	if w.Total() != 2 || !strings.Contains(w.String(), traces.WarnCopiedCall) {
+	// claude-trace.jsonl and capture.har hold two calls of
+	// claude-tap-claude.json again: the same response ids, billed once.
+	if w.Total() != 4 || !strings.Contains(w.String(), traces.WarnCopiedCall) {
 		t.Errorf("tree warnings: %v", w)
 	}
 }
