@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"strings"
@@ -239,5 +240,40 @@ func TestHAR(t *testing.T) {
 	}
 	if !IsHARName("x/capture.HAR") || IsHARName("capture.json") {
 		t.Error("IsHARName")
+	}
+}
+
+// OpenTelemetry GenAI spans in OTLP JSON: the chat spans are calls (the
+// agent span, without usage, is not), input_tokens counting the cached
+// ones as the conventions say; the messages group into one session.
+func TestOTLP(t *testing.T) {
+	cs, ss, w := readFile(t, "testdata/otlp-genai.json")
+	tap, _, _ := readFile(t, "testdata/claude-tap-claude.json")
+	if len(cs) != 3 || w.Total() != 0 || len(ss) != 1 {
+		t.Fatalf("%d calls, %d sessions, warnings %v", len(cs), len(ss), w)
+	}
+	for i, c := range cs {
+		want := *tap[i+1].Usage
+		// The conventions have one cache-creation count: no TTL split.
+		want.CacheWrite5m, want.CacheWrite1h = want.Writes(), 0
+		if *c.Usage != want || c.API != Anthropic || c.Model != "claude-opus-4-8" || c.Time.IsZero() {
+			t.Errorf("call %d: %+v (%s, %s, %v), want %+v", i+1, *c.Usage, c.API, c.Model, c.Time, want)
+		}
+	}
+	if got := len(calls(ss[0])); got != 3 || cs[0].Line < 10 {
+		t.Errorf("%d calls in the session; first span at line %d", got, cs[0].Line)
+	}
+	if !Sniff([]byte(`{"resourceSpans":[`)) {
+		t.Error("OTLP not sniffed")
+	}
+	// One request per line, as a collector's file exporter writes.
+	b, _ := os.ReadFile("testdata/otlp-genai.json")
+	var doc any
+	json.Unmarshal(b, &doc)
+	line, _ := json.Marshal(doc)
+	w2 := &traces.Warnings{}
+	cs2, err := Read(strings.NewReader(string(line)+"\n"+string(line)+"\n"), "spans.jsonl", w2)
+	if err != nil || len(cs2) != 6 || cs2[3].Line != 2 {
+		t.Errorf("JSONL: %d calls, %v", len(cs2), err)
 	}
 }

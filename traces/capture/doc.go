@@ -20,6 +20,11 @@
 //     content_block_* and message_delta events; OpenAI's
 //     response.completed, or chat-completions chunks with their final
 //     usage.
+//   - HAR 1.2 archives (log.entries[]: request postData, response content;
+//     *.har is read by name, its first line being only "{").
+//   - OpenTelemetry GenAI spans in OTLP JSON (resourceSpans[]): each span
+//     with gen_ai.usage.* is a call, its messages from
+//     gen_ai.input.messages and gen_ai.output.messages; no markers.
 //
 // Requests are Anthropic Messages (/v1/messages), OpenAI Responses
 // (/v1/responses, including Codex's WebSocket calls that continue a

@@ -25,7 +25,7 @@ func Sniff(head []byte) bool {
 	if !bytes.HasPrefix(t, []byte("{")) {
 		return false
 	}
-	if isTap(t) {
+	if isTap(t) || isOTLP(t) {
 		return true
 	}
 	t = bytes.TrimLeft(t[1:], " \t")
@@ -48,3 +48,9 @@ func isTap(head []byte) bool {
 // IsHARName reports whether a file is named as a HAR archive (*.har):
 // one written over many lines has no first line to sniff.
 func IsHARName(name string) bool { return strings.HasSuffix(strings.ToLower(name), ".har") }
+
+// isOTLP reports whether head starts an OTLP JSON trace export.
+func isOTLP(head []byte) bool {
+	t := bytes.TrimLeft(head, " \t\r\n\ufeff")
+	return bytes.HasPrefix(t, []byte("{")) && bytes.HasPrefix(bytes.TrimLeft(t[1:], " \t\r\n"), []byte(`"resourceSpans"`))
+}

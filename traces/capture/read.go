@@ -87,9 +87,30 @@ func Read(r io.Reader, name string, w *traces.Warnings) ([]*Call, error) {
 	}
 	rest = br
 	var pairs []pair
+	var otlp []*Call
+	if !lines && isOTLP(head) {
+		data, err := traces.ReadDocument(rest, MaxDocument)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		cs, err := otlpCalls(data, name, 1, w)
+		if err != nil {
+			return nil, err
+		}
+		return fillTimes(cs, name, w), nil
+	}
 	if lines {
 		sc := jsonl.NewScanner(rest, name, w)
 		for sc.Scan() {
+			if isOTLP(sc.Bytes()) {
+				// An OTLP file exporter's line: one request of spans.
+				cs, err := otlpCalls(sc.Bytes(), name, sc.Line(), w)
+				if err != nil {
+					return nil, err
+				}
+				otlp = append(otlp, cs...)
+				continue
+			}
 			var rp rawPair
 			if !sc.Decode(&rp) {
 				continue
@@ -117,7 +138,7 @@ func Read(r io.Reader, name string, w *traces.Warnings) ([]*Call, error) {
 	} else if pairs, err = tapDocument(rest, name); err != nil {
 		return nil, err
 	}
-	return parsePairs(pairs, name, w), nil
+	return append(parsePairs(pairs, name, w), fillTimes(otlp, name, w)...), nil
 }
 
 // MaxDocument bounds a capture read whole (a claude-tap trace or a HAR
@@ -329,7 +350,11 @@ func parsePairs(pairs []pair, name string, w *traces.Warnings) []*Call {
 		}
 		out = append(out, c)
 	}
-	// Leading calls without a time take the first known one.
+	return fillTimes(out, name, w)
+}
+
+// fillTimes gives the leading calls without a time the first known one.
+func fillTimes(out []*Call, name string, w *traces.Warnings) []*Call {
 	var first time.Time
 	for _, c := range out {
 		if !c.Time.IsZero() {

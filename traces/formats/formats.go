@@ -153,7 +153,7 @@ var Codex traces.Importer = &importer{
 // every .json, .jsonl and .har file under a tree.
 var Capture traces.Importer = captureImporter{&importer{
 	name:    capture.FormatName,
-	summary: "captured API traffic: claude-trace / ctxsim record JSONL, claude-tap traces, HAR 1.2 archives (exact requests and bills)",
+	summary: "captured API traffic: claude-trace / ctxsim record JSONL, claude-tap traces, HAR 1.2, OTLP GenAI spans (exact requests and bills)",
 	sniff:   capture.Sniff,
 	read: func(ctx context.Context, in traces.Input) ([]*traces.Session, *traces.Warnings, error) {
 		w := &traces.Warnings{}

@@ -123,12 +123,13 @@ func TestCaptureDetected(t *testing.T) {
 		}
 	}
 	ss, w, err := Open(context.Background(), []string{"../capture/testdata"}, "capture", nil)
-	if err != nil || len(ss) != 5 {
+	if err != nil || len(ss) != 6 {
 		t.Errorf("tree: %d sessions, %v", len(ss), err)
 	}
 	// claude-trace.jsonl and capture.har hold two calls of
-	// claude-tap-claude.json again: the same response ids, billed once.
-	if w.Total() != 4 || !strings.Contains(w.String(), traces.WarnCopiedCall) {
+	// claude-tap-claude.json again, otlp-genai.json three: the same
+	// response ids, billed once.
+	if w.Total() != 7 || !strings.Contains(w.String(), traces.WarnCopiedCall) {
 		t.Errorf("tree warnings: %v", w)
 	}
 }
