@@ -16,21 +16,32 @@ import (
 // Rules of the recorded Claude Code replay (issue 22), one test each; each
 // fails without its rule.
 
-// recordedReads replays s under the recorded policy (one token per byte)
-// and returns the cache read of every call.
-func recordedReads(t *testing.T, s *traces.Session) []int64 {
+// recordedCalls replays s under the recorded policy, counting tokens with
+// tok (calibrated on the session's bills), and returns its call records.
+func recordedCalls(t *testing.T, s *traces.Session, tok estimate.Tokenizer, prewarm bool) []Record {
 	t.Helper()
-	memo := estimate.NewMemo(bytesTok{})
+	memo := estimate.NewMemo(tok)
 	prov := provider.NewAnthropic(provider.AnthropicOptions{Common: provider.Common{Prices: testOpts().Prices}})
-	opts := Options{Prices: testOpts().Prices, Count: memo.CountHash, Prewarm: true,
+	opts := Options{Prices: testOpts().Prices, Count: memo.CountHash, Prewarm: prewarm,
 		Calibrate: func(s *traces.Session) *Calibrator { return NewCalibrator(s, memo) }}
 	res, err := Run(context.Background(), s, NewRecorded(), prov, opts)
 	require.NoError(t, err)
-	var reads []int64
+	var calls []Record
 	for _, r := range res.Records {
 		if r.Kind == KindCall {
-			reads = append(reads, r.Usage.CacheRead)
+			calls = append(calls, r)
 		}
+	}
+	return calls
+}
+
+// recordedReads is the cache read of every call of s's recorded replay
+// (one token per byte, the shared floor prewarmed).
+func recordedReads(t *testing.T, s *traces.Session) []int64 {
+	t.Helper()
+	var reads []int64
+	for _, r := range recordedCalls(t, s, bytesTok{}, true) {
+		reads = append(reads, r.Usage.CacheRead)
 	}
 	return reads
 }
@@ -43,7 +54,6 @@ func recordedReads(t *testing.T, s *traces.Session) []int64 {
 // after the writing call's first block and missed from ~315 s; see
 // run.recordedTiming). Counted from the request the entry had expired.
 func TestRecordedTTLFromResponseStart(t *testing.T) {
-	memo := estimate.NewMemo(bytesTok{})
 	u := func(read, write int64) *traces.Usage {
 		return &traces.Usage{Input: 1, CacheRead: read, CacheWrite5m: write, Output: 5}
 	}
@@ -54,16 +64,7 @@ func TestRecordedTTLFromResponseStart(t *testing.T) {
 		{Time: at(315), Kind: traces.User, Blocks: msg('c', 2000)},
 		{Time: at(318), Kind: traces.Assistant, Blocks: msg('d', 60), Usage: u(7069, 2068)},
 	}}
-	prov := provider.NewAnthropic(provider.AnthropicOptions{Common: provider.Common{Prices: testOpts().Prices}})
-	opts := Options{Prices: testOpts().Prices, Count: memo.CountHash, Calibrate: func(s *traces.Session) *Calibrator { return NewCalibrator(s, memo) }}
-	res, err := Run(context.Background(), s, NewRecorded(), prov, opts)
-	require.NoError(t, err)
-	var calls []Record
-	for _, r := range res.Records {
-		if r.Kind == KindCall {
-			calls = append(calls, r)
-		}
-	}
+	calls := recordedCalls(t, s, bytesTok{}, false)
 	require.Len(t, calls, 2)
 	require.Greater(t, calls[0].TTFTMS, int64(18000), "the first call's response began ~18.6 s after its request")
 	require.Equal(t, int64(7069), calls[1].Usage.CacheRead, "read 295 s after the writing call's first block: alive")
@@ -193,18 +194,7 @@ func TestRecordedThinkingHypothesis(t *testing.T) {
 		return s
 	}
 	run := func(version string) []Record {
-		memo := estimate.NewMemo(bytesTok{})
-		prov := provider.NewAnthropic(provider.AnthropicOptions{Common: provider.Common{Prices: testOpts().Prices}})
-		opts := Options{Prices: testOpts().Prices, Count: memo.CountHash,
-			Calibrate: func(s *traces.Session) *Calibrator { return NewCalibrator(s, memo) }}
-		res, err := Run(context.Background(), session(version), NewRecorded(), prov, opts)
-		require.NoError(t, err)
-		var calls []Record
-		for _, r := range res.Records {
-			if r.Kind == KindCall {
-				calls = append(calls, r)
-			}
-		}
+		calls := recordedCalls(t, session(version), bytesTok{}, false)
 		require.Len(t, calls, 8)
 		return calls
 	}
@@ -308,19 +298,8 @@ func TestRecordedMicrocompact(t *testing.T) {
 		return s
 	}
 	run := func(version string) Record {
-		memo := estimate.NewMemo(quarterTok{})
-		prov := provider.NewAnthropic(provider.AnthropicOptions{Common: provider.Common{Prices: testOpts().Prices}})
-		opts := Options{Prices: testOpts().Prices, Count: memo.CountHash,
-			Calibrate: func(s *traces.Session) *Calibrator { return NewCalibrator(s, memo) }}
-		res, err := Run(context.Background(), session(version), NewRecorded(), prov, opts)
-		require.NoError(t, err)
-		var last Record
-		for _, r := range res.Records {
-			if r.Kind == KindCall {
-				last = r
-			}
-		}
-		return last
+		calls := recordedCalls(t, session(version), quarterTok{}, false)
+		return calls[len(calls)-1]
 	}
 	cleared, whole := run("1.0.89"), run("1.0.59")
 	require.InDelta(t, cleared.Recorded.Prompt(), cleared.Prompt, 1000, "11 of 15 results cleared, as billed")

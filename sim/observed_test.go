@@ -111,17 +111,7 @@ func TestRewindReplay(t *testing.T) {
 	s := ss[0]
 	tok, err := tiktoken.Get("o200k_base")
 	require.NoError(t, err)
-	memo := estimate.NewMemo(tok)
-	prov := provider.NewAnthropic(provider.AnthropicOptions{Common: provider.Common{Prices: testOpts().Prices}})
-	opts := Options{Prices: testOpts().Prices, Count: memo.CountHash, Calibrate: func(s *traces.Session) *Calibrator { return NewCalibrator(s, memo) }}
-	res, err := Run(context.Background(), s, NewRecorded(), prov, opts)
-	require.NoError(t, err)
-	var calls []Record
-	for _, r := range res.Records {
-		if r.Kind == KindCall {
-			calls = append(calls, r)
-		}
-	}
+	calls := recordedCalls(t, s, tok, false)
 	require.Len(t, calls, 4)
 	abandoned, after := calls[2], calls[3]
 	require.Equal(t, int64(85196), abandoned.Recorded.CacheWrite5m)
