@@ -189,7 +189,8 @@ func Whatif(ctx context.Context, rn *Runner, sessions []*traces.Session, pols []
 var ErrNoCells = errors.New("no session carries recorded usage")
 
 // Fidelity replays every session with recorded usage, each (with its
-// subagents) its own account (it clears every session's Tenant), under the
+// subagents) its own account unless the logs' layout shows sessions of
+// one (it sets every session's Tenant to its Account), under the
 // recorded and the recorded-observed policies, as ctxsim fidelity does,
 // and returns the fidelity report; a session that cannot be replayed is
 // listed in Skipped. A shard owns sessions; its report covers them only
@@ -205,9 +206,11 @@ func Fidelity(ctx context.Context, rn *Runner, sessions []*traces.Session, o Opt
 			return results.FidelityReport{}, nil, err
 		}
 	}
-	// A directory of logs from many people must not share one cache.
+	// A directory of logs from many people must not share one cache; the
+	// sessions of one account, as the logs' layout shows it, do (issue 22:
+	// a floor one session keeps warm, another reads after its own gap).
 	for _, s := range sessions {
-		s.Tenant = ""
+		s.Tenant = s.Account
 	}
 	pols := []Policy{Recorded(), RecordedObserved()}
 	plan, err := rn.Plan(ctx, Tenants(sessions), pols, PlanOptions{Shard: o.Shard, Stubs: o.Stubs})

@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ctxsim/ctxsim/policies"
 	"github.com/ctxsim/ctxsim/report"
@@ -514,5 +516,58 @@ func TestRecordsDroppedUnlessKept(t *testing.T) {
 	}
 	if !reflect.DeepEqual(costs[0], costs[1]) || len(costs[0]) != 3 {
 		t.Errorf("runs differ: %v, %v", costs[0], costs[1])
+	}
+}
+
+// Sessions of one account (traces.Session.Account, from the logs' layout)
+// share one provider in fidelity: B's call after its own 12-minute gap
+// reads the 5,000-token shared floor, as billed, because A kept it warm;
+// replayed alone, B's entry had expired and the replay writes it again.
+func TestFidelityAccount(t *testing.T) {
+	t0 := time.Date(2025, 8, 1, 10, 0, 0, 0, time.UTC)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	text := func(c string, n int) []traces.Block {
+		return []traces.Block{{Kind: traces.Text, Text: strings.Repeat(c, n)}}
+	}
+	u := func(read, write int64) *traces.Usage {
+		return &traces.Usage{Input: 1, CacheRead: read, CacheWrite5m: write, Output: 5}
+	}
+	sessions := func(account string) []*traces.Session {
+		a := &traces.Session{ID: "a", Format: "claude-code", Model: "claude-opus-4-1", Harness: "claude-code 1.0.89", Account: account,
+			Events: []traces.Event{{Time: at(0), Kind: traces.User, Blocks: text("a", 2000)}}}
+		a.Events = append(a.Events, traces.Event{Time: at(5), Kind: traces.Assistant, Blocks: text("x", 40), Usage: u(5000, 3000)})
+		prompt := int64(8000)
+		for i := 1; i <= 15; i++ { // a call a minute for a quarter of an hour
+			a.Events = append(a.Events,
+				traces.Event{Time: at(60 * i), Kind: traces.User, Blocks: text("q", 100)},
+				traces.Event{Time: at(60*i + 5), Kind: traces.Assistant, Blocks: text("y", 40), Usage: u(prompt, 140)})
+			prompt += 140
+		}
+		b := &traces.Session{ID: "b", Format: "claude-code", Model: "claude-opus-4-1", Harness: "claude-code 1.0.89", Account: account,
+			Events: []traces.Event{
+				{Time: at(10), Kind: traces.User, Blocks: text("b", 3000)},
+				{Time: at(15), Kind: traces.Assistant, Blocks: text("z", 40), Usage: u(5000, 4000)},
+				{Time: at(735), Kind: traces.User, Blocks: text("c", 500)},
+				{Time: at(740), Kind: traces.Assistant, Blocks: text("w", 40), Usage: u(5000, 4540)},
+			}}
+		return []*traces.Session{a, b}
+	}
+	errOf := func(account string) float64 {
+		rep, _, err := runner.Fidelity(context.Background(), setup(t), sessions(account), runner.Options{Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range rep.Sessions {
+			if s.Trace == "b" {
+				return s.ErrorPct
+			}
+		}
+		t.Fatal("no session b")
+		return 0
+	}
+	shared, alone := errOf("claude-code:home/u/.claude"), errOf("")
+	t.Logf("b's recorded error: %.2f%% on the account's provider, %.2f%% alone", shared, alone)
+	if math.Abs(shared) > 5 || alone < 20 {
+		t.Errorf("b's error %.2f%% with its account, %.2f%% alone; want within 5%% and over 20%%", shared, alone)
 	}
 }

@@ -57,7 +57,13 @@ type Session struct {
 	Harness string `json:"harness,omitempty"`
 	// Tenant groups sessions that share one provider account and so one
 	// provider-side cache. Empty means the session's own ID.
-	Tenant   string   `json:"tenant,omitempty"`
+	Tenant string `json:"tenant,omitempty"`
+	// Account is the account the log's layout says the session belongs
+	// to, when it says: a Claude Code log under a config directory's
+	// projects/ (every session under one ~/.claude is one login, whose
+	// sessions share the provider's cache). fidelity replays each
+	// account's sessions on one provider; empty replays a session alone.
+	Account  string   `json:"account,omitempty"`
 	Parent   string   `json:"parent,omitempty"`
 	Children []string `json:"children,omitempty"`
 	// Floor is the system prompt and the tool schemas, in the order the

@@ -215,7 +215,11 @@ func (o Options) importFiles(ctx context.Context, files []string, open func(i in
 		return nil, nil, err
 	}
 	var out []*traces.Session
-	for _, ss := range read {
+	for i, ss := range read {
+		acct := accountOf(name(i))
+		for _, s := range ss {
+			s.Account = acct
+		}
 		out = append(out, ss...)
 	}
 	link(out, ws, display)
@@ -283,6 +287,25 @@ func fileStamp(sc traces.StampedCache, r io.Reader, name string) (traces.FileSta
 		return traces.FileStamp{}, false
 	}
 	return traces.StampOf(fi, Format, name)
+}
+
+// accountOf is the config directory a log file lies under, when its path
+// shows one: Claude Code writes every session of a login under
+// CONFIG/projects/PROJECT/ (CONFIG is ~/.claude, or CLAUDE_CONFIG_DIR), so
+// the files under one CONFIG are one account's, whose sessions share the
+// provider's cache (a floor one session keeps warm, another reads). Empty
+// when the path has no projects/PROJECT/ above the file.
+func accountOf(name string) string {
+	parts := strings.Split(filepath.ToSlash(name), "/")
+	for i := len(parts) - 3; i >= 0; i-- {
+		if parts[i] == "projects" {
+			if i == 0 {
+				return "projects"
+			}
+			return "claude-code:" + strings.Join(parts[:i], "/")
+		}
+	}
+	return ""
 }
 
 func displayName(dir, name string) string {

@@ -614,3 +614,20 @@ func TestWorkingDirectoryChange(t *testing.T) {
 	require.Equal(t, traces.User, next.Kind)
 	require.Equal(t, "second", next.Blocks[0].Text)
 }
+
+// A log under CONFIG/projects/PROJECT/ is CONFIG's account's; a path
+// without that layout names none.
+func TestAccountOf(t *testing.T) {
+	for name, want := range map[string]string{
+		"home/u/.claude/projects/-home-u-x/1.jsonl":                   "claude-code:home/u/.claude",
+		"home/u/.claude/projects/-home-u-x/1/subagents/agent-a.jsonl": "claude-code:home/u/.claude",
+		"corpus/r/_history/6a/config/projects/-p/2.jsonl":             "claude-code:corpus/r/_history/6a/config",
+		"projects/-p/3.jsonl":                                         "projects",
+		"logs/chat.json.sessions/4.jsonl":                             "",
+		"projects/5.jsonl":                                            "",
+	} {
+		if got := accountOf(name); got != want {
+			t.Errorf("accountOf(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
