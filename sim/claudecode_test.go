@@ -306,3 +306,32 @@ func TestRecordedMicrocompact(t *testing.T) {
 	require.Less(t, cleared.Usage.CacheRead, int64(2000), "the cache breaks at the first cleared result")
 	require.Greater(t, whole.Usage.CacheRead, int64(140000), "1.0.59 reads the whole previous prompt")
 }
+
+// Claude Code 1.0.x sets a turn's thinking budget from its prompt's
+// keywords (claudecode.ThinkingBudget), and the API keys cached messages on
+// the thinking setting: the turn that says "think hard" reads only the
+// shared floor (corpus SWORDIntel 5f2d5220 line 186), and the next one,
+// which says nothing and so turns thinking off again, reads what the last
+// call without thinking wrote, not the previous call. 2.0.57's toggle is not
+// in the prompt, so it reads on.
+func TestRecordedThinkingBudget(t *testing.T) {
+	session := func(version string) *traces.Session {
+		u := func(read, write int64) *traces.Usage {
+			return &traces.Usage{Input: 1, CacheRead: read, CacheWrite5m: write, Output: 5}
+		}
+		return &traces.Session{ID: "budget", Format: "claude-code", Model: "claude-sonnet-4-20250514", Harness: "claude-code " + version, Events: []traces.Event{
+			{Time: at(0), Kind: traces.User, Blocks: txt("fix the parser " + strings.Repeat("a", 2000))},
+			{Time: at(5), Kind: traces.Assistant, Blocks: txt(strings.Repeat("b", 200)), Usage: u(5000, 2220)},
+			{Time: at(30), Kind: traces.User, Blocks: txt("now think hard about the edge cases " + strings.Repeat("c", 500))},
+			{Time: at(35), Kind: traces.Assistant, Blocks: txt(strings.Repeat("d", 200)), Usage: u(5000, 2960)},
+			{Time: at(60), Kind: traces.User, Blocks: txt("ok, commit it " + strings.Repeat("e", 300))},
+			{Time: at(65), Kind: traces.Assistant, Blocks: txt(strings.Repeat("f", 200)), Usage: u(7220, 1260)},
+		}}
+	}
+	old, v2 := recordedReads(t, session("1.0.89")), recordedReads(t, session("2.0.57"))
+	require.Len(t, old, 3)
+	require.Less(t, old[1], int64(5200), "1.0.89: thinking on, only the shared floor is read")
+	require.InDelta(t, 7220, old[2], 100, "1.0.89: thinking off again, the first call's entry is read")
+	require.Greater(t, v2[1], int64(7000), "2.0.57 reads the previous prompt")
+	require.Greater(t, v2[2], int64(7900), "2.0.57 reads the previous prompt, its second call's")
+}

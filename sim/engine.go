@@ -160,6 +160,9 @@ type run struct {
 	// thinkFor and thinkAgainst count the bills that showed earlier
 	// thinking kept, and stripped.
 	thinkFor, thinkAgainst int
+	// thinkParam is the thinking setting of the turn's requests, as the
+	// recorded Claude Code version derived it from the turn's prompt.
+	thinkParam string
 	// lastPrompt is the size of the last recorded call's request,
 	// lastStripAt its StripAt, lastTotal its bill's input and output.
 	lastPrompt, lastStripAt, lastTotal int
@@ -709,6 +712,12 @@ func (r *run) step() error {
 		}
 		r.turn++
 		r.inTurn = true
+		if !e.Summary && r.pol.Recorded && r.sess.Format == claudecodeFormat && r.sess.Source != traces.SourceSubagent {
+			// The turn's thinking budget, from its prompt (Claude Code
+			// 1.0.x's keywords): a change of it breaks the cached
+			// messages (prompt.Params.Thinking).
+			r.thinkParam = claudecode.ThinkingParam(claudecode.ThinkingBudget(claudecode.VersionOf(r.sess.Harness), promptText(e)))
+		}
 		r.append(prompt.RoleUser, e, idx)
 	case traces.ToolResult:
 		r.append(prompt.RoleTool, e, idx)
@@ -1182,6 +1191,7 @@ func (r *run) attempt(e *traces.Event, idx int, stall time.Duration) (apiErr, er
 	}
 	req.Key = r.sess.ID
 	req.Window = r.window
+	req.Params.Thinking = r.thinkParam
 	req.Generated = r.generated(req)
 	if pl := r.planner(); pl != nil && r.ttl != prompt.NoCache {
 		pl.Plan(req, r.ttl)
@@ -1468,6 +1478,17 @@ func (r *run) cutFloor() {
 		req.Freeze()
 		_, _ = r.prov.Send(r.began, req) // not recorded: the entry the session's calls kept
 	}
+}
+
+// promptText is the text of a user event's blocks.
+func promptText(e *traces.Event) string {
+	var b strings.Builder
+	for i := range e.Blocks {
+		if e.Blocks[i].Kind == traces.Text {
+			b.WriteString(e.Blocks[i].Text)
+		}
+	}
+	return b.String()
 }
 
 // claudecodeFormat is the log format whose version decides the thinking

@@ -88,3 +88,27 @@ func TestMicrocompact(t *testing.T) {
 		t.Error("haiku's reserve is 8,192")
 	}
 }
+
+func TestThinkingBudget(t *testing.T) {
+	v := Parse("1.0.89")
+	for text, want := range map[string]int{
+		"fix the test":                        0,
+		"Think hard about the schema":         10000,
+		"ultrathink: why does this fail?":     31999,
+		"I think it is broken, please check":  0,
+		"think about the edge cases":          4000, // "think about it" is MIDDLE, "think" BASIC
+		"rethink the design":                  0,    // no word boundary before "think"
+		"よく考えて":                               10000,
+		"Please think about it before coding": 10000,
+	} {
+		if got := ThinkingBudget(v, text); got != want {
+			t.Errorf("ThinkingBudget(%q) = %d, want %d", text, got, want)
+		}
+	}
+	if got := ThinkingBudget(Parse("2.0.57"), "ultrathink"); got != 0 {
+		t.Errorf("2.0.57: %d, want 0 (not modelled)", got)
+	}
+	if ThinkingParam(4000) != "enabled:4000" || ThinkingParam(0) != "" {
+		t.Error("ThinkingParam")
+	}
+}

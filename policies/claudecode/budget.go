@@ -1,0 +1,107 @@
+package claudecode
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Thinking budgets Claude Code 1.0.x gives a turn whose prompt asks for
+// thinking (1.0.89 `bf1={HIGHEST:31999,MIDDLE:1e4,BASIC:4000,NONE:0}`).
+const (
+	budgetHighest = 31999
+	budgetMiddle  = 10000
+	budgetBasic   = 4000
+)
+
+// keywordTiers are 1.0.89's `Cq5`: per language, the phrases of each tier,
+// a word-bounded regular expression where the shipped code asks for one
+// (JavaScript's \b and Go's agree: both are ASCII word boundaries). Each
+// tier is tried in every language before the next tier.
+var keywordTiers = func() [3][]*regexp.Regexp {
+	type phrase struct {
+		text string
+		word bool
+	}
+	w := func(ps ...string) []phrase {
+		out := make([]phrase, len(ps))
+		for i, p := range ps {
+			out[i] = phrase{p, true}
+		}
+		return out
+	}
+	raw := func(ps ...string) []phrase {
+		out := make([]phrase, len(ps))
+		for i, p := range ps {
+			out[i] = phrase{p, false}
+		}
+		return out
+	}
+	tiers := [3][][]phrase{
+		{ // HIGHEST
+			w("think harder", "think intensely", "think longer", "think really hard", "think super hard", "think very hard", "ultrathink"),
+			raw("熟考", "深く考えて", "しっかり考えて"), raw("多想一会", "深思", "仔细思考"),
+			w("piensa más", "piensa mucho", "piensa profundamente"), w("réfléchis plus", "réfléchis beaucoup", "réfléchis profondément"),
+			w("denk mehr", "denk gründlich", "denk tief"), raw("더 오래 생각", "깊이 생각", "심사숙고", "곰곰이 생각"),
+			w("pensa di più", "pensa a lungo", "pensa profondamente", "rifletti a fondo"),
+		},
+		{ // MIDDLE
+			w("think about it", "think a lot", "think deeply", "think hard", "think more", "megathink"),
+			raw("もっと考えて", "たくさん考えて", "よく考えて", "長考"), raw("多想想", "好好想"),
+			w("piensa"), w("réfléchis"), w("denk nach", "denk"), raw("많이 생각", "더 생각", "잘 생각"),
+			w("pensa", "pensa molto", "rifletti"),
+		},
+		{ // BASIC
+			w("think"), raw("考えて"), raw("想", "思考"), w("pienso", "pensando"), w("pense", "réfléchir"),
+			w("denke", "nachdenken"), raw("생각"), w("penso", "pensare", "pensando", "riflettere"),
+		},
+	}
+	var out [3][]*regexp.Regexp
+	for t, langs := range tiers {
+		for _, ps := range langs {
+			for _, p := range ps {
+				expr := regexp.QuoteMeta(p.text)
+				if p.word {
+					expr = `\b` + expr + `\b`
+				}
+				out[t] = append(out[t], regexp.MustCompile(expr))
+			}
+		}
+	}
+	return out
+}()
+
+// ThinkingBudget is the thinking budget Claude Code 1.0.x sends for the
+// requests of a turn whose prompt is text: the highest tier any of its
+// phrases reaches, after "i think" and "we think" are taken out (1.0.89
+// `Uq5`), else 0. The budget is set per turn from the turn's own new
+// messages (`L2([...d0,...A2],A2,…)` passes the turn's messages to
+// `maxThinkingTokens:pv(SQ,Z4)`), so a turn without the phrases after one
+// with them sends thinking off again. MAX_THINKING_TOKENS, which the log
+// does not show, overrides it. 0 for versions it is not read from (before
+// 1.0.10, and 2.0 on, where thinking is a toggle).
+func ThinkingBudget(v Version, text string) int {
+	if !v.Known() || v.Before("1.0.10") || v.AtLeast("2.0.0") {
+		return 0
+	}
+	t := strings.ReplaceAll(strings.ReplaceAll(strings.ToLower(text), "i think", ""), "we think", "")
+	for i, budget := range []int{budgetHighest, budgetMiddle, budgetBasic} {
+		for _, re := range keywordTiers[i] {
+			if re.MatchString(t) {
+				return budget
+			}
+		}
+	}
+	return 0
+}
+
+// ThinkingParam is the request's thinking setting for a budget, as
+// prompt.Params.Thinking writes it: a change of it invalidates the cached
+// messages (the API keys them on the thinking parameters), not the system
+// prompt and tools.
+func ThinkingParam(budget int) string {
+	if budget <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("enabled:%d", budget)
+}
