@@ -55,6 +55,18 @@ func TestFidelityResumeCopiesNotBilled(t *testing.T) {
 	require.InDelta(t, 0, s.ObservedErrorPct, 2)
 }
 
+// Claude Code 1.0.x's per-turn thinking budget (claudecode.ThinkingBudget):
+// in the trimmed corpus session (traces/claudecode/testdata/thinking), the
+// turns that switch thinking on and off read only the tools and system
+// prompt; without the rule the recorded replay read on and came out 9.2 %
+// under the bill.
+func TestFidelityThinkingBudget(t *testing.T) {
+	rep := fidelityJSON(t, "../../traces/claudecode/testdata/thinking/5f2d5220.jsonl")
+	require.Len(t, rep.Sessions, 1)
+	require.InDelta(t, 0, rep.Sessions[0].ErrorPct, 1, "recorded")
+	require.InDelta(t, 0, rep.Sessions[0].ObservedErrorPct, 1, "observed")
+}
+
 // The training corpus (../shared/traces/corpus, 26 repos, 2025 and 2026
 // logs, grown by two repos of compactions and resumed sessions in issue
 // 22). The gate is re-based on the grown corpus at what today's rules reach
