@@ -1,12 +1,9 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -58,35 +55,13 @@ func runRecord(e *env, file, listen string, anth, oai *url.URL, maxBody int64, a
 		f.Close()
 		return err
 	}
-	ln, err := net.Listen("tcp", listen)
-	if err != nil {
+	fmt.Fprintf(e.stderr, "recording to %s; ", file)
+	runErr, err := record.Session{Listen: listen, Command: command, Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr, Notice: e.stderr}.Serve(e.ctx, rec)
+	var le *record.ListenError
+	if errors.As(err, &le) {
 		f.Close()
-		return usagef("--listen %s: %v", listen, err)
+		return usagef("--listen %s: %v", listen, le.Err)
 	}
-	base := "http://" + ln.Addr().String()
-	srv := &http.Server{Handler: rec, ReadHeaderTimeout: time.Minute}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	fmt.Fprintf(e.stderr, "recording to %s; ANTHROPIC_BASE_URL=%s OPENAI_BASE_URL=%s/v1\n", file, base, base)
-
-	var runErr error
-	if len(command) > 0 {
-		cmd := exec.CommandContext(e.ctx, command[0], command[1:]...)
-		cmd.Env = append(os.Environ(), "ANTHROPIC_BASE_URL="+base, "OPENAI_BASE_URL="+base+"/v1")
-		cmd.Stdin, cmd.Stdout, cmd.Stderr = e.stdin, e.stdout, e.stderr
-		runErr = cmd.Run()
-	} else {
-		<-e.ctx.Done()
-	}
-	// Stop accepting, let the pairs in flight finish, then close the file.
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	shutErr := srv.Shutdown(ctx)
-	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) && shutErr == nil {
-		shutErr = err
-	}
-	recErr := rec.Close()
-	closeErr := f.Close()
 	if asJSON {
 		b, _ := json.Marshal(struct {
 			File  string `json:"file"`
@@ -96,7 +71,7 @@ func runRecord(e *env, file, listen string, anth, oai *url.URL, maxBody int64, a
 	} else {
 		fmt.Fprintf(e.stderr, "recorded %d pairs to %s\n", rec.Pairs(), file)
 	}
-	if err := errors.Join(shutErr, recErr, closeErr); err != nil {
+	if err := errors.Join(err, f.Close()); err != nil {
 		return err
 	}
 	var exit *exec.ExitError
