@@ -85,6 +85,7 @@ func (e *encoder) session(s *traces.Session) {
 	e.str(s.Format)
 	e.str(s.Harness)
 	e.str(s.Tenant)
+	e.str(s.Account)
 	e.str(s.Parent)
 	e.strings(s.Children)
 	e.blocks(s.Floor)
@@ -277,6 +278,7 @@ func (d *decoder) session() *traces.Session {
 		Format:  d.str(),
 		Harness: d.str(),
 		Tenant:  d.str(),
+		Account: d.str(),
 		Parent:  d.str(),
 	}
 	s.Children = d.strings()
