@@ -77,6 +77,7 @@ type Builder struct {
 	// strips caches StripsThinking of the last model built for.
 	stripModel string
 	strips     bool
+	turns      bool // the model is an OpenAI reasoning model (turns end at answers)
 	// dropMsg is the first message of the last build a stale thinking
 	// block was dropped from (-1: none), dropAt where (Request.StripAt).
 	dropMsg, dropAt int
@@ -85,6 +86,7 @@ type Builder struct {
 func (b *Builder) stripsThinking(model string) bool {
 	if model != b.stripModel || b.stripModel == "" {
 		b.stripModel, b.strips = model, StripsThinking(model)
+		b.turns = openAIReasoning(strings.TrimPrefix(strings.ToLower(model), "openai/"))
 	}
 	return b.strips
 }
@@ -181,7 +183,7 @@ func (b *Builder) splitBlock(src *traces.Block, h uint64) *splitPair {
 // until the next Build.
 func (b *Builder) Build(model string, v *View, output int) *Request {
 	lastUser := -1
-	turns := b.Wire.ThinkingByModel && openAIReasoning(strings.TrimPrefix(strings.ToLower(model), "openai/"))
+	turns := b.Wire.ThinkingByModel && b.stripsThinking(model) && b.turns
 	if b.Wire.StripStaleThinking || (b.Wire.ThinkingByModel && b.stripsThinking(model) && (turns || !b.KeepThinking)) {
 		for i := len(v.Messages) - 1; i >= 0; i-- {
 			if v.Messages[i].Role == RoleUser && (!turns || answered(v.Messages, i)) {
