@@ -12,6 +12,7 @@ import (
 	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/results"
 	"github.com/ctxsim/ctxsim/sim"
+	"github.com/ctxsim/ctxsim/sim/assent"
 	"github.com/ctxsim/ctxsim/sim/hindsight"
 	"github.com/ctxsim/ctxsim/sim/provider"
 	"github.com/ctxsim/ctxsim/traces"
@@ -52,6 +53,9 @@ func (rn *Runner) runCell(ctx context.Context, c *Cell) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if c.Policy.Name == assent.Name {
+		return rn.asSent(ctx, c.Tenant)
+	}
 	if !c.Tenant.HasRecorded() {
 		return rn.replay(ctx, c.Tenant, c.sim, c.summaryModel, nil, rn.hindsightFor(c.sim.Name))
 	}
@@ -84,6 +88,17 @@ func (rn *Runner) runCell(ctx context.Context, c *Cell) (*Result, error) {
 		return rt.result, nil
 	}
 	return rn.replay(ctx, c.Tenant, c.sim, c.summaryModel, func(s *traces.Session) *sim.Calibrator { return rt.frozen[s.ID] }, rn.hindsightFor(c.sim.Name))
+}
+
+// asSent replays t's captured requests as they were sent (package
+// sim/assent): every session's calls, in time order, on the tenant's own
+// providers, summarized as every other policy's runs are.
+func (rn *Runner) asSent(ctx context.Context, t Tenant) (*Result, error) {
+	rep, err := assent.Replay(ctx, t.Sessions, assent.Options{Prices: rn.Prices, Seed: rn.Seed})
+	if err != nil {
+		return nil, fmt.Errorf("tenant %s: %w", t.Key, err)
+	}
+	return &Result{Records: rep.Records, Runs: rn.summarize(t, assent.Name, rep.Records)}, nil
 }
 
 // observedRun runs (once per tenant) the recorded-observed policy: the

@@ -8,7 +8,9 @@ import (
 	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/shard"
 	"github.com/ctxsim/ctxsim/sim"
+	"github.com/ctxsim/ctxsim/sim/assent"
 	"github.com/ctxsim/ctxsim/traces"
+	"github.com/ctxsim/ctxsim/traces/capture"
 )
 
 // A Plan is the cells of a run: every tenant paired with every policy,
@@ -85,11 +87,19 @@ func (r *Runner) Plan(ctx context.Context, tenants []Tenant, policies []Policy, 
 	return p, nil
 }
 
-// fits refuses a policy whose settings a session of t cannot run under (a
+// fits refuses the as-sent policy on a tenant not captured, and a policy
+// whose settings a session of t cannot run under (a
 // model.max_tokens that leaves its model's window no room, which the
 // threshold would drop in silence): a usage error naming the setting
 // before any work, rather than every cell failing on it.
 func (r *Runner) fits(pol Policy, t Tenant) error {
+	if pol.Name == assent.Name {
+		for _, s := range t.Sessions {
+			if s.Format != capture.FormatName {
+				return badInput("{policy} %s replays captured requests (--from capture): session %s is a %s log", pol.Name, s.ID, s.Format)
+			}
+		}
+	}
 	if pol.Config == nil {
 		return nil
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxsim/ctxsim/policies"
 	"github.com/ctxsim/ctxsim/sim"
+	"github.com/ctxsim/ctxsim/sim/assent"
 )
 
 // An InputError is input a run cannot take: a policy name, an override,
@@ -61,14 +62,14 @@ func ApplySets(c *policies.Config, sets []string) error {
 }
 
 // ResolvePolicies are the policies of names (presets, "recorded",
-// "recorded-observed" or .yaml/.json policy files), each with the sets
+// "recorded-observed", "as-sent" or .yaml/.json policy files), each with the sets
 // applied; a file's ignored keys are its policy's Warnings.
 func ResolvePolicies(names []string, sets []string) ([]Policy, error) {
 	var out []Policy
 	for _, n := range names {
-		if n == sim.RecordedName || n == sim.RecordedObservedName {
+		if n == sim.RecordedName || n == sim.RecordedObservedName || n == assent.Name {
 			if len(sets) > 0 {
-				return nil, badInput("{override} does not apply to the recorded policy")
+				return nil, badInput("{override} does not apply to the %s policy", n)
 			}
 			out = append(out, Policy{Name: n})
 			continue
@@ -87,7 +88,7 @@ func ResolvePolicies(names []string, sets []string) ([]Policy, error) {
 		} else {
 			c, err := policies.Preset(n)
 			if err != nil {
-				return nil, badInput("{policy} %q: not a preset, %q, %q or a .yaml/.json policy file (presets: %s)", n, sim.RecordedName, sim.RecordedObservedName, strings.Join(policies.PresetNames(), ", "))
+				return nil, badInput("{policy} %q: not a preset, %q, %q, %q or a .yaml/.json policy file (presets: %s)", n, sim.RecordedName, sim.RecordedObservedName, assent.Name, strings.Join(policies.PresetNames(), ", "))
 			}
 			cfg = c
 		}
@@ -175,8 +176,8 @@ func WhatifPolicies(names []string, sets []string) ([]Policy, error) {
 			out = append(out, sp)
 			continue
 		}
-		if _, err := policies.Preset(n); err != nil && n != sim.RecordedName && !IsPolicyFile(n) {
-			return nil, badInput("{policy list} %q: not a whatif variant (%s), a preset or a policy file", n, strings.Join(VariantNames(), ", "))
+		if _, err := policies.Preset(n); err != nil && n != sim.RecordedName && n != assent.Name && !IsPolicyFile(n) {
+			return nil, badInput("{policy list} %q: not a whatif variant (%s), %q, a preset or a policy file", n, strings.Join(VariantNames(), ", "), assent.Name)
 		}
 		sp, err := ResolvePolicies([]string{n}, sets)
 		if err != nil {
@@ -188,8 +189,8 @@ func WhatifPolicies(names []string, sets []string) ([]Policy, error) {
 }
 
 // A Policy is a policy to replay: a config (a preset, a file, a grid
-// point), the recorded policy (Config nil), or a variant of the recorded
-// policy. A policy named on the command line becomes a policies.Config
+// point), the recorded or as-sent policy (Config nil), or a variant of
+// the recorded policy. A policy named on the command line becomes a policies.Config
 // (ResolvePolicies), a Policy here, and a *sim.Policy when Plan builds its
 // cells: each form is its layer's.
 type Policy struct {
@@ -211,6 +212,10 @@ func Recorded() Policy { return Policy{Name: sim.RecordedName} }
 // RecordedObserved is the recorded policy that honours the
 // re-sends the log shows (sim.NewRecordedObserved): what-if's baseline.
 func RecordedObserved() Policy { return Policy{Name: sim.RecordedObservedName} }
+
+// AsSentPolicy is the as-sent policy: each captured request replayed with its
+// own markers, TTLs and settings (package sim/assent), on captures only.
+func AsSentPolicy() Policy { return Policy{Name: assent.Name} }
 
 // Preset is a preset policy by name.
 func Preset(name string) (Policy, error) {

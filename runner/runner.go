@@ -14,6 +14,7 @@ import (
 	"github.com/ctxsim/ctxsim/policies/estimate/tokcache"
 	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/sim"
+	"github.com/ctxsim/ctxsim/sim/assent"
 	"github.com/ctxsim/ctxsim/sim/hindsight"
 	"github.com/ctxsim/ctxsim/sim/provider"
 	"github.com/ctxsim/ctxsim/traces"
@@ -214,6 +215,11 @@ func (rn *Runner) build(p Policy) (*sim.Policy, string, error) {
 		return pol, p.Config.SummaryModel, err
 	}
 	if p.Config == nil {
+		if p.Name == assent.Name {
+			// Run by sim/assent, not the engine (runCell): the name is
+			// all the cell needs of it.
+			return &sim.Policy{Name: assent.Name}, "", nil
+		}
 		if p.Name == sim.RecordedObservedName {
 			return sim.NewRecordedObserved(), "", nil
 		}

@@ -102,7 +102,7 @@ type simFlags struct {
 // add declares the replay flags; faults adds the injected faults and
 // context editing (compare, run, sweep; whatif replays what happened).
 func (f *simFlags) add(fs *pflag.FlagSet, defaultPolicies string, faults bool) {
-	fs.StringArrayVar(&f.policies, "policy", nil, "policy: a preset (see ctxsim policies), \"recorded\", or a .yaml/.json config; repeatable (default "+defaultPolicies+")")
+	fs.StringArrayVar(&f.policies, "policy", nil, "policy: a preset (see ctxsim policies), \"recorded\", \"as-sent\" (captures), or a .yaml/.json config; repeatable (default "+defaultPolicies+")")
 	fs.Var(policyList{&f.policies}, "policies", "the same as --policy, comma-separated: --policies a,b is --policy a --policy b")
 	fs.StringArrayVar(&f.sets, "set", nil, "override a setting of every policy, key=value (hermes key names); repeatable")
 	fs.StringVar(&f.provider, "provider", "auto", "fake provider: anthropic, openai, deepseek, gemini, vllm, or auto (the provider of each trace's model)")

@@ -22,7 +22,7 @@ func init() {
 			wf.add(fs, false)
 			fs.Lookup("trace").Usage = "the trace file or directory (the same as the PATH argument): native, Claude Code, Codex or hermes state.db told apart by content (else --from)"
 			sf.add(fs, "recorded for recorded traces, else hermes-default", true)
-			fs.Lookup("policy").Usage = "the policy: a preset (see ctxsim policies), \"recorded\", or a .yaml/.json config; one (compare takes several)"
+			fs.Lookup("policy").Usage = "the policy: a preset (see ctxsim policies), \"recorded\", \"as-sent\" (captures), or a .yaml/.json config; one (compare takes several)"
 			of.add(fs)
 			plots := fs.String("plots", "", "directory to write the figures to (SVG and PNG)")
 			hs := fs.Bool("hindsight", false, "print, call by call, the breakpoints and TTLs of the cheapest cache schedule of the run's requests beside the policy's, marking where they differ")

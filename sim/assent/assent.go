@@ -17,6 +17,7 @@ import (
 	"github.com/ctxsim/ctxsim/policies/cacheplan"
 	"github.com/ctxsim/ctxsim/policies/prompt"
 	"github.com/ctxsim/ctxsim/pricing"
+	"github.com/ctxsim/ctxsim/sim"
 	"github.com/ctxsim/ctxsim/sim/provider"
 	"github.com/ctxsim/ctxsim/traces"
 	"github.com/ctxsim/ctxsim/traces/capture"
@@ -74,7 +75,15 @@ type Report struct {
 	// (a read or write ending before a boundary an earlier bill placed
 	// further on): each is a call whose size the bills contradict.
 	Conflicts int `json:"size_conflicts"`
+	// Records are the calls as the engine's records (one per call, in
+	// Calls' order, Policy Name), for the summaries and reports every
+	// other policy's replay makes (the as-sent policy of compare, whatif
+	// and check).
+	Records []sim.Record `json:"-"`
 }
+
+// Name is the as-sent policy's name (cacheplan.AsSent's).
+const Name = "as-sent"
 
 // A Summary is the totals of a set of calls (all of a report's, or one
 // API's).
@@ -162,6 +171,7 @@ type wire struct {
 	auto   prompt.TTL
 	params prompt.Params
 	usage  traces.Usage
+	turn   int // the user messages before the call, from 0
 	// ends are the blocks' sized ends; total the billed prompt.
 	ends    []int
 	total   int
@@ -200,6 +210,7 @@ func replayTenant(tenant string, ss []*traces.Session, o Options, rep *Report) e
 	}
 	var last time.Time
 	planner := cacheplan.AsSent{}
+	seq := map[string]int{} // each session's records numbered in time order
 	for _, w := range ws {
 		p, err := prov(w.api)
 		if err != nil {
@@ -236,13 +247,23 @@ func replayTenant(tenant string, ss []*traces.Session, o Options, rep *Report) e
 			return fmt.Errorf("session %s: event %d: %w", w.sess.ID, w.event, perr)
 		}
 		c.RecordedUSD = price.Cost(w.usage)
+		window := max(w.sess.Window, price.Window)
+		rec := sim.Record{Trace: w.sess.ID, Policy: Name, Seq: seq[w.sess.ID], Kind: sim.KindCall, Time: now, Event: w.event,
+			Turn: w.turn, Model: w.model, Window: window, Prompt: req.Total, Breakpoints: len(req.Breakpoints),
+			Recorded: &w.usage, RecordedCostUSD: c.RecordedUSD}
+		seq[w.sess.ID]++
 		if err != nil {
 			c.Error = err.Error()
+			rec.Error = c.Error
 		} else {
 			c.Replayed = resp.Usage
 			c.ReplayedUSD = price.Cost(resp.Usage)
+			rec.Usage, rec.CostUSD = resp.Usage, c.ReplayedUSD
+			rec.TTFTMS, rec.LatencyMS = resp.TTFT.Milliseconds(), resp.Latency().Milliseconds()
+			rec.MissReason, rec.MissTokens = resp.Miss.Reason, resp.Miss.Tokens
 		}
 		rep.Calls = append(rep.Calls, c)
+		rep.Records = append(rep.Records, rec)
 		last = now
 	}
 	for _, p := range provs {
@@ -304,6 +325,7 @@ func wires(s *traces.Session) ([]*wire, error) {
 	}
 	var msgs []msg
 	var out []*wire
+	turn := -1
 	for i := range s.Events {
 		e := &s.Events[i]
 		switch e.Kind {
@@ -316,6 +338,8 @@ func wires(s *traces.Session) ([]*wire, error) {
 			role := prompt.RoleUser
 			if e.Meta[capture.MetaRole] == "system" {
 				role = prompt.RoleSystem
+			} else if e.Kind == traces.User {
+				turn++
 			}
 			msgs = append(msgs, msg{role, i})
 			continue
@@ -328,7 +352,7 @@ func wires(s *traces.Session) ([]*wire, error) {
 			continue
 		}
 		w := &wire{sess: s, event: i, at: e.Time, model: e.Model, api: cmp.Or(e.Meta[capture.MetaAPI], capture.Anthropic),
-			key: s.ID, usage: *e.Usage, outside: -1}
+			key: s.ID, usage: *e.Usage, turn: max(turn, 0), outside: -1}
 		if w.model == "" {
 			w.model = s.Model
 		}
