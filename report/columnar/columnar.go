@@ -87,6 +87,16 @@ type Run struct {
 	FidelityReadMatchPct  *float64 `parquet:"fidelity.read_match_pct,optional"`
 	FidelityOpenLoopMdAPE *float64 `parquet:"fidelity.open_loop_prompt_mdape_pct,optional"`
 	FidelityOpenLoopP90   *float64 `parquet:"fidelity.open_loop_prompt_p90_ape_pct,optional"`
+
+	// Hindsight: the run's optimum and regret, when it was computed
+	// (results.Hindsight; a session's share of a joint optimum is split by
+	// call, docs/metrics.md).
+	HindsightUSD       *float64 `parquet:"hindsight.hindsight_usd,optional"`
+	HindsightBoundUSD  *float64 `parquet:"hindsight.bound_usd,optional"`
+	HindsightGapPct    *float64 `parquet:"hindsight.gap_to_bound_pct,optional"`
+	HindsightExact     *bool    `parquet:"hindsight.exact,optional"`
+	HindsightRegretUSD *float64 `parquet:"hindsight.regret_usd,optional"`
+	HindsightRegretPct *float64 `parquet:"hindsight.regret_pct,optional"`
 }
 
 // RunOf flattens r; tenant and workload may be "".
@@ -115,6 +125,14 @@ func RunOf(r results.RunSummary, tenant, workload string) Run {
 		calls, cost, read, md, p90 := int64(f.Calls), f.CostPct, f.ReadMatchPct, f.OpenLoopMdAPE, f.OpenLoopP90
 		out.FidelityCalls, out.FidelityCostPct, out.FidelityReadMatchPct = &calls, &cost, &read
 		out.FidelityOpenLoopMdAPE, out.FidelityOpenLoopP90 = &md, &p90
+	}
+	if h := r.Hindsight; h != nil {
+		cost, exact, regret, pct := h.CostUSD, h.Exact, h.RegretUSD, h.RegretPct
+		out.HindsightUSD, out.HindsightExact, out.HindsightRegretUSD, out.HindsightRegretPct = &cost, &exact, &regret, &pct
+		if h.BoundUSD != nil && h.GapToBoundPct != nil {
+			b, g := *h.BoundUSD, *h.GapToBoundPct
+			out.HindsightBoundUSD, out.HindsightGapPct = &b, &g
+		}
 	}
 	return out
 }

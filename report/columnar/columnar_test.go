@@ -2,6 +2,7 @@ package columnar
 
 import (
 	"bytes"
+	"math"
 	"testing"
 	"time"
 
@@ -27,6 +28,11 @@ func testRuns() []results.RunSummary {
 			Trace: "b", Policy: "recorded", Requests: 1, Tokens: traces.Usage{Input: 7, CacheRead: 3, Output: 1}, CostUSD: 0.25,
 			Recorded: &results.RecordedSummary{Tokens: traces.Usage{Input: 8, CacheRead: 3}, CostUSD: rec},
 			Fidelity: &results.Fidelity{Calls: 1, CostPct: -1.5, ReadMatchPct: 100},
+			Hindsight: func() *results.Hindsight {
+				h := results.NewHindsight(0.25, 0.2, 0.15, false)
+				h.SetBound(0.18)
+				return h
+			}(),
 		},
 	}
 }
@@ -66,13 +72,22 @@ func TestRunsRoundTrip(t *testing.T) {
 		b.FidelityCostPct == nil || *b.FidelityCostPct != -1.5 || *b.FidelityReadMatchPct != 100 {
 		t.Errorf("run b recorded/fidelity: %+v", b)
 	}
+	if a.HindsightUSD != nil || a.HindsightExact != nil || a.HindsightBoundUSD != nil {
+		t.Errorf("run a has hindsight columns set: %v %v %v", a.HindsightUSD, a.HindsightExact, a.HindsightBoundUSD)
+	}
+	// hindsight_usd 0.25 − 0.2 + 0.15, regret 0.05 (20 %), bound 0.18 (gap 10 %).
+	if b.HindsightUSD == nil || math.Abs(*b.HindsightUSD-0.2) > 1e-12 || *b.HindsightExact || math.Abs(*b.HindsightRegretUSD-0.05) > 1e-12 ||
+		math.Abs(*b.HindsightRegretPct-20) > 1e-9 || *b.HindsightBoundUSD != 0.18 || math.Abs(*b.HindsightGapPct-10) > 1e-9 {
+		t.Errorf("run b hindsight: %v %v %v %v %v %v", b.HindsightUSD, b.HindsightExact, b.HindsightRegretUSD, b.HindsightRegretPct, b.HindsightBoundUSD, b.HindsightGapPct)
+	}
 	// The columns carry the OTel names.
 	f, err := parquet.OpenFile(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"gen_ai.usage.input_tokens", "gen_ai.usage.cache_read.input_tokens",
-		"gen_ai.usage.cache_creation.input_tokens", "ctxsim.usage.cache_creation_1h.input_tokens", "fidelity.cost_pct"} {
+		"gen_ai.usage.cache_creation.input_tokens", "ctxsim.usage.cache_creation_1h.input_tokens", "fidelity.cost_pct",
+		"hindsight.hindsight_usd", "hindsight.bound_usd", "hindsight.gap_to_bound_pct", "hindsight.exact", "hindsight.regret_pct"} {
 		if _, ok := f.Schema().Lookup(name); !ok {
 			t.Errorf("runs.parquet has no column %q", name)
 		}
