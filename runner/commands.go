@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -198,13 +199,10 @@ var ErrNoCells = errors.New("no session carries recorded usage")
 func Fidelity(ctx context.Context, rn *Runner, sessions []*traces.Session, o Options) (results.FidelityReport, *Replay, error) {
 	// Captures are replayed as sent too, each file one account (as the
 	// capture importer sets Tenant), before the tenants are cleared; a
-	// shard leaves them out (its merge does not carry them).
-	var asSent []results.AsSentGroup
-	if !o.Shard.Sharded() {
-		var err error
-		if asSent, err = AsSent(ctx, rn, sessions); err != nil {
-			return results.FidelityReport{}, nil, err
-		}
+	// shard replays the files it owns and keeps their calls in its part.
+	parts, err := asSentParts(ctx, rn, sessions, o.Shard)
+	if err != nil {
+		return results.FidelityReport{}, nil, err
 	}
 	// A directory of logs from many people must not share one cache; the
 	// sessions of one account, as the logs' layout shows it, do (issue 22:
@@ -235,7 +233,18 @@ func Fidelity(ctx context.Context, rn *Runner, sessions []*traces.Session, o Opt
 		return results.FidelityReport{}, nil, err
 	}
 	rep := results.NewFidelityReport(rec, obs)
-	rep.AsSent = asSent
+	var calls []assent.Call
+	for _, pt := range parts {
+		calls = append(calls, pt.calls...)
+		if o.Shard.Sharded() {
+			b, err := json.Marshal(pt.calls)
+			if err != nil {
+				return results.FidelityReport{}, nil, err
+			}
+			rp.Entries = append(rp.Entries, shard.Entry{Order: []int{len(pols), pt.order}, Unit: pt.unit, Data: b})
+		}
+	}
+	rep.AsSent = AsSentGroups(calls)
 	for _, c := range plan.Cells {
 		if c.Err != nil && c.Policy.Name == Recorded().Name {
 			rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s: %v", c.Tenant.Key, c.Err))
@@ -245,22 +254,67 @@ func Fidelity(ctx context.Context, rn *Runner, sessions []*traces.Session, o Opt
 }
 
 // AsSent replays the captured sessions among sessions (format capture)
-// as they were sent (package sim/assent), and groups the calls by API;
-// nil when there are none.
+// as they were sent (package sim/assent), and groups the calls by API
+// (AsSentGroups); nil when there are none.
 func AsSent(ctx context.Context, rn *Runner, sessions []*traces.Session) ([]results.AsSentGroup, error) {
-	var caps []*traces.Session
-	for _, s := range sessions {
-		if s.Format == capture.FormatName {
-			caps = append(caps, s)
-		}
-	}
-	if len(caps) == 0 {
-		return nil, nil
-	}
-	r, err := assent.Replay(ctx, caps, assent.Options{Prices: rn.Prices, Seed: rn.Seed})
+	parts, err := asSentParts(ctx, rn, sessions, shard.Spec{})
 	if err != nil {
 		return nil, err
 	}
+	var calls []assent.Call
+	for _, pt := range parts {
+		calls = append(calls, pt.calls...)
+	}
+	return AsSentGroups(calls), nil
+}
+
+// An asSentPart is the as-sent replay of one account's captures: a shard
+// of fidelity owns it by unit, and keeps its calls in its part for merge.
+type asSentPart struct {
+	order int // the account's place among the run's
+	unit  string
+	calls []assent.Call
+}
+
+// asSentParts replays, account by account in load order (the capture
+// file: Session.TenantID), the captured sessions among sessions that sp
+// owns; each account's replay is its own, so the parts of every shard
+// are the parts of the unsharded run.
+func asSentParts(ctx context.Context, rn *Runner, sessions []*traces.Session, sp shard.Spec) ([]asSentPart, error) {
+	by := map[string][]*traces.Session{}
+	var keys []string
+	for _, s := range sessions {
+		if s.Format != capture.FormatName {
+			continue
+		}
+		k := s.TenantID()
+		if _, ok := by[k]; !ok {
+			keys = append(keys, k)
+		}
+		by[k] = append(by[k], s)
+	}
+	var out []asSentPart
+	for i, k := range keys {
+		unit := assent.Name + "\x00" + k
+		if !sp.Owns(unit) {
+			continue
+		}
+		r, err := assent.Replay(ctx, by[k], assent.Options{Prices: rn.Prices, Seed: rn.Seed})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, asSentPart{order: i, unit: unit, calls: r.Calls})
+	}
+	return out, nil
+}
+
+// AsSentGroups totals as-sent calls by API (nil when there are none),
+// naming each call the replay did not bill exactly.
+func AsSentGroups(calls []assent.Call) []results.AsSentGroup {
+	if len(calls) == 0 {
+		return nil
+	}
+	r := &assent.Report{Calls: calls}
 	var out []results.AsSentGroup
 	for _, api := range []string{capture.Anthropic, capture.OpenAIResponses, capture.OpenAIChat} {
 		sum := r.Summarize(func(c *assent.Call) bool { return c.API == api })
@@ -276,7 +330,7 @@ func AsSent(ctx context.Context, rn *Runner, sessions []*traces.Session) ([]resu
 		}
 		out = append(out, g)
 	}
-	return out, nil
+	return out
 }
 
 // ErrNoSessions is ReplayTrace's error for no sessions at all.

@@ -11,6 +11,7 @@ import (
 	"github.com/ctxsim/ctxsim/results"
 	"github.com/ctxsim/ctxsim/shard"
 	"github.com/ctxsim/ctxsim/sim"
+	"github.com/ctxsim/ctxsim/sim/assent"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
@@ -74,9 +75,19 @@ func Join(m *shard.Merged, name string) (*Joined, error) {
 		if len(m.Entries) == 0 {
 			return nil, fmt.Errorf("no session in the shards carries recorded usage")
 		}
-		// Cells are policy-major: the recorded replay's, then the observed.
+		// Cells are policy-major: the recorded replay's, then the
+		// observed, then the as-sent replay's calls of each capture file.
 		var rec, obs []results.RunSummary
+		var calls []assent.Call
 		for _, e := range m.Entries {
+			if e.Order[0] == 2 {
+				var cs []assent.Call
+				if err := json.Unmarshal(e.Data, &cs); err != nil {
+					return nil, fmt.Errorf("%s: cell %s: as-sent calls: %v", name, e.Unit, err)
+				}
+				calls = append(calls, cs...)
+				continue
+			}
 			runs, err := entryRuns(e)
 			if err != nil {
 				return nil, err
@@ -88,6 +99,7 @@ func Join(m *shard.Merged, name string) (*Joined, error) {
 			}
 		}
 		j.Fidelity = results.NewFidelityReport(rec, obs)
+		j.Fidelity.AsSent = AsSentGroups(calls)
 		return j, nil
 	}
 	labels, wl, price, err := entryLabels(m.Entries)

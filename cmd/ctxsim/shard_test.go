@@ -277,3 +277,32 @@ func TestShardMergeFidelity(t *testing.T) {
 		}
 	}
 }
+
+// fidelity on captures: each capture file's as-sent replay is a unit a
+// shard owns, its calls kept in the part; merged, the as-sent rows are the
+// one-process run's, byte for byte, and spread over more than one shard.
+func TestShardMergeFidelityCaptures(t *testing.T) {
+	args := []string{"fidelity", "--from", "capture", "../../sim/assent/testdata", "../../traces/capture/testdata", "--worst", "0"}
+	dirs := runShards(t, t.TempDir(), 3, args...)
+	owners := 0
+	for _, d := range dirs {
+		if strings.Contains(readFile(t, filepath.Join(d, shard.CellsFile)), `"as-sent\u0000`) {
+			owners++
+		}
+	}
+	if owners < 2 {
+		t.Fatalf("the as-sent units fell in %d shard(s): the test does not exercise their merge", owners)
+	}
+	for _, format := range [][]string{nil, {"--json"}} {
+		code, want, errs := runCmd(t, append(args, format...)...)
+		require.Equal(t, exitOK, code, errs)
+		if !strings.Contains(want, "as-sent, capture anthropic (14 calls)") && !strings.Contains(want, `"api": "anthropic"`) {
+			t.Fatalf("fidelity %v prints no as-sent row:\n%s", format, want)
+		}
+		code, got, errs := runCmd(t, append(append([]string{"merge"}, dirs...), format...)...)
+		require.Equal(t, exitOK, code, errs)
+		if got != want {
+			t.Errorf("fidelity %v: merge prints\n%s\nwant\n%s", format, got, want)
+		}
+	}
+}
