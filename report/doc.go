@@ -34,5 +34,6 @@
 // listings (WritePresets, WritePolicy, WritePolicyKeys), the synthetic
 // profiles (WriteProfiles), validate's verdicts (WriteFileChecks) and
 // native trace sets (WriteNativeSet, WriteWritten). WriteJSON is every
-// command's JSON; WriteSummary is summary.json.
+// command's JSON; WriteSummary is summary.json. On a terminal, tables fit
+// TerminalWidth and a run shows a NewProgress bar.
 package report

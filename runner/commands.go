@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/ctxsim/ctxsim/internal/atomicfile"
+	"github.com/ctxsim/ctxsim/internal/safetext"
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/results"
 	"github.com/ctxsim/ctxsim/shard"
@@ -398,10 +399,27 @@ type SweepDir struct {
 	// is refused.
 	Flags      []string
 	PricesFile string
-	// Wrap and Dropped are OpenJournal's: a seam around the journal's file,
-	// and what hears of a last line cut short by an interrupted write.
-	Wrap    func(io.Writer) io.Writer
-	Dropped func(path string, line int)
+	// Wrap is OpenJournal's seam around the journal's file.
+	Wrap func(io.Writer) io.Writer
+	// Log, when set, hears what a user of the directory should know: a
+	// last line cut short by an interrupted write (its cell runs again),
+	// and how far a resumed sweep had got (Resumed).
+	Log io.Writer
+}
+
+// Resumed is Sweep's resumed for d: a resumed sweep says on d.Log how
+// many of its cells were done.
+func (d SweepDir) Resumed(done, of int) {
+	if d.Resume && d.Log != nil {
+		fmt.Fprintf(d.Log, "ctxsim sweep: resuming %s: %d of %d cells done, %d to run\n", d.Dir, done, of, of-done)
+	}
+}
+
+// dropped is OpenJournal's dropped for d: a line on d.Log.
+func (d SweepDir) dropped(path string, line int) {
+	if d.Log != nil {
+		fmt.Fprintf(d.Log, "ctxsim sweep: %s:%d: dropped the last line, cut short by an interrupted write; its cell runs again\n", safetext.Line(path), line)
+	}
 }
 
 // Journal is the SweepJournal of a sweep of g over sessions in d.
@@ -420,7 +438,7 @@ func (d SweepDir) Journal(g *Grid, sessions []*traces.Session) SweepJournal {
 			return nil, nil, nil, err
 		}
 		meta := SweepMeta{Format: JournalFormat, Identity: id, Base: g.Base.Name, Grid: MetaGrid(g.Axes)}
-		return OpenJournal(d.Dir, d.Resume, meta, d.Wrap, d.Dropped)
+		return OpenJournal(d.Dir, d.Resume, meta, d.Wrap, d.dropped)
 	}
 }
 

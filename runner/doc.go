@@ -11,6 +11,10 @@
 //		runs = append(runs, c.Result.Runs...)                                 // collect
 //	})
 //
+// Settings.Runner makes a Runner from the plain values a command line
+// gives; Console are Options that show a run on a terminal (a progress
+// bar, each failed cell named).
+//
 // Load reads a Workload: the embedded suite (EmbeddedSessions), trace
 // paths in any format (traces.Open), synthetic profiles. A Tenant is
 // sessions that share one provider account (a session and its subagents,
@@ -24,9 +28,10 @@
 // A shard is a filter on the plan: PlanOptions.Shard keeps the cells whose
 // unit (ByTenant, ByCell) the shard owns (package shard), each with its
 // place in the unsharded run, and Run keeps each finished cell as an entry
-// of the shard's part (Plan.Entries, for shard.WriteDir). Nothing else of
-// a run knows it is sharded. Join puts the shards of a run back together
-// (shard.Merge) as the unsharded run's outputs.
+// of the shard's part (Plan.Entries, for shard.WriteDir; ShardManifest is
+// its identity). Nothing else of a run knows it is sharded. Join puts the
+// shards of a run back together (shard.Merge) as the unsharded run's
+// outputs, a cost run's report too.
 //
 // Run replays cells on a worker pool and hands them to emit in cell order,
 // so output is byte-identical for any number of workers; it stops when ctx
@@ -41,7 +46,8 @@
 // under recorded and recorded-observed), Sweep (journaled, resumable:
 // SweepDir), ReplayTrace (run: one trace, one policy, its hindsight tape),
 // SuiteResults (what ctxsim check compares with its baseline),
-// Breakeven (breakeven's replays) and Tune (a sweep of a policy's
+// Breakeven (breakeven's replays), Cost (cost's report of billed calls)
+// and Tune (a sweep of a policy's
 // candidate settings, NewTunePlan, chosen among by results.NewTune:
 // folds of session groups, the choice on training folds, its saving on
 // the held-out ones; TuneSpaces are the presets' default search spaces,
@@ -91,7 +97,7 @@
 //
 // # Caches
 //
-// OpenCaches opens the caches a rebuilt ctxsim must not reuse (imports,
+// OpenCacheDir opens the caches a rebuilt ctxsim must not reuse (imports,
 // hindsight optima) under one directory; Runner.OwnTokens backs the token
 // counts with the persistent count cache.
 package runner

@@ -323,7 +323,7 @@ func TestJoinCompareShards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, err := runner.Join(m, "manifest.json")
+	j, err := runner.Join(m, "manifest.json", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -482,6 +482,29 @@ func TestSweepDir(t *testing.T) {
 	if err != nil || done != 6 || len(again.Runs) != len(first.Runs) {
 		t.Fatalf("resumed: %v, %d cells done, %d runs; want 6 done and %d runs", err, done, len(again.Runs), len(first.Runs))
 	}
+	// With a Log, a resume says how far the sweep had got, and a last line
+	// cut short is named and run again.
+	cells := filepath.Join(d.Dir, "cells.jsonl")
+	journal, err := os.ReadFile(cells)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(bytes.TrimSuffix(journal, []byte("\n")), []byte("\n"))
+	torn := append(bytes.Join(lines[:len(lines)-1], nil), lines[len(lines)-1][:10]...)
+	if err := os.WriteFile(cells, torn, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	d.Log = &log
+	if _, err := sweep(d, d.Resumed); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("ctxsim sweep: %s:%d: dropped the last line, cut short by an interrupted write; its cell runs again\n", cells, len(lines)) +
+		fmt.Sprintf("ctxsim sweep: resuming %s: 5 of 6 cells done, 1 to run\n", d.Dir)
+	if log.String() != want {
+		t.Errorf("log:\n%s\nwant:\n%s", log.String(), want)
+	}
+	d.Log = nil
 	// Other flags are another sweep.
 	d.Flags = []string{"seed=2"}
 	if _, err := sweep(d, nil); err == nil || !strings.Contains(err.Error(), "is another one") {

@@ -13,6 +13,7 @@ import (
 	"github.com/ctxsim/ctxsim/sim"
 	"github.com/ctxsim/ctxsim/sim/assent"
 	"github.com/ctxsim/ctxsim/traces"
+	"github.com/ctxsim/ctxsim/usage"
 )
 
 // CompareRender, WhatifRender and FidelityRender are what a sharded run
@@ -46,19 +47,29 @@ type Joined struct {
 	Fidelity results.FidelityReport
 	// Tune is tune's result, chosen on the merged runs.
 	Tune *TuneResult
+	// Cost is cost's report (Render is its usage.Grouping), grouped by
+	// CostOptions; CostWarnings are the shards' warnings, listed in it.
+	Cost         *usage.Cost
+	CostOptions  usage.Options
+	CostWarnings *traces.Warnings
 }
 
 // ErrNotJoinable is Join's error for a command whose shards it cannot
-// join (cost has its own: usage.MergeShards).
+// join.
 var ErrNotJoinable = errors.New("cannot be merged")
 
-// Join puts m's shards back together; name is the manifest's, for errors.
+// Join puts m's shards back together; name is the manifest's, for errors,
+// and prices the price file a cost run's shards priced with ("" for the
+// embedded card; the other commands' shards carry their prices).
 // The entries' runs and records decode to what the unsharded run held (a
 // record survives the trip through JSON unchanged: TestRecordJSONRoundTrip),
 // so what is built from them (report.html, records.parquet) is what the
 // unsharded run built.
-func Join(m *shard.Merged, name string) (*Joined, error) {
+func Join(m *shard.Merged, name, prices string) (*Joined, error) {
 	man := m.Manifest
+	if man.Command == "cost" {
+		return joinCost(m, prices)
+	}
 	j := &Joined{Command: man.Command}
 	decode := func(v any) error {
 		if err := json.Unmarshal(man.Render, v); err != nil {
@@ -254,7 +265,7 @@ func (r FidelityRender) Print(w io.Writer, f report.Format, rep results.Fidelity
 
 // Write writes the joined run's files to dir as the unsharded command
 // writes them: compare's and whatif's output set, a sweep's summary and
-// runs (WriteSweep); fidelity writes none.
+// runs (WriteSweep); fidelity and cost write none.
 func (j *Joined) Write(dir string) error {
 	switch r := j.Render.(type) {
 	case CompareRender, WhatifRender:
@@ -281,6 +292,8 @@ func (j *Joined) Print(w io.Writer, f report.Format) error {
 		return report.WriteSweep(w, f, r, j.Outputs.Runs, j.Outputs.Warnings)
 	case TuneRender:
 		return j.Tune.Print(w, f)
+	case usage.Grouping:
+		return report.WriteCost(w, f, j.Cost, j.CostOptions.Loc)
 	}
 	return nil
 }

@@ -50,7 +50,7 @@ func init() {
 					// Replayed as whatif replays them: the provider of each
 					// session's model, no hindsight but the gaps'. Set up
 					// first, so the logs load through the import cache.
-					sf := simFlags{prices: prices, provider: "auto", seed: 1, jobs: 1, noHindsight: true}
+					sf := simFlags{Settings: runner.Settings{Prices: prices, Provider: "auto", Seed: 1, NoHindsight: true}}
 					st, err := sf.setup(e)
 					if err != nil {
 						return err
@@ -60,7 +60,7 @@ func init() {
 						return err
 					}
 					rep.Warnings = l.Warnings.List()
-					if err := runner.Breakeven(e.ctx, st, rep, l.Sessions, p, *hs, runOptions(e, 1, shard.Spec{})); err != nil {
+					if err := runner.Breakeven(e.ctx, st, rep, l.Sessions, p, *hs, runner.Console(e.stderr, 1, shard.Spec{})); err != nil {
 						return err
 					}
 				}

@@ -92,16 +92,16 @@ func checkResults(e *env, path string) (results.Summary, error) {
 		return readResultsFile(path, "--results")
 	}
 	wf := workloadFlags{sessions: runner.SuitePerProfile}
-	sf := simFlags{provider: "auto", seed: 1, jobs: runtime.GOMAXPROCS(0)}
+	sf := simFlags{Settings: runner.Settings{Provider: "auto", Seed: 1}}
 	rn, err := sf.setup(e)
 	if err != nil {
 		return results.Summary{}, err
 	}
-	sessions, err := wf.load(e, sf.seed)
+	sessions, err := wf.load(e, sf.Seed)
 	if err != nil {
 		return results.Summary{}, err
 	}
-	return runner.SuiteResults(e.ctx, rn, sessions, runOptions(e, sf.jobs, shard.Spec{}))
+	return runner.SuiteResults(e.ctx, rn, sessions, runner.Console(e.stderr, runtime.GOMAXPROCS(0), shard.Spec{}))
 }
 
 // readResultsFile reads a --results or --baseline file: one that cannot

@@ -20,6 +20,7 @@ import (
 	"github.com/ctxsim/ctxsim/sim/hindsight/hindcache"
 	"github.com/ctxsim/ctxsim/traces"
 	"github.com/ctxsim/ctxsim/traces/filecache"
+	"github.com/ctxsim/ctxsim/usage"
 )
 
 // A command is one subcommand. Each lives in its own file and registers
@@ -101,19 +102,12 @@ type env struct {
 	noCall int
 }
 
-// nothingToReplay is a command's input holding sessions, none with a model
-// call: they cost nothing, which is an answer, not an error (exit 0).
-type nothingToReplay struct{ sessions int }
-
-func (n nothingToReplay) Error() string {
-	return fmt.Sprintf("nothing to replay: %d session(s), none with a model call (a session without one costs nothing)", n.sessions)
-}
-
 // noSessions is the error of a command left with no session to replay:
-// nothingToReplay when every session found had no model call.
+// runner.NothingToReplayError (exit 0) when every session found had no
+// model call.
 func noSessions(e *env, format string, args ...any) error {
 	if e.noCall > 0 {
-		return nothingToReplay{sessions: e.noCall}
+		return runner.NothingToReplayError{Sessions: e.noCall}
 	}
 	return fmt.Errorf(format, args...)
 }
@@ -164,7 +158,7 @@ const (
 // runEnv runs the command line args in e and returns the exit code.
 func runEnv(e *env, args []string) int {
 	// Text tables fit COLUMNS or the terminal (--wide: no limit).
-	out := &report.Output{Writer: e.stdout, Width: outputWidth(e.stdout, os.Getenv)}
+	out := &report.Output{Writer: e.stdout, Width: report.TerminalWidth(e.stdout, os.Getenv)}
 	ec := *e
 	ec.stdout = out
 	e = &ec
@@ -203,12 +197,12 @@ func runEnv(e *env, args []string) int {
 	fs := newFlagSet(c, stderr)
 	runFn := c.flags(fs)
 	wide := fs.Bool("wide", false, "print text tables at full width (default: fit COLUMNS or the terminal)")
-	usage := fs.Usage
+	printUsage := fs.Usage
 	fs.Usage = func() {} // printed below, on stdout for --help
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			fs.SetOutput(stdout)
-			usage()
+			printUsage()
 			return helped()
 		}
 		fmt.Fprintf(stderr, "ctxsim %s: %v\n(see ctxsim %s --help)\n", c.name, err, c.name)
@@ -227,8 +221,9 @@ func runEnv(e *env, args []string) int {
 	e.atExit = nil
 	var ue *usageError
 	var ie *runner.InputError
+	var oe *usage.OptionError
 	var re *regressionError
-	var nr nothingToReplay
+	var nr runner.NothingToReplayError
 	switch {
 	case err == nil && e.failed > 0:
 		fmt.Fprintf(stderr, "ctxsim %s: %d session(s) could not be loaded (see the warnings above); the rest were run\n", c.name, e.failed)
@@ -238,7 +233,7 @@ func runEnv(e *env, args []string) int {
 	case errors.As(err, &nr) && e.failed == 0:
 		fmt.Fprintf(stderr, "ctxsim %s: %v\n", c.name, nr)
 		return exitOK
-	case errors.As(err, &ue) || errors.As(err, &ie) && ie.Usage:
+	case errors.As(err, &ue) || errors.As(err, &ie) && ie.Usage || errors.As(err, &oe):
 		fmt.Fprintf(stderr, "ctxsim %s: %s\n(see ctxsim %s --help)\n", c.name, safetext.Lines(flagged(err)), c.name)
 		return exitUsage
 	case errors.As(err, &re):

@@ -46,11 +46,11 @@ func runCompare(e *env, fs *pflag.FlagSet, wf *workloadFlags, sf *simFlags, of *
 		return err
 	}
 	wf.shard = sh.sp
-	sessions, err := wf.load(e, sf.seed)
+	sessions, err := wf.load(e, sf.Seed)
 	if err != nil {
 		return err
 	}
-	o := runOptions(e, sf.jobs, sh.sp)
+	o := runner.Console(e.stderr, sf.jobs, sh.sp)
 	o.Stubs, o.Records = wf.stubs, of.out != "" || plots != ""
 	rp, cellErr := runner.Compare(e.ctx, st, sessions, pols, o)
 	if runner.Stopped(cellErr) {

@@ -11,7 +11,6 @@ import (
 	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/runner"
-	"github.com/ctxsim/ctxsim/shard"
 	"github.com/ctxsim/ctxsim/traces"
 	"github.com/ctxsim/ctxsim/traces/formats"
 	"github.com/ctxsim/ctxsim/usage"
@@ -58,7 +57,7 @@ func init() {
 					}
 				}
 				render := usage.Grouping{By: *by, Since: *since, Until: *until, Timezone: *tz, WeekStart: *weekStart}
-				opts, err := costOptions(render)
+				opts, err := render.Options()
 				if err != nil {
 					return err
 				}
@@ -80,22 +79,13 @@ func init() {
 	})
 }
 
-// printCost prices and groups sessions and prints the report, the
-// warnings on stderr always (JSON on stdout stays clean) and in the JSON.
+// printCost prices and groups sessions and prints the report
+// (runner.Cost), the warnings on stderr always (JSON on stdout stays
+// clean) and in the JSON.
 func printCost(e *env, f report.Format, sessions []usage.Session, ws *traces.Warnings, card *pricing.Card, opts usage.Options) error {
-	rep := usage.CostOf(sessions, card, opts, ws)
-	rep.Warnings = ws.List()
+	rep := runner.Cost(sessions, ws, card, opts)
 	printWarnings(e, ws)
 	return report.WriteCost(e.stdout, f, rep, opts.Loc)
-}
-
-// costOptions checks the grouping flags.
-func costOptions(r usage.Grouping) (usage.Options, error) {
-	o, err := r.Options()
-	if err != nil {
-		return o, usagef("%v", err)
-	}
-	return o, nil
 }
 
 // costShard scans the project directories the shard owns
@@ -117,25 +107,4 @@ func costShard(e *env, fs *pflag.FlagSet, paths []string, from, prices string, c
 		return err
 	}
 	return sh.finish(out, m, scan.Walk, scan.Entries, nil)
-}
-
-// mergeCost prints the cost report of a sharded cost run
-// (usage.MergeShards), priced with the card the shards used.
-func mergeCost(e *env, m *shard.Merged, f report.Format, prices string) error {
-	if err := runner.SamePrices(m.Manifest, prices); err != nil {
-		return err
-	}
-	scan, r, err := usage.MergeShards(m)
-	if err != nil {
-		return err
-	}
-	opts, err := costOptions(r)
-	if err != nil {
-		return err
-	}
-	card, err := runner.LoadPrices(prices)
-	if err != nil {
-		return err
-	}
-	return printCost(e, f, scan.Sessions, scan.Warnings, card, opts)
 }

@@ -19,11 +19,11 @@ func init() {
 			var from, out string
 			addFrom(fs, &from)
 			worst := fs.Int("worst", 10, "how many of the worst sessions to list (0: all)")
-			addPrices(fs, &sf.prices)
+			addPrices(fs, &sf.Prices)
 			addJobs(fs, &sf.jobs)
 			// The report has no regret column: solving optima would be
 			// work nobody reads.
-			sf.provider, sf.seed, sf.noHindsight = "auto", 1, true
+			sf.Provider, sf.Seed, sf.NoHindsight = "auto", 1, true
 			of.add(fs, "print the report as JSON")
 			var sh shardFlags
 			sh.flag(fs, "sessions (each with its subagents)")
@@ -57,7 +57,7 @@ func runFidelity(e *env, fs *pflag.FlagSet, paths []string, from string, worst i
 	if err != nil {
 		return err
 	}
-	o := runOptions(e, sf.jobs, sh.sp)
+	o := runner.Console(e.stderr, sf.jobs, sh.sp)
 	o.Stubs = l.Stubs
 	rep, rp, cellErr := runner.Fidelity(e.ctx, st, l.Sessions, o)
 	if errors.Is(cellErr, runner.ErrNoCells) {

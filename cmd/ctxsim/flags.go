@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ctxsim/ctxsim/internal/numflag"
+	"github.com/ctxsim/ctxsim/runner"
 	"github.com/ctxsim/ctxsim/sim/provider"
 	"github.com/ctxsim/ctxsim/traces/formats"
 )
@@ -83,20 +84,11 @@ func addFormatTextJSON(fs *pflag.FlagSet, asJSON *bool) {
 
 // simFlags are the settings of the replay commands.
 type simFlags struct {
-	policies    []string
-	sets        []string
-	provider    string
-	prices      string
-	seed        uint64
-	jobs        int
-	failRate    float64
-	errRate     float64
-	clearTU     bool
-	cacheDir    string
-	noCache     bool
-	kvCap       int
-	kvBlock     int
-	noHindsight bool
+	runner.Settings
+	policies, sets []string
+	jobs           int
+	cacheDir       string
+	noCache        bool
 }
 
 // add declares the replay flags; faults adds the injected faults and
@@ -105,18 +97,18 @@ func (f *simFlags) add(fs *pflag.FlagSet, defaultPolicies string, faults bool) {
 	fs.StringArrayVar(&f.policies, "policy", nil, "policy: a preset (see ctxsim policies), \"recorded\", \"as-sent\" (captures), or a .yaml/.json config; repeatable (default "+defaultPolicies+")")
 	fs.Var(policyList{&f.policies}, "policies", "the same as --policy, comma-separated: --policies a,b is --policy a --policy b")
 	fs.StringArrayVar(&f.sets, "set", nil, "override a setting of every policy, key=value (hermes key names); repeatable")
-	fs.StringVar(&f.provider, "provider", "auto", "fake provider: anthropic, openai, deepseek, gemini, vllm, or auto (the provider of each trace's model)")
-	addPrices(fs, &f.prices)
-	fs.Uint64Var(&f.seed, "seed", 1, "seed of every random choice (synthetic traces, provider eviction, faults)")
+	fs.StringVar(&f.Provider, "provider", "auto", "fake provider: anthropic, openai, deepseek, gemini, vllm, or auto (the provider of each trace's model)")
+	addPrices(fs, &f.Prices)
+	fs.Uint64Var(&f.Seed, "seed", 1, "seed of every random choice (synthetic traces, provider eviction, faults)")
 	addJobs(fs, &f.jobs)
 	if faults {
-		fs.Var(numflag.Float(&f.failRate, 0, numflag.Fraction), "summarizer-fail-rate", "probability that a summarizer call fails (seeded), to exercise fallbacks and the breaker")
-		fs.Var(numflag.Float(&f.errRate, 0, numflag.Range{Lo: 0, Hi: 1, OpenHi: true}), "provider-error-rate", "probability that a call is rejected as overloaded (seeded); the harness retries with backoff")
-		fs.BoolVar(&f.clearTU, "clear-tool-uses", false, "anthropic: server-side context editing (clear_tool_uses_20250919 with its defaults)")
+		fs.Var(numflag.Float(&f.SummarizerFailRate, 0, numflag.Fraction), "summarizer-fail-rate", "probability that a summarizer call fails (seeded), to exercise fallbacks and the breaker")
+		fs.Var(numflag.Float(&f.ProviderErrorRate, 0, numflag.Range{Lo: 0, Hi: 1, OpenHi: true}), "provider-error-rate", "probability that a call is rejected as overloaded (seeded); the harness retries with backoff")
+		fs.BoolVar(&f.ClearToolUses, "clear-tool-uses", false, "anthropic: server-side context editing (clear_tool_uses_20250919 with its defaults)")
 	}
 	fs.StringVar(&f.cacheDir, "cache-dir", "", "directory of the persistent token-count, import and hindsight caches (default $CTXSIM_CACHE_DIR, else ctxsim/ in the user cache directory)")
 	fs.BoolVar(&f.noCache, "no-cache", false, "neither read nor write the caches: import, tokenize and solve everything")
-	fs.IntVar(&f.kvCap, "kv-capacity", provider.DefaultVLLMCapacity, "vllm: KV cache size in tokens (default: one 16 GB GPU serving a 3B model in fp16; vLLM's '# GPU blocks' × block size)")
-	fs.IntVar(&f.kvBlock, "block-size", provider.DefaultVLLMBlockSize, "vllm: KV block size in tokens (vLLM's default 16)")
-	fs.BoolVar(&f.noHindsight, "no-hindsight", false, "skip the hindsight optimum (the cheapest cache schedule of each run's requests) and the regret columns")
+	fs.IntVar(&f.KVCapacity, "kv-capacity", provider.DefaultVLLMCapacity, "vllm: KV cache size in tokens (default: one 16 GB GPU serving a 3B model in fp16; vLLM's '# GPU blocks' × block size)")
+	fs.IntVar(&f.KVBlockSize, "block-size", provider.DefaultVLLMBlockSize, "vllm: KV block size in tokens (vLLM's default 16)")
+	fs.BoolVar(&f.NoHindsight, "no-hindsight", false, "skip the hindsight optimum (the cheapest cache schedule of each run's requests) and the regret columns")
 }

@@ -47,17 +47,18 @@ func runMerge(e *env, dirs []string, out string, format report.Format, prices st
 		return err
 	}
 	switch cmd := m.Manifest.Command; {
-	case cmd == "cost":
-		return mergeCost(e, m, format, prices)
-	case cmd == "fidelity":
+	case cmd == "cost", cmd == "fidelity": // they only print
 	case out == "":
 		return usagef("--out DIR: where to write the merged %s outputs", cmd)
 	case prices != "":
 		return usagef("--prices is for cost shards; %s shards carry their prices", cmd)
 	}
-	j, err := runner.Join(m, filepath.Join(dirs[0], shard.ManifestFile))
+	j, err := runner.Join(m, filepath.Join(dirs[0], shard.ManifestFile), prices)
 	if err != nil {
 		return err
+	}
+	if j.Cost != nil {
+		printWarnings(e, j.CostWarnings) // stderr always, as cost prints them
 	}
 	if err := j.Write(out); err != nil {
 		return err

@@ -60,17 +60,8 @@ func (w *workloadFlags) load(e *env, seed uint64) ([]*traces.Session, error) {
 
 // setup is the runner the flags set, its caches open.
 func (f *simFlags) setup(e *env) (*runner.Runner, error) {
-	rn, err := runner.New(nil, f.provider, f.seed)
+	rn, err := f.Runner()
 	if err != nil {
-		return nil, err
-	}
-	rn.SummarizerFailRate, rn.ProviderErrorRate, rn.ClearToolUses = f.failRate, f.errRate, f.clearTU
-	rn.Hindsight = !f.noHindsight
-	rn.VLLM.Capacity, rn.VLLM.BlockSize = f.kvCap, f.kvBlock
-	if err := rn.Check(); err != nil {
-		return nil, err
-	}
-	if rn.Prices, err = runner.LoadPrices(f.prices); err != nil {
 		return nil, err
 	}
 	dir := cmp.Or(f.cacheDir, e.cacheDir) // --cache-dir, else the default
@@ -94,7 +85,7 @@ func (f *simFlags) start(e *env, of *formatFlags, sh *shardFlags, fs *pflag.Flag
 	if err != nil {
 		return "", nil, shard.Manifest{}, err
 	}
-	m, err := sh.manifest(fs, cmd, f.seed, paths, suite, f.prices, render)
+	m, err := sh.manifest(fs, cmd, f.Seed, paths, suite, f.Prices, render)
 	return format, rn, m, err
 }
 
@@ -205,18 +196,10 @@ var outputOnly = map[string]bool{
 	"out": true, "jobs": true, "shard": true, "format": true, "json": true, "help": true, "plots": true, "resume": true, "max-cells": true,
 }
 
-// manifest is the identity of a sharded run of command: every other flag,
-// the seed, and the hashes of the inputs (runner.InputHashes); nothing
-// unsharded.
+// manifest is the identity of a sharded run of command
+// (runner.ShardManifest): every flag but outputOnly's.
 func (f *shardFlags) manifest(fs *pflag.FlagSet, command string, seed uint64, paths []string, suite bool, prices string, render any) (shard.Manifest, error) {
-	if !f.sp.Sharded() {
-		return shard.Manifest{}, nil
-	}
-	in, err := runner.InputHashes(paths, suite, prices)
-	if err != nil {
-		return shard.Manifest{}, err
-	}
-	return shard.NewManifest(command, seed, flagValues(fs, outputOnly), in, render)
+	return runner.ShardManifest(f.sp, command, seed, flagValues(fs, outputOnly), paths, suite, prices, render)
 }
 
 // flagValues are fs's flags as name=value, in declaration order, but for
@@ -230,19 +213,4 @@ func flagValues(fs *pflag.FlagSet, skip map[string]bool) []string {
 		}
 	})
 	return out
-}
-
-// runOptions are a harness run's options on jobs workers, for shard sp:
-// a progress bar on stderr while the cells run, and each cell that fails
-// named there.
-func runOptions(e *env, jobs int, sp shard.Spec) runner.Options {
-	var bar progress = noProgress{}
-	return runner.Options{Workers: jobs, Shard: sp,
-		Start: func(todo int) { bar = newProgress(e.stderr, todo) },
-		Done:  func(*runner.Cell) { bar.Add(1) },
-		Failed: func(c *runner.Cell) {
-			fmt.Fprintf(e.stderr, "ctxsim: cell %s: %s\n", safetext.Line(c.Key()), safetext.Lines(c.Err.Error()))
-		},
-		End: func() { bar.Finish() },
-	}
 }

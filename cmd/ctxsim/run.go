@@ -34,7 +34,7 @@ func init() {
 				if len(sf.policies) > 1 {
 					return usagef("want one --policy (use compare for several)")
 				}
-				if *hs && sf.noHindsight {
+				if *hs && sf.NoHindsight {
 					return usagef("--hindsight needs the hindsight optimum: drop --no-hindsight")
 				}
 				return runRun(e, &wf, &sf, &of, *plots, *hs)
@@ -64,7 +64,7 @@ func runRun(e *env, wf *workloadFlags, sf *simFlags, of *outFlags, plots string,
 	if len(sf.policies) == 1 {
 		name = sf.policies[0]
 	}
-	rp, res, err := runner.ReplayTrace(e.ctx, st, sessions, name, sf.sets, runOptions(e, 1, shard.Spec{}))
+	rp, res, err := runner.ReplayTrace(e.ctx, st, sessions, name, sf.sets, runner.Console(e.stderr, 1, shard.Spec{}))
 	if err != nil {
 		return err
 	}

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/spf13/pflag"
 
 	"github.com/ctxsim/ctxsim/internal/numflag"
-	"github.com/ctxsim/ctxsim/internal/safetext"
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/results"
 	"github.com/ctxsim/ctxsim/runner"
@@ -75,7 +73,7 @@ func (sw *sweepFlags) prepare(e *env, cmd string, axes []results.Axis, render an
 		return "", nil, nil, man, err
 	}
 	sw.wf.shard = sw.sh.sp
-	sessions, err := sw.wf.load(e, sw.sf.seed)
+	sessions, err := sw.wf.load(e, sw.sf.Seed)
 	if err != nil {
 		return "", nil, nil, man, err
 	}
@@ -106,19 +104,12 @@ func runSweep(e *env, sw *sweepFlags) error {
 		return err
 	}
 	var journal runner.SweepJournal
-	if sw.of.out != "" {
-		journal = runner.SweepDir{Dir: sw.of.out, Resume: sw.resume, Flags: flagValues(sw.fs, notIdentity), PricesFile: sw.sf.prices, Wrap: e.journal,
-			Dropped: func(path string, line int) {
-				fmt.Fprintf(e.stderr, "ctxsim sweep: %s:%d: dropped the last line, cut short by an interrupted write; its cell runs again\n", safetext.Line(path), line)
-			}}.Journal(grid, sessions)
-	}
 	var resumed func(done, of int)
-	if sw.resume {
-		resumed = func(n, of int) {
-			fmt.Fprintf(e.stderr, "ctxsim sweep: resuming %s: %d of %d cells done, %d to run\n", sw.of.out, n, of, of-n)
-		}
+	if sw.of.out != "" {
+		d := runner.SweepDir{Dir: sw.of.out, Resume: sw.resume, Flags: flagValues(sw.fs, notIdentity), PricesFile: sw.sf.Prices, Wrap: e.journal, Log: e.stderr}
+		journal, resumed = d.Journal(grid, sessions), d.Resumed
 	}
-	o := runOptions(e, sw.sf.jobs, sw.sh.sp)
+	o := runner.Console(e.stderr, sw.sf.jobs, sw.sh.sp)
 	o.Stubs, o.MaxCells = sw.wf.stubs, sw.maxCells
 	rp, cellErr := runner.Sweep(e.ctx, st, sessions, grid.Points, o, journal, resumed)
 	if runner.Stopped(cellErr) {

@@ -35,7 +35,7 @@ func init() {
 }
 
 func runTune(e *env, t *sweepFlags) error {
-	tp, err := runner.NewTunePlan(t.sf.policies, t.sf.sets, t.grid, t.keep, t.folds, t.sf.seed, t.maxCells)
+	tp, err := runner.NewTunePlan(t.sf.policies, t.sf.sets, t.grid, t.keep, t.folds, t.sf.Seed, t.maxCells)
 	if err != nil {
 		return err
 	}
@@ -44,7 +44,7 @@ func runTune(e *env, t *sweepFlags) error {
 	if err != nil {
 		return err
 	}
-	o := runOptions(e, t.sf.jobs, t.sh.sp)
+	o := runner.Console(e.stderr, t.sf.jobs, t.sh.sp)
 	o.Stubs, o.MaxCells = t.wf.stubs, t.maxCells
 	tr, rp, err := runner.Tune(e.ctx, st, sessions, tp, o, e.warn.List())
 	switch {

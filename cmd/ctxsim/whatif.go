@@ -55,7 +55,7 @@ func runWhatif(e *env, fs *pflag.FlagSet, paths []string, from string, sf *simFl
 	if len(sessions) == 0 {
 		return noSessions(e, "no sessions found under %s", strings.Join(paths, ", "))
 	}
-	o := runOptions(e, sf.jobs, sh.sp)
+	o := runner.Console(e.stderr, sf.jobs, sh.sp)
 	o.Records = of.out != ""
 	st.SkipOpenLoop = !o.Records // its tables show no open-loop figure
 	rp, cellErr := runner.Whatif(e.ctx, st, sessions, pols, o)

@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"io"
@@ -9,14 +9,15 @@ import (
 	"golang.org/x/term"
 )
 
-// outputWidth is the width text tables fit: COLUMNS when it is a positive
-// number, else the terminal's when stdout is one, else 0 (unlimited: a
-// pipe or a file gets the full table).
-func outputWidth(stdout io.Writer, getenv func(string) string) int {
+// TerminalWidth is the width text tables fit when written to w: COLUMNS
+// (read through getenv) when it is a positive number, else the terminal's
+// when w is one, else 0 (unlimited: a pipe or a file gets the full
+// table). It is what Output.Width is set from.
+func TerminalWidth(w io.Writer, getenv func(string) string) int {
 	if n, err := strconv.Atoi(getenv("COLUMNS")); err == nil && n > 0 {
 		return n
 	}
-	if f, ok := stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
 			return w
 		}
@@ -24,9 +25,8 @@ func outputWidth(stdout io.Writer, getenv func(string) string) int {
 	return 0
 }
 
-// progress is a bar on stderr when stderr is a terminal, and nothing
-// otherwise, so logs and golden tests never see it.
-type progress interface {
+// A Progress counts finished work on a bar.
+type Progress interface {
 	Add(n int) error
 	Finish() error
 }
@@ -36,7 +36,10 @@ type noProgress struct{}
 func (noProgress) Add(int) error { return nil }
 func (noProgress) Finish() error { return nil }
 
-func newProgress(w io.Writer, total int) progress {
+// NewProgress is a bar of total steps on w when w is a terminal, and
+// draws nothing otherwise (nor for fewer than two steps), so logs and
+// golden files never see it.
+func NewProgress(w io.Writer, total int) Progress {
 	f, ok := w.(*os.File)
 	if !ok || !term.IsTerminal(int(f.Fd())) || total < 2 {
 		return noProgress{}
