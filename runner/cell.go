@@ -307,6 +307,9 @@ func (rn *Runner) replayTaped(ctx context.Context, t Tenant, pol *sim.Policy, su
 		opts.Calibrate = calibrate
 		opts.Prewarm = true
 	}
+	if p := rn.progress; p != nil {
+		opts.Finished = func() { p.Replayed(1) }
+	}
 	sessions := t.Sessions
 	if !pol.Recorded {
 		// The recorded harness's own compaction calls belong to its
@@ -339,7 +342,13 @@ func (rn *Runner) replayTaped(ctx context.Context, t Tenant, pol *sim.Policy, su
 // hindsight solves the tape of a replay and sets each run's regret: the
 // run's calls on the tape priced under the optimum instead of as billed.
 func (rn *Runner) hindsight(ctx context.Context, t Tenant, res *Result, calls []hindsight.Call) error {
-	h, err := rn.optimum(ctx, t, calls, hindsight.Options{Prices: rn.Prices})
+	opts := hindsight.Options{Prices: rn.Prices}
+	if p := rn.progress; p != nil {
+		var end func()
+		opts.Progress, end = solvedRoots(t, calls, p)
+		defer end()
+	}
+	h, err := rn.optimum(ctx, t, calls, opts)
 	if err != nil {
 		return fmt.Errorf("tenant %s: %w", t.Key, err)
 	}

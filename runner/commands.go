@@ -41,6 +41,8 @@ type Options struct {
 	End          func()
 	// MaxCells bounds a sweep's cells (0: DefaultMaxCells).
 	MaxCells int
+	// Progress, when set, hears the cells' work in sessions (RunOptions).
+	Progress Progress
 }
 
 // A Replay is what a command collected: the runs in the command's order,
@@ -84,7 +86,7 @@ func (rn *Runner) run(ctx context.Context, p *Plan, j *Journal, o Options, rp *R
 		defer o.End()
 	}
 	rp.Cells = p.Cells
-	err := rn.Run(ctx, p, RunOptions{Workers: o.Workers, Journal: j, Records: o.Records, Done: o.Done, Failed: o.Failed}, emit)
+	err := rn.Run(ctx, p, RunOptions{Workers: o.Workers, Journal: j, Records: o.Records, Done: o.Done, Failed: o.Failed, Progress: o.Progress}, emit)
 	rp.Entries = append(rp.Entries, p.Entries...)
 	return err
 }

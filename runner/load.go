@@ -31,6 +31,9 @@ type Workload struct {
 	// Cache, when set, keeps what the importers read from each log file
 	// across runs (traces.FileCache; traces/filecache keeps one on disk).
 	Cache traces.FileCache
+	// Progress, when set, hears the log files read, of how many
+	// (traces.OpenOptions.Progress).
+	Progress func(read, files int)
 }
 
 // Loaded is a loaded workload.
@@ -63,7 +66,7 @@ func Load(ctx context.Context, w Workload) (*Loaded, error) {
 		l.Warnings.Merge(ws)
 	}
 	if len(w.Paths) > 0 {
-		opts := traces.OpenOptions{Formats: formats.All(), From: w.From, Stdin: w.Stdin, Cache: w.Cache}
+		opts := traces.OpenOptions{Formats: formats.All(), From: w.From, Stdin: w.Stdin, Cache: w.Cache, Progress: w.Progress}
 		var stub func(*traces.Session) bool
 		if w.Shard.Sharded() {
 			l.Stubs = traces.NewStubs()

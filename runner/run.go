@@ -22,6 +22,9 @@ type RunOptions struct {
 	// Done, when set, sees every finished cell (a progress bar), Failed
 	// each that failed (c.Err), in cell order.
 	Done, Failed func(*Cell)
+	// Progress, when set, is told the session replays and optima the
+	// cells will do, and hears each as it ends.
+	Progress Progress
 }
 
 // Run replays p's cells on a worker pool and hands each that ran to emit
@@ -37,6 +40,11 @@ type RunOptions struct {
 func (r *Runner) Run(ctx context.Context, p *Plan, o RunOptions, emit func(*Cell)) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	if o.Progress != nil {
+		r.plan(p.Cells, o.Progress)
+		r.progress = o.Progress
+		defer func() { r.progress = nil }()
+	}
 	var mu sync.Mutex
 	var fatal error
 	stop := func(err error) {

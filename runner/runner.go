@@ -75,6 +75,8 @@ type Runner struct {
 	// nothing a session asks for) reuses its optimum. It keeps each tape
 	// it solved (as the cells do) and its result.
 	optima hindsight.Memo
+	// progress is the running Run's RunOptions.Progress (nil: none).
+	progress Progress
 }
 
 // New is a runner over prices (pricing.Default() when nil) that counts

@@ -60,6 +60,9 @@ type Options struct {
 	// session of the account had written it. The warming request is not
 	// recorded or billed.
 	Prewarm bool
+	// Finished, when set, hears each session's replay end (RunTenant
+	// calls it on its own goroutine): a progress line's count.
+	Finished func()
 }
 
 // Result is the outcome of one replay.
@@ -503,6 +506,8 @@ func RunTenant(ctx context.Context, sessions []*traces.Session, pol *Policy, pro
 	for i, r := range runs {
 		if len(r.sess.Events) > 0 {
 			heap.Push(h, heapItem{r: r, i: i, t: r.nextTime()})
+		} else if opts.Finished != nil {
+			opts.Finished() // nothing to replay
 		}
 	}
 	for h.Len() > 0 {
@@ -520,6 +525,9 @@ func RunTenant(ctx context.Context, sessions []*traces.Session, pol *Policy, pro
 			heap.Fix(h, 0)
 		} else {
 			heap.Pop(h)
+			if opts.Finished != nil {
+				opts.Finished()
+			}
 		}
 	}
 	out := make([]*Result, len(runs))

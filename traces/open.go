@@ -49,6 +49,11 @@ type Input struct {
 	// Cache, when set, keeps what an importer read from each file across
 	// runs (see FileCache); importers that do not use one ignore it.
 	Cache FileCache
+	// Progress, when set, hears how many of the source's files an
+	// importer has read, of how many, as it reads them (a progress line;
+	// from any goroutine, counts possibly out of order). Importers that
+	// do not count leave it unheard.
+	Progress func(read, files int)
 }
 
 // DirInput is the file or directory p on disk.
@@ -262,6 +267,30 @@ type OpenOptions struct {
 	// Source, when set, hears the path (or file of a mixed tree) each
 	// session was read from, as it is read.
 	Source func(s *Session, path string)
+	// Progress is each Input's Progress, with the files of the earlier
+	// paths added to both counts.
+	Progress func(read, files int)
+}
+
+// fileCount adds one path's Input.Progress to the earlier paths' counts.
+type fileCount struct {
+	mu         sync.Mutex
+	base, last int // files of the earlier paths; of this one so far
+	report     func(read, files int)
+}
+
+// path is the Progress of the next path's Input.
+func (c *fileCount) path() func(read, files int) {
+	c.mu.Lock()
+	c.base, c.last = c.base+c.last, 0
+	base := c.base
+	c.mu.Unlock()
+	return func(read, files int) {
+		c.mu.Lock()
+		c.last = max(c.last, files)
+		c.mu.Unlock()
+		c.report(base+read, base+files)
+	}
 }
 
 // Open reads each path: a file or a directory tree in any of opts.Formats,
@@ -275,18 +304,27 @@ type OpenOptions struct {
 func Open(ctx context.Context, paths []string, opts OpenOptions) ([]*Session, *Warnings, error) {
 	var out []*Session
 	warn := &Warnings{}
+	var count *fileCount
+	if opts.Progress != nil {
+		count = &fileCount{report: opts.Progress}
+	}
 	for _, p := range paths {
 		src, err := PathInput(p, opts.Stdin)
 		if err != nil {
 			return nil, nil, err
 		}
 		src.Cache = opts.Cache
+		if count != nil {
+			src.Progress = count.path()
+		}
 		if files, mixed, err := mixedTree(ctx, src, p, opts); err != nil {
 			return nil, nil, err
 		} else if mixed {
 			// Logs of several formats under one directory (a corpus):
 			// each file is read in its own format.
-			ss, w, err := Open(ctx, files, opts)
+			sub := opts
+			sub.Progress = src.Progress
+			ss, w, err := Open(ctx, files, sub)
 			if err != nil {
 				return nil, nil, err
 			}

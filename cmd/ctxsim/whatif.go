@@ -2,9 +2,12 @@ package main
 
 import (
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/ctxsim/ctxsim/report"
+	"github.com/ctxsim/ctxsim/report/progress"
 	"github.com/ctxsim/ctxsim/runner"
 )
 
@@ -47,7 +50,9 @@ func runWhatif(e *env, fs *pflag.FlagSet, paths []string, from string, sf *simFl
 	if err != nil {
 		return err
 	}
-	l, err := load(e, runner.Workload{Paths: paths, From: from})
+	meter := progress.ForTerminal(e.stderr, time.Now, format != report.JSON) // a line in sessions
+	defer meter.Finish()
+	l, err := load(e, runner.Workload{Paths: paths, From: from, Progress: meter.Read})
 	if err != nil {
 		return err
 	}
@@ -55,7 +60,7 @@ func runWhatif(e *env, fs *pflag.FlagSet, paths []string, from string, sf *simFl
 	if len(sessions) == 0 {
 		return noSessions(e, "no sessions found under %s", strings.Join(paths, ", "))
 	}
-	o := runner.Console(e.stderr, sf.jobs, sh.sp)
+	o := runner.Console(e.stderr, sf.jobs, sh.sp).Sessions(meter)
 	o.Records = of.out != ""
 	st.SkipOpenLoop = !o.Records // its tables show no open-loop figure
 	rp, cellErr := runner.Whatif(e.ctx, st, sessions, pols, o)

@@ -46,7 +46,11 @@ func Solve(ctx context.Context, calls []Call, opts Options) (*Result, error) {
 		return nil, err
 	}
 	if len(cuts) == 1 {
-		return solveSegment(ctx, calls, opts)
+		res, err := solveSegment(ctx, calls, opts)
+		if err == nil && opts.Progress != nil {
+			opts.Progress(len(calls))
+		}
+		return res, err
 	}
 	parts := make([]*Result, len(cuts))
 	for k, from := range cuts {
@@ -56,6 +60,9 @@ func Solve(ctx context.Context, calls []Call, opts Options) (*Result, error) {
 		}
 		if parts[k], err = solveSegment(ctx, calls[from:to], opts); err != nil {
 			return nil, err
+		}
+		if opts.Progress != nil {
+			opts.Progress(to)
 		}
 	}
 	return join(parts), nil

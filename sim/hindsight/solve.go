@@ -32,6 +32,11 @@ type Options struct {
 	// every subset of them (0: DefaultFullChoices). Past it, a call tries
 	// the positions some later call shares up to (see Solve).
 	FullChoices int
+	// Progress, when set, hears how many of the calls (a prefix of them)
+	// are solved, after each piece Solve cuts the tape into (a progress
+	// line). It changes nothing Solve returns, and no key or memo
+	// compares it.
+	Progress func(calls int)
 }
 
 // Defaults of Options.

@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -180,6 +181,9 @@ type Options struct {
 	// bytes: a file read before, by this build, is decoded from the cache
 	// instead of its JSON (traces.FileCache).
 	Cache traces.FileCache
+	// Progress, when set, hears how many files have been read, of how
+	// many, as each is (traces.Input.Progress).
+	Progress func(read, files int)
 }
 
 // ImportFS is the package's ImportFS with o's settings.
@@ -204,8 +208,12 @@ func (o Options) ImportFiles(ctx context.Context, fsys fs.FS, files []string, di
 }
 
 func (o Options) importFiles(ctx context.Context, files []string, open func(i int) (io.ReadCloser, error), name func(i int) string, display string) ([]*traces.Session, *traces.Warnings, error) {
+	var done atomic.Int64
 	read, ws, err := readFiles(ctx, len(files), nil, open,
 		func(i int, r io.Reader, w *traces.Warnings) ([]*traces.Session, error) {
+			if o.Progress != nil {
+				defer func() { o.Progress(int(done.Add(1)), len(files)) }()
+			}
 			if o.Cache == nil {
 				return readSession(r, name(i), w)
 			}

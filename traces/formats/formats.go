@@ -83,7 +83,7 @@ var ClaudeCode traces.Importer = &importer{
 		var ss []*traces.Session
 		var iw *traces.Warnings
 		var err error
-		o := claudecode.Options{Cache: in.Cache}
+		o := claudecode.Options{Cache: in.Cache, Progress: in.Progress}
 		if file || in.Dir == "" {
 			// A session file (it brings its subagents/ directory).
 			ss, iw, err = o.ImportFS(ctx, in.FS, in.Root, display)

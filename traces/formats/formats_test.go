@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -131,5 +132,29 @@ func TestCaptureDetected(t *testing.T) {
 	// response ids, billed once.
 	if w.Total() != 7 || !strings.Contains(w.String(), traces.WarnCopiedCall) {
 		t.Errorf("tree warnings: %v", w)
+	}
+}
+
+// Open reports the logs it reads as it reads them (a progress line), the
+// earlier paths' files added: two paths of 6 and 1 Claude Code logs end
+// at 7 of 7, and every count it heard is within what it had found.
+func TestOpenProgress(t *testing.T) {
+	var mu sync.Mutex
+	var last, most, calls int
+	bad := 0
+	opts := traces.OpenOptions{Formats: All(), Progress: func(read, files int) {
+		mu.Lock()
+		defer mu.Unlock()
+		calls++
+		if read > files || read < 1 {
+			bad++
+		}
+		last, most = max(last, read), max(most, files)
+	}}
+	ss, _, err := traces.Open(context.Background(), []string{"../../testdata/claude-code", "../claudecode/testdata/resume/77570c3a.jsonl"}, opts)
+	require.NoError(t, err)
+	require.NotEmpty(t, ss)
+	if last != 7 || most != 7 || calls != 7 || bad > 0 {
+		t.Errorf("heard %d counts, the last %d of %d (%d out of range); want 7 of 7", calls, last, most, bad)
 	}
 }
