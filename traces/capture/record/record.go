@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -38,15 +39,28 @@ type Options struct {
 	Transport http.RoundTripper
 }
 
-// A Recorder is an http.Handler that forwards and records.
+// A Recorder is an http.Handler that forwards and records. A finished
+// pair is queued to one writer goroutine, which encodes its line (the
+// bodies compacted, the stream made a string) and writes it, in the order
+// the pairs finished: the request waits for none of that (BenchmarkRecord).
 type Recorder struct {
 	o     Options
 	proxy *httputil.ReverseProxy
-	mu    sync.Mutex // guards Out and err
+	mu    sync.Mutex // guards Out, err and pairs
 	err   error
-	wg    sync.WaitGroup
+	wg    sync.WaitGroup // pairs not yet written
 	pairs int
+	// queue holds finished pairs for the writer (a few: a pair holds its
+	// bodies); closed, once set, makes finish write on its own goroutine.
+	queue   chan *pair
+	closed  atomic.Bool
+	stop    sync.Once
+	stopped chan struct{}
 }
+
+// queued is how many finished pairs wait for the writer before finish
+// waits in turn.
+const queued = 4
 
 // New returns a Recorder.
 func New(o Options) (*Recorder, error) {
@@ -66,7 +80,13 @@ func New(o Options) (*Recorder, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Recorder{o: o}
+	r := &Recorder{o: o, queue: make(chan *pair, queued), stopped: make(chan struct{})}
+	go func() {
+		defer close(r.stopped)
+		for p := range r.queue {
+			r.write(p)
+		}
+	}()
 	r.proxy = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			up := r.o.OpenAI
@@ -116,7 +136,9 @@ func (r *Recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	p := &pair{req: request{Timestamp: stamp(r.o.Now()), Method: req.Method, URL: redactURL(req.URL), Headers: redact(req.Header)}}
 	p.done = r.wg.Done
 	if req.Body != nil && req.Body != http.NoBody {
-		kept, err := io.ReadAll(io.LimitReader(req.Body, r.o.MaxBody+1))
+		buf := bytes.NewBuffer(make([]byte, 0, min(max(req.ContentLength, 0), r.o.MaxBody)+bytes.MinRead))
+		_, err := buf.ReadFrom(io.LimitReader(req.Body, r.o.MaxBody+1))
+		kept := buf.Bytes()
 		if err != nil {
 			p.resp = &response{Timestamp: stamp(r.o.Now()), StatusCode: http.StatusBadRequest, Error: "reading the request: " + err.Error()}
 			r.finish(p)
@@ -134,7 +156,7 @@ func (r *Recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		} else {
 			req.Body = io.NopCloser(bytes.NewReader(body))
 		}
-		p.req.Body = bodyJSON(kept, p.req.Truncated)
+		p.reqBody = kept
 		req.ContentLength = -1
 		if !p.req.Truncated {
 			req.ContentLength = int64(len(body))
@@ -147,10 +169,15 @@ func (r *Recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 }
 
 // bodyJSON is a body as the line holds it: the JSON itself when it is
-// JSON, else a JSON string.
+// JSON (compacted when it spans lines: a newline in JSON is whitespace),
+// else a JSON string.
 func bodyJSON(b []byte, truncated bool) json.RawMessage {
-	if !truncated && json.Valid(b) {
+	if !truncated && validJSON(b) {
+		if bytes.IndexByte(b, '\n') < 0 && bytes.IndexByte(b, '\r') < 0 {
+			return b
+		}
 		var buf bytes.Buffer
+		buf.Grow(len(b))
 		if json.Compact(&buf, b) == nil {
 			return buf.Bytes()
 		}
@@ -159,10 +186,14 @@ func bodyJSON(b []byte, truncated bool) json.RawMessage {
 	return s
 }
 
-// Close waits for the pairs in flight to be written, and returns the
-// first write error.
+// Close waits for the pairs in flight to be written, stops the writer,
+// and returns the first write error. A pair that finishes after Close
+// (a request served after it) is written by its own goroutine.
 func (r *Recorder) Close() error {
+	r.closed.Store(true)
 	r.wg.Wait()
+	r.stop.Do(func() { close(r.queue) })
+	<-r.stopped
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.err
@@ -175,12 +206,14 @@ func (r *Recorder) Pairs() int {
 	return r.pairs
 }
 
+// request and response are a line's halves but for their bodies, which
+// the line adds already compacted (line): encoding/json would check and
+// compact a json.RawMessage again.
 type request struct {
 	Timestamp float64           `json:"timestamp"`
 	Method    string            `json:"method"`
 	URL       string            `json:"url"`
 	Headers   map[string]string `json:"headers"`
-	Body      json.RawMessage   `json:"body,omitempty"`
 	Truncated bool              `json:"body_truncated,omitempty"`
 }
 
@@ -188,7 +221,6 @@ type response struct {
 	Timestamp  float64           `json:"timestamp"`
 	StatusCode int               `json:"status_code"`
 	Headers    map[string]string `json:"headers,omitempty"`
-	Body       json.RawMessage   `json:"body,omitempty"`
 	BodyRaw    *string           `json:"body_raw,omitempty"`
 	Truncated  bool              `json:"body_truncated,omitempty"`
 	Error      string            `json:"error,omitempty"`
@@ -199,31 +231,71 @@ type pair struct {
 	done func()
 	req  request
 	resp *response
+	// reqBody and respBody are the bodies as kept; sse says respBody is
+	// an event stream (body_raw).
+	reqBody, respBody []byte
+	sse               bool
 }
 
-// finish writes p once, as one line.
+// finish hands p, once, to the writer.
 func (r *Recorder) finish(p *pair) {
 	p.once.Do(func() {
-		defer p.done()
-		line, err := json.Marshal(struct {
-			Request  request   `json:"request"`
-			Response *response `json:"response,omitempty"`
-		}{p.req, p.resp})
-		if err == nil {
-			line = append(line, '\n')
+		if r.closed.Load() {
+			r.write(p)
+			return
 		}
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		if err == nil {
-			_, err = r.o.Out.Write(line)
-		}
-		if err != nil && r.err == nil {
-			r.err = fmt.Errorf("record: writing a pair: %w", err)
-		}
-		if err == nil {
-			r.pairs++
-		}
+		r.queue <- p
 	})
+}
+
+// write writes p as one line.
+func (r *Recorder) write(p *pair) {
+	defer p.done()
+	line, err := p.line()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err == nil {
+		_, err = r.o.Out.Write(line)
+	}
+	if err != nil && r.err == nil {
+		r.err = fmt.Errorf("record: writing a pair: %w", err)
+	}
+	if err == nil {
+		r.pairs++
+	}
+}
+
+// line is p's line: {"request":{...,"body":...},"response":{...}}.
+func (p *pair) line() ([]byte, error) {
+	req, err := json.Marshal(p.req)
+	if err != nil {
+		return nil, err
+	}
+	if p.reqBody != nil {
+		req = withBody(req, bodyJSON(p.reqBody, p.req.Truncated))
+	}
+	line := append([]byte(`{"request":`), req...)
+	if p.resp != nil {
+		if p.sse {
+			s := string(bytes.ToValidUTF8(p.respBody, []byte("\uFFFD")))
+			p.resp.BodyRaw = &s
+		}
+		resp, err := json.Marshal(p.resp)
+		if err != nil {
+			return nil, err
+		}
+		if !p.sse && len(p.respBody) > 0 {
+			resp = withBody(resp, bodyJSON(p.respBody, p.resp.Truncated))
+		}
+		line = append(append(line, `,"response":`...), resp...)
+	}
+	return append(line, "}\n"...), nil
+}
+
+// withBody adds "body":body to the encoded object obj.
+func withBody(obj, body []byte) []byte {
+	obj = append(obj[:len(obj)-1], `,"body":`...)
+	return append(append(obj, body...), '}')
 }
 
 // stamp is t as claude-trace writes timestamps: Unix seconds, to the
@@ -367,14 +439,7 @@ func (t *tee) end(err error) {
 		t.kept.Write(k)
 		t.kept.Write(t.usage.Bytes())
 	}
-	body := t.kept.Bytes()
-	switch {
-	case t.sse:
-		s := string(bytes.ToValidUTF8(body, []byte("\uFFFD")))
-		p.resp.BodyRaw = &s
-	case len(body) > 0:
-		p.resp.Body = bodyJSON(body, t.over)
-	}
+	p.respBody, p.sse = t.kept.Bytes(), t.sse
 	p.resp.Truncated = t.over
 	if err != nil && !errors.Is(err, io.EOF) && p.resp.Error == "" {
 		p.resp.Error = "reading the response: " + err.Error()
