@@ -73,6 +73,12 @@ func (w *Warnings) Fail(place, reason string) {
 	w.failed++
 }
 
+// WarnUnreadFile is the failure for a log file none of whose lines could
+// be read (each skipped as invalid JSON, too long, truncated or not a log
+// record; blank lines aside): the file is dropped whole, so the command
+// exits 1, where an empty bill or no session read as a clean result.
+const WarnUnreadFile = "skipped file: none of its lines is a log record (see the warnings about its lines)"
+
 // Failed is how many failures were recorded (see Fail).
 func (w *Warnings) Failed() int {
 	if w == nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -514,5 +515,44 @@ func TestOverflowNotHidden(t *testing.T) {
 	if len(f.Sessions) != 1 || math.Abs(f.Sessions[0].RecordedUSD-c.Totals.CostUSD) > 1e-6 || math.Abs(f.Sessions[0].ErrorPct) <= 2 ||
 		f.Sessions[0].Unbilled == 0 || f.Sessions[0].Cause != results.CauseUnbilled {
 		t.Errorf("fidelity sessions %+v, want the bill ($%v), the error and the overflow", f.Sessions, c.Totals.CostUSD)
+	}
+}
+
+// TestUnreadFileNotClean pins issue 27's clean-looking empty result: cost
+// of a file whose every line was skipped printed a $0.00 total and exited
+// 0, and every command reading logs went on past such a file, exit 0. The
+// file is a failure now: named on stderr and in --json (fidelity's has no
+// warnings; validate names it on stdout, as every problem), exit 1.
+func TestUnreadFileNotClean(t *testing.T) {
+	dir := t.TempDir()
+	junk := filepath.Join(dir, "junk.jsonl")
+	require.NoError(t, os.WriteFile(junk, []byte("garbage\n{\"bad\": \nnot json\n"), 0o644))
+	short, err := os.ReadFile(ccShort)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "short.jsonl"), short, 0o644))
+	for _, args := range [][]string{
+		{"cost", junk},
+		{"cost", "--json", junk},
+		{"cost", "--json", ccShort, junk},
+		{"run", "--json", "--policy", "recorded", "--trace", dir},
+		{"compare", "--json", "--policy", "recorded", "--trace", ccShort, "--trace", junk},
+		{"whatif", "--json", "--policies", "ttl-1h", ccShort, junk},
+		{"fidelity", ccShort, junk},
+		{"validate", junk},
+	} {
+		code, stdout, errs := runCmd(t, args...)
+		if code != exitFailure || !strings.Contains(errs+stdout, junk) {
+			t.Errorf("%v: exit %d, stderr %q; want 1, naming the file", args, code, errs)
+		}
+		if args[1] != "--json" {
+			continue
+		}
+		var got struct {
+			Warnings []traces.Warning `json:"warnings"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(stdout), &got), "%v", args)
+		if !slices.Contains(got.Warnings, traces.Warning{Reason: traces.WarnUnreadFile, Count: 1, First: junk}) {
+			t.Errorf("%v: --json warnings %+v lack the unread file", args, got.Warnings)
+		}
 	}
 }

@@ -480,6 +480,7 @@ func readSession(r io.Reader, name string, w *traces.Warnings) ([]*traces.Sessio
 	st := newFileState(name, w)
 	st.root, st.subs = map[string]string{}, map[string]*fileState{}
 	lr := newLineReader(traces.DecodeText(r))
+	lines, records := 0, 0 // for traces.WarnUnreadFile
 	for {
 		b, ok, err := lr.next()
 		if err != nil {
@@ -490,13 +491,20 @@ func readSession(r io.Reader, name string, w *traces.Warnings) ([]*traces.Sessio
 		}
 		st.lineNo = lr.line
 		if lr.long {
+			lines++
 			w.Add(name, lr.line, warnTooLong)
 			continue
 		}
 		if len(bytes.TrimSpace(b)) == 0 {
 			continue
 		}
-		st.line(b, lr.eof)
+		lines++
+		if st.line(b, lr.eof) {
+			records++
+		}
+	}
+	if records == 0 && lines > 0 {
+		w.Fail(name, traces.WarnUnreadFile)
 	}
 	main, err := st.session()
 	if err != nil {
@@ -615,10 +623,12 @@ func (st *fileState) sidechain(l *line) *fileState {
 
 func (st *fileState) warn(reason string) { st.w.Add(st.name, st.lineNo, reason) }
 
-func (st *fileState) line(b []byte, last bool) {
+// line imports one line; it reports whether the line was a log record
+// (JSON with a type), read or not.
+func (st *fileState) line(b []byte, last bool) bool {
 	var l line
 	if !decodeLine(b, last, &l, st.w, st.name, st.lineNo) {
-		return
+		return false
 	}
 	if sub := st.sidechain(&l); sub != nil {
 		if l.Type == "user" && sub.rootText == "" && l.Message != nil {
@@ -628,7 +638,7 @@ func (st *fileState) line(b []byte, last bool) {
 		}
 		sub.apply(&l)
 		st.identify(&l) // a file may open with a sidechain line
-		return
+		return true
 	}
 	if l.UUID != "" {
 		st.parents[l.UUID] = l.ParentUUID
@@ -639,6 +649,7 @@ func (st *fileState) line(b []byte, last bool) {
 		st.msgEvent[l.UUID] = st.touched
 		st.lastMsg = l.UUID
 	}
+	return l.Type != ""
 }
 
 // rewoundTo is the event a user message with parent p follows, when that

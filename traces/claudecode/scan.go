@@ -532,6 +532,7 @@ func scanFileBuf(r io.Reader, name string, w *traces.Warnings, buf *scanBufs, ok
 	var idTime time.Time          // time of the line s.ID was taken from
 	var l billLine
 	lineNo := 0
+	records, blanks := 0, 0 // for traces.WarnUnreadFile
 	warn := func(reason string) { w.Add(name, lineNo, reason) }
 	for {
 		b, eof, long, more, err := src.next()
@@ -557,6 +558,7 @@ func scanFileBuf(r io.Reader, name string, w *traces.Warnings, buf *scanBufs, ok
 			switch {
 			case len(bytes.TrimSpace(b)) == 0:
 				s.used++
+				blanks++
 			case eof:
 				warn(warnTruncated)
 			default:
@@ -577,6 +579,7 @@ func scanFileBuf(r io.Reader, name string, w *traces.Warnings, buf *scanBufs, ok
 			continue
 		}
 		s.used++
+		records++
 		if string(l.typ) == "progress" {
 			pa.plainKnown = bytes.Contains(b, keyUsage)
 			if pa.plainKnown {
@@ -692,6 +695,9 @@ func scanFileBuf(r io.Reader, name string, w *traces.Warnings, buf *scanBufs, ok
 	}
 	if s.ID == "" {
 		s.ID = strings.TrimSuffix(filepath.Base(name), ".jsonl")
+	}
+	if records == 0 && s.lines > blanks {
+		w.Fail(name, traces.WarnUnreadFile)
 	}
 	return fileUsage{main: s, agents: pa.agents}, nil
 }

@@ -636,3 +636,40 @@ func TestCancelled(t *testing.T) {
 		t.Errorf("Import: %v, want context.Canceled", err)
 	}
 }
+
+// TestUnreadFileFails pins issue 27's empty result that looked clean:
+// cost of a file whose every line was skipped printed $0.00 and exited 0
+// (compare and whatif went on with the other files, exit 0). Both readers
+// now fail the file (traces.WarnUnreadFile, naming it), so commands exit
+// 1; a file of blank lines, or with one record among the junk, does not.
+func TestUnreadFileFails(t *testing.T) {
+	good := goodUser + "\n" + goodCall + "\n"
+	for name, c := range map[string]struct {
+		data string
+		fail bool
+	}{
+		"junk":                       {data: "garbage\n{\"bad\": \nnot json\n", fail: true},
+		"junk and blank lines":       {data: "\n  \ngarbage\n\n", fail: true},
+		"JSON but no record":         {data: `{"foo":1}` + "\n" + `[1,2]` + "\n", fail: true},
+		"a truncated line only":      {data: `{"type":"user","sessionId":"s1"`, fail: true},
+		"utf-16 junk":                {data: utf16("garbage\n", false), fail: true},
+		"blank lines only":           {data: "\n\n  \n"},
+		"empty":                      {data: ""},
+		"one record among the junk":  {data: "garbage\n" + goodUser + "\nnot json\n"},
+		"a log":                      {data: good},
+		"a log with a truncated end": {data: good + `{"type":"user"`},
+	} {
+		_, sw := scan(t, c.data)
+		var iw traces.Warnings
+		_, err := readSession(strings.NewReader(c.data), "s1.jsonl", &iw)
+		require.NoError(t, err, name)
+		for who, w := range map[string]*traces.Warnings{"scan": sw, "import": &iw} {
+			failed := w.Failed() == 1 && slices.ContainsFunc(w.List(), func(x traces.Warning) bool {
+				return x.Reason == traces.WarnUnreadFile && x.First == "s1.jsonl"
+			})
+			if failed != c.fail || !c.fail && w.Failed() != 0 {
+				t.Errorf("%s: %s failed %d, warnings %v; want failed %v", name, who, w.Failed(), w.List(), c.fail)
+			}
+		}
+	}
+}
