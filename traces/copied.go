@@ -2,6 +2,7 @@ package traces
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"time"
 )
@@ -18,7 +19,8 @@ const WarnCopiedCall = "skipped call already billed in another session (same req
 // (Claude Code copies the lines of the session it resumes into the new
 // file; corpus kesslerio/attio-mcp-server: 39 calls of 278a2245 reappear
 // in 9fa9888f). Such events get Meta MetaCopied and lose their Usage, with
-// a warning in w (nil: none) naming the session. It is idempotent.
+// a warning in w (nil: none) naming the copy's file:line (Place). It is
+// idempotent.
 //
 // One rule for every command: a request id is billed once, by the session
 // whose first call is earliest (ties: the smaller session id), as cost's
@@ -42,7 +44,7 @@ func MarkCopied(ss []*Session, w *Warnings) {
 				}
 				e.Meta[MetaCopied] = "true"
 				if e.Usage != nil && w != nil {
-					w.AddPlace(s.ID, WarnCopiedCall)
+					w.AddPlace(Place(s, i), WarnCopiedCall)
 				}
 				e.Usage = nil
 				continue
@@ -50,6 +52,19 @@ func MarkCopied(ss []*Session, w *Warnings) {
 			owner[e.RequestID] = s
 		}
 	}
+}
+
+// Place names event i of s for a warning, as every bad-input warning
+// names its input: File:Line; the file and the session when the line is
+// not known; the session alone when the file is not.
+func Place(s *Session, i int) string {
+	switch {
+	case s.File == "":
+		return "session " + s.ID
+	case s.Events[i].Line > 0:
+		return fmt.Sprintf("%s:%d", s.File, s.Events[i].Line)
+	}
+	return s.File + " (session " + s.ID + ")"
 }
 
 // FirstCall is the time of s's first model call, the zero time if none.

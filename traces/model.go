@@ -77,6 +77,9 @@ type Session struct {
 	// Notes are free-form remarks an importer or generator wants a reader to
 	// see ("timing is synthetic", ...). They never change a result.
 	Notes []string `json:"notes,omitempty"`
+	// File is the log the session was read from, when an importer knows
+	// it: warnings about its events name File:Line.
+	File string `json:"-"`
 
 	Events []Event `json:"-"`
 }
@@ -155,6 +158,9 @@ type Event struct {
 	RequestID string `json:"request_id,omitempty"`
 	// Summary marks a user event that is a compaction's continuation summary.
 	Summary bool `json:"summary,omitempty"`
+	// Line is where the event was read in its session's File (0: not
+	// known), for warnings: an importer's position, not part of a trace.
+	Line int32 `json:"-"`
 	// Meta carries small facts an importer kept: a compaction's trigger and
 	// pre-compaction size, a subagent link. Keys are sorted when written.
 	Meta map[string]string `json:"meta,omitempty"`

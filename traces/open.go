@@ -228,6 +228,7 @@ func (native) Import(ctx context.Context, src Input) ([]*Session, *Warnings, err
 				w.Fail(fmt.Sprintf("%s:%d", name, ps[0].Line()), fmt.Sprintf("skipped session that fails validation (%s; see ctxsim validate)", ps[0].Msg))
 				return nil, nil
 			}
+			placeNative(s, name)
 			return []*Session{s}, nil
 		})
 	return ss, w, err

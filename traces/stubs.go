@@ -119,5 +119,15 @@ func readFull(ref stubRef) (*Session, error) {
 	if ps := Validate(s); len(ps) > 0 {
 		return nil, fmt.Errorf("%s:%d: session fails validation (%s; see ctxsim validate): fix or remove it to shard this run", name, ps[0].Line(), ps[0].Msg)
 	}
+	placeNative(s, name)
 	return s, nil
+}
+
+// placeNative sets where a native trace's events were read, for warnings:
+// event i is line i+2 of file, as Validate counts.
+func placeNative(s *Session, file string) {
+	s.File = file
+	for i := range s.Events {
+		s.Events[i].Line = int32(i + 2)
+	}
 }

@@ -55,6 +55,9 @@ func load(ctx context.Context, paths []string, from string, stdin io.Reader) ([]
 	for _, s := range imported {
 		p := fromPath[s]
 		cs := Session{ID: s.ID, Parent: s.Parent, Start: s.Start(), Project: filepath.Base(filepath.Clean(p)), File: p}
+		if s.File != "" {
+			cs.File = s.File // the file itself, its lines known: warnings name file:line
+		}
 		for i := range s.Events {
 			ev := &s.Events[i]
 			if ev.Kind == traces.Assistant && ev.Usage != nil {
@@ -62,7 +65,7 @@ func load(ctx context.Context, paths []string, from string, stdin io.Reader) ([]
 				if m == "" {
 					m = s.Model
 				}
-				cs.Calls = append(cs.Calls, SessionCall{At: ev.Time, Model: m, Usage: *ev.Usage})
+				cs.Calls = append(cs.Calls, SessionCall{At: ev.Time, Model: m, Usage: *ev.Usage, Line: int(ev.Line)})
 			}
 		}
 		if len(cs.Calls) == 0 {

@@ -125,7 +125,8 @@ func ccSession(id, req, msg string, h int) string {
 // whatif": one rule everywhere (traces.MarkCopied, the cost scan, Load's
 // general way): a request id is billed once, by the session whose first
 // call is earliest, whatever the path order, and each copy skipped is a
-// warning in every command.
+// warning in every command, naming the copy's file:line (compare's named
+// the session).
 func TestOneBillPerRequestID(t *testing.T) {
 	for name, msg2 := range map[string]string{"same message id": "msg_1", "another message id": "msg_2"} {
 		t.Run(name, func(t *testing.T) {
@@ -147,8 +148,9 @@ func TestOneBillPerRequestID(t *testing.T) {
 			if billedBy["early"] != 1 || billedBy["late"] != 0 {
 				t.Errorf("cost billed %v, want early's call once", billedBy)
 			}
-			if n := count(ws, traces.WarnCopiedCall); n != 1 {
-				t.Errorf("cost warnings %v: want one copy skipped", ws.List())
+			copyAt := filepath.Join(dir, "a.jsonl") + ":2"
+			if n, at := count(ws, traces.WarnCopiedCall), first(ws, traces.WarnCopiedCall); n != 1 || at != copyAt {
+				t.Errorf("cost warnings %v: want one copy skipped, at %s", ws.List(), copyAt)
 			}
 			// compare, whatif, run (traces.Open)
 			opened, ow, err := formats.Open(context.Background(), []string{dir}, "", nil)
@@ -164,8 +166,15 @@ func TestOneBillPerRequestID(t *testing.T) {
 			if billedBy["early"] != 1 || billedBy["late"] != 0 {
 				t.Errorf("replays billed %v, want early's call once", billedBy)
 			}
-			if n := count(ow, traces.WarnCopiedCall); n != 1 {
-				t.Errorf("replay warnings %v: want one copy skipped", ow.List())
+			if n, at := count(ow, traces.WarnCopiedCall), first(ow, traces.WarnCopiedCall); n != 1 || at != copyAt {
+				t.Errorf("replay warnings %v: want one copy skipped, at %s", ow.List(), copyAt)
+			}
+			// The files named one by one: each imported alone, the copy
+			// found by traces.Open.
+			_, ow, err = formats.Open(context.Background(), []string{filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")}, "", nil)
+			require.NoError(t, err)
+			if n, at := count(ow, traces.WarnCopiedCall), first(ow, traces.WarnCopiedCall); n != 1 || at != copyAt {
+				t.Errorf("replay of two files: warnings %v: want one copy skipped, at %s", ow.List(), copyAt)
 			}
 		})
 	}
@@ -184,9 +193,22 @@ func TestOneBillPerRequestID(t *testing.T) {
 	}
 	ss, ws, err := Load(context.Background(), []string{dir}, "", nil)
 	require.NoError(t, err)
-	if len(ss) != 1 || ss[0].ID != "early" || count(ws, traces.WarnCopiedCall) != 1 {
-		t.Errorf("native traces: billed %+v, warnings %v", ss, ws.List())
+	copyAt := filepath.Join(dir, "a.jsonl") + ":3" // event 1, after the header
+	if len(ss) != 1 || ss[0].ID != "early" || count(ws, traces.WarnCopiedCall) != 1 || first(ws, traces.WarnCopiedCall) != copyAt {
+		t.Errorf("native traces: billed %+v, warnings %v, want the copy at %s", ss, ws.List(), copyAt)
+	} else if s := ss[0]; s.place(&s.Calls[0]) != filepath.Join(dir, "b.jsonl")+":3" {
+		// The call's own place, for an unpriced model's warning.
+		t.Errorf("native traces: the call is at %s, want b.jsonl:3", s.place(&s.Calls[0]))
 	}
+}
+
+func first(w *traces.Warnings, reason string) string {
+	for _, x := range w.List() {
+		if x.Reason == reason {
+			return x.First
+		}
+	}
+	return ""
 }
 
 func count(w *traces.Warnings, reason string) int {

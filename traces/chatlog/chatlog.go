@@ -392,7 +392,7 @@ func (im *importer) request(line int, rec *record) {
 	ev := &rs.s.Events[idx]
 	ev.Model = model
 	if rec.ID != "" {
-		ev.RequestID = rec.ID
+		ev.RequestID, ev.Line = rec.ID, int32(line)
 	}
 	if u, ok := rec.Usage.Usage(func(r string) { im.w.Add(im.file, line, r) }); ok {
 		ev.Usage = &u

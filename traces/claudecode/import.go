@@ -401,10 +401,8 @@ type fileState struct {
 	s    *traces.Session
 	// calls maps a call key to its event index; last holds each assistant
 	// event's last-line time (for LatencyMS).
-	calls map[string]int
-	last  map[int]time.Time
-	// lineOf is the line each assistant event started on.
-	lineOf   map[int]int
+	calls    map[string]int
+	last     map[int]time.Time
 	toolUses map[string]bool
 	lastTime time.Time
 	lineNo   int
@@ -463,10 +461,9 @@ func newFileState(name string, w *traces.Warnings) *fileState {
 	return &fileState{
 		name:     name,
 		w:        w,
-		s:        &traces.Session{Source: traces.SourceCLI, Format: Format},
+		s:        &traces.Session{Source: traces.SourceCLI, Format: Format, File: name},
 		calls:    map[string]int{},
 		last:     map[int]time.Time{},
-		lineOf:   map[int]int{},
 		toolUses: map[string]bool{},
 		parents:  map[string]string{},
 		msgEvent: map[string]int{},
@@ -809,7 +806,8 @@ func (st *fileState) assistant(l *line, t time.Time) (continued bool) {
 		st.touched = i
 		return true
 	}
-	ev := traces.Event{Time: t, Kind: traces.Assistant, Blocks: blocks, Model: m.Model, RequestID: l.RequestID}
+	// Line: where the call started, for warnings (a copy's, a resume's).
+	ev := traces.Event{Time: t, Kind: traces.Assistant, Blocks: blocks, Model: m.Model, RequestID: l.RequestID, Line: int32(st.lineNo)}
 	if m.Usage != nil {
 		u := m.Usage.usage(st.warn)
 		ev.Usage = &u
@@ -818,7 +816,6 @@ func (st *fileState) assistant(l *line, t time.Time) (continued bool) {
 	}
 	i := st.add(ev)
 	st.last[i] = t
-	st.lineOf[i] = st.lineNo
 	if key != "" {
 		st.calls[key] = i
 	}
@@ -1251,7 +1248,7 @@ func (st *fileState) markResumeCopies() {
 			e.Meta = map[string]string{}
 		}
 		e.Meta[traces.MetaCopied] = "true"
-		st.w.Add(st.name, st.lineOf[i], warnResumeCopy)
+		st.w.Add(st.name, int(e.Line), warnResumeCopy)
 	}
 	for i := range evs {
 		if evs[i].Kind != traces.Assistant {

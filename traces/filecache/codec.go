@@ -91,6 +91,7 @@ func (e *encoder) session(s *traces.Session) {
 	e.blocks(s.Floor)
 	e.bool(s.FloorPartial)
 	e.strings(s.Notes)
+	e.str(s.File)
 	e.length(len(s.Events), s.Events == nil)
 	for i := range s.Events {
 		e.event(&s.Events[i])
@@ -117,6 +118,7 @@ func (e *encoder) event(v *traces.Event) {
 	e.varint(v.LatencyMS)
 	e.str(v.RequestID)
 	e.bool(v.Summary)
+	e.varint(int64(v.Line))
 	e.length(len(v.Meta), v.Meta == nil)
 	keys := make([]string, 0, len(v.Meta))
 	for k := range v.Meta {
@@ -285,6 +287,7 @@ func (d *decoder) session() *traces.Session {
 	s.Floor = d.blocks()
 	s.FloorPartial = d.bool()
 	s.Notes = d.strings()
+	s.File = d.str()
 	if n, isNil := d.length(); !isNil {
 		s.Events = make([]traces.Event, n)
 		for i := range s.Events {
@@ -308,6 +311,7 @@ func (d *decoder) event(v *traces.Event) {
 	v.LatencyMS = d.varint()
 	v.RequestID = d.str()
 	v.Summary = d.bool()
+	v.Line = int32(d.varint())
 	if n, isNil := d.length(); !isNil {
 		v.Meta = make(map[string]string, n)
 		for range n {
