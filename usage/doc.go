@@ -42,7 +42,8 @@
 // reads the merged entries back, both in the one-process scan's order;
 // Grouping is the grouping a shard's manifest keeps for merge.
 //
-// Calls without a timestamp (a hermes state.db keeps none per call) are
-// grouped under "(no time)" by day, week, month and block, and dropped by
-// Since/Until.
+// Calls without a timestamp are grouped under "(no time)" by day, week,
+// month and block, calls whose log gave one no call has (not RFC 3339, or
+// before 2000 or after 2099, as Go's zero time 0001-01-01T00:00:00Z) under
+// "(bad time)"; Since/Until skip both, with a warning.
 package usage

@@ -126,7 +126,7 @@ func sessionsOf(us []*claudecode.SessionUsage) []Session {
 		cs := Session{ID: u.ID, Parent: u.Parent, Start: u.Start, Project: ProjectOf(u.File), File: u.File,
 			Calls: make([]SessionCall, 0, len(u.Calls))}
 		for _, c := range u.Calls {
-			cs.Calls = append(cs.Calls, SessionCall{At: c.Time, Model: c.Model, Usage: c.Usage, Line: c.Line})
+			cs.Calls = append(cs.Calls, SessionCall{At: c.Time, Model: c.Model, Usage: c.Usage, Line: c.Line, BadTime: c.BadTime})
 		}
 		out = append(out, cs)
 	}

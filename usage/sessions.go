@@ -35,6 +35,8 @@ type SessionCall struct {
 	// Line is where the call is in its session's File (0: not known, as
 	// for an imported session), for warnings.
 	Line int `json:"line,omitempty"`
+	// BadTime: the log's timestamp was no time a call has (At is zero).
+	BadTime bool `json:"bad_time,omitempty"`
 }
 
 // place names where c is for a warning: file:line, or the file and the
@@ -50,6 +52,7 @@ func (s *Session) place(c *SessionCall) string {
 const (
 	WarnUnpriced = "no price for model %q: its calls count $0 (pass --prices FILE with a LiteLLM entry for it)"
 	WarnUntimed  = "skipped call without a time: --since/--until cannot place it"
+	WarnBadTimed = "skipped call with a bad timestamp: --since/--until cannot place it"
 )
 
 // ProjectOf is a Claude Code log's project, as ccusage names it: the folder
@@ -142,10 +145,14 @@ func CostOf(ss []Session, p Pricer, o Options, ws *traces.Warnings) *Cost {
 			c := &s.Calls[i]
 			if bounded && c.At.IsZero() {
 				// Aggregate would drop it in silence.
-				ws.AddPlace(s.place(c), WarnUntimed)
+				if c.BadTime {
+					ws.AddPlace(s.place(c), WarnBadTimed)
+				} else {
+					ws.AddPlace(s.place(c), WarnUntimed)
+				}
 				continue
 			}
-			uc := Call{Time: c.At, Session: r, Project: s.Project, Model: c.Model, Usage: c.Usage, Requests: c.Requests}
+			uc := Call{Time: c.At, BadTime: c.BadTime, Session: r, Project: s.Project, Model: c.Model, Usage: c.Usage, Requests: c.Requests}
 			grouped = append(grouped, uc)
 			if o.By == BySession {
 				uc.Session = s.ID

@@ -1,6 +1,12 @@
 package usage
 
 import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -77,5 +83,59 @@ func TestCostOfUntimedWithBounds(t *testing.T) {
 	rep = CostOf(ss, pricing.Default(), Options{By: ByDay, Loc: time.UTC}, ws)
 	if rep.Totals.Requests != 2 || ws.Len() != 0 || rep.Groups[len(rep.Groups)-1].Key != NoTime {
 		t.Errorf("without bounds: %d requests, groups %+v, warnings %v", rep.Totals.Requests, rep.Groups, ws.List())
+	}
+}
+
+// TestCostOfBadTimes pins issue 27's zero time end to end: a Claude Code
+// log whose call is timestamped 0001-01-01T00:00:00Z (Go's zero time) was
+// grouped under "(no time)", as a call the log gave no time; a call at the
+// Unix epoch under 1970-01-01. Each is billed under "(bad time)", apart from
+// a call without a timestamp, in every time grouping, left out of first and
+// last, warned at file:line naming the value, and skipped by --since with
+// a warning.
+func TestCostOfBadTimes(t *testing.T) {
+	dir := t.TempDir()
+	line := func(n int, ts string) string {
+		stamp := `"timestamp":"` + ts + `",`
+		if ts == "" {
+			stamp = ""
+		}
+		return fmt.Sprintf(`{"type":"assistant","sessionId":"s","requestId":"r%d",%s"message":{"id":"m%d","model":"claude-opus-4-6","content":[{"type":"text","text":"ok"}],"usage":{"input_tokens":100,"output_tokens":10}}}`, n, stamp, n) + "\n"
+	}
+	log := line(1, "2026-02-10T21:00:00Z") + line(2, "0001-01-01T00:00:00Z") + line(3, "1970-01-01T00:00:00Z") + line(4, "")
+	file := filepath.Join(dir, "s.jsonl")
+	require.NoError(t, os.WriteFile(file, []byte(log), 0o644))
+	ss, ws, err := Load(context.Background(), []string{file}, "", nil)
+	require.NoError(t, err)
+	for _, x := range ws.List() {
+		want := map[string]string{
+			"kept call with a bad timestamp (not RFC 3339, or before 2000 or after 2099: Go's zero time, the Unix epoch): counted under (bad time); --since/--until skip it": file + `:2 (timestamp "0001-01-01T00:00:00Z")`,
+			"kept call without a timestamp (counted under (no time); --since/--until skip it)":                                                                               file + ":4",
+		}[x.Reason]
+		if x.First != want || x.Count != map[bool]int{true: 2, false: 1}[strings.Contains(x.Reason, "bad")] {
+			t.Errorf("warning %+v, want first at %q", x, want)
+		}
+	}
+	if ws.Len() != 2 {
+		t.Errorf("warnings %v, want the bad times and the missing one", ws.List())
+	}
+	dated := at("2026-02-10T21:00:00Z")
+	for _, by := range []By{ByDay, ByWeek, ByMonth, ByBlock} {
+		rep := CostOf(ss, pricing.Default(), Options{By: by, Loc: time.UTC}, &traces.Warnings{})
+		var keys []string
+		var reqs []int
+		for _, g := range rep.Groups {
+			keys, reqs = append(keys, g.Key), append(reqs, g.Requests)
+		}
+		if len(keys) != 3 || keys[1] != BadTime || keys[2] != NoTime || !slices.Equal(reqs, []int{1, 2, 1}) ||
+			!rep.Totals.First.Equal(dated) || !rep.Totals.Last.Equal(dated) || rep.Totals.Requests != 4 {
+			t.Errorf("by %s: groups %q of %v requests, first %v, last %v; want one dated, 2 under %s, 1 under %s",
+				by, keys, reqs, rep.Totals.First, rep.Totals.Last, BadTime, NoTime)
+		}
+	}
+	bw := &traces.Warnings{}
+	rep := CostOf(ss, pricing.Default(), Options{By: ByDay, Loc: time.UTC, Since: at("2026-01-01T00:00:00Z")}, bw)
+	if rep.Totals.Requests != 1 || count(bw, WarnBadTimed) != 2 || first(bw, WarnBadTimed) != file+":2" || count(bw, WarnUntimed) != 1 {
+		t.Errorf("with --since: %d requests, warnings %v", rep.Totals.Requests, bw.List())
 	}
 }

@@ -16,6 +16,9 @@ import (
 // keeps only in total.
 type Call struct {
 	Time time.Time
+	// BadTime marks a call whose log gave a timestamp no call has (Time
+	// is zero): it is grouped under BadTime, not NoTime.
+	BadTime bool
 	// Session is the session the call bills to: a subagent's calls carry
 	// their root session's id, as ccusage counts them.
 	Session string
@@ -61,8 +64,22 @@ func ParseBy(s string) (By, error) {
 // blocks report uses it (its --session-length default).
 const BlockDuration = 5 * time.Hour
 
-// NoTime is the key of calls without a timestamp in time groupings.
-const NoTime = "(no time)"
+// NoTime is the key of calls without a timestamp in time groupings;
+// BadTime of calls whose timestamp is no time a call was made (not RFC
+// 3339, or before 2000 or after 2099, as Go's zero time 0001-01-01:
+// traces.PlausibleTime), which a reader warned about, naming it.
+const (
+	NoTime  = "(no time)"
+	BadTime = "(bad time)"
+)
+
+// untimedKey is the key of a call without a usable time.
+func untimedKey(c *Call) string {
+	if c.BadTime {
+		return BadTime
+	}
+	return NoTime
+}
 
 // Options say how to group.
 type Options struct {
@@ -219,9 +236,11 @@ func Aggregate(calls []Call, p Pricer, o Options) *Report {
 	timeKeyed := o.By == ByDay || o.By == ByWeek || o.By == ByMonth || o.By == ByBlock
 	slices.SortFunc(rep.Groups, func(a, b Group) int {
 		if timeKeyed {
-			// ISO keys sort in time order; "(no time)" goes last.
-			if (a.Key == NoTime) != (b.Key == NoTime) {
-				if a.Key == NoTime {
+			// ISO keys sort in time order; "(bad time)", then
+			// "(no time)", go last.
+			au, bu := a.Key == NoTime || a.Key == BadTime, b.Key == NoTime || b.Key == BadTime
+			if au != bu {
+				if au {
 					return 1
 				}
 				return -1
@@ -331,7 +350,7 @@ func groupKeys(calls []Call, by By, loc *time.Location, weekStart time.Weekday) 
 			keys[i] = c.Model
 		default:
 			if c.Time.IsZero() {
-				keys[i] = NoTime
+				keys[i] = untimedKey(&calls[i])
 				continue
 			}
 			t := c.Time.In(loc)
@@ -357,13 +376,14 @@ func groupKeys(calls []Call, by By, loc *time.Location, weekStart time.Weekday) 
 }
 
 // Blocks is each call's 5-hour block key (its start, RFC 3339 in loc), by
-// ccusage's rule (see the package doc). Calls without a time get NoTime.
+// ccusage's rule (see the package doc). Calls without a time get NoTime
+// (BadTime).
 func Blocks(calls []Call, loc *time.Location) []string {
 	idx := make([]int, 0, len(calls))
 	keys := make([]string, len(calls))
 	for i, c := range calls {
 		if c.Time.IsZero() {
-			keys[i] = NoTime
+			keys[i] = untimedKey(&calls[i])
 			continue
 		}
 		idx = append(idx, i)

@@ -749,7 +749,7 @@ func (st *fileState) time(ts string) time.Time {
 	t, ok := parseTime(ts)
 	switch {
 	case !ok:
-		st.warn(warnBadTime)
+		st.w.AddPlace(traces.TimePlace(st.name, st.lineNo, ts), warnBadTime)
 		return st.lastTime
 	case t.Before(st.lastTime):
 		st.warn(warnBackwards)

@@ -23,7 +23,7 @@ const (
 	warnUnknownType   = "skipped unknown record type"
 	warnUnknownBlock  = "skipped unknown content block type"
 	warnBackwards     = "kept timestamp going backwards (clamped to the previous event)"
-	warnBadTime       = "kept line with a missing or bad timestamp (took the previous event's time)"
+	warnBadTime       = "kept line with a missing or bad timestamp (not RFC 3339, or before 2000 or after 2099: Go's zero time, the Unix epoch): took the previous event's time"
 	warnNoUsage       = "kept assistant call without usage block (not billed)"
 	warnOrphanResult  = "kept tool_result with no matching tool_use"
 	warnSynthetic     = "skipped synthetic assistant message (not a model call)"
@@ -136,13 +136,15 @@ func mergeUsage(have *traces.Usage, u traces.Usage, warn func(string)) {
 	}
 }
 
-// parseTime parses Claude Code's ISO-8601 timestamps.
+// parseTime parses Claude Code's ISO-8601 timestamps: ok is false for
+// none, for one that does not parse, and for one no call was made at
+// (traces.PlausibleTime: Go's zero time, the Unix epoch).
 func parseTime(s string) (time.Time, bool) {
 	if s == "" {
 		return time.Time{}, false
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
+	if err != nil || !traces.PlausibleTime(t) {
 		return time.Time{}, false
 	}
 	return t.UTC(), true

@@ -52,8 +52,12 @@ type Call struct {
 	// Time is the timestamp of the line whose usage the call keeps (zero
 	// when it has none), as ccusage dates a call into days, weeks, months
 	// and 5-hour blocks.
-	Time  time.Time
-	Model string
+	Time time.Time
+	// BadTime marks a call whose line gave a timestamp no call has (not
+	// RFC 3339, or outside traces.PlausibleTime): Time is zero, as for a
+	// line without one, and the call is shown under "(bad time)".
+	BadTime bool
+	Model   string
 	// MessageID and RequestID identify the response (the dedupe key).
 	MessageID, RequestID string
 	Usage                traces.Usage
@@ -286,6 +290,7 @@ type progressLine struct {
 // 20.0.24 counts them, under the subagent's id (<session>.agent-<agent>).
 type progressAgents struct {
 	name   string
+	w      *traces.Warnings
 	agents []*SessionUsage
 	byID   map[string]int
 	byCall map[string][2]int
@@ -396,7 +401,11 @@ func (pa *progressAgents) add(b []byte, warn func(string)) {
 // bill counts one echoed response of agent in session sessionID.
 func (pa *progressAgents) bill(sessionID, agent, timestamp, reqID, msgID, model string, raw traces.RawAnthropic, warn func(string)) {
 	u := traces.CheckAnthropic(raw, warn)
-	at, _ := parseTime(timestamp)
+	at, dated := parseTime(timestamp)
+	bad := !dated && timestamp != ""
+	if bad {
+		pa.w.AddPlace(traces.TimePlace(pa.name, pa.line, timestamp), warnCallBadTime)
+	}
 	key := callKey(msgID, reqID)
 	if ix, ok := pa.byCall[key]; ok && key != "" {
 		mergeUsage(&pa.agents[ix[0]].Calls[ix[1]].Usage, u, warn)
@@ -413,7 +422,7 @@ func (pa *progressAgents) bill(sessionID, agent, timestamp, reqID, msgID, model 
 	if key != "" {
 		pa.byCall[key] = [2]int{ai, len(a.Calls)}
 	}
-	a.Calls = append(a.Calls, Call{Time: at, Model: model, MessageID: msgID, RequestID: reqID, Usage: u, Line: pa.line, key: key})
+	a.Calls = append(a.Calls, Call{Time: at, BadTime: bad, Model: model, MessageID: msgID, RequestID: reqID, Usage: u, Line: pa.line, key: key})
 }
 
 // plainJSON reports whether b, a line parseBillLine accepted with no
@@ -487,10 +496,12 @@ var keyAgentID = []byte(`"agentId"`)
 // Warning reasons of the fast scan only.
 const (
 	warnNotRecord = "skipped line that is not a log record (a JSON object with a type)"
-	// The scan keeps a call it cannot date under "(no time)" (it reads
-	// no other line's time to borrow, as the importer does).
-	warnCallNoTime   = "kept call with a missing or bad timestamp (counted under (no time); --since/--until skip it)"
-	warnCallZeroTime = "kept call timestamped 0001-01-01T00:00:00Z, the zero time, which reads as no time (counted under (no time); --since/--until skip it)"
+	// The scan keeps a call it cannot date under "(no time)" when its
+	// line has no timestamp, "(bad time)" when the line's timestamp is no
+	// time a call was made (it reads no other line's time to borrow, as
+	// the importer does); the warning's place names the value.
+	warnCallNoTime  = "kept call without a timestamp (counted under (no time); --since/--until skip it)"
+	warnCallBadTime = "kept call with a bad timestamp (not RFC 3339, or before 2000 or after 2099: Go's zero time, the Unix epoch): counted under (bad time); --since/--until skip it"
 )
 
 // scanFile reads the calls of one file, sorted by their first time (then
@@ -525,7 +536,7 @@ func scanFileBuf(r io.Reader, name string, w *traces.Warnings, buf *scanBufs, ok
 		clear(scratch) // keeps no strings alive
 		buf.calls = scratch[:0]
 	}()
-	pa := &progressAgents{name: name, byID: map[string]int{}, byCall: map[string][2]int{}}
+	pa := &progressAgents{name: name, w: w, byID: map[string]int{}, byCall: map[string][2]int{}}
 	idx := map[string]int{}
 	models := map[string]string{} // the model's bytes as read → text of them
 	var kb []byte                 // a call key being looked up
@@ -625,10 +636,12 @@ func scanFileBuf(r io.Reader, name string, w *traces.Warnings, buf *scanBufs, ok
 			warn(warnNoUsage)
 			continue
 		}
-		if !dated {
+		bad := !dated && len(l.timestamp) > 0
+		switch {
+		case bad:
+			w.AddPlace(traces.TimePlace(name, lineNo, text(l.timestamp)), warnCallBadTime)
+		case !dated:
 			warn(warnCallNoTime)
-		} else if t.IsZero() {
-			warn(warnCallZeroTime)
 		}
 		u := traces.CheckAnthropic(raw, warn)
 		// A response's later lines are found by their ids' bytes, without
@@ -649,7 +662,7 @@ func scanFileBuf(r io.Reader, name string, w *traces.Warnings, buf *scanBufs, ok
 			if traces.MoreComplete(c.Usage, u) {
 				// ccusage dates a call by the line whose usage it keeps
 				// (tool_heavy.jsonl's streamed output).
-				c.Time = t
+				c.Time, c.BadTime = t, bad
 			}
 			mergeUsage(&c.Usage, u, warn)
 			if before(t, c.first) {
@@ -675,7 +688,7 @@ func scanFileBuf(r io.Reader, name string, w *traces.Warnings, buf *scanBufs, ok
 			model = text(l.model)
 			models[string(l.model)] = model
 		}
-		s.Calls = append(s.Calls, Call{Time: t, Model: model, MessageID: msgID, RequestID: reqID, Usage: u, Line: lineNo, key: key, first: t})
+		s.Calls = append(s.Calls, Call{Time: t, BadTime: bad, Model: model, MessageID: msgID, RequestID: reqID, Usage: u, Line: lineNo, key: key, first: t})
 	}
 	slices.SortStableFunc(s.Calls, func(a, b Call) int {
 		switch {

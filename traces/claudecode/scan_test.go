@@ -583,9 +583,10 @@ func TestScanBillsWhatImportBills(t *testing.T) {
 	good := goodUser + "\n" + goodCall + "\n"
 	want := traces.Usage{Input: 3, CacheWrite5m: 10, CacheRead: 100, Output: 5}
 	for name, c := range map[string]struct {
-		data string
-		bill traces.Usage
-		warn string // the scan's one warning, "" for none
+		data  string
+		bill  traces.Usage
+		warn  string // the scan's one warning, "" for none
+		first string // its place, s1.jsonl:2 if ""
 	}{
 		"utf-16le":                {data: utf16(good, false), bill: want},
 		"utf-16be":                {data: utf16(good, true), bill: want},
@@ -599,9 +600,12 @@ func TestScanBillsWhatImportBills(t *testing.T) {
 		"raw NUL in a string":     {data: goodUser + "\n" + strings.Replace(goodCall, `"hello"`, "\"hel\x00lo\"", 1) + "\n", warn: warnInvalidJSON},
 		"raw tab in a string":     {data: goodUser + "\n" + strings.Replace(goodCall, `"hello"`, "\"hel\tlo\"", 1) + "\n", warn: warnInvalidJSON},
 		"bad escape":              {data: goodUser + "\n" + strings.Replace(goodCall, `"hello"`, `"hel\qlo"`, 1) + "\n", warn: warnInvalidJSON},
-		"bad timestamp":           {data: goodUser + "\n" + strings.Replace(goodCall, "2026-02-10T21:00:02.000Z", "yesterday", 1) + "\n", bill: want, warn: warnCallNoTime},
-		"the zero time":           {data: goodUser + "\n" + strings.Replace(goodCall, "2026-02-10T21:00:02.000Z", "0001-01-01T00:00:00Z", 1) + "\n", bill: want, warn: warnCallZeroTime},
+		"bad timestamp":           {data: goodUser + "\n" + strings.Replace(goodCall, "2026-02-10T21:00:02.000Z", "yesterday", 1) + "\n", bill: want, warn: warnCallBadTime, first: `s1.jsonl:2 (timestamp "yesterday")`},
+		"no timestamp":            {data: goodUser + "\n" + strings.Replace(goodCall, `"timestamp":"2026-02-10T21:00:02.000Z",`, "", 1) + "\n", bill: want, warn: warnCallNoTime},
 	} {
+		if c.first == "" {
+			c.first = "s1.jsonl:2"
+		}
 		var iw traces.Warnings
 		ss, err := readSession(strings.NewReader(c.data), "f.jsonl", &iw)
 		require.NoError(t, err, name)
@@ -615,8 +619,8 @@ func TestScanBillsWhatImportBills(t *testing.T) {
 		if su.Total() != c.bill || iu != c.bill {
 			t.Errorf("%s: scan billed %+v, import %+v, want %+v", name, su.Total(), iu, c.bill)
 		}
-		if got := sw.List(); c.warn == "" && len(got) != 0 || c.warn != "" && (len(got) != 1 || got[0].Reason != c.warn || got[0].First != "s1.jsonl:2") {
-			t.Errorf("%s: scan warnings %v, want %q at s1.jsonl:2", name, got, c.warn)
+		if got := sw.List(); c.warn == "" && len(got) != 0 || c.warn != "" && (len(got) != 1 || got[0].Reason != c.warn || got[0].First != c.first) {
+			t.Errorf("%s: scan warnings %v, want %q at %s", name, got, c.warn, c.first)
 		}
 		if c.warn == warnInvalidJSON && (iw.Len() != 1 || iw.List()[0].Reason != warnInvalidJSON) {
 			t.Errorf("%s: import warnings %v, want the scan's", name, iw.List())
@@ -670,6 +674,63 @@ func TestUnreadFileFails(t *testing.T) {
 			if failed != c.fail || !c.fail && w.Failed() != 0 {
 				t.Errorf("%s: %s failed %d, warnings %v; want failed %v", name, who, w.Failed(), w.List(), c.fail)
 			}
+		}
+	}
+}
+
+// TestScanBadTimes pins issue 27's zero time: a call timestamped
+// 0001-01-01T00:00:00Z (Go's zero time) was shown under "(no time)", as if
+// the log had given none, and one a nanosecond later, or at the Unix
+// epoch, as a call of that day, without a word. A timestamp no call has
+// (before 2000, from 2100 on) is a bad timestamp, one rule: the scan bills
+// the call, marks it BadTime and warns naming file:line and the value;
+// the importer takes the previous event's time, warned alike.
+func TestScanBadTimes(t *testing.T) {
+	want := traces.Usage{Input: 3, CacheWrite5m: 10, CacheRead: 100, Output: 5}
+	for _, c := range []struct {
+		ts  string
+		bad bool
+	}{
+		{"0001-01-01T00:00:00Z", true},
+		{"0001-01-01T00:00:00.000000001Z", true},
+		{"1970-01-01T00:00:00Z", true},
+		{"1999-12-31T23:59:59.999Z", true},
+		{"2100-01-01T00:00:00Z", true},
+		{"9999-12-31T23:59:59Z", true},
+		{"2000-01-01T00:00:00Z", false},
+		{"2099-12-31T23:59:59Z", false},
+	} {
+		data := goodUser + "\n" + strings.Replace(goodCall, "2026-02-10T21:00:02.000Z", c.ts, 1) + "\n"
+		su, sw := scan(t, data)
+		accounted(t, su, sw)
+		place := fmt.Sprintf("s1.jsonl:2 (timestamp %q)", c.ts)
+		if len(su.Calls) != 1 || su.Total() != want {
+			t.Fatalf("%s: scan billed %+v, want %+v once", c.ts, su.Calls, want)
+		}
+		call := su.Calls[0]
+		got := sw.List()
+		switch {
+		case c.bad && (!call.BadTime || !call.Time.IsZero() || len(got) != 1 || got[0].Reason != warnCallBadTime || got[0].First != place):
+			t.Errorf("%s: scan call %+v, warnings %v; want a bad time, warned at %s", c.ts, call, got, place)
+		case !c.bad && (call.BadTime || call.Time.Format(time.RFC3339) != c.ts || len(got) != 0):
+			t.Errorf("%s: scan call %+v, warnings %v; want the time kept, no warning", c.ts, call, got)
+		}
+		var iw traces.Warnings
+		ss, err := readSession(strings.NewReader(data), "s1.jsonl", &iw)
+		require.NoError(t, err)
+		var at time.Time
+		for _, e := range ss[0].Events {
+			if e.Kind == traces.Assistant {
+				at = e.Time
+			}
+		}
+		ig := iw.List()
+		userAt := time.Date(2026, 2, 10, 21, 0, 0, 0, time.UTC) // goodUser's
+		switch {
+		case c.bad && (!at.Equal(userAt) || len(ig) != 1 || ig[0].Reason != warnBadTime || ig[0].First != place):
+			t.Errorf("%s: import timed the call %v, warnings %v; want the previous event's time, warned at %s", c.ts, at, ig, place)
+		case !c.bad && slices.ContainsFunc(ig, func(x traces.Warning) bool { return x.Reason == warnBadTime }):
+			t.Errorf("%s: import warnings %v: a good time taken for a bad one", c.ts, ig)
 		}
 	}
 }

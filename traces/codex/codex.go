@@ -23,7 +23,7 @@ const (
 	WarnUnknownType    = "skipped line of unknown type"
 	WarnUnknownItem    = "skipped response_item of unknown type"
 	WarnUnknownEvent   = "skipped event_msg of unknown type"
-	WarnNoTimestamp    = "kept line without a valid timestamp (timed as the previous one)"
+	WarnNoTimestamp    = "kept line without a valid timestamp (none, not RFC 3339, or before 2000 or after 2099: Go's zero time, the Unix epoch): timed as the previous one"
 	WarnNoMeta         = "kept lines before session_meta"
 	WarnUsageNoCall    = "kept token_count with no model output before it as an empty call"
 	WarnNoUsage        = "kept call without token_count usage"
@@ -319,8 +319,10 @@ func hasTools(floor []traces.Block) bool {
 
 func (rd *reader) time(ts string) time.Time {
 	t, err := time.Parse(time.RFC3339Nano, ts)
-	if err != nil {
-		rd.sc.Warn(WarnNoTimestamp)
+	if err != nil || !traces.PlausibleTime(t) {
+		// Go's zero time read as none, in silence; the Unix epoch as a
+		// time 56 years before the next line's.
+		rd.sc.WarnAt(traces.TimePlace(rd.sc.File(), rd.sc.Line(), ts), WarnNoTimestamp)
 		return rd.last
 	}
 	t = rd.t.Clamp(rd.sc.Line(), t.UTC())

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -219,5 +220,27 @@ func TestBadCounts(t *testing.T) {
 				t.Errorf("warnings %+v, want %q at r.jsonl:3", ws, tc.warn)
 			}
 		})
+	}
+}
+
+// TestBadTimes pins issue 27's zero time in Codex rollouts: a line
+// timestamped 0001-01-01T00:00:00Z (Go's zero time) was read as no time in
+// silence, one at the Unix epoch as a time 56 years before the next line.
+// A timestamp no call has (traces.PlausibleTime) is timed as the previous
+// line, warned at file:line naming the value.
+func TestBadTimes(t *testing.T) {
+	for _, ts := range []string{"0001-01-01T00:00:00Z", "1970-01-01T00:00:00Z", "2100-01-01T00:00:00Z"} {
+		in := `{"timestamp":"2025-08-01T10:00:00Z","type":"session_meta","payload":{"id":"s"}}
+{"timestamp":"` + ts + `","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"x"}]}}
+{"timestamp":"2025-08-01T10:00:02Z","type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":100,"output_tokens":5}}}}
+`
+		var w traces.Warnings
+		s, err := Read(strings.NewReader(in), "r.jsonl", &w)
+		require.NoError(t, err)
+		prev := time.Date(2025, 8, 1, 10, 0, 0, 0, time.UTC)
+		place := `r.jsonl:2 (timestamp "` + ts + `")`
+		if ws := w.List(); len(s.Events) != 1 || !s.Events[0].Time.Equal(prev) || len(ws) != 1 || ws[0].Reason != WarnNoTimestamp || ws[0].First != place {
+			t.Errorf("%s: events %+v, warnings %+v; want the call at %v, warned at %s", ts, s.Events, ws, prev, place)
+		}
 	}
 }

@@ -108,6 +108,9 @@ func (s *Scanner) File() string { return s.file }
 // Warn records a warning at the current line.
 func (s *Scanner) Warn(reason string) { s.w.Add(s.file, s.line, reason) }
 
+// WarnAt records reason at place (traces.TimePlace: the line and a value).
+func (s *Scanner) WarnAt(place, reason string) { s.w.AddPlace(place, reason) }
+
 // Decode unmarshals the current line into v. On failure it records a
 // warning (a truncated last line is told apart from a bad line in the
 // middle) and returns false.
