@@ -12,6 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/ctxsim/ctxsim/internal/input"
 	"github.com/ctxsim/ctxsim/internal/numflag"
 	"github.com/ctxsim/ctxsim/policies/compact"
 	"github.com/ctxsim/ctxsim/policies/estimate"
@@ -243,7 +244,7 @@ func (c *Config) Set(key, value string) error {
 	}
 	k, ok := lookup(key)
 	if !ok {
-		return fmt.Errorf("policies: unknown key %q (see ctxsim policies --keys)", key)
+		return input.Usagef("policies: unknown key %q (see ctxsim policies {key list})", key)
 	}
 	return k.set(c, value)
 }

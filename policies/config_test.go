@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ctxsim/ctxsim/internal/input"
 	"github.com/ctxsim/ctxsim/policies/compact"
 	"github.com/ctxsim/ctxsim/traces"
 )
@@ -179,8 +180,12 @@ func TestSetAndCacheTTL(t *testing.T) {
 	if c.Compact.MicroCompactEveryNTurns != 3 || c.Compact.ModelThresholds["opus"] != 0.9 {
 		t.Errorf("Set: every_n = %d, opus = %v", c.Compact.MicroCompactEveryNTurns, c.Compact.ModelThresholds["opus"])
 	}
-	if err := c.Set("compression.no_such_key", "1"); err == nil {
-		t.Error("Set(unknown key) = nil")
+	// An unknown key points to the key list in the package's words; the
+	// CLI names it as its flag (package internal/input).
+	var ie *input.Error
+	if err := c.Set("compression.no_such_key", "1"); !errors.As(err, &ie) || !ie.Usage ||
+		ie.Name(func(string) string { return "--keys" }) != `policies: unknown key "compression.no_such_key" (see ctxsim policies --keys)` {
+		t.Errorf("Set(unknown key) = %v, want a usage input.Error naming the key list", err)
 	}
 	for yaml, want := range map[string]string{
 		"prompt_caching:\n  cache_ttl: false\n":    "off",

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/ctxsim/ctxsim/internal/input"
 	"github.com/ctxsim/ctxsim/internal/safetext"
 )
 
@@ -83,7 +84,8 @@ const (
 	JSON     Format = "json"
 )
 
-// ParseFormat checks a --format value.
+// ParseFormat reads an output format's name; an unknown one is an
+// input.Error naming the {output format}.
 func ParseFormat(s string) (Format, error) {
 	switch Format(s) {
 	case Text, Markdown, CSV, JSON:
@@ -91,7 +93,7 @@ func ParseFormat(s string) (Format, error) {
 	case "md":
 		return Markdown, nil
 	}
-	return "", fmt.Errorf("--format %q: want text, markdown, csv or json", s)
+	return "", input.Usagef("{output format} %q: want text, markdown, csv or json", s)
 }
 
 // Write renders t in format f (Text, Markdown or CSV). Cells, columns

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ctxsim/ctxsim/internal/input"
 	"github.com/ctxsim/ctxsim/policies"
 	"github.com/ctxsim/ctxsim/results"
 	"github.com/ctxsim/ctxsim/sim"
@@ -93,7 +94,7 @@ func CheckCells(axes []results.Axis, tenants, maxCells int) error {
 // gridError is ParseGrid's or GridPoints' error ("grid ...") as an
 // *InputError naming the grid.
 func gridError(err error) error {
-	return badInput("{grid}%s", strings.TrimPrefix(err.Error(), "grid"))
+	return badInput("{grid}%s", strings.TrimPrefix(input.Braced(err), "grid"))
 }
 
 // Render is what a sweep of g prints and a shard's manifest keeps:
@@ -124,7 +125,7 @@ func ParseGrid(specs []string, base policies.Config) ([]results.Axis, error) {
 			v = strings.TrimSpace(v)
 			c := base
 			if err := c.Set(key, v); err != nil {
-				return nil, fmt.Errorf("grid %s: %v", key, err)
+				return nil, fmt.Errorf("grid %s: %w", key, err)
 			}
 			got, ok := c.Get(key)
 			if !ok {
@@ -181,7 +182,7 @@ func GridPoints(base policies.Config, axes []results.Axis) ([]Policy, error) {
 		parts := make([]string, len(axes))
 		for i, ax := range axes {
 			if err := c.Set(ax.Key, ax.Values[idx[i]]); err != nil {
-				return nil, fmt.Errorf("grid %s: %v", ax.Key, err)
+				return nil, fmt.Errorf("grid %s: %w", ax.Key, err)
 			}
 			parts[i] = ax.Short + "=" + ax.Values[idx[i]]
 		}

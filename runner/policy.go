@@ -4,43 +4,24 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
+	"github.com/ctxsim/ctxsim/internal/input"
 	"github.com/ctxsim/ctxsim/policies"
 	"github.com/ctxsim/ctxsim/sim"
 	"github.com/ctxsim/ctxsim/sim/assent"
 )
 
 // An InputError is input a run cannot take: a policy name, an override,
-// a grid, a setting out of range, a sweep directory. Msg names each input
-// in braces, in the runner's words ({policy}, {override}, {grid},
-// {summarizer fail rate}); Error drops the braces, and a caller with
-// names of its own for the inputs (the CLI's flags) renders it with Name.
-// Usage is set when the input alone is at fault (a name that resolves to
-// nothing), rather than the state it meets (a sweep directory in use).
-type InputError struct {
-	Msg   string
-	Usage bool
-}
-
-// Inputs are the names InputError's messages give inputs, in braces.
-var Inputs = []string{"policy", "policy list", "override", "grid", "summarizer fail rate", "provider error rate",
-	"clear tool uses", "provider", "kv capacity", "block size", "resume", "output directory", "price file", "max cells", "keep", "folds", "shard"}
-
-var braces = regexp.MustCompile(`\{(` + strings.Join(Inputs, "|") + `)\}`)
-
-func (e *InputError) Error() string { return e.Name(func(in string) string { return in }) }
-
-// Name is the message with each input named by name.
-func (e *InputError) Name(name func(input string) string) string {
-	return braces.ReplaceAllStringFunc(e.Msg, func(m string) string { return name(m[1 : len(m)-1]) })
-}
+// a grid, a setting out of range, a sweep directory. Its message names
+// each input in braces, in the runner's words ({policy}, {override},
+// {grid}, {summarizer fail rate}), as every package below the CLI names
+// its inputs (package internal/input): a caller with names of its own for
+// them (the CLI's flags) renders it with Name.
+type InputError = input.Error
 
 // badInput is an InputError the input alone is at fault for.
-func badInput(format string, args ...any) error {
-	return &InputError{Msg: fmt.Sprintf(format, args...), Usage: true}
-}
+func badInput(format string, args ...any) error { return input.Usagef(format, args...) }
 
 // IsPolicyFile reports whether a policy name is a policy file.
 func IsPolicyFile(n string) bool {

@@ -17,6 +17,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/ctxsim/ctxsim/internal/input"
 )
 
 // An Importer reads one log format into native sessions. Importers are
@@ -506,7 +508,7 @@ func Detect(ctx context.Context, src Input, formats []Importer) (Importer, error
 			return nil, err
 		}
 		if len(files) == 0 {
-			return nil, fmt.Errorf("%s: no .jsonl files (give --from FORMAT for other logs)", src.Name)
+			return nil, input.Errorf("%s: no .jsonl files (give {log format} FORMAT for other logs)", src.Name)
 		}
 		first = files[0]
 	}
@@ -517,7 +519,7 @@ func Detect(ctx context.Context, src Input, formats []Importer) (Importer, error
 	if f := Sniff(formats, head); f != nil {
 		return f, nil
 	}
-	return nil, fmt.Errorf("%s: format not recognized (give --from FORMAT)", src.Display(first))
+	return nil, input.Errorf("%s: format not recognized (give {log format} FORMAT)", src.Display(first))
 }
 
 // Sniff is the first of formats that takes a file starting with head (its

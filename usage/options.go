@@ -1,20 +1,19 @@
 package usage
 
 import (
-	"fmt"
 	"strings"
 	"time"
+
+	"github.com/ctxsim/ctxsim/internal/input"
 )
 
-// An OptionError is a grouping option that does not parse; its message
-// names the option as ctxsim cost's flag (--by, --since, ...).
-type OptionError struct{ Msg string }
+// An OptionError is a grouping option that does not parse, a usage
+// error: its message names the option in braces ({by}, {since}, {until},
+// {timezone}, {week start}), which ctxsim cost renders as its flags
+// (package internal/input).
+type OptionError = input.Error
 
-func (e *OptionError) Error() string { return e.Msg }
-
-func optionErrorf(format string, args ...any) error {
-	return &OptionError{Msg: fmt.Sprintf(format, args...)}
-}
+func optionErrorf(format string, args ...any) error { return input.Usagef(format, args...) }
 
 // ParseOptions reads the grouping options as ctxsim cost takes them: by
 // (ParseBy), the since and until bounds (ParseBound; "" for none), the
@@ -23,24 +22,24 @@ func ParseOptions(by, since, until, tz, weekStart string) (Options, error) {
 	var o Options
 	b, err := ParseBy(by)
 	if err != nil {
-		return o, optionErrorf("--by: %v", err)
+		return o, optionErrorf("{by}: %v", err)
 	}
 	o.By = b
 	if o.Loc, err = LoadLocation(tz); err != nil {
-		return o, optionErrorf("%v", err)
+		return o, err
 	}
 	if since != "" {
 		if o.Since, err = ParseBound(since, o.Loc, false); err != nil {
-			return o, optionErrorf("--since: %v", err)
+			return o, optionErrorf("{since}: %v", err)
 		}
 	}
 	if until != "" {
 		if o.Until, err = ParseBound(until, o.Loc, true); err != nil {
-			return o, optionErrorf("--until: %v", err)
+			return o, optionErrorf("{until}: %v", err)
 		}
 	}
 	if !o.Since.IsZero() && !o.Until.IsZero() && o.Until.Before(o.Since) {
-		return o, optionErrorf("--until %s is before --since %s", until, since)
+		return o, optionErrorf("{until} %s is before {since} %s", until, since)
 	}
 	found := false
 	for d := time.Sunday; d <= time.Saturday; d++ {
@@ -49,7 +48,7 @@ func ParseOptions(by, since, until, tz, weekStart string) (Options, error) {
 		}
 	}
 	if !found {
-		return o, optionErrorf("--week-start %q: want a weekday name (sunday, monday, ...)", weekStart)
+		return o, optionErrorf("{week start} %q: want a weekday name (sunday, monday, ...)", weekStart)
 	}
 	return o, nil
 }

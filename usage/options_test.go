@@ -2,6 +2,7 @@ package usage
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,7 +27,10 @@ func TestParseOptions(t *testing.T) {
 	} {
 		_, err := ParseOptions(c.by, c.since, c.until, c.tz, c.week)
 		var oe *OptionError
-		require.True(t, errors.As(err, &oe), "%+v: %v", c, err)
-		require.Contains(t, err.Error(), c.want)
+		require.True(t, errors.As(err, &oe) && oe.Usage, "%+v: %v", c, err)
+		// The message names each option in braces: the CLI renders them
+		// as its flags (--week-start).
+		require.Contains(t, oe.Name(func(in string) string { return "--" + strings.ReplaceAll(in, " ", "-") }), c.want)
+		require.NotContains(t, err.Error(), "--", "no flag name below the CLI")
 	}
 }

@@ -424,7 +424,7 @@ func ParseBound(s string, loc *time.Location, until bool) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("%q is neither a date (2006-01-02 or 20060102) nor an RFC 3339 time", s)
 }
 
-// LoadLocation reads a --timezone value: "" or "Local" is the machine's
+// LoadLocation reads a timezone (ctxsim cost's --timezone): "" or "Local" is the machine's
 // zone, "UTC" is UTC, else an IANA name.
 func LoadLocation(name string) (*time.Location, error) {
 	switch name {
@@ -435,7 +435,7 @@ func LoadLocation(name string) (*time.Location, error) {
 	}
 	loc, err := time.LoadLocation(name)
 	if err != nil {
-		return nil, fmt.Errorf("--timezone %q: not an IANA zone name (e.g. UTC, Europe/Berlin, America/New_York)", name)
+		return nil, optionErrorf("{timezone} %q: not an IANA zone name (e.g. UTC, Europe/Berlin, America/New_York)", name)
 	}
 	return loc, nil
 }

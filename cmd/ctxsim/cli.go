@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/ctxsim/ctxsim/internal/input"
 	"github.com/ctxsim/ctxsim/internal/safetext"
 	"github.com/ctxsim/ctxsim/policies/estimate"
 	"github.com/ctxsim/ctxsim/report"
@@ -20,7 +21,6 @@ import (
 	"github.com/ctxsim/ctxsim/sim/hindsight/hindcache"
 	"github.com/ctxsim/ctxsim/traces"
 	"github.com/ctxsim/ctxsim/traces/filecache"
-	"github.com/ctxsim/ctxsim/usage"
 )
 
 // A command is one subcommand. Each lives in its own file and registers
@@ -127,11 +127,7 @@ func (o *formatFlags) parse() (report.Format, error) {
 	if o.asJSON {
 		return report.JSON, nil
 	}
-	f, err := report.ParseFormat(o.format)
-	if err != nil {
-		return "", usagef("%v", err)
-	}
-	return f, nil
+	return report.ParseFormat(o.format)
 }
 
 // usageError is a bad command line: exit code 2.
@@ -221,7 +217,6 @@ func runEnv(e *env, args []string) int {
 	e.atExit = nil
 	var ue *usageError
 	var ie *runner.InputError
-	var oe *usage.OptionError
 	var re *regressionError
 	var nr runner.NothingToReplayError
 	switch {
@@ -233,7 +228,7 @@ func runEnv(e *env, args []string) int {
 	case errors.As(err, &nr) && e.failed == 0:
 		fmt.Fprintf(stderr, "ctxsim %s: %v\n", c.name, nr)
 		return exitOK
-	case errors.As(err, &ue) || errors.As(err, &ie) && ie.Usage || errors.As(err, &oe):
+	case errors.As(err, &ue) || errors.As(err, &ie) && ie.Usage:
 		fmt.Fprintf(stderr, "ctxsim %s: %s\n(see ctxsim %s --help)\n", c.name, safetext.Lines(flagged(err)), c.name)
 		return exitUsage
 	case errors.As(err, &re):
@@ -248,15 +243,9 @@ func runEnv(e *env, args []string) int {
 	}
 }
 
-// flagged is err's message with the inputs a *runner.InputError names
-// given as the flags that set them.
-func flagged(err error) string {
-	var ie *runner.InputError
-	if !errors.As(err, &ie) {
-		return err.Error()
-	}
-	return strings.Replace(err.Error(), ie.Error(), ie.Name(flagFor), 1)
-}
+// flagged is err's message with the inputs it names (input.Error) given
+// as the flags that set them.
+func flagged(err error) string { return input.Render(err, flagFor) }
 
 // flagFor is the flag that sets the runner's input named in: "--" and
 // its words joined by dashes, but for these.
@@ -267,7 +256,8 @@ func flagFor(in string) string {
 	return "--" + strings.ReplaceAll(in, " ", "-")
 }
 
-var flagNames = map[string]string{"override": "--set", "policy list": "--policies", "output directory": "--out", "price file": "--prices"}
+var flagNames = map[string]string{"override": "--set", "policy list": "--policies", "output directory": "--out", "price file": "--prices",
+	"log format": "--from", "output format": "--format", "key list": "--keys"}
 
 func newFlagSet(c *command, out io.Writer) *pflag.FlagSet {
 	fs := pflag.NewFlagSet(c.name, pflag.ContinueOnError)

@@ -59,7 +59,7 @@ func TestDetect(t *testing.T) {
 	}
 	empty := t.TempDir()
 	in, _ := traces.DirInput(empty)
-	if _, err := traces.Detect(context.Background(), in, All()); err == nil || err.Error() != empty+": no .jsonl files (give --from FORMAT for other logs)" {
+	if _, err := traces.Detect(context.Background(), in, All()); err == nil || err.Error() != empty+": no .jsonl files (give log format FORMAT for other logs)" {
 		t.Errorf("empty dir: err = %v", err)
 	}
 }
