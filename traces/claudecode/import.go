@@ -404,8 +404,12 @@ type fileState struct {
 	calls    map[string]int
 	last     map[int]time.Time
 	toolUses map[string]bool
-	lastTime time.Time
-	lineNo   int
+	// borrowed marks the calls timed by another line (their own time bad,
+	// missing or backwards): no evidence of a resume's copy burst.
+	borrowed  map[int]bool
+	borrowing bool // the line being read took another's time
+	lastTime  time.Time
+	lineNo    int
 
 	// Inline sidechains (main state only). Before Claude Code wrote
 	// subagents to <session>/subagents/agent-*.jsonl (2025 logs, 1.0.x), a
@@ -465,6 +469,7 @@ func newFileState(name string, w *traces.Warnings) *fileState {
 		calls:    map[string]int{},
 		last:     map[int]time.Time{},
 		toolUses: map[string]bool{},
+		borrowed: map[int]bool{},
 		parents:  map[string]string{},
 		msgEvent: map[string]int{},
 	}
@@ -745,8 +750,11 @@ func (st *fileState) identify(l *line) {
 	}
 }
 
+// time is a line's time, or the previous event's (st.borrowing) when the
+// line's is bad or goes backwards.
 func (st *fileState) time(ts string) time.Time {
 	t, ok := parseTime(ts)
+	st.borrowing = true
 	switch {
 	case !ok:
 		st.w.AddPlace(traces.TimePlace(st.name, st.lineNo, ts), warnBadTime)
@@ -755,6 +763,7 @@ func (st *fileState) time(ts string) time.Time {
 		st.warn(warnBackwards)
 		return st.lastTime
 	}
+	st.borrowing = false
 	st.lastTime = t
 	return t
 }
@@ -816,6 +825,9 @@ func (st *fileState) assistant(l *line, t time.Time) (continued bool) {
 	}
 	i := st.add(ev)
 	st.last[i] = t
+	if st.borrowing {
+		st.borrowed[i] = true
+	}
 	if key != "" {
 		st.calls[key] = i
 	}
@@ -1251,8 +1263,8 @@ func (st *fileState) markResumeCopies() {
 		st.w.Add(st.name, int(e.Line), warnResumeCopy)
 	}
 	for i := range evs {
-		if evs[i].Kind != traces.Assistant {
-			continue
+		if evs[i].Kind != traces.Assistant || st.borrowed[i] {
+			continue // a borrowed time is no burst (a bad timestamp made two calls copies)
 		}
 		if prev >= 0 && evs[i].Time.Sub(evs[prev].Time) < copyBurst {
 			mark(prev)

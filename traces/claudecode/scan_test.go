@@ -734,3 +734,37 @@ func TestScanBadTimes(t *testing.T) {
 		}
 	}
 }
+
+// TestBorrowedTimeNoCopy pins a bad timestamp's second loss: the importer
+// times such a call as the previous line, and when that line was a call,
+// the two calls looked like a resume's copy burst (under 50 ms apart) and
+// were both kept as history, not replayed (compare replayed 0 requests of
+// a log with a call timestamped 0001-01-01T00:00:00Z). A call whose time
+// was borrowed (bad, missing or backwards) is no evidence of a burst.
+func TestBorrowedTimeNoCopy(t *testing.T) {
+	call := func(n int, ts string) string {
+		return strings.NewReplacer("2026-02-10T21:00:02.000Z", ts, `"r1"`, fmt.Sprintf(`"r%d"`, n), `"m1"`, fmt.Sprintf(`"m%d"`, n)).Replace(goodCall) + "\n"
+	}
+	for _, ts := range []string{"0001-01-01T00:00:00Z", "yesterday", "2026-02-10T20:00:00Z"} {
+		data := goodUser + "\n" + call(1, "2026-02-10T21:00:02.000Z") + call(2, ts)
+		var w traces.Warnings
+		ss, err := readSession(strings.NewReader(data), "s1.jsonl", &w)
+		require.NoError(t, err)
+		calls := 0
+		for _, e := range ss[0].Events {
+			if e.Kind == traces.Assistant && e.Meta[traces.MetaCopied] != "true" {
+				calls++
+			}
+		}
+		if calls != 2 || slices.ContainsFunc(w.List(), func(x traces.Warning) bool { return x.Reason == warnResumeCopy }) {
+			t.Errorf("%s: %d calls replayed, warnings %v; want both, no copy", ts, calls, w.List())
+		}
+	}
+	// A real burst still is one: two calls 1 ms apart.
+	var w traces.Warnings
+	ss, err := readSession(strings.NewReader(goodUser+"\n"+call(1, "2026-02-10T21:00:02.000Z")+call(2, "2026-02-10T21:00:02.001Z")), "s1.jsonl", &w)
+	require.NoError(t, err)
+	if ss[0].Events[1].Meta[traces.MetaCopied] != "true" || ss[0].Events[2].Meta[traces.MetaCopied] != "true" {
+		t.Errorf("a burst's calls not copies: %+v", ss[0].Events)
+	}
+}
