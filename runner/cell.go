@@ -422,6 +422,9 @@ func (res *Result) regret(t Tenant) {
 		if len(t.Roots) == 1 {
 			r.Hindsight.SetBound(r.CostUSD - policy + h.BoundUSD)
 		}
+		if h.Capped > 0 {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("hindsight: the search's states were cut on %d calls to stay within its memory bound (docs/performance.md); its schedule is not proven optimal", h.Capped))
+		}
 	}
 }
 

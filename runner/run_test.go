@@ -4,13 +4,16 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/ctxsim/ctxsim/results"
 	"github.com/ctxsim/ctxsim/sim"
+	"github.com/ctxsim/ctxsim/sim/hindsight"
 	"github.com/ctxsim/ctxsim/traces"
 	"github.com/ctxsim/ctxsim/traces/claudecode"
 	"github.com/ctxsim/ctxsim/traces/synth"
@@ -310,4 +313,28 @@ func TestHindsightSolvedOnce(t *testing.T) {
 	t.Logf("%d cells, %d distinct tapes, %d shared", len(done), distinct, shared)
 	require.Positive(t, shared, "no two cells sent the same requests: the test shows nothing")
 	require.Equal(t, distinct, rn.optima.Solves())
+}
+
+// A hindsight search cut to bound its memory (hindsight.Result.Capped)
+// warns on every run it prices; the run's figures are the schedule's as
+// ever.
+func TestRegretCappedWarns(t *testing.T) {
+	s := &traces.Session{ID: "s"}
+	tn := Tenant{Key: "s", Sessions: []*traces.Session{s}, Roots: []*traces.Session{s}}
+	res := &Result{
+		Runs:      []results.RunSummary{{Trace: "s", CostUSD: 1.25}},
+		Tape:      []hindsight.Call{{Key: "s"}},
+		Hindsight: &hindsight.Result{CostUSD: 0.5, BoundUSD: 0.4, PolicyUSD: 1, Cost: []float64{0.5}, PolicyCost: []float64{1}, Capped: 2},
+	}
+	res.regret(tn)
+	r := res.Runs[0]
+	if r.Hindsight == nil || math.Abs(r.Hindsight.CostUSD-0.75) > 1e-12 || len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "cut on 2 calls") {
+		t.Errorf("hindsight %+v, warnings %q", r.Hindsight, r.Warnings)
+	}
+	res.Runs[0].Warnings = nil
+	res.Hindsight.Capped = 0
+	res.regret(tn)
+	if len(res.Runs[0].Warnings) != 0 {
+		t.Errorf("an uncut search warns: %q", res.Runs[0].Warnings)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -172,7 +173,9 @@ func BenchmarkCostVsCcusage(b *testing.B) {
 // tokenized, every optimum solved), whole processes: each iteration runs
 // whatif with and without --no-hindsight, the order alternating, and
 // reports the ratio of their wall times (hindsight-x; the aim is ≤ 1.35)
-// and of their CPU times. The sessions are testdata/claude-code, or the
+// and of their CPU times, and each one's peak resident memory (the
+// child's maximum RSS: peak-MiB with the optimum, no-hindsight-peak-MiB
+// without). The sessions are testdata/claude-code, or the
 // directory CTXSIM_BENCH_WHATIF names (a corpus repository, say).
 //
 //	go test ./cmd/ctxsim -run '^$' -bench WhatifHindsightCold -benchtime 5x -count 3
@@ -187,6 +190,7 @@ func BenchmarkWhatifHindsightCold(b *testing.B) {
 		sessions = d
 	}
 	var wall, cpu [2]time.Duration // [0] with the optimum, [1] without
+	var rss [2]int64               // the largest peak resident set, KiB
 	k := 0
 	for b.Loop() {
 		for j := range 2 {
@@ -204,10 +208,15 @@ func BenchmarkWhatifHindsightCold(b *testing.B) {
 			}
 			wall[which] += time.Since(start)
 			cpu[which] += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+			if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+				rss[which] = max(rss[which], ru.Maxrss) // KiB on Linux
+			}
 		}
 		k++
 	}
 	b.ReportMetric(float64(wall[0])/float64(wall[1]), "hindsight-x")
 	b.ReportMetric(float64(cpu[0])/float64(cpu[1]), "hindsight-cpu-x")
 	b.ReportMetric(float64(wall[1].Milliseconds())/float64(b.N), "no-hindsight-ms")
+	b.ReportMetric(float64(rss[0])/1024, "peak-MiB")
+	b.ReportMetric(float64(rss[1])/1024, "no-hindsight-peak-MiB")
 }

@@ -59,7 +59,10 @@
 // schedules through the fake provider (the search's, the policy's with each
 // TTL, one per conversation for per-conversation TTLs), each linear in
 // the calls, the blocks converted once for all of them; Bound's work is
-// one small dynamic program step per block of each call.
+// one small dynamic program step per block of each call. Its memory is
+// linear in the calls but for a call's candidate states, which grow with
+// the entries alive at once: Options.MaxLayerEntries caps them
+// (Result.Capped counts the calls cut).
 // BenchmarkSolveBig times the largest shared session.
 //
 // A Memo solves each distinct tape once, for a caller that replays the

@@ -343,3 +343,53 @@ func TestSeparate(t *testing.T) {
 		t.Errorf("schedule replays to $%.6f (%v), reported $%.6f", sum(cost), err, res.CostUSD)
 	}
 }
+
+// TestLayerCap: MaxLayerEntries bounds what a call's candidate states hold
+// together. On random sessions cut to a quarter of what they need, the
+// search holds at most the cap plus one state's candidates, says how many
+// calls it cut (Capped) and that its schedule is not proven optimal unless
+// it meets the bound, and its schedule still replays to its cost, between
+// the bound and the policy's bill.
+func TestLayerCap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 4))
+	opts := testOpts()
+	cut := 0
+	for k := range 12 {
+		s := randomSession(rng, 30, 8)
+		withPolicy(rng, s.calls)
+		free, err := Solve(context.Background(), s.calls, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if free.Capped != 0 {
+			t.Fatalf("session %d: cut at the default cap: %d calls", k, free.Capped)
+		}
+		o := opts
+		o.MaxLayerEntries = max(1, free.peak/4)
+		res, err := Solve(context.Background(), s.calls, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Capped == 0 {
+			continue // the beam's trim at each call's end kept it under
+		}
+		cut++
+		if res.peak >= free.peak {
+			t.Errorf("session %d: held %d entries at most, %d uncut: the cap saves nothing", k, res.peak, free.peak)
+		}
+		if res.Exact && res.CostUSD-res.BoundUSD > 1e-9*res.CostUSD {
+			t.Errorf("session %d: a cut search claims exactness $%.6f above its bound $%.6f", k, res.CostUSD, res.BoundUSD)
+		}
+		_, cost, err := Replay(s.calls, res.Schedule, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(sum(cost)-res.CostUSD) > eps || res.BoundUSD > res.CostUSD+eps || res.CostUSD > res.PolicyUSD+eps {
+			t.Errorf("session %d: replays to $%.9f, reported $%.9f, bound $%.9f, policy $%.9f", k, sum(cost), res.CostUSD, res.BoundUSD, res.PolicyUSD)
+		}
+		t.Logf("session %d: cap %d: %d calls cut, held %d (uncut %d); $%.6f against $%.6f uncut, bound $%.6f", k, o.MaxLayerEntries, res.Capped, res.peak, free.peak, res.CostUSD, free.CostUSD, res.BoundUSD)
+	}
+	if cut == 0 {
+		t.Error("no session was cut: the test exercises nothing")
+	}
+}

@@ -33,6 +33,7 @@ func KeyOf(calls []Call, opts Options, parts ...string) (Key, error) {
 	str("ctxsim hindsight key 2")
 	i64(int64(opts.Beam))
 	i64(int64(opts.FullChoices))
+	i64(int64(opts.MaxLayerEntries))
 	u(uint64(len(parts)))
 	for _, p := range parts {
 		str(p)
@@ -131,6 +132,7 @@ func (r *Result) MarshalBinary() ([]byte, error) {
 	f(r.PolicyUSD)
 	f(r.SearchUSD)
 	b = append(b, boolByte(r.Exact))
+	b = binary.AppendUvarint(b, uint64(r.Capped))
 	b = binary.AppendUvarint(b, uint64(len(r.Source)))
 	b = append(b, r.Source...)
 	// Which lists are nil, so that a result reads back as it was.
@@ -156,7 +158,7 @@ func (r *Result) MarshalBinary() ([]byte, error) {
 }
 
 // resultVersion is MarshalBinary's format.
-const resultVersion = 1
+const resultVersion = 2
 
 func boolByte(v bool) byte {
 	if v {
@@ -220,6 +222,11 @@ func (r *Result) UnmarshalBinary(b []byte) error {
 	var x Result
 	x.CostUSD, x.BoundUSD, x.PolicyUSD, x.SearchUSD = f(), f(), f(), f()
 	x.Exact = flag()
+	if c := uvarint(); c <= math.MaxInt32 {
+		x.Capped = int(c)
+	} else {
+		return bad
+	}
 	if m := uvarint(); ok && m <= uint64(len(b)) {
 		x.Source = string(b[:m])
 		b = b[m:]

@@ -57,6 +57,11 @@ func TestKeyOf(t *testing.T) {
 		t.Error("another beam: same key")
 	}
 	o = testOpts()
+	o.MaxLayerEntries = 100
+	if key(memoTape(), o, "separate", "a", "b") == base {
+		t.Error("another cap on the search's states: same key")
+	}
+	o = testOpts()
 	p, _ = o.Prices.Lookup("m")
 	p.CacheRead = 0.31
 	o.Prices.Set(p)
@@ -82,6 +87,7 @@ func TestResultRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	r.Capped = 3 // a search cut to bound its memory says so after the store too
 	b, err := r.MarshalBinary()
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +97,7 @@ func TestResultRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := *r
-	want.cands = nil
+	want.cands, want.peak = nil, 0
 	if !reflect.DeepEqual(&got, &want) {
 		t.Fatalf("round trip:\n got %+v\nwant %+v", got, want)
 	}

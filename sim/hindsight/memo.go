@@ -87,6 +87,7 @@ func tapeKey(calls []Call, opts Options) uint64 {
 	h := xxhash.New()
 	b := binary.LittleEndian.AppendUint64(nil, uint64(opts.Beam))
 	b = binary.LittleEndian.AppendUint64(b, uint64(opts.FullChoices))
+	b = binary.LittleEndian.AppendUint64(b, uint64(opts.MaxLayerEntries))
 	for i := range calls {
 		b = appendCall(b, &calls[i])
 		h.Write(b)
@@ -114,6 +115,6 @@ func sameTape(a, b []Call) bool {
 }
 
 func sameOptions(a, b *Options) bool {
-	return a.Prices == b.Prices && a.Beam == b.Beam && a.FullChoices == b.FullChoices &&
+	return a.Prices == b.Prices && a.Beam == b.Beam && a.FullChoices == b.FullChoices && a.MaxLayerEntries == b.MaxLayerEntries &&
 		(a.Latency == b.Latency || a.Latency != nil && b.Latency != nil && *a.Latency == *b.Latency)
 }

@@ -98,6 +98,14 @@ func TestMemo(t *testing.T) {
 	if solves++; m.solves != solves {
 		t.Errorf("a tape solved with another beam was not solved")
 	}
+	o = opts
+	o.MaxLayerEntries = 100
+	if _, err := m.Solve(context.Background(), memoTape(), o); err != nil {
+		t.Fatal(err)
+	}
+	if solves++; m.solves != solves {
+		t.Errorf("a tape solved with another cap on the search's states was not solved")
+	}
 }
 
 // TestMemoConcurrent: callers asking for one tape at once solve it once

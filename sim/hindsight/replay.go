@@ -413,6 +413,8 @@ func (s *solver) perKeySearch(ctx context.Context, res *Result, rp *replayer) er
 	sch := variant(s.calls, 0, true)
 	var sub []Call
 	var at []int
+	opts := s.opts
+	opts.Progress = nil // a conversation's calls are not a prefix of the tape
 	for _, k := range keys {
 		sub, at = sub[:0], at[:0]
 		for i := range s.calls {
@@ -420,10 +422,12 @@ func (s *solver) perKeySearch(ctx context.Context, res *Result, rp *replayer) er
 				sub, at = append(sub, s.calls[i]), append(at, i)
 			}
 		}
-		r, err := Solve(ctx, sub, s.opts)
+		r, err := Solve(ctx, sub, opts)
 		if err != nil {
 			return err
 		}
+		res.Capped += r.Capped
+		res.peak = max(res.peak, r.peak)
 		for j, i := range at {
 			if !s.calls[i].Fixed {
 				sch[i] = r.Schedule[j]

@@ -82,7 +82,8 @@ func solveSegment(ctx context.Context, calls []Call, opts Options) (*Result, err
 	}
 	beam := cmp.Or(opts.Beam, DefaultBeam)
 	full := cmp.Or(opts.FullChoices, DefaultFullChoices)
-	exact := true
+	maxEnts := cmp.Or(opts.MaxLayerEntries, DefaultMaxLayerEntries)
+	exact, capped := true, 0
 	shares, aheads := s.shares(), s.aheads()
 	s.buffers = pool.Get().(*buffers)
 	defer pool.Put(s.buffers)
@@ -153,30 +154,22 @@ func solveSegment(ctx context.Context, calls []Call, opts Options) (*Result, err
 						}
 					}
 				}
+				s.peak = max(s.peak, len(next.ents))
+				if len(next.ents) > maxEnts && len(next.states) > beam {
+					// The candidates so far hold too many entries: cut
+					// them to the beam before the next state's, freeing
+					// their room (a bound on memory, not on quality
+					// alone: the bound reports the gap).
+					s.trim(next, aheads[i], beam, true)
+					if capped == 0 || s.cappedAt != i {
+						capped++
+					}
+					s.cappedAt, exact = i, false
+				}
 			}
 		}
 		if len(next.states) > beam {
-			// Rank by cost so far plus what the next call of each
-			// conversation would pay for the part of its prompt the state
-			// cannot serve: a pure cost-so-far ranking keeps the states
-			// that skipped writes.
-			ahead := aheads[i]
-			order := s.order[:0]
-			for k := range next.states {
-				st := &next.states[k]
-				r := ranked{rank: st.cost, nents: st.nents, k: int32(k)}
-				for _, j := range ahead {
-					r.rank += s.deficit(next.entsOf(st), j)
-				}
-				order = append(order, r)
-			}
-			slices.SortFunc(order, cmpRanked)
-			kept := s.kept[:0]
-			for _, r := range order[:beam] {
-				kept = append(kept, next.states[r.k])
-			}
-			next.states = append(next.states[:0], kept...)
-			s.order, s.kept = order, kept
+			s.trim(next, aheads[i], beam, false)
 			exact = false
 		}
 		for k := range next.states {
@@ -191,7 +184,7 @@ func solveSegment(ctx context.Context, calls []Call, opts Options) (*Result, err
 			best = st
 		}
 	}
-	res := &Result{Schedule: make([][]prompt.Breakpoint, len(calls)), Source: "search"}
+	res := &Result{Schedule: make([][]prompt.Breakpoint, len(calls)), Source: "search", Capped: capped, peak: s.peak}
 	for i, l := len(calls)-1, best.link; i >= 0; i, l = i-1, tr.links[l].from {
 		if calls[i].Fixed {
 			res.Schedule[i] = calls[i].Policy // replayed as sent
@@ -201,6 +194,50 @@ func solveSegment(ctx context.Context, calls []Call, opts Options) (*Result, err
 		}
 	}
 	return s.finish(ctx, res, exact)
+}
+
+// trim keeps the beam best states of next: by cost so far plus what the
+// next call of each conversation under way (ahead) would pay for the part
+// of its prompt the state cannot serve (a pure cost-so-far ranking keeps
+// the states that skipped writes). With compact, the kept states' entries
+// and breakpoints move to the front of the layer's arrays and its index is
+// rebuilt, so more candidates can be added in the room the others held.
+func (s *solver) trim(next *layer, ahead []int, beam int, compact bool) {
+	order := s.order[:0]
+	for k := range next.states {
+		st := &next.states[k]
+		r := ranked{rank: st.cost, nents: st.nents, k: int32(k)}
+		for _, j := range ahead {
+			r.rank += s.deficit(next.entsOf(st), j)
+		}
+		order = append(order, r)
+	}
+	slices.SortFunc(order, cmpRanked)
+	kept := s.kept[:0]
+	for _, r := range order[:min(beam, len(order))] {
+		kept = append(kept, next.states[r.k])
+	}
+	next.states = append(next.states[:0], kept...)
+	s.order, s.kept = order, kept
+	if !compact {
+		return
+	}
+	ents, bps := s.spareEnts[:0], s.spareBps[:0]
+	clear(next.index)
+	for k := range next.states {
+		st := &next.states[k]
+		off, boff := len(ents), len(bps)
+		ents = append(ents, next.entsOf(st)...)
+		bps = append(bps, next.bps[st.bps:st.bps+st.nbps]...)
+		st.ents, st.bps = int32(off), int32(boff)
+		head, ok := next.index[st.key]
+		if !ok {
+			head = -1
+		}
+		st.same, next.index[st.key] = head, int32(k)
+	}
+	s.spareEnts, next.ents = next.ents, ents
+	s.spareBps, next.bps = next.bps, bps
 }
 
 // ranked is a state's place in the beam: by rank; among equals, the

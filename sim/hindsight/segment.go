@@ -60,6 +60,8 @@ func join(parts []*Result) *Result {
 	for _, p := range parts {
 		res.BoundUSD += p.BoundUSD
 		res.SearchUSD += p.SearchUSD
+		res.Capped += p.Capped
+		res.peak = max(res.peak, p.peak)
 		res.Exact = res.Exact && p.Exact
 		res.Schedule = append(res.Schedule, p.Schedule...)
 		res.Usage = append(res.Usage, p.Usage...)

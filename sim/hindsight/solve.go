@@ -32,6 +32,13 @@ type Options struct {
 	// every subset of them (0: DefaultFullChoices). Past it, a call tries
 	// the positions some later call shares up to (see Solve).
 	FullChoices int
+	// MaxLayerEntries bounds the cache entries the candidate states of one
+	// call may hold together (0: DefaultMaxLayerEntries), and so the
+	// search's memory: past it the call's states are cut to the Beam
+	// best before it tries more (Result.Capped counts such calls). A cut
+	// search is still a feasible schedule, not proven optimal; the bound
+	// says by how much at most.
+	MaxLayerEntries int
 	// Progress, when set, hears how many of the calls (a prefix of them)
 	// are solved, after each piece Solve cuts the tape into (a progress
 	// line). It changes nothing Solve returns, and no key or memo
@@ -43,6 +50,10 @@ type Options struct {
 const (
 	DefaultBeam        = 32
 	DefaultFullChoices = 6
+	// DefaultMaxLayerEntries keeps a call's candidate states near 28 MiB
+	// (an entry is 56 bytes; the search holds three such arrays); the
+	// training corpus needs at most 15K (docs/performance.md).
+	DefaultMaxLayerEntries = 1 << 19
 )
 
 // A Result is the hindsight optimum of a tape: the cheapest schedule found,
@@ -75,9 +86,15 @@ type Result struct {
 	// SearchUSD is what the search's own schedule bills (CostUSD unless a
 	// policy variant beat it).
 	SearchUSD float64
+	// Capped is how many calls' candidate states were cut to the beam
+	// to keep the search within Options.MaxLayerEntries (0: none).
+	Capped int
 
 	// cands are the schedules tried, each replayed (for Separate).
 	cands []cand
+	// peak is the most entries a call's candidate states held together
+	// (what MaxLayerEntries bounds), for tests and benchmarks.
+	peak int
 }
 
 // A cand is one schedule of the tape, replayed.
@@ -301,6 +318,8 @@ type solver struct {
 	zones []*time.Location
 	// store is the state being stepped, as AnthropicStep sees it.
 	store store
+	// peak is Result.peak.
+	peak int
 	*buffers
 }
 
@@ -323,9 +342,14 @@ type buffers struct {
 	// nextFor: the entries prune looks up are all in the call's prompt.
 	nextUse, stamp []int32
 	nextFor        int32
-	// order and kept rank a call's states for the beam.
-	order []ranked
-	kept  []state
+	// order and kept rank a call's states for the beam; spareEnts and
+	// spareBps are the arrays a layer cut mid-call moves its kept states
+	// to (trim), cappedAt the call last cut.
+	order     []ranked
+	kept      []state
+	spareEnts []ent
+	spareBps  []prompt.Breakpoint
+	cappedAt  int
 }
 
 var pool = sync.Pool{New: func() any {

@@ -4,6 +4,9 @@ import (
 	"context"
 	"math"
 	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -118,4 +121,64 @@ func BenchmarkSolveBig(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(calls)), "ns/call")
+}
+
+// corpusDir is the training corpus (not part of the repository).
+const corpusDir = "../../../shared/traces/corpus"
+
+// BenchmarkSolvePeak is the memory one worker's solve takes: the largest
+// shared session and each Claude Code repository of the training corpus
+// (one account each, as whatif replays them), taped under the recorded
+// policy, each solved with the collector off, so that what it allocates
+// bounds what it holds at its peak. It reports the largest of those
+// (peak-MB, and its tape's calls) and the sum over the tapes (total-MB);
+// ns/op is the time to solve them all.
+//
+//	go test ./sim/hindsight -run '^$' -bench SolvePeak -benchtime 1x -count 3
+func BenchmarkSolvePeak(b *testing.B) {
+	paths := []string{bigLog}
+	if ents, err := os.ReadDir(corpusDir); err == nil {
+		for _, d := range ents {
+			if d.IsDir() {
+				paths = append(paths, filepath.Join(corpusDir, d.Name()))
+			}
+		}
+	}
+	var tapes [][]hindsight.Call
+	for _, p := range paths {
+		if ss, _, err := claudecode.Import(context.Background(), p); err != nil || len(ss) == 0 {
+			continue // hermes databases, Codex rollouts
+		}
+		if calls, _ := tape(b, p, sim.RecordedName); len(calls) > 0 {
+			tapes = append(tapes, calls)
+		}
+	}
+	peak, peakCalls, total := uint64(0), 0, uint64(0)
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	for b.Loop() {
+		for _, calls := range tapes {
+			b.StopTimer()
+			runtime.GC()
+			debug.SetGCPercent(-1)
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			b.StartTimer()
+			if _, err := hindsight.Solve(context.Background(), calls, hindsight.Options{}); err != nil {
+				b.Fatal(err)
+			}
+			b.StopTimer()
+			runtime.ReadMemStats(&after)
+			debug.SetGCPercent(100)
+			n := after.TotalAlloc - before.TotalAlloc
+			total += n
+			if n > peak {
+				peak, peakCalls = n, len(calls)
+			}
+			b.StartTimer()
+		}
+	}
+	b.ReportMetric(float64(peak)/1e6, "peak-MB")
+	b.ReportMetric(float64(peakCalls), "peak-calls")
+	b.ReportMetric(float64(total)/1e6/float64(b.N), "total-MB")
+	b.ReportMetric(float64(len(tapes)), "tapes")
 }
