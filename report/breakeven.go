@@ -104,3 +104,12 @@ func BreakevenFigures(p pricing.Price, growth float64) ([]Figure, error) {
 	}
 	return figs, nil
 }
+
+// WriteBreakevenFigures writes BreakevenFigures to dir (WriteFigures).
+func WriteBreakevenFigures(dir string, p pricing.Price, growth float64) error {
+	figs, err := BreakevenFigures(p, growth)
+	if err != nil {
+		return err
+	}
+	return WriteFigures(dir, figs)
+}

@@ -34,6 +34,7 @@
 // listings (WritePresets, WritePolicy, WritePolicyKeys), the synthetic
 // profiles (WriteProfiles), validate's verdicts (WriteFileChecks) and
 // native trace sets (WriteNativeSet, WriteWritten). WriteJSON is every
-// command's JSON; WriteSummary is summary.json. On a terminal, tables fit
+// command's JSON; WriteSummary is summary.json (WriteSummaryFile writes it
+// whole); WriteBreakevenFigures writes breakeven's figures. On a terminal, tables fit
 // TerminalWidth and a run shows a NewProgress bar.
 package report

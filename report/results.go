@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 
+	"github.com/ctxsim/ctxsim/internal/atomicfile"
 	"github.com/ctxsim/ctxsim/results"
 	"github.com/ctxsim/ctxsim/sim"
 )
@@ -17,6 +18,12 @@ func WriteSummary(w io.Writer, res results.Summary) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(res)
+}
+
+// WriteSummaryFile writes res to path (WriteSummary), whole or not at
+// all: summary.json, a check's baseline.
+func WriteSummaryFile(path string, res results.Summary) error {
+	return atomicfile.WriteFunc(path, func(w io.Writer) error { return WriteSummary(w, res) })
 }
 
 // WriteRecords writes recs as JSON lines (records.jsonl), in the order given.

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/ctxsim/ctxsim/internal/atomicfile"
 	"github.com/ctxsim/ctxsim/internal/safetext"
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/results"
@@ -495,9 +494,7 @@ func WriteSweep(dir, plots string, g results.SweepGrid, runs []results.RunSummar
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
-		if err := atomicfile.WriteFunc(filepath.Join(dir, "summary.json"), func(w io.Writer) error {
-			return report.WriteSummary(w, results.Summary{Runs: runs, Warnings: warnings})
-		}); err != nil {
+		if err := report.WriteSummaryFile(filepath.Join(dir, "summary.json"), results.Summary{Runs: runs, Warnings: warnings}); err != nil {
 			return err
 		}
 		if err := WriteRunsParquet(dir, runs, labels); err != nil {

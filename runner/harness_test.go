@@ -280,9 +280,10 @@ func TestLoad(t *testing.T) {
 	if len(suite.Sessions) <= len(l.Sessions) {
 		t.Errorf("the suite has %d sessions, want the recorded ones (%d) and a session per profile", len(suite.Sessions), len(l.Sessions))
 	}
-	var pe *runner.ProfileError
-	if _, err := runner.Load(ctx, runner.Workload{Profiles: []string{"no-such"}, PerProfile: 1}); !errors.As(err, &pe) {
-		t.Errorf("unknown profile: err %v, want *ProfileError", err)
+	var ie *runner.InputError
+	if _, err := runner.Load(ctx, runner.Workload{Profiles: []string{"no-such"}, PerProfile: 1}); !errors.As(err, &ie) || !ie.Usage ||
+		!strings.HasPrefix(ie.Name(func(in string) string { return "--" + in }), "--profile: ") {
+		t.Errorf("unknown profile: err %v, want an *InputError naming the {profile}", err)
 	}
 }
 

@@ -48,12 +48,6 @@ type Loaded struct {
 	Callless int
 }
 
-// ProfileError is Load's error for a profile synth cannot generate.
-type ProfileError struct{ Err error }
-
-func (e *ProfileError) Error() string { return e.Err.Error() }
-func (e *ProfileError) Unwrap() error { return e.Err }
-
 // Load loads w: the suite, then the traces, then the profiles.
 func Load(ctx context.Context, w Workload) (*Loaded, error) {
 	l := &Loaded{Warnings: &traces.Warnings{}}
@@ -87,7 +81,7 @@ func Load(ctx context.Context, w Workload) (*Loaded, error) {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			return nil, &ProfileError{err}
+			return nil, badInput("{profile}: %v", err)
 		}
 		l.Sessions = append(l.Sessions, ss...)
 	}

@@ -236,14 +236,18 @@ func (native) Import(ctx context.Context, src Input) ([]*Session, *Warnings, err
 	return ss, w, err
 }
 
-// An UnknownFormatError is a format name no importer has.
+// An UnknownFormatError is a format name no importer has: bad input
+// (it wraps an input.Error naming the {log format}).
 type UnknownFormatError struct {
 	Name  string
 	Known []string
 }
 
-func (e *UnknownFormatError) Error() string {
-	return fmt.Sprintf("unknown format %q (have %s)", e.Name, strings.Join(e.Known, ", "))
+func (e *UnknownFormatError) Error() string { return e.Unwrap().Error() }
+
+// Unwrap is the input.Error the name is.
+func (e *UnknownFormatError) Unwrap() error {
+	return input.Usagef("{log format} %q: unknown format (have %s)", e.Name, strings.Join(e.Known, ", "))
 }
 
 // OpenOptions say how Open reads its paths.

@@ -65,11 +65,7 @@ func init() {
 					}
 				}
 				if *plotDir != "" {
-					figs, err := report.BreakevenFigures(p, growth)
-					if err != nil {
-						return err
-					}
-					if err := report.WriteFigures(*plotDir, figs); err != nil {
+					if err := report.WriteBreakevenFigures(*plotDir, p, growth); err != nil {
 						return err
 					}
 				}

@@ -51,7 +51,7 @@ func init() {
 					return err
 				}
 				if *update {
-					if err := atomicfile.WriteFunc(*baseline, func(w io.Writer) error { return report.WriteSummary(w, cur) }); err != nil {
+					if err := report.WriteSummaryFile(*baseline, cur); err != nil {
 						return err
 					}
 					fmt.Fprintf(e.stdout, "wrote baseline %s: %d cells\n", *baseline, len(cur.Runs))

@@ -53,7 +53,7 @@ func init() {
 				}
 				if from != "" {
 					if _, err := traces.Lookup(formats.All(), from); err != nil {
-						return fromError(err)
+						return err
 					}
 				}
 				render := usage.Grouping{By: *by, Since: *since, Until: *until, Timezone: *tz, WeekStart: *weekStart}
@@ -97,7 +97,7 @@ func costShard(e *env, fs *pflag.FlagSet, paths []string, from, prices string, c
 	if errors.As(err, &ns) {
 		return usagef("cost --shard splits Claude Code log trees; %s is %s (run cost on it in one process)", ns.Path, ns.Format)
 	} else if err != nil {
-		return fromError(err)
+		return err
 	}
 	m, err := sh.manifest(fs, "cost", 0, paths, false, prices, render)
 	if err != nil {

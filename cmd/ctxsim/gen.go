@@ -11,11 +11,6 @@ import (
 	"github.com/ctxsim/ctxsim/traces/synth"
 )
 
-// maxSessions bounds --sessions: every session is generated in memory
-// before any is written (~1.5 MB each for coding-burst), so 1,000 is about
-// 1.5 GB; an unbounded count ran out of memory.
-const maxSessions = 1000
-
 func init() {
 	register(&command{
 		name:    "gen",
@@ -25,7 +20,7 @@ func init() {
 			profile := fs.StringP("profile", "p", "", "workload profile (see --list)")
 			var n int
 			var length float64
-			fs.VarP(numflag.Int(&n, 1, numflag.IntRange{Lo: 1, Hi: maxSessions}), "sessions", "n", "number of sessions")
+			fs.VarP(numflag.Int(&n, 1, numflag.IntRange{Lo: 1, Hi: synth.MaxSessions}), "sessions", "n", "number of sessions")
 			seed := fs.Uint64("seed", 1, "seed; one seed drives everything")
 			out := fs.StringP("out", "o", "", "directory to write traces to (created if missing)")
 			model := fs.String("model", "", "override the profile's model")

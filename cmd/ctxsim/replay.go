@@ -2,9 +2,7 @@ package main
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -15,6 +13,7 @@ import (
 	"github.com/ctxsim/ctxsim/runner"
 	"github.com/ctxsim/ctxsim/shard"
 	"github.com/ctxsim/ctxsim/traces"
+	"github.com/ctxsim/ctxsim/traces/synth"
 )
 
 // The plumbing the replay commands share: what they load, the runner
@@ -38,7 +37,7 @@ func (w *workloadFlags) add(fs *pflag.FlagSet, profiles bool) {
 	fs.StringArrayVar(&w.traces, "trace", nil, "trace file or directory (the same as a PATH argument): native, Claude Code, Codex or hermes state.db told apart by content (else --from); repeatable")
 	if profiles {
 		fs.StringArrayVar(&w.profiles, "profile", nil, "synthetic workload profile (see ctxsim gen --list); repeatable")
-		fs.Var(numflag.Int(&w.sessions, runner.SuitePerProfile, numflag.IntRange{Lo: 1, Hi: maxSessions}), "sessions", "sessions per --profile")
+		fs.Var(numflag.Int(&w.sessions, runner.SuitePerProfile, numflag.IntRange{Lo: 1, Hi: synth.MaxSessions}), "sessions", "sessions per --profile")
 	}
 	addFrom(fs, &w.from)
 }
@@ -110,12 +109,8 @@ func load(e *env, w runner.Workload) (*runner.Loaded, error) {
 		w.Cache = e.importCache
 	}
 	l, err := runner.Load(e.ctx, w)
-	var pe *runner.ProfileError
-	if errors.As(err, &pe) {
-		return nil, usagef("--profile: %v", pe.Err)
-	}
 	if err != nil {
-		return nil, fromError(err)
+		return nil, err
 	}
 	e.noCall += l.Callless
 	e.failed += l.Warnings.Failed()
@@ -124,15 +119,6 @@ func load(e *env, w runner.Workload) (*runner.Loaded, error) {
 		printWarnings(e, l.Warnings)
 	}
 	return l, nil
-}
-
-// fromError makes an unknown --from format a usage error.
-func fromError(err error) error {
-	var uf *traces.UnknownFormatError
-	if errors.As(err, &uf) {
-		return usagef("--from %q: unknown format (have %s)", uf.Name, strings.Join(uf.Known, ", "))
-	}
-	return err
 }
 
 // openCaches opens the caches in dir for rn's run (runner.OpenCacheDir):

@@ -13,7 +13,7 @@ var Names = []string{
 	// the runner's
 	"policy", "policy list", "override", "grid", "summarizer fail rate", "provider error rate",
 	"clear tool uses", "provider", "kv capacity", "block size", "resume", "output directory", "price file",
-	"max cells", "keep", "folds", "shard",
+	"max cells", "keep", "folds", "shard", "profile",
 	// the readers', the rendering's and the cost report's
 	"log format", "output format", "key list", "by", "since", "until", "timezone", "week start",
 }

@@ -84,7 +84,13 @@ func Stream(profile string, i int) uint64 {
 	return traces.HashString(fmt.Sprintf("synth/%s/%d", profile, i))
 }
 
-// Generate returns n sessions of profile, all drawn from seed. The same
+// MaxSessions bounds n: Generate holds every session in memory (~1.5 MB
+// each for coding-burst), so 1,000 is about 1.5 GB; an unbounded count
+// ran out of memory.
+const MaxSessions = 1000
+
+// Generate returns n sessions of profile (at most MaxSessions), all drawn
+// from seed. The same
 // arguments give the same sessions, byte for byte once written. The
 // subagents profile returns each parent followed by its children, so it
 // returns more than n sessions.
@@ -97,8 +103,8 @@ func Generate(ctx context.Context, profile string, n int, seed uint64, opts Opti
 		}
 		return nil, fmt.Errorf("synth: unknown profile %q (have %s)", profile, strings.Join(names, ", "))
 	}
-	if n < 0 {
-		return nil, fmt.Errorf("synth: %d sessions: want n >= 0", n)
+	if n < 0 || n > MaxSessions {
+		return nil, fmt.Errorf("synth: %d sessions: want 0 to %d", n, MaxSessions)
 	}
 	if !(opts.Length >= 0 && opts.Length <= 100) { // NaN too: it looped forever
 		return nil, fmt.Errorf("synth: length %g: want a multiplier in (0, 100]", opts.Length)

@@ -321,8 +321,10 @@ func TestGenerateErrors(t *testing.T) {
 	if _, err := Generate(context.Background(), "nope", 1, 1, Options{}); err == nil || !strings.Contains(err.Error(), "have all-day") {
 		t.Errorf("unknown profile: err = %v", err)
 	}
-	if _, err := Generate(context.Background(), "cron", -1, 1, Options{}); err == nil {
-		t.Error("n = -1: no error")
+	for _, n := range []int{-1, MaxSessions + 1} {
+		if _, err := Generate(context.Background(), "cron", n, 1, Options{}); err == nil || !strings.Contains(err.Error(), "want 0 to 1000") {
+			t.Errorf("n = %d: err = %v, want 0 to %d", n, err, MaxSessions)
+		}
 	}
 	if _, err := Generate(context.Background(), "cron", 1, 1, Options{Length: -2}); err == nil {
 		t.Error("length -2: no error")
