@@ -1,5 +1,7 @@
 // Package cachedir is what the import cache (traces/filecache) and the
-// hindsight cache (sim/hindsight/hindcache) share: an entry's envelope
+// hindsight cache (sim/hindsight/hindcache) share: the one cache-directory
+// type, Dir (its Options, its warnings, off after a failed write, hits
+// dated, trimmed after a run that wrote), an entry's envelope
 // (Seal, Unseal: a magic and a checksum, so a spoiled file is a miss with
 // a warning, never a wrong answer), and Trim, which keeps a directory of
 // entries within a size after a run that wrote. Entries are files written

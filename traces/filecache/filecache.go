@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -34,19 +33,10 @@ const (
 // DefaultMaxBytes bounds the directory at 1 GiB.
 const DefaultMaxBytes = 1 << 30
 
-// Options tune a Cache.
-type Options struct {
-	// Build names the program whose importers made the entries (BuildID):
-	// an entry another build wrote is a miss, so a changed importer never
-	// serves what the old one read. Required.
-	Build string
-	// MaxBytes bounds the entries' total size (DefaultMaxBytes if 0):
-	// Flush removes the least recently used beyond it.
-	MaxBytes int64
-	// Now, when set, dates a hit (the entry's modification time), so that
-	// Flush keeps what is used; without it entries age from their writing.
-	Now func() time.Time
-}
+// Options tune a Cache: Build (required) names the program whose
+// importers made the entries (BuildID), so a changed importer never serves
+// what the old one read; MaxBytes defaults to DefaultMaxBytes.
+type Options = cachedir.Options
 
 // entry is what one file holds.
 type entry struct {
@@ -61,19 +51,17 @@ type entry struct {
 // entries are written whole (a temporary file renamed into place) and
 // carry a checksum.
 type Cache struct {
-	dir string
-	o   Options
+	// d is turned off by the first failure to read or write the
+	// directory (not a directory, no space, no permission): one warning
+	// says so, and the run goes on without the cache rather than warning
+	// per file.
+	d *cachedir.Dir
 
 	mu        sync.Mutex
 	hits      int
 	puts      int
 	stampHits int
 	stamps    int
-	warnings  []string
-	// off is set by the first failure to read or write the directory
-	// (not a directory, no space, no permission): one warning says so,
-	// and the run goes on without the cache rather than warning per file.
-	off bool
 }
 
 // Open returns the cache in dir (made at the first Put).
@@ -81,46 +69,40 @@ func Open(dir string, o Options) (*Cache, error) {
 	if o.Build == "" {
 		return nil, errors.New("filecache: no build id")
 	}
-	if o.MaxBytes <= 0 {
-		o.MaxBytes = DefaultMaxBytes
-	}
-	return &Cache{dir: dir, o: o}, nil
+	return &Cache{d: cachedir.NewDir(dir, "import cache", o, DefaultMaxBytes)}, nil
 }
 
 // path is the entry file of key: a hash of the build and the key.
 func (c *Cache) path(key traces.FileKey) string {
 	h := xxhash.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%d\x00%d", c.o.Build, key.Format, key.Name, key.Sum, key.Size)
-	return filepath.Join(c.dir, fmt.Sprintf("%016x%s", h.Sum64(), suffix))
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%d\x00%d", c.d.Build, key.Format, key.Name, key.Sum, key.Size)
+	return filepath.Join(c.d.Path, fmt.Sprintf("%016x%s", h.Sum64(), suffix))
 }
 
 // Get implements traces.FileCache. A missing entry is a plain miss; one
 // that is short, fails its checksum or does not decode is a miss with a
 // warning (Warnings), and is replaced by the next Put.
 func (c *Cache) Get(key traces.FileKey) ([]*traces.Session, *traces.Warnings, bool) {
-	if c.isOff() {
+	if c.d.Off() {
 		return nil, nil, false
 	}
 	p := c.path(key)
 	b, err := atomicfile.ReadFile(p) // a buffer of its own: the entry's strings alias it
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
-			c.turnOff(err)
+			c.d.TurnOff(err, goingWithout)
 		}
 		return nil, nil, false
 	}
 	e, err := decode(b)
 	if err != nil {
-		c.warn("%s: %v (ignored, re-imported)", p, err)
+		c.d.Warn("%s: %v (ignored, re-imported)", p, err)
 		return nil, nil, false
 	}
-	if e.Build != c.o.Build || e.Key != key {
+	if e.Build != c.d.Build || e.Key != key {
 		return nil, nil, false // a hash collision: someone else's entry
 	}
-	if c.o.Now != nil {
-		t := c.o.Now()
-		_ = os.Chtimes(p, t, t) // a failure only ages the entry
-	}
+	c.d.Touch(p)
 	c.mu.Lock()
 	c.hits++
 	c.mu.Unlock()
@@ -142,16 +124,16 @@ func decode(b []byte) (*entry, error) {
 // Put implements traces.FileCache. A failed write is a warning: the run
 // goes on, the next one imports the file again.
 func (c *Cache) Put(key traces.FileKey, ss []*traces.Session, w *traces.Warnings) {
-	if c.isOff() {
+	if c.d.Off() {
 		return
 	}
 	var e encoder
-	if err := e.entry(&entry{Build: c.o.Build, Key: key, Sessions: ss, Warnings: w}); err != nil {
-		c.warn("%s: %v (not cached)", key.Name, err)
+	if err := e.entry(&entry{Build: c.d.Build, Key: key, Sessions: ss, Warnings: w}); err != nil {
+		c.d.Warn("%s: %v (not cached)", key.Name, err)
 		return
 	}
 	if err := atomicfile.Write(c.path(key), cachedir.Seal(magic, e.b), false); err != nil {
-		c.turnOff(err)
+		c.d.TurnOff(err, goingWithout)
 		return
 	}
 	c.mu.Lock()
@@ -159,27 +141,8 @@ func (c *Cache) Put(key traces.FileKey, ss []*traces.Session, w *traces.Warnings
 	c.mu.Unlock()
 }
 
-func (c *Cache) isOff() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.off
-}
-
-// turnOff stops the cache after err, with one warning.
-func (c *Cache) turnOff(err error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.off {
-		c.off = true
-		c.warnings = append(c.warnings, fmt.Sprintf("import cache: %v (going without it for the rest of the run)", err))
-	}
-}
-
-func (c *Cache) warn(format string, a ...any) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.warnings = append(c.warnings, "import cache: "+fmt.Sprintf(format, a...))
-}
+// goingWithout ends the warning of the failure that turns the cache off.
+const goingWithout = "going without it for the rest of the run"
 
 // Stats counts a Cache's work since Open.
 type Stats struct {
@@ -197,11 +160,7 @@ func (c *Cache) Stats() Stats {
 }
 
 // Warnings are the problems met, in order.
-func (c *Cache) Warnings() []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return slices.Clone(c.warnings)
-}
+func (c *Cache) Warnings() []string { return c.d.Warnings() }
 
 // Flush keeps the directory within MaxBytes, removing the entries used
 // least recently (oldest modification time, then name; a stamp dates from
@@ -209,15 +168,10 @@ func (c *Cache) Warnings() []string {
 // (Options.Now), the temporary files a killed writer left more than an
 // hour ago; it does nothing when nothing was put.
 func (c *Cache) Flush() error {
-	c.mu.Lock()
-	puts := c.puts + c.stamps
-	c.mu.Unlock()
-	if puts == 0 {
-		return nil
-	}
-	return cachedir.Trim(c.dir, func(name string) bool {
+	st := c.Stats()
+	return c.d.Trim(st.Puts+st.Stamps > 0, func(name string) bool {
 		return strings.HasSuffix(name, suffix) || strings.HasSuffix(name, stampSuffix)
-	}, func(name string) bool { return strings.HasSuffix(name, legacySuffix) }, c.o.MaxBytes, c.o.Now)
+	}, func(name string) bool { return strings.HasSuffix(name, legacySuffix) })
 }
 
 // OpenExecutable opens the cache in dir for the running program: its

@@ -112,7 +112,7 @@ func TestFlushBound(t *testing.T) {
 	}
 	_, _, ok := c.Get(keys[0]) // the oldest becomes the newest
 	require.True(t, ok)
-	c.o.MaxBytes = size(keys[0]) + size(keys[3])
+	c.d.MaxBytes = size(keys[0]) + size(keys[3])
 	require.NoError(t, c.Flush())
 	var left []string
 	for i, k := range keys {
@@ -149,7 +149,7 @@ func TestOpenExecutable(t *testing.T) {
 	require.NoError(t, err, "a test binary has a Go build ID")
 	exe, _ := os.Executable()
 	id, _ := BuildID(exe)
-	require.Equal(t, id, c.o.Build)
+	require.Equal(t, id, c.d.Build)
 }
 
 // TestUnusableDir: a cache directory that cannot be read or written (here

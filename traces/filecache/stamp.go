@@ -68,34 +68,34 @@ func decodeStamp(b []byte) (stampEntry, error) {
 
 func (c *Cache) stampPath(s traces.FileStamp) string {
 	h := xxhash.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%d\x00%d\x00%d\x00%d\x00%d", c.o.Build, s.Format, s.Name, s.Size, s.ModTime, s.ChangeTime, s.Dev, s.Ino)
-	return filepath.Join(c.dir, fmt.Sprintf("%016x%s", h.Sum64(), stampSuffix))
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%d\x00%d\x00%d\x00%d\x00%d", c.d.Build, s.Format, s.Name, s.Size, s.ModTime, s.ChangeTime, s.Dev, s.Ino)
+	return filepath.Join(c.d.Path, fmt.Sprintf("%016x%s", h.Sum64(), stampSuffix))
 }
 
 // Lookup implements traces.StampedCache: the contents remembered for s by
 // this build, unless the stamp file is missing, spoiled (a warning) or
 // racy (written within RacyWindow of the file's last change).
 func (c *Cache) Lookup(s traces.FileStamp) (traces.FileKey, bool) {
-	if c.isOff() {
+	if c.d.Off() {
 		return traces.FileKey{}, false
 	}
 	p := c.stampPath(s)
 	f, err := atomicfile.Open(p)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
-			c.turnOff(err)
+			c.d.TurnOff(err, goingWithout)
 		}
 		return traces.FileKey{}, false
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		c.turnOff(err)
+		c.d.TurnOff(err, goingWithout)
 		return traces.FileKey{}, false
 	}
 	b, err := io.ReadAll(f)
 	if err != nil {
-		c.turnOff(err)
+		c.d.TurnOff(err, goingWithout)
 		return traces.FileKey{}, false
 	}
 	body, err := cachedir.Unseal(b, stampMagic, "an import cache entry")
@@ -104,10 +104,10 @@ func (c *Cache) Lookup(s traces.FileStamp) (traces.FileKey, bool) {
 		e, err = decodeStamp(body)
 	}
 	if err != nil {
-		c.warn("%s: %v (ignored, the file is read)", p, err)
+		c.d.Warn("%s: %v (ignored, the file is read)", p, err)
 		return traces.FileKey{}, false
 	}
-	if e.Build != c.o.Build || e.Stamp != s || e.Key.Format != s.Format || e.Key.Name != s.Name || e.Key.Size != s.Size {
+	if e.Build != c.d.Build || e.Stamp != s || e.Key.Format != s.Format || e.Key.Name != s.Name || e.Key.Size != s.Size {
 		return traces.FileKey{}, false // a hash collision, or not this file's
 	}
 	if max(s.ModTime, s.ChangeTime) > fi.ModTime().UnixNano()-int64(RacyWindow) {
@@ -123,11 +123,11 @@ func (c *Cache) Lookup(s traces.FileStamp) (traces.FileKey, bool) {
 // once written: its modification time is when it was remembered, which is
 // what Lookup's racy test needs. A failed write is handled as Put's.
 func (c *Cache) Remember(s traces.FileStamp, key traces.FileKey) {
-	if c.isOff() || key.Format != s.Format || key.Name != s.Name || key.Size != s.Size {
+	if c.d.Off() || key.Format != s.Format || key.Name != s.Name || key.Size != s.Size {
 		return
 	}
-	if err := atomicfile.Write(c.stampPath(s), cachedir.Seal(stampMagic, encodeStamp(stampEntry{Build: c.o.Build, Stamp: s, Key: key})), false); err != nil {
-		c.turnOff(err)
+	if err := atomicfile.Write(c.stampPath(s), cachedir.Seal(stampMagic, encodeStamp(stampEntry{Build: c.d.Build, Stamp: s, Key: key})), false); err != nil {
+		c.d.TurnOff(err, goingWithout)
 		return
 	}
 	c.mu.Lock()

@@ -6,12 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -28,16 +25,9 @@ const (
 	DefaultMaxBytes = 64 << 20
 )
 
-// Options configure a Cache.
-type Options struct {
-	// Build names the program that solves (BuildID of the executable):
-	// another build's entry is a miss. Required.
-	Build string
-	// MaxBytes bounds the entries' total size (DefaultMaxBytes if 0).
-	MaxBytes int64
-	// Now, when set, dates a hit, so Flush keeps what is used.
-	Now func() time.Time
-}
+// Options configure a Cache: Build (required) names the program that
+// solves, MaxBytes defaults to DefaultMaxBytes.
+type Options = cachedir.Options
 
 // Stats is what a Cache did: results found and results written.
 type Stats struct{ Hits, Puts int }
@@ -46,40 +36,21 @@ type Stats struct{ Hits, Puts int }
 // for several processes on one directory (each file is written whole and
 // renamed into place).
 type Cache struct {
-	dir string
-	o   Options
+	d *cachedir.Dir
 
-	mu       sync.Mutex
-	warnings []string
-	stats    Stats
-	// off: a write failed (a read-only or full disk), so the rest of the
-	// run writes nothing rather than failing again on every cell.
-	off bool
+	mu    sync.Mutex
+	stats Stats
 }
 
 // Open returns the cache in dir, made on the first Put.
 func Open(dir string, o Options) *Cache {
-	if o.MaxBytes <= 0 {
-		o.MaxBytes = DefaultMaxBytes
-	}
-	return &Cache{dir: dir, o: o}
+	return &Cache{d: cachedir.NewDir(dir, "hindsight cache", o, DefaultMaxBytes)}
 }
 
 // path names k's entry for this build: two builds sharing the directory
 // (an installed ctxsim and a test binary) keep one file each.
 func (c *Cache) path(k hindsight.Key) string {
-	return filepath.Join(c.dir, fmt.Sprintf("%s-%016x%s", hex.EncodeToString(k[:]), xxhash.Sum64String(c.o.Build), suffix))
-}
-
-// warn records a problem once: two cells with the same requests may both
-// meet a spoiled entry, whichever runs first.
-func (c *Cache) warn(format string, args ...any) {
-	w := "hindsight cache: " + fmt.Sprintf(format, args...)
-	c.mu.Lock()
-	if !slices.Contains(c.warnings, w) {
-		c.warnings = append(c.warnings, w)
-	}
-	c.mu.Unlock()
+	return filepath.Join(c.d.Path, fmt.Sprintf("%s-%016x%s", hex.EncodeToString(k[:]), xxhash.Sum64String(c.d.Build), suffix))
 }
 
 // Get is the result stored under k by this build, if any. An entry that
@@ -89,22 +60,19 @@ func (c *Cache) Get(k hindsight.Key) (*hindsight.Result, bool) {
 	b, err := atomicfile.ReadFile(p)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
-			c.warn("%v (ignored)", err)
+			c.d.Warn("%v (ignored)", err) // two cells with the same requests may both meet it
 		}
 		return nil, false
 	}
-	r, err := decode(b, k, c.o.Build)
+	r, err := decode(b, k, c.d.Build)
 	if err != nil {
-		c.warn("%s: %v (ignored, solved again)", p, err)
+		c.d.Warn("%s: %v (ignored, solved again)", p, err)
 		return nil, false
 	}
 	if r == nil {
 		return nil, false // another build's, whose format may differ
 	}
-	if c.o.Now != nil {
-		t := c.o.Now()
-		_ = os.Chtimes(p, t, t) // a failure only ages the entry
-	}
+	c.d.Touch(p)
 	c.mu.Lock()
 	c.stats.Hits++
 	c.mu.Unlock()
@@ -116,22 +84,14 @@ func (c *Cache) Get(k hindsight.Key) (*hindsight.Result, bool) {
 func (c *Cache) Put(k hindsight.Key, r *hindsight.Result) {
 	body, err := r.MarshalBinary()
 	if err != nil {
-		c.warn("%v (not kept)", err)
+		c.d.Warn("%v (not kept)", err)
 		return
 	}
-	c.mu.Lock()
-	off := c.off
-	c.mu.Unlock()
-	if off {
+	if c.d.Off() {
 		return
 	}
-	if err := atomicfile.Write(c.path(k), encode(c.o.Build, k, body), false); err != nil {
-		c.mu.Lock()
-		if !c.off {
-			c.off = true
-			c.warnings = append(c.warnings, fmt.Sprintf("hindsight cache: %v (nothing more kept this run)", err))
-		}
-		c.mu.Unlock()
+	if err := atomicfile.Write(c.path(k), encode(c.d.Build, k, body), false); err != nil {
+		c.d.TurnOff(err, "nothing more kept this run")
 		return
 	}
 	c.mu.Lock()
@@ -175,21 +135,11 @@ func decode(b []byte, k hindsight.Key, build string) (*hindsight.Result, error) 
 // Flush removes the least recently used entries beyond MaxBytes, and
 // temporary files a crashed writer left an hour ago or more.
 func (c *Cache) Flush() error {
-	c.mu.Lock()
-	puts := c.stats.Puts
-	c.mu.Unlock()
-	if puts == 0 {
-		return nil
-	}
-	return cachedir.Trim(c.dir, func(name string) bool { return strings.HasSuffix(name, suffix) }, nil, c.o.MaxBytes, c.o.Now)
+	return c.d.Trim(c.Stats().Puts > 0, func(name string) bool { return strings.HasSuffix(name, suffix) }, nil)
 }
 
 // Warnings are the problems met so far, in order.
-func (c *Cache) Warnings() []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return slices.Clone(c.warnings)
-}
+func (c *Cache) Warnings() []string { return c.d.Warnings() }
 
 // Stats is what c did so far.
 func (c *Cache) Stats() Stats {
