@@ -114,6 +114,7 @@ func Read(r io.Reader, name string, opt Options, w *traces.Warnings) ([]*traces.
 		if err := sc.Err(); err != nil {
 			return nil, err
 		}
+		sc.FailUnread()
 	} else if err := im.document(rest); err != nil {
 		return nil, err
 	}

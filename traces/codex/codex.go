@@ -256,6 +256,7 @@ func Read(r io.Reader, name string, w *traces.Warnings) (*traces.Session, error)
 	if err := rd.sc.Err(); err != nil {
 		return nil, err
 	}
+	rd.sc.FailUnread()
 	rd.t.Finish()
 	rd.finishReasoning()
 	for _, p := range rd.unbilled {

@@ -67,6 +67,7 @@ func ReadExport(r io.Reader, name string, w *traces.Warnings) ([]*traces.Session
 		if err := sc.Err(); err != nil {
 			return nil, err
 		}
+		sc.FailUnread()
 	} else {
 		data, err := io.ReadAll(rest)
 		if err != nil {

@@ -35,6 +35,9 @@ type Scanner struct {
 	err      error
 	maxLine  int
 	finished bool
+	// lines and decoded count the non-blank lines and those Decode read,
+	// for FailUnread.
+	lines, decoded int
 }
 
 // NewScanner returns a scanner of r; file names it in warnings and errors,
@@ -78,12 +81,14 @@ func (s *Scanner) Scan() bool {
 			return false
 		}
 		s.line++
+		s.lines++
 		if tooLong {
 			s.w.Add(s.file, s.line, WarnTooLong)
 			continue
 		}
 		s.buf = bytes.TrimRight(s.buf, "\r\n")
 		if len(bytes.TrimSpace(s.buf)) == 0 {
+			s.lines--
 			continue
 		}
 		if !utf8.Valid(s.buf) {
@@ -123,7 +128,17 @@ func (s *Scanner) Decode(v any) bool {
 		}
 		return false
 	}
+	s.decoded++
 	return true
+}
+
+// FailUnread records traces.WarnUnreadFile, a failure naming the file, when
+// the input had lines and Decode read none of them: a file of junk is
+// dropped whole, never read as a log with nothing in it.
+func (s *Scanner) FailUnread() {
+	if s.lines > 0 && s.decoded == 0 {
+		s.w.Fail(s.file, traces.WarnUnreadFile)
+	}
 }
 
 // isTruncation reports whether err says the input ended inside a value.

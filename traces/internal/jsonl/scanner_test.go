@@ -1,6 +1,7 @@
 package jsonl
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -72,4 +73,29 @@ func equal(a, b []int) bool {
 		}
 	}
 	return true
+}
+
+// FailUnread fails a file with lines none of which decoded (issue 27: a
+// file of junk read as a log with nothing in it, exit 0), and no other.
+func TestFailUnread(t *testing.T) {
+	for in, fail := range map[string]bool{
+		"junk\n{bad\n":           true,
+		"\n\njunk\n\n":           true,
+		`{"trunc":`:              true,
+		"":                       false,
+		"\n \n":                  false,
+		"junk\n{\"a\":1}\nbad\n": false,
+	} {
+		var w traces.Warnings
+		sc := NewScanner(strings.NewReader(in), "f.jsonl", &w)
+		for sc.Scan() {
+			var v any
+			sc.Decode(&v)
+		}
+		sc.FailUnread()
+		got := w.Failed() == 1 && slices.Contains(w.List(), traces.Warning{Reason: traces.WarnUnreadFile, Count: 1, First: "f.jsonl"})
+		if got != fail || !fail && w.Failed() != 0 {
+			t.Errorf("%q: failed %d, warnings %v; want failed %v", in, w.Failed(), w.List(), fail)
+		}
+	}
 }
