@@ -386,3 +386,36 @@ func TestOpenAIGeneratedOutput(t *testing.T) {
 		}
 	}
 }
+
+// GPT-5.5 reads on a 512-token grid, 512·k − 128 (CacheGrid): a 3,300-token
+// prefix reads 3,200 on the guide's 128 steps and 2,944 on GPT-5.5's; a
+// prefix under the first grid point past the minimum (1,408) reads
+// nothing.
+func TestOpenAIGPT55Grid(t *testing.T) {
+	card := pricing.NewCard(
+		pricing.Price{Model: "gpt-5.5", Provider: "openai", Input: 5, Output: 30, CacheRead: 0.5, Window: 400000},
+		pricing.Price{Model: "gpt-5.4", Provider: "openai", Input: 2.5, Output: 15, CacheRead: 0.25, Window: 400000},
+	)
+	for _, c := range []struct {
+		model    string
+		sys      int
+		want     int64
+		reasoned string
+	}{
+		{"gpt-5.5", 3300, 2944, "512·6 − 128"},
+		{"gpt-5.4", 3300, 3200, "1024 + 17·128"},
+		{"gpt-5.5", 17952, 17792, "512·35 − 128"},
+		{"gpt-5.4", 17952, 17920, "1024 + 132·128"},
+		{"gpt-5.5", 1400, 0, "896 is under the minimum"},
+		{"gpt-5.5", 1408, 1408, "512·3 − 128"},
+	} {
+		p, err := NewOpenAI(OpenAIOptions{Common: Common{Prices: card, Latency: zeroLatency}, Rand: rand.New(rand.NewPCG(1, 2))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runSteps(t, p, newConvoModel(t, c.sys, c.model), []step{{0, nil, 0}, {time.Second, func(cv *convo) { cv.add(prompt.RoleUser, 10) }, c.want}})
+		if t.Failed() {
+			t.Fatalf("%s, a %d-token prefix: want %d (%s)", c.model, c.sys, c.want, c.reasoned)
+		}
+	}
+}

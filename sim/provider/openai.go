@@ -73,6 +73,26 @@ func ExtendedBand(model string) (lo, hi time.Duration) {
 	return 11 * time.Minute, 25 * time.Minute
 }
 
+// CacheGrid is where a model's cached-token counts fall: the largest
+// count at or under the cached prefix that is a multiple of step less
+// offset (and at least the model's minimum; 0 under it). The guide's rule
+// is 1024 + 128·k (step 128, offset 0). GPT-5.5 reads on a coarser grid:
+// every one of the 38 non-zero cached_tokens counts of its bills we hold
+// (34 in the nine Codex captures of ../shared/traces/captures, CLI
+// 0.142.3; 4 in the corpus rollout CryptoSodi/Battle-Cities, CLI 0.142.4)
+// is 512·k − 128,
+// where GPT-5.4's rollouts (anmol0b/Trezo-Ai, kunalcode12/Empire-of-bits-vorld)
+// fall on every 128 step. So a GPT-5.5 request that sends the previous
+// one's 17,952-token prompt back reads 17,792, not 17,920 (sim/assent's
+// TestSharedCaptures names each such call). Other models keep the guide's
+// grid until a bill shows otherwise.
+func CacheGrid(model string) (step, offset int) {
+	if maj, min, ok := gptVersion(model); ok && maj == 5 && min == 5 {
+		return 512, 128
+	}
+	return 128, 0
+}
+
 // gptVersion parses "gpt-5.5-pro" as 5, 5 and "gpt-5-codex" as 5, 0.
 func gptVersion(model string) (maj, min int, ok bool) {
 	m := strings.TrimPrefix(strings.ToLower(model), "openai/")
@@ -103,7 +123,8 @@ func gptVersion(model string) (maj, min int, ok bool) {
 //   - No markers (breakpoints are ignored); every prompt of at least the
 //     model's MinCacheable (1024 when the card has none) is cached, free.
 //   - A hit is the longest cached prefix, reported in 128-token steps from
-//     1024: cached = 1024 + 128·⌊(hit−1024)/128⌋, 0 below 1024.
+//     1024: cached = 1024 + 128·⌊(hit−1024)/128⌋, 0 below 1024; GPT-5.5
+//     on a 512-token grid (CacheGrid).
 //   - Retention per model (RetentionOf): in-memory prefixes are evicted
 //     after an idle lifetime drawn per use from [IdleMin, IdleMax] with
 //     the seeded Rand (5–10 min), never over MaxIdle (1 h); extended ones
@@ -153,6 +174,8 @@ type openaiCache struct {
 	lat       Latency
 	idx       *prefixIndex
 	retention Retention
+	// step and offset are the model's CacheGrid.
+	step, offset int
 	// lo and hi bound the idle lifetime, max caps it.
 	lo, hi, max time.Duration
 }
@@ -198,6 +221,7 @@ func (o *OpenAI) cacheOf(model string) (*openaiCache, error) {
 		r = o.opts.Retention
 	}
 	c.retention = r
+	c.step, c.offset = CacheGrid(model)
 	switch {
 	case r == InMemory:
 		c.lo, c.hi, c.max = o.opts.IdleMin, o.opts.IdleMax, o.opts.MaxIdle
@@ -256,6 +280,9 @@ func (o *OpenAI) Send(now time.Time, req *prompt.Request) (Response, error) {
 	// Prefixes a concurrent request is still writing are not rewritten.
 	pend, l := c.idx.longest(now, req, true)
 	cached := steps(tokens, c.price.MinCacheable, 128)
+	if c.offset != 0 || c.step != 128 {
+		cached = onGrid(tokens, c.price.MinCacheable, c.step, c.offset)
+	}
 	ttft, decode := c.lat.Time(req.Total-cached, cached, req.Output)
 	if req.Total >= c.price.MinCacheable {
 		// The whole prompt is cached once the response starts; the run it
@@ -303,6 +330,16 @@ func endOf(req *prompt.Request, i int) int {
 
 // steps rounds a hit down to the reporting granularity: 0 below minimum,
 // else minimum plus whole steps.
+// onGrid is the largest multiple of step less offset at or under hit, 0
+// under minimum (CacheGrid).
+func onGrid(hit, minimum, step, offset int) int {
+	c := (hit+offset)/step*step - offset
+	if hit < minimum || c < minimum {
+		return 0
+	}
+	return c
+}
+
 func steps(hit, minimum, step int) int {
 	if hit < minimum {
 		return 0

@@ -91,7 +91,7 @@ func forkKeeps(rec record) bool {
 func remoteCompactionLayout(t *testing.T) map[string][]byte {
 	start := t0.Add(1 * time.Hour)
 	s := newSession(t, start, 9000)
-	s.model = "gpt-5.5"
+	s.model, s.c.gpt55 = "gpt-5.5", true
 	s.meta(metaP{ThreadSource: "user"})
 	s.turn("Port the config loader to the new TOML library.")
 	ids := s.call(call{reasoning: 150, text: "Reading the loader.", tools: []string{`exec_command|{"cmd":"sed -n 1,400p config.go"}`}})

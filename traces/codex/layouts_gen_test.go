@@ -315,7 +315,9 @@ type item struct {
 //   - the cache (gpt-5.4, in-memory) holds each request and what it
 //     generated: a request reads its common prefix with the previous one,
 //     into the previous output when it sends that back, in 128-token steps
-//     from 1,024 (sim/provider.OpenAI).
+//     from 1,024 (sim/provider.OpenAI); gpt-5.5 (gpt55: 24h retention)
+//     holds the request only and reads on its 512-token grid, 512·k − 128
+//     (sim/provider.CacheGrid).
 type conv struct {
 	count  func(string) int
 	floor  int // the unlogged floor plus the instructions
@@ -325,6 +327,7 @@ type conv struct {
 	lastAt time.Time
 	output int // the previous call's output tokens
 	extend bool
+	gpt55  bool
 }
 
 func (c *conv) add(it item) { c.items = append(c.items, it) }
@@ -378,14 +381,21 @@ func (c *conv) bill(at time.Time, extra, output, reasoning int) usageP {
 			n++
 		}
 		cached = c.floor + size(req[:n])
-		if n == len(c.last) && n < len(req) && c.extend && c.output > 0 {
+		if n == len(c.last) && n < len(req) && c.extend && c.output > 0 && !c.gpt55 {
 			cached += min(c.output, size(req[n:]))
 		}
 		cached = min(cached, prompt)
 	}
 	c.last, c.lastAt, c.output = req, at, output
 	c.extend = extra == 0
-	return usageP{InputTokens: prompt, CachedInputTokens: steps(cached), OutputTokens: output, ReasoningOutputTokens: reasoning, TotalTokens: prompt + output}
+	read := steps(cached)
+	if c.gpt55 {
+		read = 0
+		if g := (cached+128)/512*512 - 128; cached >= 1024 && g >= 1024 {
+			read = g
+		}
+	}
+	return usageP{InputTokens: prompt, CachedInputTokens: read, OutputTokens: output, ReasoningOutputTokens: reasoning, TotalTokens: prompt + output}
 }
 
 // A session writes a rollout and bills its calls.

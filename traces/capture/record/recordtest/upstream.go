@@ -14,7 +14,8 @@
 //     follows the last marker (and 2 tokens of framing) is input.
 //   - OpenAI: every prompt of 1024 tokens or more is cached whole; a
 //     request reads its longest common prefix (by item) with an earlier
-//     one, rounded down to 1024 + a multiple of 128.
+//     one, rounded down to 1024 + a multiple of 128 (for GPT-5.5 to a
+//     multiple of 512 less 128, as its bills show).
 //
 // Nothing expires: tests run in well under any TTL.
 package recordtest
@@ -252,10 +253,24 @@ func (u *Upstream) openaiBill(body map[string]json.RawMessage, field string) (to
 			u.openai[e.chain] = e.end
 		}
 	}
-	if hit >= 1024 {
+	switch {
+	case hit >= 1024 && gpt55(body["model"]):
+		// GPT-5.5 bills on a 512-token grid, 512·k − 128
+		// (provider.CacheGrid).
+		if c := (hit+128)/512*512 - 128; c >= 1024 {
+			cached = c
+		}
+	case hit >= 1024:
 		cached = 1024 + (hit-1024)/128*128
 	}
 	return total, cached
+}
+
+// gpt55 reports whether a request's model is a GPT-5.5.
+func gpt55(model json.RawMessage) bool {
+	var m string
+	json.Unmarshal(model, &m)
+	return m == "gpt-5.5" || strings.HasPrefix(m, "gpt-5.5-")
 }
 
 func sse(w http.ResponseWriter, event string, v any) {
