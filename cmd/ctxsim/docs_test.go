@@ -315,3 +315,58 @@ func TestReadmeOutputs(t *testing.T) {
 		}
 	}
 }
+
+// The README's record → whatif → CI path runs as written, on a capture
+// (claude-trace's format, as record writes it) in place of capture.jsonl:
+// every line after record (which needs a harness) exits 0, the gate's
+// baseline holds the as-sent cell, and checking the same capture against
+// it passes, as CI would.
+func TestReadmeCapturePath(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(b), "**Any harness, exactly as sent.**")
+	if ok {
+		_, block, ok = strings.Cut(block, "```sh\n")
+	}
+	if ok {
+		block, _, ok = strings.Cut(block, "```")
+	}
+	if !ok {
+		t.Fatal("README.md has no sh block after **Any harness, exactly as sent.**")
+	}
+	lines := strings.Split(strings.TrimSpace(block), "\n")
+	if len(lines) != 5 || !strings.HasPrefix(lines[0], "ctxsim record ") {
+		t.Fatalf("the path is %d lines, want five starting with record:\n%s", len(lines), block)
+	}
+	dir := t.TempDir()
+	capture, err := os.ReadFile("../../traces/capture/testdata/claude-trace.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "capture.jsonl"), capture, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range lines[1:] {
+		line, _, _ = strings.Cut(line, "#")
+		args := strings.Fields(line)[1:]
+		for i, a := range args {
+			if strings.HasSuffix(a, ".jsonl") || strings.HasSuffix(a, ".json") || strings.HasSuffix(a, "/") {
+				args[i] = filepath.Join(dir, a)
+			}
+		}
+		code, _, errs := runCmd(t, args...)
+		if code != exitOK {
+			t.Fatalf("%s: exit %d: %s", line, code, errs)
+		}
+	}
+	base := readFile(t, filepath.Join(dir, "ctxsim-baseline.json"))
+	if !strings.Contains(base, `"policy": "as-sent"`) {
+		t.Errorf("the baseline holds no as-sent cell:\n%s", base)
+	}
+	code, out, errs := runCmd(t, "check", "--baseline", filepath.Join(dir, "ctxsim-baseline.json"), "--results", filepath.Join(dir, "out", "summary.json"))
+	if code != exitOK {
+		t.Errorf("check against the baseline just written: exit %d\n%s%s", code, out, errs)
+	}
+}
