@@ -106,6 +106,9 @@ func TestAsSentNeedsCapture(t *testing.T) {
 	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "as-sent replays captured requests") || !strings.Contains(err.Error(), "claude-code") {
 		t.Fatalf("err = %v, want an input error naming the log's format", err)
 	}
+	if got := ie.Name(func(in string) string { return "<" + in + ">" }); !strings.Contains(got, "(<log format> capture)") {
+		t.Errorf("%q names the log format in the runner's words, not as a flag", got)
+	}
 	if _, err := runner.ResolvePolicies([]string{assent.Name}, []string{"compression.threshold=0.5"}); err == nil {
 		t.Error("an override of as-sent was accepted")
 	}

@@ -96,7 +96,7 @@ func (r *Runner) fits(pol Policy, t Tenant) error {
 	if pol.Name == assent.Name {
 		for _, s := range t.Sessions {
 			if s.Format != capture.FormatName {
-				return badInput("{policy} %s replays captured requests (--from capture): session %s is a %s log", pol.Name, s.ID, s.Format)
+				return badInput("{policy} %s replays captured requests ({log format} capture): session %s is a %s log", pol.Name, s.ID, s.Format)
 			}
 		}
 	}
