@@ -78,7 +78,7 @@ func WorkloadTable(runs []results.RunSummary, workloads map[string]string, polic
 		"Columns: workloads (synthetic profiles, recorded logs) with their session counts.",
 		"! some calls overflowed the context window (rejected, so unbilled): not comparable, never the best.",
 		"best saves %: against the first policy of the column, in row order, whose calls all fit.",
-		"Per-session rows: ctxsim compare --detail; one workload: --profile P or --trace PATH.",
+		"Per-session rows: ctxsim compare {detail}; one workload: {profile} P or {trace} PATH.",
 	}
 	if failed {
 		t.Notes[1] = "! some calls overflowed the context window or failed (rejected, so unbilled): not comparable, never the best."

@@ -36,7 +36,7 @@ func WritePresets(w io.Writer, f Format) error {
 	}
 	t.Notes = []string{
 		`"ctxsim policies NAME" prints every setting of one preset.`,
-		`Also: "recorded" replays what a recorded log shows (run, compare, whatif); whatif adds variants of it (ctxsim whatif --help).`,
+		`Also: "recorded" replays what a recorded log shows (run, compare, whatif); whatif adds variants of it (ctxsim whatif {help}).`,
 	}
 	return t.Write(w, f)
 }

@@ -46,11 +46,25 @@ type Widther interface {
 type Output struct {
 	io.Writer
 	Width int
-	err   error
+	// Name, when set, names the inputs the tables' notes mention in braces
+	// (input.Rename: the CLI's flags); else they read as plain words.
+	Name func(input string) string
+	err  error
 }
 
 // TableWidth implements Widther.
 func (o *Output) TableWidth() int { return o.Width }
+
+// note is note n as w names its inputs (Output.Name), else in plain
+// words. A name in braces is as long as its flag (--wide, {wide}), so a
+// note wraps the same either way.
+func note(w io.Writer, n string) string {
+	name := func(in string) string { return in }
+	if o, ok := w.(*Output); ok && o.Name != nil {
+		name = o.Name
+	}
+	return input.Rename(n, name)
+}
 
 // Write implements io.Writer, keeping the first error.
 func (o *Output) Write(p []byte) (int, error) {
@@ -203,7 +217,7 @@ func (t *Table) Fit(width int) *Table {
 	f.abbreviateHeaders(width)
 	f.abbreviate(width, minAbbrev)
 	if len(dropped) > 0 {
-		f.Notes = append(f.Notes, fmt.Sprintf("(%s hidden to fit %d columns; --wide shows all)", strings.Join(dropped, ", "), width))
+		f.Notes = append(f.Notes, fmt.Sprintf("(%s hidden to fit %d columns; {wide} shows all)", strings.Join(dropped, ", "), width))
 	}
 	f.Title = wrap(f.Title, width)
 	for i, n := range f.Notes {
@@ -359,7 +373,7 @@ func (t *Table) writeText(w io.Writer) error {
 		b.WriteString(line(r))
 	}
 	for _, n := range t.Notes {
-		b.WriteString(n + "\n")
+		b.WriteString(note(w, n) + "\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -401,7 +415,7 @@ func (t *Table) writeMarkdown(w io.Writer) error {
 	if len(t.Notes) > 0 {
 		b.WriteString("\n")
 		for _, n := range t.Notes {
-			b.WriteString(n + "\n")
+			b.WriteString(note(w, n) + "\n")
 		}
 	}
 	_, err := io.WriteString(w, b.String())

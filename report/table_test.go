@@ -52,7 +52,9 @@ func TestFit(t *testing.T) {
 	require.LessOrEqual(t, maxLen(got), 45)
 	require.Equal(t, "session               input    cost", got[0], "model dropped first (rank 3), then cache read (2); ids cut to 20")
 	require.Equal(t, "4d5611e5-241a-462a-…  1,890  $11.04", got[2])
-	require.Equal(t, []string{"(model, cache read hidden to fit 45 columns;", "--wide shows all)"}, got[len(got)-2:], "notes wrap too")
+	// The note names the flag in the library's words: a plain writer
+	// reads it as a word (the CLI's Output names it --wide).
+	require.Equal(t, []string{"(model, cache read hidden to fit 45 columns;", "wide shows all)"}, got[len(got)-2:], "notes wrap too")
 
 	tb.Width = 20
 	got = lines(t, tb, Text)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -63,5 +64,28 @@ func TestProgressOffTerminal(t *testing.T) {
 	}
 	if b.Len() != 0 || fi.Size() != 0 {
 		t.Errorf("off a terminal the bar wrote %q and %d bytes to a file, want nothing", b.String(), fi.Size())
+	}
+}
+
+// A table's notes name their inputs as the Output names them (the CLI:
+// its flags), else in plain words; a name is as long as its flag, so the
+// note wraps the same.
+func TestNotesNameInputs(t *testing.T) {
+	tb := &Table{Columns: []string{"policy", "cost", "hit rate"}, Right: []bool{false, true, true}, Drop: []int{0, 0, 1},
+		Rows: [][]string{{"hermes-default", "$1.00", "80%"}}, Notes: []string{"one workload: {profile} P or {trace} PATH."}}
+	var plain bytes.Buffer
+	if err := tb.Write(&Output{Writer: &plain, Width: 24}, Text); err != nil {
+		t.Fatal(err)
+	}
+	var named bytes.Buffer
+	if err := tb.Write(&Output{Writer: &named, Width: 24, Name: func(in string) string { return "--" + in }}, Text); err != nil {
+		t.Fatal(err)
+	}
+	want := "one workload: --profile\nP or --trace PATH.\n(hit rate hidden to fit\n24 columns; --wide shows\nall)\n"
+	if got := named.String(); !strings.HasSuffix(got, want) {
+		t.Errorf("named:\n%s\nwant it to end:\n%s", got, want)
+	}
+	if got, want := plain.String(), strings.NewReplacer("--profile", "profile", "--trace", "trace", "--wide", "wide").Replace(named.String()); got != want {
+		t.Errorf("plain:\n%s\nwant:\n%s", got, want)
 	}
 }

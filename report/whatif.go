@@ -102,7 +102,7 @@ func WhatifTable(rep results.WhatifReport) *Table {
 		t.Notes = append(t.Notes, "! some calls overflowed the context window or failed (rejected, so unbilled): the recorded column has their bill, the cost does not; not comparable, never the best.")
 	}
 	if hs {
-		t.Notes = append(t.Notes, "hindsight: the replay's requests under the cheapest cache schedule; replay regret: what the replayed schedule paid over it (--json has every policy's regret_usd).")
+		t.Notes = append(t.Notes, "hindsight: the replay's requests under the cheapest cache schedule; replay regret: what the replayed schedule paid over it ({json} has every policy's regret_usd).")
 	}
 	return t
 }

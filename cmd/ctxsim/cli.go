@@ -154,7 +154,7 @@ const (
 // runEnv runs the command line args in e and returns the exit code.
 func runEnv(e *env, args []string) int {
 	// Text tables fit COLUMNS or the terminal (--wide: no limit).
-	out := &report.Output{Writer: e.stdout, Width: report.TerminalWidth(e.stdout, os.Getenv)}
+	out := &report.Output{Writer: e.stdout, Width: report.TerminalWidth(e.stdout, os.Getenv), Name: flagFor}
 	ec := *e
 	ec.stdout = out
 	e = &ec

@@ -16,6 +16,8 @@ var Names = []string{
 	"max cells", "keep", "folds", "shard", "profile",
 	// the readers', the rendering's and the cost report's
 	"log format", "output format", "key list", "by", "since", "until", "timezone", "week start",
+	// the tables' notes'
+	"wide", "json", "detail", "trace", "help",
 }
 
 var braces = regexp.MustCompile(`\{(` + strings.Join(Names, "|") + `)\}`)
@@ -33,8 +35,12 @@ type Error struct {
 func (e *Error) Error() string { return e.Name(func(in string) string { return in }) }
 
 // Name is the message with each input named by name.
-func (e *Error) Name(name func(input string) string) string {
-	return braces.ReplaceAllStringFunc(e.Msg, func(m string) string { return name(m[1 : len(m)-1]) })
+func (e *Error) Name(name func(input string) string) string { return Rename(e.Msg, name) }
+
+// Rename is s with each input it names in braces named by name: how a
+// text that is no error (a table's note) names its inputs too.
+func Rename(s string, name func(input string) string) string {
+	return braces.ReplaceAllStringFunc(s, func(m string) string { return name(m[1 : len(m)-1]) })
 }
 
 // Usagef is an Error the input alone is at fault for. An error among

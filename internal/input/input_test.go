@@ -50,3 +50,10 @@ func TestQuoted(t *testing.T) {
 		t.Errorf("Error: %q, want %q", got, want)
 	}
 }
+
+// Rename names the listed inputs of any text, and leaves other braces.
+func TestRename(t *testing.T) {
+	if got, want := Rename("{wide} shows all; {json} too; {x} stays", flag), "--wide shows all; --json too; {x} stays"; got != want {
+		t.Errorf("Rename: %q, want %q", got, want)
+	}
+}
