@@ -29,3 +29,29 @@ func TestWriteProfiles(t *testing.T) {
 		t.Errorf("json %s: %+v, %v", js.String(), back, err)
 	}
 }
+
+// A description's inputs read as the Output names them (the CLI: --length),
+// in the table and in JSON; a plain writer reads a word.
+func TestProfilesNameInputs(t *testing.T) {
+	ps := []synth.Profile{{Name: "review", Description: "long (scales with {length})"}}
+	flags := func(in string) string { return "--" + in }
+	for _, c := range []struct {
+		asJSON bool
+		name   func(string) string
+		want   string
+	}{
+		{false, flags, "(scales with --length)"}, {true, flags, `(scales with --length)"`},
+		{false, nil, "(scales with length)"}, {true, nil, `(scales with length)"`},
+	} {
+		var b bytes.Buffer
+		if err := WriteProfiles(&Output{Writer: &b, Name: c.name}, c.asJSON, ps); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), c.want) {
+			t.Errorf("json %v, named %v: %s; want %q", c.asJSON, c.name != nil, b.String(), c.want)
+		}
+	}
+	if ps[0].Description != "long (scales with {length})" {
+		t.Errorf("WriteProfiles changed its argument: %q", ps[0].Description)
+	}
+}

@@ -18,6 +18,8 @@ var Names = []string{
 	"log format", "output format", "key list", "by", "since", "until", "timezone", "week start",
 	// the tables' notes'
 	"wide", "json", "detail", "trace", "help",
+	// a synthetic profile's description's
+	"length",
 }
 
 var braces = regexp.MustCompile(`\{(` + strings.Join(Names, "|") + `)\}`)

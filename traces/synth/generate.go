@@ -31,7 +31,9 @@ type Options struct {
 
 // A Profile is a named kind of workload.
 type Profile struct {
-	Name        string `json:"name"`
+	Name string `json:"name"`
+	// Description names the inputs it mentions in braces ({length}),
+	// for a program to render as its own (internal/input).
 	Description string `json:"description"`
 	// Model and Window are the defaults of its sessions.
 	Model  string `json:"model"`
@@ -50,7 +52,7 @@ func Profiles() []Profile {
 			Model: "claude-haiku-4-5", Window: 200_000, gen: genCron},
 		{Name: "multilingual", Description: "coding-burst with Chinese, Japanese, Russian or Arabic prose, to stress estimators",
 			Model: DefaultModel, Window: 200_000, gen: genMultilingual},
-		{Name: "review", Description: "~3.5 h whole-project review in a 400K window, ~75K tokens of transcript (scales with --length)",
+		{Name: "review", Description: "~3.5 h whole-project review in a 400K window, ~75K tokens of transcript (scales with {length})",
 			Model: DefaultModel, Window: 400_000, gen: genReview},
 		{Name: "subagents", Description: "a parent fanning out to parallel subagents that share its floor and tenant",
 			Model: DefaultModel, Window: 200_000, gen: genSubagents},
