@@ -335,3 +335,87 @@ func TestRecordedThinkingBudget(t *testing.T) {
 	require.Greater(t, v2[1], int64(7000), "2.0.57 reads the previous prompt")
 	require.Greater(t, v2[2], int64(7900), "2.0.57 reads the previous prompt, its second call's")
 }
+
+// From 2.0.0 to 2.1.46 a turn's thinking budget comes from the setting
+// Claude Code logs with each typed prompt (thinkingMetadata); a skill the
+// person types (/name) carries none and turns thinking off, so the cached
+// messages break at each switch, both ways. A skill the model calls inside
+// a turn changes nothing, and from 2.1.47 the log has no per-prompt
+// setting (thinking is one session setting).
+func TestRecordedPromptThinkingSetting(t *testing.T) {
+	u := func(read, write int64) *traces.Usage {
+		return &traces.Usage{Input: 1, CacheRead: read, CacheWrite5m: write, Output: 5}
+	}
+	prompt := func(s int, text, setting string) traces.Event {
+		e := traces.Event{Time: at(s), Kind: traces.User, Blocks: txt(text)}
+		if setting != "" {
+			e.Meta = map[string]string{traces.MetaThinking: setting}
+		}
+		return e
+	}
+	meta := func(s int, text string) traces.Event {
+		return traces.Event{Time: at(s), Kind: traces.User, Blocks: txt(text), Meta: map[string]string{"meta": "true"}}
+	}
+	session := func(version, on string) *traces.Session {
+		return &traces.Session{ID: "setting", Format: "claude-code", Model: "claude-opus-4-5-20251101", Harness: "claude-code " + version, Events: []traces.Event{
+			prompt(0, "fix the parser "+strings.Repeat("a", 2000), on),
+			{Time: at(5), Kind: traces.Assistant, Blocks: txt(strings.Repeat("b", 200)), Usage: u(5000, 2220)},
+			prompt(30, "<command-message>review</command-message>\n<command-name>/review</command-name>", ""),
+			meta(30, "Review the change. "+strings.Repeat("c", 500)),
+			{Time: at(35), Kind: traces.Assistant, Blocks: txt(strings.Repeat("d", 200)), Usage: u(5000, 3000)},
+			prompt(60, "ok, commit it "+strings.Repeat("e", 300), on),
+			{Time: at(65), Kind: traces.Assistant, Blocks: txt(strings.Repeat("f", 200)), Usage: u(5000, 3600)},
+		}}
+	}
+	for _, c := range []struct{ version, on string }{{"2.1.29", "max=31999"}, {"2.0.57", "level=high"}} {
+		reads := recordedReads(t, session(c.version, c.on))
+		require.Len(t, reads, 3, c.version)
+		require.Less(t, reads[1], int64(5200), "%s: the typed skill turns thinking off: only the floor is read", c.version)
+		require.InDelta(t, 7220, reads[2], 100, "%s: the next prompt turns it on again: the first call's entry, not the second's", c.version)
+	}
+	reads := recordedReads(t, session("2.1.72", ""))
+	require.Greater(t, reads[1], int64(7000), "2.1.72: no per-prompt setting, the previous prompt is read")
+	require.Greater(t, reads[2], int64(7700), "2.1.72: the previous prompt is read")
+
+	// The model calls a skill mid-turn: its command message follows a tool
+	// result and the turn's setting stands (corpus 2.0.57 703e4528).
+	midTurn := &traces.Session{ID: "skill-tool", Format: "claude-code", Model: "claude-opus-4-5-20251101", Harness: "claude-code 2.0.57", Events: []traces.Event{
+		prompt(0, "make a skill "+strings.Repeat("a", 2000), "level=high"),
+		{Time: at(5), Kind: traces.Assistant, Blocks: []traces.Block{{Kind: traces.ToolUse, ID: "s1", Name: "Skill", Text: `{"command":"create"}`}}, Usage: u(5000, 2220)},
+		{Time: at(6), Kind: traces.ToolResult, Blocks: []traces.Block{{Kind: traces.ToolResultBlock, ID: "s1", Text: "Launching skill: create"}}},
+		prompt(6, "<command-message>The \"create\" skill is running</command-message>", ""),
+		meta(6, "Create a skill. "+strings.Repeat("c", 500)),
+		{Time: at(10), Kind: traces.Assistant, Blocks: txt(strings.Repeat("d", 200)), Usage: u(7000, 600)},
+	}}
+	reads = recordedReads(t, midTurn)
+	require.Greater(t, reads[1], int64(7000), "a skill the model called keeps the turn's thinking")
+}
+
+// Once a bill has said where the system prompt ends (a call whose
+// thinking changed read only that far), the inferred floor's context part
+// moves into the first message, so the next change reads no further than
+// the system prompt either (corpus 2.1.29 6b7ca74d: 35,891 each time, of a
+// floor the first bill put at 49K); calls that go back to a setting still
+// read what was written under it.
+func TestRecordedContextMovesAtThinkingChange(t *testing.T) {
+	u := func(read, write int64) *traces.Usage {
+		return &traces.Usage{Input: 1, CacheRead: read, CacheWrite5m: write, Output: 5}
+	}
+	on := map[string]string{traces.MetaThinking: "max=31999"}
+	s := &traces.Session{ID: "move", Format: "claude-code", Model: "claude-opus-4-5-20251101", Harness: "claude-code 2.1.29", Events: []traces.Event{
+		{Time: at(0), Kind: traces.User, Blocks: txt("<command-message>plan</command-message>\n<command-name>/plan</command-name>")},
+		{Time: at(0), Kind: traces.User, Blocks: txt("Plan the work. " + strings.Repeat("a", 2000)), Meta: map[string]string{"meta": "true"}},
+		{Time: at(5), Kind: traces.Assistant, Blocks: txt(strings.Repeat("b", 200)), Usage: u(5000, 12300)},
+		{Time: at(30), Kind: traces.User, Blocks: txt("go " + strings.Repeat("c", 500)), Meta: on},
+		{Time: at(35), Kind: traces.Assistant, Blocks: txt(strings.Repeat("d", 200)), Usage: u(9000, 9000)},
+		{Time: at(60), Kind: traces.User, Blocks: txt("think less " + strings.Repeat("e", 300)), Meta: map[string]string{traces.MetaThinking: "max=10000"}},
+		{Time: at(65), Kind: traces.Assistant, Blocks: txt(strings.Repeat("f", 200)), Usage: u(9000, 9800)},
+		{Time: at(90), Kind: traces.User, Blocks: txt("again " + strings.Repeat("g", 300)), Meta: on},
+		{Time: at(95), Kind: traces.Assistant, Blocks: txt(strings.Repeat("h", 200)), Usage: u(18000, 600)},
+	}}
+	reads := recordedReads(t, s)
+	require.Len(t, reads, 4)
+	require.Greater(t, reads[1], int64(14000), "no bill has said where the system prompt ends: the floor is read whole")
+	require.InDelta(t, 9000, reads[2], 50, "the second bill said: the context goes with the messages")
+	require.Greater(t, reads[3], int64(17000), "back to the setting of the second call, within the TTL: its entry is read")
+}

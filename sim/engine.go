@@ -120,6 +120,8 @@ type run struct {
 	// revealSystem did it from the whole log (recorded-observed).
 	cutAt    int
 	revealed bool
+	// ctxMoved is set once moveContext put the context in the messages.
+	ctxMoved bool
 	// cutBase and cutBlock are the floor's system blocks ahead of its
 	// inferred block, and that block, as the first cut found them.
 	cutBase  []traces.Block
@@ -164,8 +166,19 @@ type run struct {
 	// thinking kept, and stripped.
 	thinkFor, thinkAgainst int
 	// thinkParam is the thinking setting of the turn's requests, as the
-	// recorded Claude Code version derived it from the turn's prompt.
-	thinkParam string
+	// recorded Claude Code version derived it from the turn's prompt;
+	// turnBudget is its budget so far and budgetOpen whether the turn's
+	// input (its consecutive user messages) is still being read.
+	// midTurn that a tool result came since the last call: a user message
+	// then (a skill the model invoked) does not start a turn.
+	// lastThink is the setting the session's last call sent, thinkSent
+	// whether it made one.
+	thinkParam, lastThink string
+	turnBudget            int
+	budgetOpen, midTurn   bool
+	thinkSent             bool
+	// thinkSeen is when each setting was last sent (moveContext).
+	thinkSeen map[string]sentAt
 	// lastPrompt is the size of the last recorded call's request,
 	// lastStripAt its StripAt, lastTotal its bill's input and output.
 	lastPrompt, lastStripAt, lastTotal int
@@ -721,15 +734,36 @@ func (r *run) step() error {
 		r.turn++
 		r.inTurn = true
 		if !e.Summary && r.pol.Recorded && r.sess.Format == claudecodeFormat && r.sess.Source != traces.SourceSubagent {
-			// The turn's thinking budget, from its prompt (Claude Code
-			// 1.0.x's keywords): a change of it breaks the cached
-			// messages (prompt.Params.Thinking).
-			r.thinkParam = claudecode.ThinkingParam(claudecode.ThinkingBudget(claudecode.VersionOf(r.sess.Harness), promptText(e)))
+			// The turn's thinking budget, the largest its new messages
+			// give (claudecode.PromptBudget): a change of it breaks the
+			// cached messages (prompt.Params.Thinking).
+			// A command's messages after a tool result are a skill the
+			// model called, inside the turn (the corpus 2.0.57 703e4528
+			// call after "Launching skill" read the whole prompt: its
+			// thinking did not change); a prompt typed after an
+			// interruption starts a turn.
+			meta := e.Meta["meta"] == "true"
+			text := promptText(e)
+			if r.midTurn && !meta && !strings.HasPrefix(text, "<command-message>") {
+				r.midTurn, r.budgetOpen = false, false
+			}
+			if !r.midTurn {
+				b, ok := claudecode.PromptBudget(claudecode.VersionOf(r.sess.Harness), e.Meta[traces.MetaThinking], text, meta)
+				if !r.budgetOpen {
+					r.turnBudget, r.budgetOpen = 0, true
+				}
+				if ok {
+					r.turnBudget = max(r.turnBudget, b)
+					r.thinkParam = claudecode.ThinkingParam(r.turnBudget)
+				}
+			}
 		}
 		r.append(prompt.RoleUser, e, idx)
 	case traces.ToolResult:
+		r.midTurn = true
 		r.append(prompt.RoleTool, e, idx)
 	case traces.Assistant:
+		r.budgetOpen, r.midTurn = false, false
 		if !r.metaOf(idx, e).copied {
 			if r.opts.Prewarm && !r.warmed {
 				// Just before the first call, not at the first event: a
@@ -1192,7 +1226,20 @@ func (r *run) attempt(e *traces.Event, idx int, stall time.Duration) (apiErr, er
 		rec.Threshold = g.Threshold()
 		rec.Estimates = g.Estimates(r.view)
 	}
+	// A new thinking setting breaks the cached messages, Claude Code's
+	// context message among them: that is where its bill reads up to.
+	rethought := r.thinkSent && r.thinkParam != r.lastThink
+	if rethought {
+		r.moveContext()
+	}
+	r.lastThink, r.thinkSent = r.thinkParam, true
 	req := r.b.Build(r.model, r.view, out)
+	if r.pol.Recorded && r.sess.Format == claudecodeFormat {
+		if r.thinkSeen == nil {
+			r.thinkSeen = map[string]sentAt{}
+		}
+		r.thinkSeen[r.thinkParam] = sentAt{r.now, len(req.Blocks), len(r.view.Messages)}
+	}
 	results := 0
 	if r.cal != nil {
 		req, results = r.withToolResults(req, idx, e, out)
@@ -1254,7 +1301,7 @@ func (r *run) attempt(e *traces.Event, idx int, stall time.Duration) (apiErr, er
 			}
 			r.lastPrompt, r.lastStripAt = req.Total, req.StripAt
 			r.lastTotal = int(e.Usage.Prompt() + e.Usage.Output)
-			if rd := int(e.Usage.CacheRead); r.compacted && rd > r.shared && rd < floorTokens(r.view)+r.context-minContext && r.model == r.firstModel() {
+			if rd := int(e.Usage.CacheRead); (r.compacted || rethought) && rd > r.shared && rd < floorTokens(r.view)+r.context-minContext && r.model == r.firstModel() {
 				r.sysRead = rd
 			}
 			r.compacted = false
@@ -1486,6 +1533,84 @@ func (r *run) cutFloor() {
 		req.Freeze()
 		_, _ = r.prov.Send(r.began, req) // not recorded: the entry the session's calls kept
 	}
+}
+
+// moveContext puts the inferred floor's context part, once a bill has
+// said where the system prompt ends (sysRead), at the head of the first
+// message, where Claude Code sends it: a new thinking setting invalidates
+// it with the messages (corpus 2.1.29 6b7ca74d: each call that changed
+// the setting read 35,891 tokens, the tools and system prompt, of a floor
+// the first bill put at 49K). Called at such a call, whose messages are
+// re-sent anyway; before a bill says, the floor stays whole. After a
+// compaction the context is a message already (contextAfter).
+func (r *run) moveContext() {
+	if !r.pol.Recorded || r.sess.Format != claudecodeFormat || len(r.sess.Floor) > 0 ||
+		r.revealed || r.compactions > 0 || r.ctxMoved || r.sysRead == 0 {
+		return
+	}
+	msgs := r.view.Messages
+	if len(msgs) == 0 || msgs[0].Role != prompt.RoleUser {
+		return
+	}
+	if at, ok := r.thinkSeen[r.thinkParam]; ok && r.ttl != prompt.NoCache && r.now.Sub(at.t) < r.ttl.Duration() &&
+		r.viewBlocks()-at.blocks <= provider.Lookback {
+		// A call under this setting wrote an entry the bill can still
+		// reach (corpus 1.0.89 d9f70b92: back from "ultrathink" after
+		// two calls, the bill read 98,429 of 100,083): moving the
+		// context now would orphan it.
+		return
+	}
+	r.cutFloor()
+	if r.context == 0 || r.cutAt == 0 {
+		return
+	}
+	r.ctxMoved = true
+	m0 := msgs[0]
+	ctx := traces.Block{Kind: traces.Text, Name: fmt.Sprintf("context/%s/0", r.sess.ID), Tokens: r.context}
+	moved := make([]prompt.Message, 0, len(msgs))
+	moved = append(moved, prompt.NewMessage(m0.Role, append([]traces.Block{ctx}, m0.Blocks...), m0.Event, m0.Tag))
+	moved = append(moved, msgs[1:]...)
+	r.setView(&prompt.View{Tools: r.view.Tools, System: r.view.System, Messages: moved})
+	// The entries the session's calls wrote under the other settings are
+	// still there for a call that goes back to one (corpus 1.0.89
+	// 5b16cde2: after an "ultrathink" prompt, the next turn read 107,360
+	// of 108,301): each setting's last request is written again as it
+	// stands now, unbilled, when it was sent.
+	params := make([]string, 0, len(r.thinkSeen))
+	for p := range r.thinkSeen {
+		params = append(params, p)
+	}
+	slices.Sort(params)
+	b := prompt.NewBuilder(r.b.Count, r.b.Wire)
+	b.Extra, b.KeepThinking = r.b.Extra, r.b.KeepThinking
+	for _, p := range params {
+		at := r.thinkSeen[p]
+		if p == r.thinkParam || at.msgs == 0 || at.msgs > len(moved) || r.now.Sub(at.t) >= r.ttl.Duration() {
+			continue
+		}
+		req := b.Build(r.model, &prompt.View{Tools: r.view.Tools, System: r.view.System, Messages: moved[:at.msgs]}, 0)
+		req.Key, req.Window = r.sess.ID, r.window
+		req.Params.Thinking = p
+		req.Mark(len(req.Blocks)-1, r.ttl)
+		req.Freeze()
+		_, _ = r.prov.Send(at.t, req) // not recorded: entries the session's calls kept
+	}
+}
+
+// sentAt is when a call sent a thinking setting, and how many blocks its
+// view held.
+type sentAt struct {
+	t            time.Time
+	blocks, msgs int
+}
+
+// viewBlocks counts the view's blocks.
+func (r *run) viewBlocks() int {
+	n := len(r.view.Tools) + len(r.view.System)
+	for i := range r.view.Messages {
+		n += len(r.view.Messages[i].Blocks)
+	}
+	return n
 }
 
 // promptText is the text of a user event's blocks.

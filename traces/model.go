@@ -187,6 +187,13 @@ const MetaRewindTo = "rewind_to"
 // bill does.
 const MetaServerTools = "server_tools"
 
+// MetaThinking, on a user event, is the thinking setting the harness
+// logged with the prompt (Claude Code's thinkingMetadata): "max=N" for a
+// budget of N tokens, "level=L" for a named level, "disabled" for thinking
+// switched off. The replay asks the harness's version what it sent
+// (claudecode.PromptBudget).
+const MetaThinking = "thinking"
+
 // MetaWindow, on a model_switch event, is the context window in tokens from
 // that event on (a harness may change it per turn without changing model).
 const MetaWindow = "window"

@@ -3,6 +3,7 @@ package claudecode
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -79,7 +80,7 @@ var keywordTiers = func() [3][]*regexp.Regexp {
 // `maxThinkingTokens:pv(SQ,Z4)`), so a turn without the phrases after one
 // with them sends thinking off again. MAX_THINKING_TOKENS, which the log
 // does not show, overrides it. 0 for versions it is not read from (before
-// 1.0.10, and 2.0 on, where thinking is a toggle).
+// 1.0.10, and 2.0 on, where PromptBudget reads the logged setting).
 func ThinkingBudget(v Version, text string) int {
 	if !v.Known() || v.Before("1.0.10") || v.AtLeast("2.0.0") {
 		return 0
@@ -93,6 +94,57 @@ func ThinkingBudget(v Version, text string) int {
 		}
 	}
 	return 0
+}
+
+// ultrathink is 2.0's one keyword (2.0.0–2.1.7 `/\bultrathink\b/i`).
+var ultrathink = regexp.MustCompile(`(?i)\bultrathink\b`)
+
+// PromptBudget is what one user message of a turn adds to the turn's
+// thinking budget, which is the largest over the turn's new non-meta
+// messages (every version's `OU`/`$_`: `Math.max(...A.filter(z=>
+// z.type==="user"&&!z.isMeta).map(…))`); budget 0 sends no thinking
+// parameter, so a turn whose budget differs from the last one's breaks the
+// cached messages. setting is the message's logged thinkingMetadata as
+// traces.MetaThinking writes it ("" when the line has none). ok is false
+// where the log cannot tell: unknown versions, and 2.1.47 on, where
+// thinking is one setting for the session (`thinkingConfig`, adaptive or
+// disabled), not a per-prompt budget. By version:
+//   - 1.0.10–1.0.x: the keyword tiers of the prompt (ThinkingBudget).
+//   - 2.0.0–2.1.18: {level, disabled}; disabled is 0, level "high" is
+//     31999 (`A==="high"?…ULTRATHINK:0`), any other level 0. A message
+//     without it (a slash command's, a bash-mode prompt's) is 31999 if it
+//     says "ultrathink" up to 2.1.7, and 0 from 2.1.8.
+//   - 2.1.19–2.1.46: {maxThinkingTokens: N} is N; without it, 0. A skill's
+//     turn (`/name`) is `OU([r6({content:…})])`: a message without the
+//     setting, so it sends no thinking, whatever the toggle says.
+func PromptBudget(v Version, setting, text string, meta bool) (budget int, ok bool) {
+	switch {
+	case !v.Known() || v.Before("1.0.10") || v.AtLeast("2.1.47"):
+		return 0, false
+	case meta:
+		return 0, true
+	case v.Before("2.0.0"):
+		return ThinkingBudget(v, text), true
+	}
+	key, val, _ := strings.Cut(setting, "=")
+	switch {
+	case v.AtLeast("2.1.19"):
+		if key == "max" {
+			n, err := strconv.Atoi(val)
+			if err == nil && n > 0 {
+				return n, true
+			}
+		}
+		return 0, true
+	case setting == "":
+		if v.Before("2.1.8") && ultrathink.MatchString(text) {
+			return budgetHighest, true
+		}
+		return 0, true
+	case key == "level" && val == "high":
+		return budgetHighest, true
+	}
+	return 0, true
 }
 
 // ThinkingParam is the request's thinking setting for a budget, as

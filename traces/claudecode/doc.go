@@ -36,6 +36,8 @@
 //     progress, file-history-snapshot, queue-operation and summary lines are
 //     never sent to the model and are skipped silently. isMeta user lines
 //     (injected reminders) are kept with Meta meta=true.
+//   - A prompt's thinkingMetadata (2.0.0–2.1.46) is kept as Meta
+//     traces.MetaThinking: "max=N", "level=L" or "disabled".
 //   - Lines with agentId belong to a subagent: the session id is
 //     "<parent>.agent-<agentId>", Source subagent, Parent the parent id. The
 //     agent-acompact-* subagent is the compaction's summarizer call; its

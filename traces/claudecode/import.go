@@ -44,22 +44,47 @@ const summaryPrefix = "This session is being continued from a previous conversat
 
 // line is the part of a Claude Code log line the importer uses.
 type line struct {
-	Type             string       `json:"type"`
-	Subtype          string       `json:"subtype"`
-	UUID             string       `json:"uuid"`
-	ParentUUID       string       `json:"parentUuid"`
-	SessionID        string       `json:"sessionId"`
-	AgentID          string       `json:"agentId"`
-	Timestamp        string       `json:"timestamp"`
-	Version          string       `json:"version"`
-	Cwd              string       `json:"cwd"`
-	RequestID        string       `json:"requestId"`
-	IsSidechain      bool         `json:"isSidechain"`
-	IsMeta           bool         `json:"isMeta"`
-	IsCompactSummary bool         `json:"isCompactSummary"`
-	Message          *message     `json:"message"`
-	CompactMetadata  *compactMeta `json:"compactMetadata"`
-	Attachment       *attachment  `json:"attachment"`
+	Type             string        `json:"type"`
+	Subtype          string        `json:"subtype"`
+	UUID             string        `json:"uuid"`
+	ParentUUID       string        `json:"parentUuid"`
+	SessionID        string        `json:"sessionId"`
+	AgentID          string        `json:"agentId"`
+	Timestamp        string        `json:"timestamp"`
+	Version          string        `json:"version"`
+	Cwd              string        `json:"cwd"`
+	RequestID        string        `json:"requestId"`
+	IsSidechain      bool          `json:"isSidechain"`
+	IsMeta           bool          `json:"isMeta"`
+	IsCompactSummary bool          `json:"isCompactSummary"`
+	Message          *message      `json:"message"`
+	CompactMetadata  *compactMeta  `json:"compactMetadata"`
+	Attachment       *attachment   `json:"attachment"`
+	ThinkingMetadata *thinkingMeta `json:"thinkingMetadata"`
+}
+
+// thinkingMeta is the thinking setting Claude Code logs with a prompt:
+// {level, disabled} from 2.0.0 to 2.1.18, {maxThinkingTokens} from 2.1.19
+// to 2.1.46 (claudecode.PromptBudget reads it per version).
+type thinkingMeta struct {
+	Level             string `json:"level"`
+	Disabled          bool   `json:"disabled"`
+	MaxThinkingTokens *int64 `json:"maxThinkingTokens"`
+}
+
+// settingOf is the metadata as traces.MetaThinking writes it, "" for none.
+func (m *thinkingMeta) settingOf() string {
+	switch {
+	case m == nil:
+		return ""
+	case m.MaxThinkingTokens != nil:
+		return "max=" + strconv.FormatInt(max(*m.MaxThinkingTokens, 0), 10)
+	case m.Disabled:
+		return "disabled"
+	case m.Level != "":
+		return "level=" + m.Level
+	}
+	return ""
 }
 
 // attachment is context Claude Code 2.1 sends the model with the next user
@@ -1007,6 +1032,12 @@ func (st *fileState) user(l *line, t time.Time) {
 		ev.Summary = l.IsCompactSummary || strings.HasPrefix(blocks[0].Text, summaryPrefix) || clear
 		if l.IsMeta {
 			ev.Meta = map[string]string{"meta": "true"}
+		}
+		if set := l.ThinkingMetadata.settingOf(); set != "" {
+			if ev.Meta == nil {
+				ev.Meta = map[string]string{}
+			}
+			ev.Meta[traces.MetaThinking] = set
 		}
 		if k, ok := st.rewoundTo(l.ParentUUID); ok && !ev.Summary && st.parents != nil {
 			if ev.Meta == nil {

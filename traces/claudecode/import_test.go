@@ -631,3 +631,26 @@ func TestAccountOf(t *testing.T) {
 		}
 	}
 }
+
+// The thinking setting Claude Code logs with a typed prompt is kept, in
+// both of its shapes; a line without it gets none.
+func TestThinkingMetadata(t *testing.T) {
+	line := func(version, extra, content string) string {
+		return `{"type":"user","sessionId":"s1","version":"` + version + `","timestamp":"2026-01-26T14:55:00.000Z"` + extra + `,"message":{"role":"user","content":` + content + `}}`
+	}
+	data := strings.Join([]string{
+		line("2.1.29", `,"thinkingMetadata":{"maxThinkingTokens":31999}`, `"first"`),
+		line("2.1.29", ``, `"<command-message>review</command-message>"`),
+		line("2.0.57", `,"thinkingMetadata":{"level":"high","disabled":false,"triggers":[]}`, `"third"`),
+		line("2.0.57", `,"thinkingMetadata":{"level":"none","disabled":true,"triggers":[]}`, `"fourth"`),
+	}, "\n") + "\n"
+	ss, _, err := ImportFS(context.Background(), fstest.MapFS{"s1.jsonl": {Data: []byte(data)}}, "s1.jsonl", "")
+	require.NoError(t, err)
+	var got []string
+	for _, e := range ss[0].Events {
+		if e.Kind == traces.User {
+			got = append(got, e.Meta[traces.MetaThinking])
+		}
+	}
+	require.Equal(t, []string{"max=31999", "", "level=high", "disabled"}, got)
+}
