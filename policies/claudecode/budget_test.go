@@ -18,7 +18,7 @@ func TestPromptBudget(t *testing.T) {
 		{"2.0.57", "level=none", "fix it", false, 0, true},
 		{"2.0.57", "disabled", "ultrathink", false, 0, true},
 		{"2.0.57", "", "ultrathink this", false, 31999, true}, // a command's message, no setting
-		{"2.0.57", "", "think hard", false, 0, true},         // 2.0 kept only ultrathink
+		{"2.0.57", "", "think hard", false, 0, true},          // 2.0 kept only ultrathink
 		{"2.1.7", "", "ULTRATHINK", false, 31999, true},
 		{"2.1.8", "", "ultrathink", false, 0, true},
 		{"2.1.18", "level=high", "", false, 31999, true},
