@@ -257,8 +257,20 @@ func newRun(s *traces.Session, pol *Policy, prov provider.Provider, opts Options
 	r.b = prompt.NewBuilder(opts.Count, pol.Wire)
 	r.b.Grow(blocks + blocks/8 + 8) // a few more for a rewrite's blocks and split scaffolds
 	if pol.Recorded && s.Format == claudecodeFormat {
-		r.think = claudecode.ThinkingOf(claudecode.VersionOf(s.Harness))
+		v := claudecode.VersionOf(s.Harness)
+		r.think = claudecode.ThinkingOf(v)
 		r.b.KeepThinking = r.think == claudecode.ThinkingKept
+		// Turns before the first typed prompt whose setting the log shows
+		// (skills, from 2.1.38) take the toggle's state: the first setting
+		// the log states.
+		for i := range s.Events {
+			if set := s.Events[i].Meta[traces.MetaThinking]; set != "" && s.Events[i].Kind == traces.User {
+				if b, ok := claudecode.PromptBudget(v, set, "", false); ok {
+					r.thinkParam = claudecode.ThinkingParam(b)
+				}
+				break
+			}
+		}
 	}
 	if opts.Calibrate != nil {
 		r.cal = opts.Calibrate(s)

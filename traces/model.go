@@ -260,6 +260,12 @@ type Block struct {
 	// static scaffold ends (skill, webhook and cron messages): the code that
 	// built the message says so, nobody searches for a delimiter.
 	ScaffoldEnd int `json:"scaffold_end,omitempty"`
+	// Early marks a tool result the harness received before another result
+	// of the same message but sends after it: the API takes a message's
+	// results in tool_use order, and Claude Code's cache mark sits on the
+	// result it received last, so an early result after it is input, not
+	// cached, in that call (cacheplan.ClaudeCode).
+	Early bool `json:"early,omitempty"`
 }
 
 // Opaque reports whether the block's content is unknown and only its size is.

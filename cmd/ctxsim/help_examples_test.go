@@ -198,7 +198,7 @@ var exampleClaims = map[string][]string{
 	"ctxsim run testdata/claude-code --policy claude-code --json":                                  {`"policy": "claude-code"`, `"trace": "4d5611e5-241a-462a-8d15-5122611a9569"`},
 	"ctxsim run trace.jsonl --policy hermes-micro --set compression.micro_compact_every_n_turns=5": {"under hermes-micro"},
 	"ctxsim run --trace trace.jsonl --policy my-policy.yaml --out out/":                            {"under my-policy", "file:out2/records.jsonl"},
-	"ctxsim run testdata/claude-code/tool_heavy.jsonl --hindsight":                                 {"hindsight        $0.1584 with the cheapest cache schedule (proven optimal)", "regret           $0.0680, 30.0% of cost", "Cache schedule, call by call"},
+	"ctxsim run testdata/claude-code/tool_heavy.jsonl --hindsight":                                 {"hindsight        $0.1584 with the cheapest cache schedule (proven optimal)", "regret           $0.0677, 29.9% of cost", "Cache schedule, call by call"},
 	"ctxsim sweep --policy hermes-micro --profile coding-burst --grid compression.micro_compact_every_n_turns=1,2,5,10 --grid prompt_caching.cache_ttl=5m,1h": {"(8 cells)"},
 	"ctxsim sweep --policy hermes-default --grid compression.threshold=0.5,0.7,0.85 --trace ~/.claude/projects --out sweeps/threshold":                        {"(3 cells)", "file:sweeps/threshold/cells.jsonl", "stderr:compression.threshold=0.5 acts as 0.75"},
 	"ctxsim sweep --policy hermes-default --grid compression.threshold=0.5,0.7,0.85 --trace ~/.claude/projects --out sweeps/threshold --resume":               {"(3 cells)"},

@@ -65,10 +65,11 @@ import "github.com/ctxsim/ctxsim/policies/prompt"
 // logs do not tell the two apart, so the planner keeps the one mark its
 // evidence above requires.
 //
-// Simplifications: the planner marks the last block of the last message
-// whatever order its results finished in, so it bills those few calls'
-// out-of-order tail as a cache write instead of input (47 and 1562 tokens
-// above). The logs cannot tell a marker on an earlier message from none: no
+// Results that finished out of order: the planner marks the result
+// received last (traces.Block.Early marks the ones sent after it), so
+// their tail is input in that call and a write in the next, as billed
+// (47 and 1562 tokens above). The logs cannot tell a marker on an earlier
+// message from none: no
 // recorded turn adds more than 20 blocks, so the lookback always reaches
 // the previous entry. If Claude Code does place one, turns of over 20
 // blocks are where this planner overbills.
@@ -95,6 +96,26 @@ func (c ClaudeCode) Plan(req *prompt.Request, ttl prompt.TTL) {
 		m = m.add(lastOf(req, prompt.Tools))
 		m = m.add(lastOf(req, prompt.System))
 	}
-	m = markLast(req, m, max(c.Messages, 1))
+	var buf [prompt.MaxBreakpoints]span
+	for _, s := range lastMessages(req, max(c.Messages, 1), buf[:0]) {
+		m = m.add(arrivedLast(req, s))
+	}
 	m.apply(req, ttl)
+}
+
+// arrivedLast is where Claude Code's mark goes in a message: its last
+// block that can carry one and was not received before the result the
+// mark sits on (traces.Block.Early).
+func arrivedLast(req *prompt.Request, s span) int {
+	early := func(i int) bool { return req.Blocks[i].Src != nil && req.Blocks[i].Src.Early }
+	m := markBlock(req, s)
+	if m < 0 || !early(m) {
+		return m
+	}
+	for i := m - 1; i >= s.lo; i-- {
+		if req.Blocks[i].Cacheable && !early(i) {
+			return i
+		}
+	}
+	return m
 }

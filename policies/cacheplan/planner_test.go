@@ -248,3 +248,24 @@ func TestToolCacheTwoEndpoints(t *testing.T) {
 		t.Errorf("marks %v, want %v", got, want)
 	}
 }
+
+// Claude Code's mark sits on the result it received last; results sent
+// after it that finished earlier are left unmarked (input in this call).
+func TestClaudeCodeMarksResultReceivedLast(t *testing.T) {
+	res := func(id string, early bool) traces.Block {
+		return traces.Block{Kind: traces.ToolResultBlock, ID: id, Text: "result " + id, Early: early}
+	}
+	use := traces.Block{Kind: traces.ToolUse, ID: "a", Name: "Glob", Input: "{}"}
+	for _, c := range []struct {
+		early bool
+		want  string
+	}{{false, "c"}, {true, "b"}} {
+		req := build(t, prompt.Wire{}, []string{"sys"}, msg(prompt.RoleUser, text("go")), msg(prompt.RoleAssistant, use),
+			msg(prompt.RoleTool, res("a", false), res("b", false), res("c", c.early)))
+		ClaudeCode{Messages: 2}.Plan(req, prompt.TTL5m)
+		last := req.Blocks[req.Breakpoints[len(req.Breakpoints)-1].Block]
+		if last.Src.ID != c.want {
+			t.Errorf("early %v: mark on result %q, want %q", c.early, last.Src.ID, c.want)
+		}
+	}
+}

@@ -114,15 +114,18 @@ var ultrathink = regexp.MustCompile(`(?i)\bultrathink\b`)
 //     31999 (`A==="high"?…ULTRATHINK:0`), any other level 0. A message
 //     without it (a slash command's, a bash-mode prompt's) is 31999 if it
 //     says "ultrathink" up to 2.1.7, and 0 from 2.1.8.
-//   - 2.1.19–2.1.46: {maxThinkingTokens: N} is N; without it, 0. A skill's
-//     turn (`/name`) is `OU([r6({content:…})])`: a message without the
-//     setting, so it sends no thinking, whatever the toggle says.
+//   - 2.1.19–2.1.46: {maxThinkingTokens: N} is N. Without it, 0 up to
+//     2.1.37: a skill's turn (`/name`) is `OU([r6({content:…})])`, a
+//     message without the setting, so it sends no thinking whatever the
+//     toggle says. From 2.1.38 a skill leaves the budget unset (`J=void
+//     0`) and the toggle decides (`p===!0?rz1(X4):…`, 31999 when on), which
+//     the log shows only with typed prompts: not ok.
 func PromptBudget(v Version, setting, text string, meta bool) (budget int, ok bool) {
 	switch {
 	case !v.Known() || v.Before("1.0.10") || v.AtLeast("2.1.47"):
 		return 0, false
 	case meta:
-		return 0, true
+		return 0, false // never counted: OU filters !isMeta
 	case v.Before("2.0.0"):
 		return ThinkingBudget(v, text), true
 	}
@@ -135,7 +138,7 @@ func PromptBudget(v Version, setting, text string, meta bool) (budget int, ok bo
 				return n, true
 			}
 		}
-		return 0, true
+		return 0, setting != "" || v.Before("2.1.38")
 	case setting == "":
 		if v.Before("2.1.8") && ultrathink.MatchString(text) {
 			return budgetHighest, true

@@ -12,7 +12,7 @@ func TestPromptBudget(t *testing.T) {
 	}{
 		{"1.0.89", "", "think hard about it", false, 10000, true},
 		{"1.0.89", "", "fix it", false, 0, true},
-		{"1.0.89", "", "ultrathink", true, 0, true}, // meta messages never count
+		{"1.0.89", "", "ultrathink", true, 0, false}, // meta messages never count
 		{"1.0.5", "", "ultrathink", false, 0, false},
 		{"2.0.57", "level=high", "fix it", false, 31999, true},
 		{"2.0.57", "level=none", "fix it", false, 0, true},
@@ -25,6 +25,9 @@ func TestPromptBudget(t *testing.T) {
 		{"2.1.19", "max=31999", "", false, 31999, true},
 		{"2.1.29", "max=0", "", false, 0, true},
 		{"2.1.29", "", "<command-message>brainstorming</command-message>", false, 0, true},
+		{"2.1.37", "", "<command-message>plan</command-message>", false, 0, true},
+		{"2.1.38", "", "<command-message>plan</command-message>", false, 0, false}, // the toggle decides
+		{"2.1.38", "max=0", "", false, 0, true},
 		{"2.1.45", "max=4000", "", false, 4000, true},
 		{"2.1.47", "max=31999", "", false, 0, false},
 		{"2.1.96", "", "ultrathink", false, 0, false},

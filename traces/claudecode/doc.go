@@ -21,7 +21,10 @@
 //     last line's usage is the final one and is the one kept. LatencyMS is
 //     the last line's time minus the time of the event the call answers.
 //   - Each tool result is its own user line; consecutive results become one
-//     ToolResult event, as the API receives them in one user message. A
+//     ToolResult event, as the API receives them in one user message, in
+//     the order of their tool_use blocks; those received before the last
+//     one and placed after it are marked Early (Claude Code's cache mark
+//     sits on the one received last: cacheplan.ClaudeCode). A
 //     tool_result whose tool_use was never seen is kept, with a warning.
 //     Result content that is an array keeps its text (joined by newlines);
 //     its images follow as Image blocks.

@@ -2,6 +2,7 @@ package claudecode
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -12,6 +13,7 @@ import (
 	_ "image/png"  // image sizes of pasted screenshots
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -428,7 +430,7 @@ type fileState struct {
 	// event's last-line time (for LatencyMS).
 	calls    map[string]int
 	last     map[int]time.Time
-	toolUses map[string]bool
+	toolUses map[string]int // tool_use id → its position in the session, from 1
 	// borrowed marks the calls timed by another line (their own time bad,
 	// missing or backwards): no evidence of a resume's copy burst.
 	borrowed  map[int]bool
@@ -493,7 +495,7 @@ func newFileState(name string, w *traces.Warnings) *fileState {
 		s:        &traces.Session{Source: traces.SourceCLI, Format: Format, File: name},
 		calls:    map[string]int{},
 		last:     map[int]time.Time{},
-		toolUses: map[string]bool{},
+		toolUses: map[string]int{},
 		borrowed: map[int]bool{},
 		parents:  map[string]string{},
 		msgEvent: map[string]int{},
@@ -997,7 +999,7 @@ func (st *fileState) user(l *line, t time.Time) {
 	for i := range blocks {
 		if blocks[i].Kind == traces.ToolResultBlock {
 			kind = traces.ToolResult
-			if !st.toolUses[blocks[i].ID] {
+			if st.toolUses[blocks[i].ID] == 0 {
 				st.warn(warnOrphanResult)
 			}
 		}
@@ -1066,10 +1068,57 @@ func (st *fileState) user(l *line, t time.Time) {
 	if n := len(st.s.Events); kind == traces.ToolResult && n > 0 && st.s.Events[n-1].Kind == traces.ToolResult {
 		prev := &st.s.Events[n-1]
 		prev.Blocks = append(prev.Blocks, blocks...)
+		st.orderResults(prev.Blocks, blocks)
 		st.touched = n - 1
 		return
 	}
 	st.add(ev)
+}
+
+// orderResults puts a message's tool results in the order of their
+// tool_use blocks, as the API receives them, and marks Early those
+// received before the latest one (in latest) that now follow it. Claude
+// Code appends each result as it arrives and marks the last it appended;
+// the results are sent in tool_use order. In the corpus, of the calls
+// after parallel results, 48 of 59 whose last-logged result was not the
+// last tool_use billed a large input (the results after it; 351b5d6c
+// line 44: 2,443 tokens, the 6,961-character Read result that finished
+// first), and 2 of 260 whose last-logged result was last did.
+func (st *fileState) orderResults(all, latest []traces.Block) {
+	var at []int
+	for i := range all {
+		if all[i].Kind == traces.ToolResultBlock {
+			at = append(at, i)
+		}
+	}
+	last := ""
+	for i := range latest {
+		if latest[i].Kind == traces.ToolResultBlock {
+			last = latest[i].ID
+		}
+	}
+	if len(at) < 2 || last == "" {
+		return
+	}
+	results := make([]traces.Block, len(at))
+	for k, i := range at {
+		results[k] = all[i]
+	}
+	pos := func(b *traces.Block) int {
+		if p := st.toolUses[b.ID]; p > 0 {
+			return p
+		}
+		return math.MaxInt // unknown: after the known, in arrival order
+	}
+	slices.SortStableFunc(results, func(a, b traces.Block) int { return cmp.Compare(pos(&a), pos(&b)) })
+	after := false
+	for k, i := range at {
+		results[k].Early = after
+		if results[k].ID == last {
+			after = true
+		}
+		all[i] = results[k]
+	}
 }
 
 // interrupted reports Claude Code's "[Request interrupted by user]" line:
@@ -1140,7 +1189,9 @@ func (st *fileState) blocks(raw json.RawMessage) []traces.Block {
 		case "tool_use", "server_tool_use":
 			in := compactJSON(b.Input)
 			out = append(out, traces.Block{Kind: traces.ToolUse, ID: b.ID, Name: b.Name, Input: in})
-			st.toolUses[b.ID] = true
+			if st.toolUses[b.ID] == 0 {
+				st.toolUses[b.ID] = len(st.toolUses) + 1
+			}
 		case "tool_result":
 			text, imgs := st.resultContent(b.Content)
 			out = append(out, traces.Block{Kind: traces.ToolResultBlock, ID: b.ToolUseID, Text: text, IsError: b.IsError})

@@ -654,3 +654,27 @@ func TestThinkingMetadata(t *testing.T) {
 	}
 	require.Equal(t, []string{"max=31999", "", "level=high", "disabled"}, got)
 }
+
+// Parallel results reach the API in tool_use order, whatever order they
+// finished in; those that finished before the last one and now follow it
+// are marked Early (its cache mark sits on the one received last).
+func TestResultsInToolUseOrder(t *testing.T) {
+	call := `{"type":"assistant","sessionId":"s1","requestId":"r1","timestamp":"2026-02-10T21:00:02.000Z","message":{"id":"m1","model":"claude-opus-4-6","content":[` +
+		`{"type":"tool_use","id":"toolu_a","name":"Glob","input":{}},{"type":"tool_use","id":"toolu_b","name":"Glob","input":{}},{"type":"tool_use","id":"toolu_c","name":"Read","input":{}}],` +
+		`"usage":{"input_tokens":3,"cache_creation_input_tokens":10,"cache_read_input_tokens":100,"cache_creation":{"ephemeral_5m_input_tokens":10,"ephemeral_1h_input_tokens":0},"output_tokens":5}}}`
+	result := func(ts, id string) string {
+		return `{"type":"user","sessionId":"s1","timestamp":"2026-02-10T21:00:` + ts + `Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + id + `","content":"` + id + `"}]}}`
+	}
+	lines := strings.Join([]string{goodUser, call, result("03.000", "toolu_c"), result("03.100", "toolu_a"), result("03.200", "toolu_b")}, "\n") + "\n"
+	ss, _, err := ImportFS(context.Background(), fstest.MapFS{"s1.jsonl": {Data: []byte(lines)}}, "s1.jsonl", "")
+	require.NoError(t, err)
+	ev := ss[0].Events
+	require.Len(t, ev, 3)
+	var order []string
+	var early []bool
+	for _, b := range ev[2].Blocks {
+		order, early = append(order, b.ID), append(early, b.Early)
+	}
+	require.Equal(t, []string{"toolu_a", "toolu_b", "toolu_c"}, order, "tool_use order")
+	require.Equal(t, []bool{false, false, true}, early, "the Read finished first and follows the last-received Glob")
+}

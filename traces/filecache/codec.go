@@ -143,6 +143,7 @@ func (e *encoder) blocks(bs []traces.Block) {
 		e.str(b.Input)
 		e.bool(b.IsError)
 		e.varint(int64(b.ScaffoldEnd))
+		e.bool(b.Early)
 	}
 }
 
@@ -337,6 +338,7 @@ func (d *decoder) blocks() []traces.Block {
 		b.Input = d.str()
 		b.IsError = d.bool()
 		b.ScaffoldEnd = d.int()
+		b.Early = d.bool()
 	}
 	return bs
 }
