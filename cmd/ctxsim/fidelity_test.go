@@ -67,6 +67,21 @@ func TestFidelityThinkingBudget(t *testing.T) {
 	require.InDelta(t, 0, rep.Sessions[0].ObservedErrorPct, 1, "observed")
 }
 
+// Claude Code 2.1.19-2.1.37's typed skills send no thinking
+// (claudecode.PromptBudget), so each switch between a skill's turn and a
+// typed prompt's re-sends the messages and the unlogged first-message
+// context (run.moveContext): in the trimmed corpus session
+// (traces/claudecode/testdata/skills, 2.1.29), three turns read 35,891
+// tokens, the tools and system prompt. Without the rules the recorded
+// replay came out 31.3 % under the bill.
+func TestFidelitySkillTurnsThinking(t *testing.T) {
+	rep := fidelityJSON(t, "../../traces/claudecode/testdata/skills/6b7ca74d.jsonl")
+	require.Len(t, rep.Sessions, 1)
+	require.InDelta(t, 0, rep.Sessions[0].ErrorPct, 3, "recorded")
+	require.InDelta(t, 0, rep.Sessions[0].ObservedErrorPct, 1, "observed")
+	require.GreaterOrEqual(t, rep.Sessions[0].ReadMatchPct, 96.0)
+}
+
 // The training corpus (../shared/traces/corpus, 26 repos, 2025 and 2026
 // logs, grown by two repos of compactions and resumed sessions in issue
 // 22). The gate is re-based on the grown corpus at what today's rules reach
