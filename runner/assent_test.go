@@ -249,3 +249,34 @@ func preset(t *testing.T, name string) runner.Policy {
 	}
 	return p
 }
+
+// whatif on Claude Code's compaction capture, the optimum solved: every
+// cell runs (the tape once gave a session the floor sizes of another, and
+// the optimum's bound came out above the schedule it bounds), and each
+// session's optimum is at most what its baseline replay paid.
+func TestWhatifCaptureHindsight(t *testing.T) {
+	rn := setup(t)
+	rn.Hindsight = true
+	ss := loadCapture(t, compactCapture)
+	pols, err := runner.WhatifPolicies([]string{"ttl-5m", assent.Name}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp, err := runner.Whatif(context.Background(), rn, ss, pols, runner.Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range policyRuns(rp.Runs, "recorded-observed") {
+		if r.Hindsight == nil {
+			t.Fatalf("%s: no optimum", r.Trace)
+		}
+		n++
+		if r.Hindsight.CostUSD > r.CostUSD+1e-6 {
+			t.Errorf("%s: optimum $%.6f above the replay's $%.6f", r.Trace, r.Hindsight.CostUSD, r.CostUSD)
+		}
+	}
+	if n != 8 {
+		t.Errorf("%d baseline runs, want the capture's 8 sessions", n)
+	}
+}

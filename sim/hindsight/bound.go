@@ -121,6 +121,12 @@ func (s *solver) bound() float64 {
 				nodes = append(nodes, node{tokens: tok, states: []relaxed{{}}})
 			}
 			n := &nodes[idx]
+			// A chain is content only: calls sized apart (sessions each
+			// calibrated to its own bill) send it with other sizes. The
+			// provider keeps one entry for it; the bound prices every
+			// call's share at the smallest size, which stays below what
+			// any schedule bills.
+			n.tokens = min(n.tokens, tok)
 			if k > s.cov[i] {
 				// No entry of this call can cover the block: input.
 				if !c.Fixed {

@@ -97,11 +97,21 @@ func (t *Tape) Send(now time.Time, req *prompt.Request) (provider.Response, erro
 }
 
 // blocks returns the cache's view of bs, sharing the arena's storage with
-// earlier calls for the common prefix.
+// earlier calls for the common prefix: the blocks whose chain and end
+// both match. A chain is a hash of content only: two sessions of one
+// account sized apart (a floor each calibrates to its own bill) send the
+// same chains with other ends, and a call must keep its own.
 func (t *Tape) blocks(bs []prompt.Block) []Block {
 	// Chains are prefix hashes: equal at i means equal before i, so the
-	// common prefix is found by binary search.
+	// common chain prefix is found by binary search; ends are checked
+	// within it.
 	n := sort.Search(min(len(bs), len(t.arena)), func(i int) bool { return bs[i].Chain != t.arena[i].Chain })
+	for i := range n {
+		if bs[i].End != t.arena[i].End {
+			n = i
+			break
+		}
+	}
 	if n < len(t.arena) {
 		// A divergence: earlier calls keep the old array.
 		t.arena = slices.Clip(t.arena[:n])

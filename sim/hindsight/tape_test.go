@@ -9,10 +9,12 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ctxsim/ctxsim/policies"
 	"github.com/ctxsim/ctxsim/policies/estimate"
 	"github.com/ctxsim/ctxsim/policies/estimate/tiktoken"
+	"github.com/ctxsim/ctxsim/policies/prompt"
 	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/sim"
 	"github.com/ctxsim/ctxsim/sim/hindsight"
@@ -181,4 +183,46 @@ func BenchmarkSolvePeak(b *testing.B) {
 	b.ReportMetric(float64(peakCalls), "peak-calls")
 	b.ReportMetric(float64(total)/1e6/float64(b.N), "total-MB")
 	b.ReportMetric(float64(len(tapes)), "tapes")
+}
+
+// Two sessions of one account send the same content sized apart (each
+// calibrates its floor to its own bill): the tape keeps each call's own
+// block ends, never the first call's for a chain the two share, so every
+// taped prompt's ends grow and end at or before its total. Before, the
+// second call carried the first one's 38,000-token floor in front of its
+// own 4,000-token prompt, and the optimum's bound came out above the
+// schedule it bounds (whatif on trace_compact_claude.json).
+func TestTapeKeepsEachCallsEnds(t *testing.T) {
+	tp := &hindsight.Tape{Inner: provider.NewAnthropic(provider.AnthropicOptions{Common: provider.Common{Prices: pricing.Default()}})}
+	send := func(key string, ends ...int) {
+		req := &prompt.Request{Model: "claude-sonnet-4-5", Key: key, Total: ends[len(ends)-1] + 10, Output: 5}
+		for i, e := range ends {
+			req.Blocks = append(req.Blocks, prompt.Block{Chain: uint64(i + 1), Hash: uint64(i + 1), End: e, Tokens: e, Cacheable: true})
+			if i > 0 {
+				req.Blocks[i].Tokens = e - ends[i-1]
+			}
+		}
+		req.Freeze()
+		if _, err := tp.Send(time.Date(2026, 6, 27, 10, 0, 0, 0, time.UTC), req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send("a", 30000, 38000, 38500)
+	send("b", 3000, 3800, 4000)
+	send("b", 3000, 3800, 4000, 4200) // extends b's: shares its ends
+	for i, c := range tp.Calls {
+		prev := 0
+		for k, b := range c.Blocks {
+			if b.End < prev || b.End > c.Total {
+				t.Errorf("call %d block %d ends at %d after %d (total %d)", i, k, b.End, prev, c.Total)
+			}
+			prev = b.End
+		}
+	}
+	if got := tp.Calls[1].Blocks[0].End; got != 3000 {
+		t.Errorf("call 1's first block ends at %d, want its own 3000", got)
+	}
+	if &tp.Calls[2].Blocks[0] != &tp.Calls[1].Blocks[0] {
+		t.Error("a call that extends the previous one's blocks does not share their storage")
+	}
 }
