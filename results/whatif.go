@@ -151,7 +151,10 @@ func (rep *WhatifReport) addHindsight(runs []RunSummary, base string) {
 	}
 	set := func(ws *WhatifSession, h float64, exact bool) {
 		h = Round6(h)
-		regret := Round6(ws.ReplayUSD - h)
+		// Both rounded first: the optimum is never above the replay, so
+		// the regret is never below 0 (an unrounded replay less a rounded
+		// optimum printed -0.000001).
+		regret := max(0, Round6(Round6(ws.ReplayUSD)-h))
 		ws.HindsightUSD, ws.HindsightExact, ws.ReplayRegretUSD = &h, &exact, &regret
 		for i := range ws.Policies {
 			r := Round6(ws.Policies[i].CostUSD - h)

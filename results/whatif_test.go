@@ -52,3 +52,14 @@ func TestWhatifGapToBound(t *testing.T) {
 		t.Errorf("a session without a bound: total bound %v, want none", *rep.Totals.HindsightBoundUSD)
 	}
 }
+
+// The replay's regret is never negative: an unrounded replay less its
+// rounded optimum (equal to it) printed -0.000001.
+func TestWhatifRegretNeverNegative(t *testing.T) {
+	const cost = 0.0123445 // rounds up to 0.012345
+	h := NewHindsight(cost, cost, cost, true)
+	rep := NewWhatif([]RunSummary{{Trace: "a", Policy: "recorded-observed", CostUSD: cost, Requests: 1, Hindsight: h}}, []string{"recorded-observed"})
+	if r := rep.Sessions[0].ReplayRegretUSD; r == nil || *r != 0 {
+		t.Errorf("replay regret %v, want 0", r)
+	}
+}
