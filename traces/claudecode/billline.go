@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxsim/ctxsim/traces"
+	"github.com/ctxsim/ctxsim/traces/internal/jsonl"
 )
 
 // billLine is what the cost scan takes from one log line: raw spans of the
@@ -488,42 +489,10 @@ func (p *jscan) skipValue(i, depth int) (int, error) {
 	return 0, errSyntax
 }
 
-// jsonNumber reports whether n is a number as JSON spells it:
-// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+// jsonNumber reports whether n is a number as JSON spells it.
 func jsonNumber(n []byte) bool {
-	i := 0
-	if i < len(n) && n[i] == '-' {
-		i++
-	}
-	digits := func() bool {
-		j := i
-		for i < len(n) && n[i] >= '0' && n[i] <= '9' {
-			i++
-		}
-		return i > j
-	}
-	switch {
-	case i < len(n) && n[i] == '0':
-		i++
-	case !digits():
-		return false
-	}
-	if i < len(n) && n[i] == '.' {
-		i++
-		if !digits() {
-			return false
-		}
-	}
-	if i < len(n) && (n[i] == 'e' || n[i] == 'E') {
-		i++
-		if i < len(n) && (n[i] == '+' || n[i] == '-') {
-			i++
-		}
-		if !digits() {
-			return false
-		}
-	}
-	return i == len(n)
+	end, ok := jsonl.Number(n, 0)
+	return ok && end == len(n)
 }
 
 func literal(b []byte, i int, lit string) (int, error) {

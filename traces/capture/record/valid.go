@@ -1,5 +1,7 @@
 package record
 
+import "github.com/ctxsim/ctxsim/traces/internal/jsonl"
+
 // validJSON reports whether b is one JSON value, as json.Valid does (RFC
 // 8259; bytes inside strings are not checked for UTF-8, as json.Valid
 // does not), several times faster on API bodies, which are mostly long
@@ -92,7 +94,7 @@ func value(b []byte, i, depth int) (int, bool) {
 	case c == 'n':
 		return literal(b, i, "null")
 	case c == '-' || c >= '0' && c <= '9':
-		return number(b, i)
+		return jsonl.Number(b, i)
 	}
 	return i, false
 }
@@ -139,40 +141,4 @@ func literal(b []byte, i int, lit string) (int, bool) {
 		return i + len(lit), true
 	}
 	return i, false
-}
-
-// number checks the number at b[i:]: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-func number(b []byte, i int) (int, bool) {
-	if b[i] == '-' {
-		i++
-	}
-	digits := func() bool {
-		s := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		return i > s
-	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case !digits():
-		return i, false
-	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		if !digits() {
-			return i, false
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		if !digits() {
-			return i, false
-		}
-	}
-	return i, true
 }
