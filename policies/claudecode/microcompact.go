@@ -20,9 +20,28 @@ type ToolResult struct {
 
 // ResultTokens is Claude Code's estimate of a tool result's size: a
 // quarter of its text's length, rounded (1.0.89 `YY(A)=Math.round(
-// A.length/4)`), and 2,000 per image (`jX5=2000`).
+// A.length/4)`), and 2,000 per image (`jX5=2000`). The length is
+// JavaScript's, in UTF-16 code units, not bytes: a Read result's "→" after
+// every line number is one unit and three bytes (corpus 1.0.90 a3258e5b
+// line 294: by bytes the clearing would save 20K and run, by units 19,220
+// and it does not, as the next bill shows).
 func ResultTokens(text string, images int) int {
-	return (len(text)+2)/4 + 2000*images
+	return (utf16Len(text)+2)/4 + 2000*images
+}
+
+// utf16Len is the length of s in UTF-16 code units (JavaScript's
+// String.length); invalid UTF-8 bytes count one unit each, as the
+// replacement character they decode to.
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		if r >= 0x10000 {
+			n += 2
+		} else {
+			n++
+		}
+	}
+	return n
 }
 
 // Microcompact is what Claude Code 1.0.60 to 1.0.x clears before a

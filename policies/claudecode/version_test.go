@@ -112,3 +112,24 @@ func TestThinkingBudget(t *testing.T) {
 		t.Error("ThinkingParam")
 	}
 }
+
+// ResultTokens measures text as JavaScript does, in UTF-16 code units: a
+// Read result's line-number arrow is one, an emoji two, whatever their
+// UTF-8 bytes.
+func TestResultTokens(t *testing.T) {
+	for _, tt := range []struct {
+		text   string
+		images int
+		want   int
+	}{
+		{"abcdefgh", 0, 2},
+		{"     1→package main\n     2→", 0, 7}, // 27 units (31 bytes: by bytes, 8)
+		{"→→→→→→→→", 0, 2},                     // 8 units, 24 bytes
+		{"😀😀", 0, 1},                           // 4 units, 8 bytes
+		{"", 2, 4000},
+	} {
+		if got := ResultTokens(tt.text, tt.images); got != tt.want {
+			t.Errorf("ResultTokens(%q, %d) = %d, want %d", tt.text, tt.images, got, tt.want)
+		}
+	}
+}
