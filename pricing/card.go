@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/ctxsim/ctxsim/internal/input"
 )
 
 // A Card is a set of prices by model id, with aliases. Lookup normalizes
@@ -61,7 +63,7 @@ func (c *Card) Lookup(model string) (Price, error) {
 			return p, nil
 		}
 	}
-	return Price{}, fmt.Errorf("pricing: no price for model %q: pass --prices FILE with a LiteLLM model_prices_and_context_window.json entry for it", model)
+	return Price{}, &input.Error{Msg: fmt.Sprintf("pricing: no price for model %q: give a {price file} with a LiteLLM model_prices_and_context_window.json entry for it", model)}
 }
 
 func (c *Card) find(id string) (Price, bool) {

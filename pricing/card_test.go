@@ -1,12 +1,14 @@
 package pricing
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ctxsim/ctxsim/internal/input"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
@@ -88,10 +90,12 @@ func TestLookupAliasesAndErrors(t *testing.T) {
 	if err == nil {
 		t.Fatal("Lookup(grok-4) = nil error, want unknown model")
 	}
-	for _, s := range []string{`"grok-4"`, "--prices FILE"} {
-		if !strings.Contains(err.Error(), s) {
-			t.Errorf("unknown-model error %q does not mention %s", err, s)
-		}
+	// It names the price file as an input, in braces, for the CLI to
+	// render as its flag (internal/input), and in words where no CLI does.
+	var in *input.Error
+	if !errors.As(err, &in) || !strings.Contains(in.Msg, "{price file}") || !strings.Contains(err.Error(), `"grok-4"`) ||
+		strings.Contains(err.Error(), "--") {
+		t.Errorf("unknown-model error %q (%+v): want the model and the {price file} input, no flag", err, in)
 	}
 }
 

@@ -188,10 +188,10 @@ func (tr *TuneResult) PolicyFile() ([]byte, error) {
 	}
 	preset := tr.render.Preset
 	if preset == "" || strings.HasPrefix(preset, "hermes-") {
-		header = append(header, "a fragment of hermes-agent's config.yaml (its keys, nested as there); ctxsim run --policy FILE reads it")
+		header = append(header, "a fragment of hermes-agent's config.yaml (its keys, nested as there); run, compare and sweep read it as a policy")
 		preset = ""
 	} else {
-		header = append(header, "a ctxsim policy file: ctxsim run --policy FILE")
+		header = append(header, "a ctxsim policy file: run, compare and sweep read it as a policy")
 	}
 	return policies.Marshal(&c, preset, header)
 }

@@ -50,9 +50,9 @@ func (s *Session) place(c *SessionCall) string {
 
 // Warning reasons of CostOf.
 const (
-	WarnUnpriced = "no price for model %q: its calls count $0 (pass --prices FILE with a LiteLLM entry for it)"
-	WarnUntimed  = "skipped call without a time: --since/--until cannot place it"
-	WarnBadTimed = "skipped call with a bad timestamp: --since/--until cannot place it"
+	WarnUnpriced = "no price for model %q: its calls count $0 (a price file with a LiteLLM entry for it prices them)"
+	WarnUntimed  = "skipped call without a time: a since/until window cannot place it"
+	WarnBadTimed = "skipped call with a bad timestamp: a since/until window cannot place it"
 )
 
 // ProjectOf is a Claude Code log's project, as ccusage names it: the folder

@@ -109,8 +109,8 @@ func TestCostOfBadTimes(t *testing.T) {
 	require.NoError(t, err)
 	for _, x := range ws.List() {
 		want := map[string]string{
-			"kept call with a bad timestamp (not RFC 3339, or before 2000 or after 2099: Go's zero time, the Unix epoch): counted under (bad time); --since/--until skip it": file + `:2 (timestamp "0001-01-01T00:00:00Z")`,
-			"kept call without a timestamp (counted under (no time); --since/--until skip it)":                                                                               file + ":4",
+			"kept call with a bad timestamp (not RFC 3339, or before 2000 or after 2099: Go's zero time, the Unix epoch): counted under (bad time); a since/until window skips it": file + `:2 (timestamp "0001-01-01T00:00:00Z")`,
+			"kept call without a timestamp (counted under (no time); a since/until window skips it)":                                                                               file + ":4",
 		}[x.Reason]
 		if x.First != want || x.Count != map[bool]int{true: 2, false: 1}[strings.Contains(x.Reason, "bad")] {
 			t.Errorf("warning %+v, want first at %q", x, want)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"io"
 
 	// --timezone takes IANA names on machines without a zoneinfo database.
 	_ "time/tzdata"
@@ -85,6 +86,9 @@ func init() {
 func printCost(e *env, f report.Format, sessions []usage.Session, ws *traces.Warnings, card *pricing.Card, opts usage.Options) error {
 	rep := runner.Cost(sessions, ws, card, opts)
 	printWarnings(e, ws)
+	if len(rep.Unpriced) > 0 {
+		io.WriteString(e.stderr, "ctxsim cost: --prices FILE prices the models above (a LiteLLM model_prices_and_context_window.json)\n")
+	}
 	return report.WriteCost(e.stdout, f, rep, opts.Loc)
 }
 

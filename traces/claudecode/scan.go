@@ -500,8 +500,8 @@ const (
 	// line has no timestamp, "(bad time)" when the line's timestamp is no
 	// time a call was made (it reads no other line's time to borrow, as
 	// the importer does); the warning's place names the value.
-	warnCallNoTime  = "kept call without a timestamp (counted under (no time); --since/--until skip it)"
-	warnCallBadTime = "kept call with a bad timestamp (not RFC 3339, or before 2000 or after 2099: Go's zero time, the Unix epoch): counted under (bad time); --since/--until skip it"
+	warnCallNoTime  = "kept call without a timestamp (counted under (no time); a since/until window skips it)"
+	warnCallBadTime = "kept call with a bad timestamp (not RFC 3339, or before 2000 or after 2099: Go's zero time, the Unix epoch): counted under (bad time); a since/until window skips it"
 )
 
 // scanFile reads the calls of one file, sorted by their first time (then
