@@ -12,21 +12,15 @@ import (
 	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/report"
 	"github.com/ctxsim/ctxsim/shard"
+	"github.com/ctxsim/ctxsim/traces/tracetest"
 	"github.com/ctxsim/ctxsim/usage"
 )
 
 // A cost run's shards, joined, print the report one process prints, with
 // its warnings; merge must price them with the shards' card.
 func TestJoinCost(t *testing.T) {
-	root := t.TempDir()
-	for dir, files := range map[string][]string{"proj-a": {"short.jsonl", "tool_heavy.jsonl"}, "proj-b": {"subagent.jsonl"}} {
-		require.NoError(t, os.MkdirAll(filepath.Join(root, dir), 0o755))
-		for _, f := range files {
-			b, err := os.ReadFile(filepath.Join("..", "testdata", "claude-code", f))
-			require.NoError(t, err)
-			require.NoError(t, os.WriteFile(filepath.Join(root, dir, f), b, 0o644))
-		}
-	}
+	root := tracetest.Projects(t, filepath.Join("..", "testdata", "claude-code"),
+		map[string][]string{"proj-a": {"short.jsonl", "tool_heavy.jsonl"}, "proj-b": {"subagent.jsonl"}})
 	ctx := context.Background()
 	g := usage.Grouping{By: "day", Timezone: "UTC", WeekStart: "monday"}
 	opts, err := g.Options()

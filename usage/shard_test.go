@@ -3,7 +3,6 @@ package usage
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/ctxsim/ctxsim/shard"
 	"github.com/ctxsim/ctxsim/traces"
+	"github.com/ctxsim/ctxsim/traces/tracetest"
 )
 
 func TestPrefixes(t *testing.T) {
@@ -36,15 +36,8 @@ func TestMergeWarnings(t *testing.T) {
 // The shards of a cost run scan disjoint projects whose sessions, merged,
 // are the one-process scan's; the grouping travels in the manifest.
 func TestScanShardMerges(t *testing.T) {
-	root := t.TempDir()
-	for dir, files := range map[string][]string{"proj-a": {"short.jsonl", "tool_heavy.jsonl"}, "proj-b": {"subagent.jsonl"}} {
-		require.NoError(t, os.MkdirAll(filepath.Join(root, dir), 0o755))
-		for _, f := range files {
-			b, err := os.ReadFile(filepath.Join("..", "testdata", "claude-code", f))
-			require.NoError(t, err)
-			require.NoError(t, os.WriteFile(filepath.Join(root, dir, f), b, 0o644))
-		}
-	}
+	root := tracetest.Projects(t, filepath.Join("..", "testdata", "claude-code"),
+		map[string][]string{"proj-a": {"short.jsonl", "tool_heavy.jsonl"}, "proj-b": {"subagent.jsonl"}})
 	ctx := context.Background()
 	want, _, err := Load(ctx, []string{root}, "", nil)
 	require.NoError(t, err)

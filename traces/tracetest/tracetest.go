@@ -111,3 +111,26 @@ func (e *Endless) Read(p []byte) (int, error) {
 	e.N += int64(len(p))
 	return len(p), nil
 }
+
+// Projects lays out logs as Claude Code keeps them, one folder per
+// project: projects maps a folder's name to the files of src it holds,
+// copied under a temporary root, which it returns.
+func Projects(t testing.TB, src string, projects map[string][]string) string {
+	t.Helper()
+	root := t.TempDir()
+	for dir, files := range projects {
+		if err := os.MkdirAll(filepath.Join(root, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			b, err := os.ReadFile(filepath.Join(src, f))
+			if err == nil {
+				err = os.WriteFile(filepath.Join(root, dir, f), b, 0o644)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return root
+}
