@@ -39,6 +39,7 @@ const (
 	WarnNoUsage       = "kept call without usage (no prompt_tokens)"
 	WarnNoResponse    = "kept call whose response is not logged (empty output)"
 	WarnNoCreated     = "kept record without created time (timed as the previous one)"
+	WarnBadCreated    = "kept record with a created time no call has (before 2000 or from 2100 on: the Unix epoch; timed as the previous one)"
 	WarnBadTools      = "ignored tools that are not a valid array"
 )
 
@@ -349,7 +350,13 @@ func (im *importer) request(line int, rec *record) {
 		rs.clk.advance()
 	case rec.Created != nil && *rec.Created >= 0 && *rec.Created <= maxUnix:
 		whole, frac := math.Modf(*rec.Created)
-		at = time.Unix(int64(whole), int64(frac*1e9)).UTC().Round(time.Millisecond)
+		t := time.Unix(int64(whole), int64(frac*1e9)).UTC().Round(time.Millisecond)
+		if !traces.PlausibleTime(t) {
+			// The epoch (created 0) and the like date no call.
+			im.w.AddPlace(traces.TimePlace(im.file, line, strconv.FormatFloat(*rec.Created, 'f', -1, 64)), WarnBadCreated)
+			break
+		}
+		at = t
 	default:
 		im.w.Add(im.file, line, WarnNoCreated)
 	}

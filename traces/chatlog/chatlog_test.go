@@ -208,3 +208,24 @@ func FuzzChatlog(f *testing.F) {
 		}
 	})
 }
+
+// A created time no call has (0, the Unix epoch) is warned at its line,
+// naming the value, and the record is timed as the previous one.
+func TestCreatedEpoch(t *testing.T) {
+	rec := func(created, msgs string) string {
+		return `{"model":"gpt-4.1","created":` + created + `,"messages":[` + msgs + `],"choices":[{"message":{"role":"assistant","content":"ok"}}],"usage":{"prompt_tokens":900,"completion_tokens":3}}`
+	}
+	first := `{"role":"user","content":"a"}`
+	second := first + `,{"role":"assistant","content":"ok"},{"role":"user","content":"b"}`
+	w := &traces.Warnings{}
+	ss, err := Read(strings.NewReader(rec("1735689600", first)+"\n"+rec("0", second)+"\n"), "log.jsonl", Options{}, w)
+	require.NoError(t, err)
+	require.Len(t, ss, 1, "the second request continues the first")
+	ev := ss[0].Events
+	if last := ev[len(ev)-1].Time; !last.Equal(ev[0].Time) {
+		t.Errorf("record at the epoch timed %v, want the previous record's %v", last, ev[0].Time)
+	}
+	if want := "warning: " + WarnBadCreated + `: 1 line (first at log.jsonl:2 (timestamp "0"))` + "\n"; w.String() != want {
+		t.Errorf("warnings:\n%s\nwant:\n%s", w, want)
+	}
+}

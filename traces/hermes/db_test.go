@@ -324,3 +324,31 @@ func TestStateDBSideFilesNotRegular(t *testing.T) {
 		t.Errorf("without the journal: %v", err)
 	}
 }
+
+// A message timestamp no message has (0, the Unix epoch: a clock never
+// set) is warned and the message timed as the one before it.
+func TestStateDBEpochTimestamp(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	execAll(t, path, `CREATE TABLE sessions (id TEXT, source TEXT, model TEXT, started_at REAL)`,
+		`CREATE TABLE messages (id INTEGER PRIMARY KEY, session_id TEXT, role TEXT, content TEXT, timestamp REAL)`,
+		`INSERT INTO sessions VALUES ('s', 'cli', 'gpt-4o', 1700000000)`,
+		`INSERT INTO messages (session_id, role, content, timestamp) VALUES ('s', 'user', 'hi', 1700000001)`,
+		`INSERT INTO messages (session_id, role, content, timestamp) VALUES ('s', 'assistant', 'ok', 0)`)
+	ss, w, err := ReadDB(path)
+	require.NoError(t, err)
+	require.Len(t, ss, 1)
+	ev := ss[0].Events
+	require.Len(t, ev, 2)
+	if !ev[1].Time.Equal(ev[0].Time) {
+		t.Errorf("the epoch message timed %v, want the previous message's %v", ev[1].Time, ev[0].Time)
+	}
+	var got int
+	for _, x := range w.List() {
+		if x.Reason == WarnBadTime {
+			got = x.Count
+		}
+	}
+	if got != 1 {
+		t.Errorf("bad-time warnings %d, want 1 (all: %v)", got, w.List())
+	}
+}

@@ -23,13 +23,18 @@ const (
 	WarnNoSession = "skipped session without id"
 	WarnBadRow    = "skipped message row that is not an object"
 	WarnNoRole    = "skipped message without role"
-	WarnBadTime   = "kept message with an out-of-range timestamp (timed as the previous one)"
+	WarnBadTime   = "kept message with a timestamp no message has (not a number of seconds from 2000 to 2099: the Unix epoch; timed as the previous one)"
 )
 
 // maxUnix is 9999-12-31T23:59:59Z, the last time the native format writes.
 const maxUnix = 253402300799
 
-func validTime(n flexNum) bool { return n.Valid && n.V >= 0 && n.V <= maxUnix }
+// validTime reports whether n can date a message: a number of seconds
+// that traces.PlausibleTime accepts (0, the Unix epoch, is a clock that
+// was never set).
+func validTime(n flexNum) bool {
+	return n.Valid && n.V >= 0 && n.V <= maxUnix && traces.PlausibleTime(unixTime(n.V))
+}
 
 // Summary prefixes hermes' compressor writes (reference hermes.md §3.5),
 // recognised when a row lacks the _compressed_summary flag (exports from
