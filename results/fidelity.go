@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ctxsim/ctxsim/sim/provider"
+	"github.com/ctxsim/ctxsim/traces"
 )
 
 // A FidelitySession is one recorded session's replay against its bill,
@@ -93,6 +94,9 @@ type FidelityReport struct {
 	OpenLoopMdAPE float64 `json:"open_loop_prompt_mdape_pct"`
 	// Skipped names the sessions that could not be replayed, and why.
 	Skipped []string `json:"skipped"`
+	// Warnings are the input's, as stderr lists them (a file none of whose
+	// lines could be read among them); omitted when there are none.
+	Warnings []traces.Warning `json:"warnings,omitempty"`
 	// ObservedResends and ObservedKept are the calls, over all sessions,
 	// whose bill the observed replay followed (a re-send, a read past the
 	// TTL), of ObservedCalls billed calls.

@@ -111,6 +111,7 @@ func Join(m *shard.Merged, name, prices string) (*Joined, error) {
 		}
 		j.Fidelity = results.NewFidelityReport(rec, obs)
 		j.Fidelity.AsSent = AsSentGroups(calls)
+		j.Fidelity.Warnings = man.Warnings // the shards read the same inputs
 		return j, nil
 	}
 	labels, wl, price, err := entryLabels(m.Entries)

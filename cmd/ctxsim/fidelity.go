@@ -66,8 +66,9 @@ func runFidelity(e *env, fs *pflag.FlagSet, paths []string, from string, worst i
 	if runner.Stopped(cellErr) {
 		return cellErr
 	}
+	rep.Warnings = e.warn.List()
 	if err := render.Print(e.stdout, format, rep); err != nil {
 		return err
 	}
-	return sh.finish(out, m, nil, rp.Entries, cellErr) // fidelity reports no warnings
+	return sh.finish(out, m, rep.Warnings, rp.Entries, cellErr)
 }

@@ -521,8 +521,8 @@ func TestOverflowNotHidden(t *testing.T) {
 // TestUnreadFileNotClean pins issue 27's clean-looking empty result: cost
 // of a file whose every line was skipped printed a $0.00 total and exited
 // 0, and every command reading logs went on past such a file, exit 0. The
-// file is a failure now: named on stderr and in --json (fidelity's has no
-// warnings; validate names it on stdout, as every problem), exit 1.
+// file is a failure now: named on stderr and in --json (validate names it
+// on stdout, as every problem), exit 1.
 func TestUnreadFileNotClean(t *testing.T) {
 	dir := t.TempDir()
 	junk := filepath.Join(dir, "junk.jsonl")
@@ -541,6 +541,7 @@ func TestUnreadFileNotClean(t *testing.T) {
 		{"compare", "--json", "--policy", "recorded", "--trace", ccShort, "--trace", junk},
 		{"whatif", "--json", "--policies", "ttl-1h", ccShort, junk},
 		{"fidelity", ccShort, junk},
+		{"fidelity", "--json", ccShort, junk},
 		{"validate", junk},
 	} {
 		code, stdout, errs := runCmd(t, args...)
