@@ -356,11 +356,11 @@ func TestRecordedPromptThinkingSetting(t *testing.T) {
 	meta := func(s int, text string) traces.Event {
 		return traces.Event{Time: at(s), Kind: traces.User, Blocks: txt(text), Meta: map[string]string{"meta": "true"}}
 	}
-	session := func(version, on string) *traces.Session {
+	session := func(version, on, mid string) *traces.Session {
 		return &traces.Session{ID: "setting", Format: "claude-code", Model: "claude-opus-4-5-20251101", Harness: "claude-code " + version, Events: []traces.Event{
 			prompt(0, "fix the parser "+strings.Repeat("a", 2000), on),
 			{Time: at(5), Kind: traces.Assistant, Blocks: txt(strings.Repeat("b", 200)), Usage: u(5000, 2220)},
-			prompt(30, "<command-message>review</command-message>\n<command-name>/review</command-name>", ""),
+			prompt(30, "<command-message>review</command-message>\n<command-name>/review</command-name>", mid),
 			meta(30, "Review the change. "+strings.Repeat("c", 500)),
 			{Time: at(35), Kind: traces.Assistant, Blocks: txt(strings.Repeat("d", 200)), Usage: u(5000, 3000)},
 			prompt(60, "ok, commit it "+strings.Repeat("e", 300), on),
@@ -368,12 +368,13 @@ func TestRecordedPromptThinkingSetting(t *testing.T) {
 		}}
 	}
 	for _, c := range []struct{ version, on string }{{"2.1.29", "max=31999"}, {"2.0.57", "level=high"}} {
-		reads := recordedReads(t, session(c.version, c.on))
+		reads := recordedReads(t, session(c.version, c.on, ""))
 		require.Len(t, reads, 3, c.version)
 		require.Less(t, reads[1], int64(5200), "%s: the typed skill turns thinking off: only the floor is read", c.version)
 		require.InDelta(t, 7220, reads[2], 100, "%s: the next prompt turns it on again: the first call's entry, not the second's", c.version)
 	}
-	reads := recordedReads(t, session("2.1.72", ""))
+	// 2.1.72 logs no per-prompt setting; given some, they mean nothing.
+	reads := recordedReads(t, session("2.1.72", "max=31999", "max=0"))
 	require.Greater(t, reads[1], int64(7000), "2.1.72: no per-prompt setting, the previous prompt is read")
 	require.Greater(t, reads[2], int64(7700), "2.1.72: the previous prompt is read")
 

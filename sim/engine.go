@@ -158,6 +158,9 @@ type run struct {
 	// floors hashes each floor of the view once, for the builder and the
 	// compactor's estimators.
 	floors *prompt.FloorHashes
+	// cc is the Claude Code version that wrote the log (unknown for other
+	// harnesses): the version rules' argument, parsed once.
+	cc claudecode.Version
 	// think is the recorded Claude Code version's rule for earlier
 	// thinking blocks; while it is flagged, the bills weigh the two
 	// hypotheses (weighThinking).
@@ -256,16 +259,16 @@ func newRun(s *traces.Session, pol *Policy, prov provider.Provider, opts Options
 	}
 	r.b = prompt.NewBuilder(opts.Count, pol.Wire)
 	r.b.Grow(blocks + blocks/8 + 8) // a few more for a rewrite's blocks and split scaffolds
+	r.cc = claudecode.VersionOf(s.Harness)
 	if pol.Recorded && s.Format == claudecodeFormat {
-		v := claudecode.VersionOf(s.Harness)
-		r.think = claudecode.ThinkingOf(v)
+		r.think = claudecode.ThinkingOf(r.cc)
 		r.b.KeepThinking = r.think == claudecode.ThinkingKept
 		// Turns before the first typed prompt whose setting the log shows
 		// (skills, from 2.1.38) take the toggle's state: the first setting
 		// the log states.
 		for i := range s.Events {
 			if set := s.Events[i].Meta[traces.MetaThinking]; set != "" && s.Events[i].Kind == traces.User {
-				if b, ok := claudecode.PromptBudget(v, set, "", false); ok {
+				if b, ok := claudecode.PromptBudget(r.cc, set, "", false); ok {
 					r.thinkParam = claudecode.ThinkingParam(b)
 				}
 				break
@@ -760,7 +763,7 @@ func (r *run) step() error {
 				r.midTurn, r.budgetOpen = false, false
 			}
 			if !r.midTurn {
-				b, ok := claudecode.PromptBudget(claudecode.VersionOf(r.sess.Harness), e.Meta[traces.MetaThinking], text, meta)
+				b, ok := claudecode.PromptBudget(r.cc, e.Meta[traces.MetaThinking], text, meta)
 				if !r.budgetOpen {
 					r.turnBudget, r.budgetOpen = 0, true
 				}
@@ -812,7 +815,7 @@ func (r *run) step() error {
 			rs.Restart()
 		}
 	case traces.FloorChange:
-		if e.Meta[traces.MetaCause] == traces.CauseWorkingDir && !claudecode.EnvPerPrompt(claudecode.VersionOf(r.sess.Harness)) {
+		if e.Meta[traces.MetaCause] == traces.CauseWorkingDir && !claudecode.EnvPerPrompt(r.cc) {
 			break // this version built its system text once
 		}
 		r.changeFloor(e, idx)
@@ -1378,7 +1381,6 @@ func (r *run) microcompact(e *traces.Event) {
 		// prompt shrank by about what a clearing saves.
 		return
 	}
-	v := claudecode.VersionOf(r.sess.Harness)
 	var calls []claudecode.ToolResult
 	at := map[string]int{}
 	for _, m := range r.view.Messages {
@@ -1399,7 +1401,7 @@ func (r *run) microcompact(e *traces.Event) {
 			}
 		}
 	}
-	ids := claudecode.Microcompact(v, r.model, calls, r.lastTotal)
+	ids := claudecode.Microcompact(r.cc, r.model, calls, r.lastTotal)
 	if len(ids) == 0 {
 		return
 	}
@@ -1515,7 +1517,7 @@ func (r *run) cutFloor() {
 	total := before + r.cutBlock.Tokens
 	cut := r.sysRead
 	if cut == 0 && r.cutAt == 0 && len(r.cutBase) > 0 && strings.HasPrefix(r.cutBase[0].Name, "shared-floor/") &&
-		claudecode.VersionOf(r.sess.Harness).Before("2.0.0") {
+		r.cc.Before("2.0.0") {
 		// No bill says yet. Claude Code 1.0.x marks two system blocks:
 		// a one-line prefix, which with the tools is what its sessions
 		// share (the first call's read), and its main prompt with the
