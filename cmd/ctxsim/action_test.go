@@ -79,3 +79,52 @@ func TestActionScript(t *testing.T) {
 		t.Error("the failing run wrote no job summary")
 	}
 }
+
+// TestActionScriptDefaultPolicy: with no policy given, the Action replays a
+// capture as sent (the harness's own markers are its baseline: recorded
+// re-plans them with Claude Code's layout) and Claude Code logs under
+// recorded, telling a capture apart with or without from: capture.
+func TestActionScriptDefaultPolicy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds ctxsim")
+	}
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	bin, err := ctxsimBin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	capture, _ := filepath.Abs("../../traces/capture/testdata/claude-tap-claude.json")
+	logs, _ := filepath.Abs("../../testdata/claude-code")
+	script, _ := filepath.Abs("../../scripts/action-check.sh")
+	for _, c := range []struct {
+		name, traces, from, want string
+	}{
+		{"capture", capture, "capture", "as-sent"},
+		{"capture detected", capture, "", "as-sent"},
+		{"logs", logs, "", "recorded"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			out := filepath.Join(dir, "out")
+			cmd := exec.Command(bash, script)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "CTXSIM="+bin, "CTXSIM_TRACES="+c.traces, "CTXSIM_BASELINE="+filepath.Join(dir, "baseline.json"),
+				"CTXSIM_FROM="+c.from, "CTXSIM_POLICY=", "CTXSIM_OUT="+out)
+			b, _ := cmd.CombinedOutput() // no baseline yet: exit 2, after the replay
+			sum, err := os.ReadFile(filepath.Join(out, "summary.json"))
+			if err != nil {
+				t.Fatalf("no summary: %v: %s", err, b)
+			}
+			pols := map[string]bool{}
+			for _, m := range regexp.MustCompile(`"policy": "([^"]+)"`).FindAllStringSubmatch(string(sum), -1) {
+				pols[m[1]] = true
+			}
+			if len(pols) != 1 || !pols[c.want] {
+				t.Errorf("policies replayed %v, want only %s", pols, c.want)
+			}
+		})
+	}
+}
