@@ -112,6 +112,9 @@ func RunsTable(runs []results.RunSummary, opts RunsOptions) *Table {
 		if f := r.Fidelity; f != nil && f.Thinking != "" {
 			t.Notes = append(t.Notes, fmt.Sprintf("%s, %s: earlier thinking %s (Claude Code keeps it behind a server-side flag the log does not show).", r.Trace, r.Policy, f.Thinking))
 		}
+		if f := r.Fidelity; f != nil && f.SharedFloor != "" {
+			t.Notes = append(t.Notes, fmt.Sprintf("%s, %s: shared floor after idle gaps %s (sessions the log does not show may keep it cached).", r.Trace, r.Policy, f.SharedFloor))
+		}
 	}
 	return t
 }

@@ -46,6 +46,9 @@ type FidelitySession struct {
 	// Thinking is what the session's bills chose of the hypotheses its
 	// harness version leaves open (Fidelity.Thinking).
 	Thinking string `json:"thinking,omitempty"`
+	// SharedFloor is what its bills chose of the account keeping its
+	// shared floor warm (Fidelity.SharedFloor).
+	SharedFloor string `json:"shared_floor,omitempty"`
 	// ThinkingMissUSD is what the replay paid for prefixes broken where
 	// the API dropped earlier thinking (the "thinking" misses).
 	ThinkingMissUSD float64 `json:"thinking_miss_usd,omitempty"`
@@ -252,7 +255,7 @@ func NewFidelityReport(recorded, observed []RunSummary) FidelityReport {
 		}
 		if f := r.Fidelity; f != nil {
 			s.Calls, s.ReadMatchPct, s.OpenLoopMdAPE, s.OpenLoopCalls = f.Calls, f.ReadMatchPct, f.OpenLoopMdAPE, f.OpenLoopCalls
-			s.Format, s.Harness, s.Model, s.Thinking = f.Format, f.Harness, f.Model, f.Thinking
+			s.Format, s.Harness, s.Model, s.Thinking, s.SharedFloor = f.Format, f.Harness, f.Model, f.Thinking, f.SharedFloor
 			calls += f.Calls
 			matched = append(matched, f.ReadMatchPct*float64(f.Calls))
 			if f.OpenLoopCalls > 0 {

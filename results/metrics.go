@@ -41,6 +41,12 @@ type Fidelity struct {
 	// (claudecode.ThinkingFlagged): "kept" or "stripped", with the bills
 	// that decided ("kept: 5 of 6 bills"). Empty when no bill could tell.
 	Thinking string `json:"thinking,omitempty"`
+	// SharedFloor is what the bills chose for a recorded session whose
+	// first call read a floor another session had cached: whether the
+	// account kept that floor warm while the session idled past its TTL
+	// ("kept warm: 3 of 3 bills", or "expired: ..."; sim.DetailFloorKept).
+	// Empty when no bill could tell.
+	SharedFloor string `json:"shared_floor,omitempty"`
 	// Format is the format of the log the run replays (traces.Session's),
 	// Harness the program and version that wrote it and Model its main
 	// model: the fidelity report's distributions per format, version and
@@ -313,6 +319,7 @@ func Summarize(trace, policy string, recs []sim.Record, opts Options) RunSummary
 		readMatch           int
 		resends, kept       int
 		thinking            [2]int // bills showing earlier thinking stripped, kept
+		floor               [2]int // bills showing the shared floor expired, kept warm
 		misses              = map[string]*MissStat{}
 		apes                []float64
 		haveOpenLoop        bool
@@ -386,6 +393,9 @@ func Summarize(trace, policy string, recs []sim.Record, opts Options) RunSummary
 			if v, ok := r.DetailValue(sim.DetailThinkingKept); ok {
 				thinking[min(1, int(v))]++
 			}
+			if v, ok := r.DetailValue(sim.DetailFloorKept); ok {
+				floor[min(1, int(v))]++
+			}
 			for _, e := range r.Estimates {
 				if e.Name != sim.EstimateOpenLoop {
 					continue
@@ -428,7 +438,8 @@ func Summarize(trace, policy string, recs []sim.Record, opts Options) RunSummary
 		}
 		if haveOpenLoop || s.Policy == sim.RecordedObservedName {
 			f := &Fidelity{Calls: nRec, CostPct: s.Error.CostPct, ReadMatchPct: 100 * float64(readMatch) / float64(nRec), OpenLoopCalls: len(apes),
-				ObservedResends: resends, ObservedKept: kept, Thinking: thinkingChoice(thinking)}
+				ObservedResends: resends, ObservedKept: kept, Thinking: thinkingChoice(thinking),
+				SharedFloor: choice(floor, "kept warm", "expired")}
 			if len(apes) > 0 {
 				slices.Sort(apes)
 				f.OpenLoopMdAPE = quantile(apes, 0.5)
@@ -679,14 +690,18 @@ func quantile(xs []float64, q float64) float64 {
 // thinkingChoice names the thinking hypothesis the bills chose, from the
 // calls that showed earlier thinking stripped (n[0]) and kept (n[1]): kept
 // when those outnumber these, as the engine decides (sim.DetailThinkingKept).
-func thinkingChoice(n [2]int) string {
+func thinkingChoice(n [2]int) string { return choice(n, "kept", "stripped") }
+
+// choice names the hypothesis the bills chose, from the calls that showed
+// it false (n[0]) and true (n[1]): yes when those outnumber these.
+func choice(n [2]int, yes, no string) string {
 	switch {
 	case n[0]+n[1] == 0:
 		return ""
 	case n[1] > n[0]:
-		return fmt.Sprintf("kept: %d of %d bills", n[1], n[0]+n[1])
+		return fmt.Sprintf("%s: %d of %d bills", yes, n[1], n[0]+n[1])
 	}
-	return fmt.Sprintf("stripped: %d of %d bills", n[0], n[0]+n[1])
+	return fmt.Sprintf("%s: %d of %d bills", no, n[0], n[0]+n[1])
 }
 
 // SetBound sets h's bound and its gap (GapToBoundPct).

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ctxsim/ctxsim/policies/compact"
+	"github.com/ctxsim/ctxsim/policies/estimate"
 	"github.com/ctxsim/ctxsim/pricing"
 	"github.com/ctxsim/ctxsim/results/resultstest"
 	"github.com/ctxsim/ctxsim/sim"
@@ -201,5 +203,40 @@ func TestSummarizeMisses(t *testing.T) {
 	}
 	if s := Summarize("t", "p", resultstest.Run(), Options{}); s.Misses == nil || len(s.Misses) != 0 {
 		t.Errorf("no misses: %+v, want an empty list", s.Misses)
+	}
+}
+
+// The bills that weighed a hypothesis name it in the fidelity summary:
+// the shared floor kept warm once those for it outnumber those against,
+// as the engine decides (sim.DetailFloorKept, sim.DetailThinkingKept).
+func TestSummarizeHypotheses(t *testing.T) {
+	for _, c := range []struct {
+		floor, thinking []float64
+		wantFloor       string
+		wantThinking    string
+	}{
+		{floor: []float64{1, 1, 0}, wantFloor: "kept warm: 2 of 3 bills"},
+		{floor: []float64{1, 0}, wantFloor: "expired: 1 of 2 bills"},
+		{thinking: []float64{0, 0, 1}, wantThinking: "stripped: 2 of 3 bills"},
+		{},
+	} {
+		recs := resultstest.Run()
+		for i := range recs {
+			recs[i].Recorded = &recs[i].Usage
+			recs[i].Estimates = []estimate.Estimate{{Name: sim.EstimateOpenLoop, Tokens: 1}}
+		}
+		for i, v := range c.floor {
+			recs[i].Detail = append(recs[i].Detail, compact.KV{Key: string(sim.DetailFloorKept), Value: v})
+		}
+		for i, v := range c.thinking {
+			recs[i].Detail = append(recs[i].Detail, compact.KV{Key: string(sim.DetailThinkingKept), Value: v})
+		}
+		s := Summarize("t", "p", recs, Options{})
+		if s.Fidelity == nil {
+			t.Fatal("no fidelity summary for recorded calls")
+		}
+		if s.Fidelity.SharedFloor != c.wantFloor || s.Fidelity.Thinking != c.wantThinking {
+			t.Errorf("floor %v thinking %v: got %q, %q; want %q, %q", c.floor, c.thinking, s.Fidelity.SharedFloor, s.Fidelity.Thinking, c.wantFloor, c.wantThinking)
+		}
 	}
 }

@@ -70,6 +70,10 @@ type Calibrator struct {
 	// kept holds the observed reads past the TTL (see KeepAlive), by call
 	// event, like resends.
 	kept map[int]resendAt
+	// warm holds the call events before which the anchored run wrote the
+	// shared floor again, its bills having said the account keeps it warm
+	// (KeepFloorWarm): a frozen calibrator replays the same.
+	warm map[int]bool
 	// results holds, by call event, the observed size of the results of
 	// the server-side tools a call ran (see ToolResults), like resends;
 	// searchTokens is what the searches billed so far measured, over
@@ -117,8 +121,29 @@ func NewOpenLoop(s *traces.Session, memo *estimate.Memo, cal fit.Calibration) *C
 // fit for new content.
 func (c *Calibrator) Freeze() *Calibrator {
 	return &Calibrator{mode: Frozen, memo: c.memo, sess: c.sess, cal: c.cal, extra: c.extra, framing: c.framing, sizes: c.sizes,
-		resends: c.resends, kept: c.kept, results: c.results, lastCall: -1}
+		resends: c.resends, kept: c.kept, results: c.results, warm: c.warm, lastCall: -1}
 }
+
+// KeepFloorWarm says whether the shared floor is written again before the
+// call at event idx: for an anchored calibrator what the replay's bills
+// decided (and it records it), for a frozen one what its anchored run
+// did there, so a counterfactual meets the account as the baseline did.
+func (c *Calibrator) KeepFloorWarm(idx int, decided bool) bool {
+	if c.mode == Frozen {
+		return c.warm[idx]
+	}
+	if decided {
+		if c.warm == nil {
+			c.warm = map[int]bool{}
+		}
+		c.warm[idx] = true
+	}
+	return decided
+}
+
+// Anchored reports whether c reads the session's bills (not a frozen
+// calibrator replaying them for a counterfactual).
+func (c *Calibrator) Anchored() bool { return c.mode != Frozen }
 
 // ObserveResends makes an anchored calibrator honour and record observed
 // re-sends (see ReadLimit). It returns c.

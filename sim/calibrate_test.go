@@ -153,3 +153,18 @@ func growingSession(id string, rounds, size int, growth func(int) int64) *traces
 	}
 	return s
 }
+
+// An anchored calibrator records the calls before which its bills had the
+// shared floor written again; a frozen one replays exactly those, whatever
+// its own replay would decide, so a counterfactual meets the account the
+// baseline met.
+func TestKeepFloorWarmFrozen(t *testing.T) {
+	a := NewCalibrator(&traces.Session{ID: "s"}, nil)
+	require.True(t, a.Anchored())
+	require.False(t, a.KeepFloorWarm(3, false))
+	require.True(t, a.KeepFloorWarm(7, true))
+	f := a.Freeze()
+	require.False(t, f.Anchored())
+	require.False(t, f.KeepFloorWarm(3, true), "the anchored run did not write it before event 3")
+	require.True(t, f.KeepFloorWarm(7, false), "the anchored run wrote it before event 7")
+}

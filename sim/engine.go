@@ -168,6 +168,10 @@ type run struct {
 	// thinkFor and thinkAgainst count the bills that showed earlier
 	// thinking kept, and stripped.
 	thinkFor, thinkAgainst int
+	// floorFor and floorAgainst count the bills that showed the shared
+	// floor read, and written, after the session's own entries had
+	// expired (weighFloor).
+	floorFor, floorAgainst int
 	// thinkParam is the thinking setting of the turn's requests, as the
 	// recorded Claude Code version derived it from the turn's prompt;
 	// turnBudget is its budget so far and budgetOpen whether the turn's
@@ -780,10 +784,11 @@ func (r *run) step() error {
 	case traces.Assistant:
 		r.budgetOpen, r.midTurn = false, false
 		if !r.metaOf(idx, e).copied {
-			if r.opts.Prewarm && !r.warmed {
+			if r.opts.Prewarm && (!r.warmed || r.cal != nil && r.cal.KeepFloorWarm(idx, r.floorFor > r.floorAgainst)) {
 				// Just before the first call, not at the first event: a
 				// resumed file opens with history copied long before
-				// (testdata/resume of traces/claudecode).
+				// (testdata/resume of traces/claudecode). Later, only
+				// while the bills say the account keeps the floor warm.
 				r.warmed = true
 				r.prewarm()
 			}
@@ -1314,6 +1319,9 @@ func (r *run) attempt(e *traces.Event, idx int, stall time.Duration) (apiErr, er
 			if r.think == claudecode.ThinkingFlagged && req.StripAt > 0 && within {
 				r.weighThinking(req.StripAt, e.Usage.CacheRead, &rec)
 			}
+			if r.warmed && r.shared > 0 && r.cal != nil && r.cal.Anchored() && !within && r.seq > 0 && r.model == r.callModel {
+				r.weighFloor(e.Usage.CacheRead, &rec)
+			}
 			r.lastPrompt, r.lastStripAt = req.Total, req.StripAt
 			r.lastTotal = int(e.Usage.Prompt() + e.Usage.Output)
 			if rd := int(e.Usage.CacheRead); (r.compacted || rethought) && rd > r.shared && rd < floorTokens(r.view)+r.context-minContext && r.model == r.firstModel() {
@@ -1672,6 +1680,33 @@ func (r *run) weighThinking(stripAt int, read int64, rec *Record) {
 	}
 	r.b.KeepThinking = r.thinkFor > r.thinkAgainst
 	rec.Detail = append(rec.Detail, compact.KV{Key: string(DetailThinkingKept), Value: v})
+}
+
+// weighFloor is the hypothesis that the account keeps the shared floor
+// warm: the floor a session's first call read from cache was written by
+// sessions the log does not show, and whether they go on sending it while
+// this one idles past its TTL the log cannot say. The bills can: a call
+// sent after the session's own entries expired either reads the shared
+// floor (corpus SWORDIntel claude-backups 5b16cde2: seven expiries, each
+// read the 11,459-token floor its first call read) or reads nothing
+// (RyanLisse big3 b566e56e: seven expiries, none read its 12,992). The
+// replay keeps the floor warm from the call after the bills for it
+// outnumber those against, by writing it again before each call as the
+// first call's prewarm did (the call that decides is priced on the earlier
+// hypothesis). A read of part of the floor says neither. The call's record
+// says what its bill showed (DetailFloorKept).
+func (r *run) weighFloor(read int64, rec *Record) {
+	v := 0.0
+	switch {
+	case read >= int64(r.shared-r.shared/50):
+		r.floorFor++
+		v = 1
+	case read < int64(r.shared)/2:
+		r.floorAgainst++
+	default:
+		return
+	}
+	rec.Detail = append(rec.Detail, compact.KV{Key: string(DetailFloorKept), Value: v})
 }
 
 // generated is the first block of req that the last call generated, its

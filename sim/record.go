@@ -113,6 +113,12 @@ const (
 	// tell carry it; the replay keeps thinking once the 1s outnumber the
 	// 0s.
 	DetailThinkingKept DetailKey = "thinking_kept"
+	// DetailFloorKept, on a call record of a recorded replay whose first
+	// call read a shared floor from cache (Options.Prewarm), is what the
+	// call's bill showed after the session's own entries had expired: 1
+	// the shared floor read (another session kept it warm), 0 not. The
+	// replay keeps the floor warm once the 1s outnumber the 0s.
+	DetailFloorKept DetailKey = "floor_kept"
 )
 
 // EstimateOpenLoop names the open-loop prediction of a recorded call's

@@ -231,6 +231,9 @@ func (st *story) replay(t *testing.T, a map[string][]string) string {
 			if r.MissReason != "" {
 				fmt.Fprintf(&b, " miss=%s/%d", r.MissReason, r.MissTokens)
 			}
+			if v, ok := r.DetailValue(DetailFloorKept); ok {
+				fmt.Fprintf(&b, " floor_kept=%g", v)
+			}
 			if r.StallMS > 0 {
 				fmt.Fprintf(&b, " stall=%dms", r.StallMS)
 			}
