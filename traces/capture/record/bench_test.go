@@ -19,11 +19,12 @@ import (
 	"github.com/ctxsim/ctxsim/traces/capture/record"
 )
 
-// benchBody is a Claude Code sized request: ~200 KB of system prompt and
-// 40 messages, with the harness's markers.
-func benchBody(stream bool) string {
+// benchBody is a Claude Code sized request: ~85 KB of system prompt and
+// n messages of ~3 KB, with the harness's markers (40 messages: 204 KB;
+// 300: 996 KB, a long session's).
+func benchBody(stream bool, n int) string {
 	var msgs []any
-	for i := range 40 {
+	for i := range n {
 		role := "user"
 		if i%2 == 1 {
 			role = "assistant"
@@ -77,8 +78,8 @@ data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text
 }
 
 // BenchmarkRecord measures what ctxsim record adds to a request: the same
-// Claude Code sized request (benchBody, ~330 KB), answered as JSON or
-// streamed (100 events) by an upstream that costs nothing (cannedUpstream),
+// Claude Code sized request (benchBody, 204 KB, answered as JSON or
+// streamed in 100 events; 996 KB, streamed) by an upstream that costs nothing (cannedUpstream),
 // sent directly and through the recording proxy writing its line to a
 // file, and through a bare httputil.ReverseProxy, one after the other in
 // each iteration. overhead-µs is the median over the iterations of the
@@ -120,12 +121,16 @@ func BenchmarkRecord(b *testing.B) {
 		}
 		return time.Since(t0)
 	}
-	for _, stream := range []bool{false, true} {
-		body := benchBody(stream)
+	for _, c := range []struct {
+		stream bool
+		msgs   int
+	}{{false, 40}, {true, 40}, {true, 300}} {
+		body := benchBody(c.stream, c.msgs)
 		mode := "json"
-		if stream {
+		if c.stream {
 			mode = "sse"
 		}
+		mode += fmt.Sprintf("-%dKB", len(body)>>10)
 		b.Run(mode, func(b *testing.B) {
 			var direct, proxied, over, hop []float64
 			for b.Loop() {

@@ -46,8 +46,9 @@ type Options struct {
 type Recorder struct {
 	o     Options
 	proxy *httputil.ReverseProxy
-	mu    sync.Mutex // guards Out, err and pairs
+	mu    sync.Mutex // guards Out, err, pairs and line
 	err   error
+	line  []byte         // the line buffer (write)
 	wg    sync.WaitGroup // pairs not yet written
 	pairs int
 	// queue holds finished pairs for the writer (a few: a pair holds its
@@ -110,6 +111,9 @@ func New(o Options) (*Recorder, error) {
 		},
 		ErrorHandler: func(w http.ResponseWriter, req *http.Request, err error) {
 			if p := pairOf(req.Context()); p != nil {
+				if p.body != nil {
+					p.body.drain()
+				}
 				p.resp = &response{Timestamp: stamp(r.o.Now()), StatusCode: http.StatusBadGateway, Error: err.Error()}
 				r.finish(p)
 			}
@@ -130,42 +134,85 @@ func pairOf(ctx context.Context) *pair {
 	return p
 }
 
-// ServeHTTP implements http.Handler.
+// ServeHTTP implements http.Handler. The request body goes upstream as the
+// transport reads it, through a reqTee that keeps up to MaxBody of it: the
+// upstream gets the first byte when the harness sends it, not after the
+// proxy has read the whole body (BenchmarkRecord).
 func (r *Recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	r.wg.Add(1)
 	p := &pair{req: request{Timestamp: stamp(r.o.Now()), Method: req.Method, URL: redactURL(req.URL), Headers: redact(req.Header)}}
 	p.done = r.wg.Done
 	if req.Body != nil && req.Body != http.NoBody {
-		buf := bytes.NewBuffer(make([]byte, 0, min(max(req.ContentLength, 0), r.o.MaxBody)+bytes.MinRead))
-		_, err := buf.ReadFrom(io.LimitReader(req.Body, r.o.MaxBody+1))
-		kept := buf.Bytes()
-		if err != nil {
-			p.resp = &response{Timestamp: stamp(r.o.Now()), StatusCode: http.StatusBadRequest, Error: "reading the request: " + err.Error()}
-			r.finish(p)
-			http.Error(w, "record: reading the request: "+err.Error(), http.StatusBadRequest)
-			return
-		}
-		body := kept
-		if int64(len(kept)) > r.o.MaxBody {
-			p.req.Truncated = true
-			kept = kept[:r.o.MaxBody]
-			req.Body = struct {
-				io.Reader
-				io.Closer
-			}{io.MultiReader(bytes.NewReader(body), req.Body), req.Body}
-		} else {
-			req.Body = io.NopCloser(bytes.NewReader(body))
-		}
-		p.reqBody = kept
-		req.ContentLength = -1
-		if !p.req.Truncated {
-			req.ContentLength = int64(len(body))
-		}
+		p.body = &reqTee{r: req.Body, max: r.o.MaxBody, buf: getBuf(min(max(req.ContentLength, 0), r.o.MaxBody))}
+		req.Body = p.body
 	}
 	r.proxy.ServeHTTP(w, req.WithContext(context.WithValue(req.Context(), ctxKey{}, p)))
 	// A response whose body the proxy never read to the end (the client
 	// went away) is finished here.
 	r.finish(p)
+}
+
+// reqTee passes a request body to the transport and keeps up to max
+// bytes of it. The transport may still be sending it when the response
+// ends (an upstream that answered early), so the kept bytes are guarded
+// and frozen when the pair is finished. Close leaves the client's body
+// open: the server closes it when the handler returns, and a request the
+// upstream never read (it could not be reached) is read to its bound then.
+type reqTee struct {
+	r      io.ReadCloser
+	max    int64
+	mu     sync.Mutex
+	buf    []byte
+	over   bool // more than max was sent
+	eof    bool // the body was read to its end
+	err    error
+	frozen bool
+}
+
+func (t *reqTee) Read(b []byte) (int, error) {
+	n, err := t.r.Read(b)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.frozen {
+		if n > 0 {
+			room := t.max - int64(len(t.buf))
+			if room > 0 {
+				t.buf = append(t.buf, b[:min(int64(n), room)]...)
+			}
+			if int64(n) > room {
+				t.over = true
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			t.eof = true
+		} else if err != nil && t.err == nil {
+			t.err = err
+		}
+	}
+	return n, err
+}
+
+func (t *reqTee) Close() error { return nil }
+
+// drain reads what the transport left of the body, up to the bound: the
+// body of a request that never went upstream is still recorded.
+func (t *reqTee) drain() {
+	t.mu.Lock()
+	done := t.frozen || t.eof || t.over || t.err != nil
+	t.mu.Unlock()
+	if !done {
+		_, _ = io.Copy(io.Discard, io.LimitReader(t, t.max+1))
+	}
+}
+
+// kept freezes t and returns what it kept, whether that is less than the
+// body (truncated: over the bound, or not sent to its end), and the error
+// reading it.
+func (t *reqTee) kept() (b []byte, truncated bool, err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.frozen = true
+	return t.buf, t.over || !t.eof, t.err
 }
 
 // bodyJSON is a body as the line holds it: the JSON itself when it is
@@ -231,15 +278,26 @@ type pair struct {
 	done func()
 	req  request
 	resp *response
+	// body keeps the request body as it goes upstream.
+	body *reqTee
 	// reqBody and respBody are the bodies as kept; sse says respBody is
 	// an event stream (body_raw).
 	reqBody, respBody []byte
 	sse               bool
 }
 
-// finish hands p, once, to the writer.
+// finish hands p, once, to the writer, with the request body as kept so
+// far (frozen: a transport still sending it changes nothing the line
+// holds).
 func (r *Recorder) finish(p *pair) {
 	p.once.Do(func() {
+		if p.body != nil {
+			var err error
+			p.reqBody, p.req.Truncated, err = p.body.kept()
+			if err != nil && p.resp != nil && p.resp.Error == "" {
+				p.resp.Error = "reading the request: " + err.Error()
+			}
+		}
 		if r.closed.Load() {
 			r.write(p)
 			return
@@ -248,14 +306,21 @@ func (r *Recorder) finish(p *pair) {
 	})
 }
 
-// write writes p as one line.
+// write writes p as one line, built in the recorder's line buffer (one
+// pair at a time: a line holds whole bodies, so a buffer per line would
+// allocate and copy each again), then returns p's request body buffer.
 func (r *Recorder) write(p *pair) {
 	defer p.done()
-	line, err := p.line()
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	line, err := p.appendLine(r.line[:0])
 	if err == nil {
 		_, err = r.o.Out.Write(line)
+	}
+	if cap(line) <= maxPooled {
+		r.line = line
+	} else {
+		r.line = nil
 	}
 	if err != nil && r.err == nil {
 		r.err = fmt.Errorf("record: writing a pair: %w", err)
@@ -263,18 +328,21 @@ func (r *Recorder) write(p *pair) {
 	if err == nil {
 		r.pairs++
 	}
+	if p.body != nil {
+		putBuf(p.reqBody)
+		p.reqBody = nil
+	}
 }
 
-// line is p's line: {"request":{...,"body":...},"response":{...}}.
-func (p *pair) line() ([]byte, error) {
+// appendLine appends p's line to dst:
+// {"request":{...,"body":...},"response":{...}}.
+func (p *pair) appendLine(dst []byte) ([]byte, error) {
 	req, err := json.Marshal(p.req)
 	if err != nil {
 		return nil, err
 	}
-	if p.reqBody != nil {
-		req = withBody(req, bodyJSON(p.reqBody, p.req.Truncated))
-	}
-	line := append([]byte(`{"request":`), req...)
+	line := append(dst, `{"request":`...)
+	line = appendBody(line, req, p.reqBody, p.reqBody != nil, p.req.Truncated)
 	if p.resp != nil {
 		if p.sse {
 			s := string(bytes.ToValidUTF8(p.respBody, []byte("\uFFFD")))
@@ -284,18 +352,42 @@ func (p *pair) line() ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if !p.sse && len(p.respBody) > 0 {
-			resp = withBody(resp, bodyJSON(p.respBody, p.resp.Truncated))
-		}
-		line = append(append(line, `,"response":`...), resp...)
+		line = append(line, `,"response":`...)
+		line = appendBody(line, resp, p.respBody, !p.sse && len(p.respBody) > 0, p.resp.Truncated)
 	}
 	return append(line, "}\n"...), nil
 }
 
-// withBody adds "body":body to the encoded object obj.
-func withBody(obj, body []byte) []byte {
-	obj = append(obj[:len(obj)-1], `,"body":`...)
-	return append(append(obj, body...), '}')
+// appendBody appends the encoded object obj to dst, with "body":body
+// added when with is set.
+func appendBody(dst, obj, body []byte, with, truncated bool) []byte {
+	if !with {
+		return append(dst, obj...)
+	}
+	dst = append(dst, obj[:len(obj)-1]...)
+	dst = append(dst, `,"body":`...)
+	return append(append(dst, bodyJSON(body, truncated)...), '}')
+}
+
+// Request body buffers are reused across requests (a request of a long
+// session is a megabyte, which a fresh buffer would zero and the
+// collector reclaim each time); one over maxPooled is left to the
+// collector.
+const maxPooled = 16 << 20
+
+var bufs sync.Pool
+
+func getBuf(n int64) []byte {
+	if b, ok := bufs.Get().(*[]byte); ok && int64(cap(*b)) >= n {
+		return (*b)[:0]
+	}
+	return make([]byte, 0, n)
+}
+
+func putBuf(b []byte) {
+	if cap(b) > 0 && cap(b) <= maxPooled {
+		bufs.Put(&b)
+	}
 }
 
 // stamp is t as claude-trace writes timestamps: Unix seconds, to the

@@ -164,6 +164,11 @@ func TestRecordKeepsErrors(t *testing.T) {
 	if !strings.Contains(out2.String(), `"status_code":502`) || !strings.Contains(out2.String(), `"error":"`) {
 		t.Errorf("the failed call is not recorded:\n%s", out2.String())
 	}
+	// The body of a request that never went upstream is still recorded
+	// whole (read to its bound after the transport gave up).
+	if !strings.Contains(out2.String(), `"text":"hi"`) || strings.Contains(out2.String(), "body_truncated") {
+		t.Errorf("the failed call's request body is not recorded whole:\n%.900s", out2.String())
+	}
 	cs, w := readCalls(t, out2.String())
 	if ss := capture.Sessions(cs, "capture.jsonl", w); len(ss) != 0 || !strings.Contains(w.String(), capture.WarnFailedCall) {
 		t.Errorf("a failed call became a billed one: %d sessions, %v", len(ss), w)
@@ -234,5 +239,63 @@ func TestRecordConcurrentLinesWhole(t *testing.T) {
 		if !json.Valid([]byte(l)) {
 			t.Errorf("line %d is not whole JSON", i+1)
 		}
+	}
+}
+
+// The request body streams upstream as the harness sends it: the
+// upstream reads the first part while the rest is still unsent (a proxy
+// that read the whole body first would wait forever here), and the line
+// holds the whole body.
+func TestRecordStreamsRequestBody(t *testing.T) {
+	first := make(chan struct{})
+	up := &recordtest.Upstream{}
+	upstream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var head [64]byte
+		if _, err := io.ReadFull(r.Body, head[:]); err != nil {
+			t.Error(err)
+		}
+		close(first)
+		rest, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(head[:]), bytes.NewReader(rest)))
+		up.ServeHTTP(w, r)
+	})
+	rec, p, out := start(t, upstream, 0)
+	body := anthropicBody(false, "Fix the failing test.")
+	pr, pw := io.Pipe()
+	go func() {
+		io.WriteString(pw, body[:100])
+		select {
+		case <-first:
+		case <-time.After(10 * time.Second):
+			t.Error("the upstream saw nothing of a body the harness had started sending")
+		}
+		io.WriteString(pw, body[100:])
+		pw.Close()
+	}()
+	req, _ := http.NewRequest("POST", p.URL+"/v1/messages", pr)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	var line struct {
+		Request struct {
+			Truncated bool            `json:"body_truncated"`
+			Body      json.RawMessage `json:"body"`
+		} `json:"request"`
+	}
+	if err := json.Unmarshal([]byte(out.String()), &line); err != nil {
+		t.Fatal(err)
+	}
+	if line.Request.Truncated || string(line.Request.Body) != body {
+		t.Errorf("request body kept %d bytes of %d (truncated %v)", len(line.Request.Body), len(body), line.Request.Truncated)
 	}
 }
