@@ -126,8 +126,14 @@ type Request struct {
 	// as OpenAI's prompt_cache_key does. Providers use it to tell one
 	// conversation's calls from another's on a shared account (routing,
 	// miss attribution), never to match a cached prefix.
-	Key    string
-	Blocks []Block
+	Key string
+	// RouteKey is OpenAI's prompt_cache_key exactly as the request sent it,
+	// when the replay knows it (a capture; empty otherwise). The API routes
+	// a request to a machine by its prefix and this key, and a machine's
+	// cache holds what it served, so the OpenAI provider serves a keyed
+	// request only what requests with the same key wrote.
+	RouteKey string
+	Blocks   []Block
 	// Total is the whole prompt size: the last block's End plus framing the
 	// provider adds after it, which no breakpoint can cover.
 	Total int

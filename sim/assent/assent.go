@@ -35,6 +35,9 @@ type Options struct {
 	// (entries inside written ones), for the test that pins why the
 	// replay of captures does without.
 	subPrefixes bool
+	// noRouteKey replays OpenAI calls without their prompt_cache_key (one
+	// cache for the tenant), for the test that pins routing by it.
+	noRouteKey bool
 }
 
 // A Call is one captured call, its bill and its replay's.
@@ -165,6 +168,7 @@ type wire struct {
 	model  string
 	api    string
 	key    string
+	route  string         // OpenAI's prompt_cache_key as sent
 	blocks []prompt.Block // Hash, Chain, Section, Role, Msg, Kind, Cacheable, Src
 	est    []int          // a rough local size of each block (the shape)
 	sent   []prompt.Breakpoint
@@ -186,6 +190,11 @@ func replayTenant(tenant string, ss []*traces.Session, o Options, rep *Report) e
 			return err
 		}
 		ws = append(ws, w...)
+	}
+	if o.noRouteKey {
+		for _, w := range ws {
+			w.route = ""
+		}
 	}
 	// Time order; a stable sort keeps a session's calls, and sessions,
 	// in their order at equal times (claude-tap times are to the second).
@@ -274,7 +283,7 @@ func replayTenant(tenant string, ss []*traces.Session, o Options, rep *Report) e
 
 // request is the first n blocks of w as a prompt.Request, sized.
 func (w *wire) request(n int) *prompt.Request {
-	req := &prompt.Request{Model: w.model, Key: w.sess.ID, Output: int(w.usage.Output), Params: w.params, Automatic: w.auto}
+	req := &prompt.Request{Model: w.model, Key: w.sess.ID, RouteKey: w.route, Output: int(w.usage.Output), Params: w.params, Automatic: w.auto}
 	req.Blocks = slices.Clone(w.blocks[:n])
 	prev := 0
 	for i := range req.Blocks {
@@ -352,7 +361,7 @@ func wires(s *traces.Session) ([]*wire, error) {
 			continue
 		}
 		w := &wire{sess: s, event: i, at: e.Time, model: e.Model, api: cmp.Or(e.Meta[capture.MetaAPI], capture.Anthropic),
-			key: s.ID, usage: *e.Usage, turn: max(turn, 0), outside: -1}
+			key: s.ID, route: e.Meta[capture.MetaCacheKey], usage: *e.Usage, turn: max(turn, 0), outside: -1}
 		if w.model == "" {
 			w.model = s.Model
 		}

@@ -419,3 +419,30 @@ func TestOpenAIGPT55Grid(t *testing.T) {
 		}
 	}
 }
+
+// A keyed request (prompt.Request.RouteKey) reads only what requests with
+// its prompt_cache_key wrote: the same 3,000-token prefix sent under
+// another key reads nothing, under the same key all of it, and requests
+// without a key share one cache as before.
+func TestOpenAIRouteKey(t *testing.T) {
+	p := newTestOpenAI(t, OpenAIOptions{})
+	c := newConvoModel(t, 3000, "gpt")
+	send := func(at time.Duration, key string) int64 {
+		t.Helper()
+		r := c.req(prompt.NoCache)
+		r.RouteKey = key
+		resp, err := p.Send(t0.Add(at), r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.Usage.CacheRead
+	}
+	for i, s := range []struct {
+		key  string
+		want int64
+	}{{"parent", 0}, {"subagent", 0}, {"parent", 2944}, {"subagent", 2944}, {"", 0}, {"", 2944}, {"other", 0}} {
+		if got := send(time.Duration(i)*time.Second, s.key); got != s.want {
+			t.Errorf("call %d (key %q): cached %d, want %d", i, s.key, got, s.want)
+		}
+	}
+}

@@ -144,6 +144,15 @@ func gptVersion(model string) (maj, min int, ok bool) {
 //     75% gpt-4.1, 90% gpt-5).
 //   - A prompt over the window is a 400 ErrContextOverflow; a model switch
 //     starts cold (what the bill reads after one is an observation).
+//   - Routing by prompt_cache_key, where the request's key is known
+//     (prompt.Request.RouteKey, set by the replay of captures): the guide
+//     routes a request to a machine by a hash of its prefix combined with
+//     the key, and a machine's cache is what it served, so a keyed request
+//     reads only what requests with the same key wrote; each key has its
+//     own prefix index. A Codex subagent's warm-up (its own key) reads
+//     nothing of the 9,000 tokens of instructions and tools its parent
+//     sent ten seconds before (trace_subagent_codex.json, packets 1 and
+//     4; sim/assent's TestCodexCaptureRouteKey).
 //   - Observations (see prompt.Request): a request whose ReadLimit is set
 //     (a request routed to a machine without the prefix) is served at most
 //     that much, a request whose KeepAlive is set that prefix as alive,
@@ -151,11 +160,11 @@ func gptVersion(model string) (maj, min int, ok bool) {
 //     a routing read ended inside the block after the limit).
 //
 // Simplifications: matching is at block granularity (see prefixIndex);
-// routing by prompt_cache_key and the ~15 RPM overflow to other machines
-// are not modelled (a single machine per tenant: hit rates are an upper
-// bound for bursty traffic, and the routing misses a log shows are
-// observations); GPT-5.6 cache writes and explicit breakpoints are not
-// modelled.
+// without a RouteKey (every replay of logs) routing is not modelled, and
+// the ~15 RPM overflow to other machines never is (one machine per tenant,
+// or per key: hit rates are an upper bound for bursty traffic, and the
+// routing misses a log shows are observations); GPT-5.6 cache writes and
+// explicit breakpoints are not modelled.
 type OpenAI struct {
 	opts   OpenAIOptions
 	models map[string]*openaiCache
@@ -170,9 +179,12 @@ type lastRequest struct {
 }
 
 type openaiCache struct {
-	price     pricing.Price
-	lat       Latency
+	price pricing.Price
+	lat   Latency
+	// idx holds what requests without a RouteKey wrote; keyed, each
+	// prompt_cache_key's (routing).
 	idx       *prefixIndex
+	keyed     map[string]*prefixIndex
 	retention Retention
 	// step and offset are the model's CacheGrid.
 	step, offset int
@@ -252,7 +264,17 @@ func (o *OpenAI) Send(now time.Time, req *prompt.Request) (Response, error) {
 	if err := overflow(req.Total, c.price.Window); err != nil {
 		return Response{}, err
 	}
-	hit, _ := c.idx.longest(now, req, false)
+	idx := c.idx
+	if req.RouteKey != "" {
+		if idx = c.keyed[req.RouteKey]; idx == nil {
+			if c.keyed == nil {
+				c.keyed = map[string]*prefixIndex{}
+			}
+			idx = newPrefixIndex()
+			c.keyed[req.RouteKey] = idx
+		}
+	}
+	hit, _ := idx.longest(now, req, false)
 	revived := false
 	if req.KeptAlive && req.KeepAlive > hit && req.KeepAlive < len(req.Blocks) {
 		// An observed read past the idle lifetime: the prefix was alive.
@@ -278,7 +300,7 @@ func (o *OpenAI) Send(now time.Time, req *prompt.Request) (Response, error) {
 		tokens = min(tokens, req.ReadTokens) // an observation serves what the bill read
 	}
 	// Prefixes a concurrent request is still writing are not rewritten.
-	pend, l := c.idx.longest(now, req, true)
+	pend, l := idx.longest(now, req, true)
 	cached := steps(tokens, c.price.MinCacheable, 128)
 	if c.offset != 0 || c.step != 128 {
 		cached = onGrid(tokens, c.price.MinCacheable, c.step, c.offset)
@@ -287,14 +309,14 @@ func (o *OpenAI) Send(now time.Time, req *prompt.Request) (Response, error) {
 	if req.Total >= c.price.MinCacheable {
 		// The whole prompt is cached once the response starts; the run it
 		// lands in, and every run it continues, starts a new idle period.
-		r := c.idx.insert(req, pend, l, now.Add(ttft))
+		r := idx.insert(req, pend, l, now.Add(ttft))
 		exp := now.Add(ttft + o.idle(c))
 		touch(r, func(r *run) { r.expires = later(r.expires, exp) })
 	} else if pend >= 0 {
 		exp := now.Add(o.idle(c))
 		touch(l.r, func(r *run) { r.expires = later(r.expires, exp) })
 	}
-	c.idx.sweep(now)
+	idx.sweep(now)
 	if req.Key != "" && len(req.Blocks) > 0 {
 		o.last[req.Key] = lastRequest{chain: req.Blocks[len(req.Blocks)-1].Chain, output: req.Output}
 	}

@@ -31,6 +31,9 @@ const (
 	// messages (Anthropic's mid-conversation system messages, OpenAI's
 	// developer messages).
 	MetaRole = "role"
+	// MetaCacheKey is an OpenAI request's prompt_cache_key, which routes
+	// it (prompt.Request.RouteKey).
+	MetaCacheKey = "prompt_cache_key"
 )
 
 // Warnings of the grouping.
@@ -245,6 +248,9 @@ func Sessions(calls []*Call, name string, w *traces.Warnings) []*traces.Session 
 		set(MetaThinking, c.Thinking)
 		set(MetaToolChoice, c.ToolChoice)
 		set(MetaContextManagement, c.ContextManagement)
+		if c.API != Anthropic {
+			set(MetaCacheKey, c.Key)
+		}
 		s.Events = append(s.Events, ev)
 		o.last, o.n, o.call = len(s.Events)-1, len(c.Msgs), c
 		openOf[c] = o
