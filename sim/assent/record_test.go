@@ -114,6 +114,10 @@ func TestRecordReplayExact(t *testing.T) {
 		send("/v1/chat/completions", map[string]any{"model": "gpt-4o", "messages": chat, "stream": turn%2 == 1, "stream_options": map[string]bool{"include_usage": true}})
 		chat = append(chat, map[string]any{"role": "assistant", "content": recordtest.Output})
 	}
+	// conv-1's first request again under another prompt_cache_key (a
+	// subagent's), which routes it elsewhere: it reads nothing of the
+	// prompt conv-1 sent whole.
+	send("/v1/responses", map[string]any{"model": "gpt-5.5", "instructions": instr, "input": items[:1], "prompt_cache_key": "conv-2"})
 	if err := rec.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -126,14 +130,14 @@ func TestRecordReplayExact(t *testing.T) {
 	if err != nil || w.Total() != 0 {
 		t.Fatalf("read: %v; warnings %v", err, w)
 	}
-	if len(ss) != 4 {
-		t.Errorf("%d sessions, want the conversation, its title request, the Responses and the chat conversations", len(ss))
+	if len(ss) != 5 {
+		t.Errorf("%d sessions, want the conversation, its title request, the Responses and the chat conversations, the subagent", len(ss))
 	}
 	rep, err := assent.Replay(context.Background(), ss, assent.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Calls) != 5+1+4+4 {
+	if len(rep.Calls) != 5+1+4+4+1 {
 		t.Fatalf("%d calls replayed", len(rep.Calls))
 	}
 	reads := 0
@@ -143,6 +147,9 @@ func TestRecordReplayExact(t *testing.T) {
 		}
 		if c.Recorded.CacheRead > 0 {
 			reads++
+		}
+		if c.API == capture.OpenAIResponses && c.Event == 1 && c.Recorded.CacheRead != 0 {
+			t.Errorf("%s: a first call read another key's entries", c.String())
 		}
 	}
 	if reads < 8 || rep.Conflicts != 0 {

@@ -14,8 +14,9 @@
 //     follows the last marker (and 2 tokens of framing) is input.
 //   - OpenAI: every prompt of 1024 tokens or more is cached whole; a
 //     request reads its longest common prefix (by item) with an earlier
-//     one, rounded down to 1024 + a multiple of 128 (for GPT-5.5 to a
-//     multiple of 512 less 128, as its bills show).
+//     one sent with the same prompt_cache_key (which routes it to a
+//     machine, as the guide says), rounded down to 1024 + a multiple of
+//     128 (for GPT-5.5 to a multiple of 512 less 128, as its bills show).
 //
 // Nothing expires: tests run in well under any TTL.
 package recordtest
@@ -214,6 +215,9 @@ func (u *Upstream) openaiBill(body map[string]json.RawMessage, field string) (to
 		json.Unmarshal(in, &items)
 	}
 	var chain uint64
+	if key, ok := body["prompt_cache_key"]; ok {
+		chain = mix(chain, key) // the key's machine: its own entries
+	}
 	if ins, ok := body["instructions"]; ok {
 		chain = mix(chain, ins)
 		total += tokens(ins)
