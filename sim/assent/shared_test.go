@@ -173,8 +173,10 @@ func TestSharedCaptures(t *testing.T) {
 		// the five first calls read the warm-up (9,600); in the 29 June
 		// and 1 July ones all three read 4,992 (trace_compact_codex-1
 		// event 2 too, whose warm-up is outside the capture): same CLI,
-		// same instruction and tool sizes. A change on the server's side,
-		// or in what claude-tap cut from the later bodies; no rule the
+		// same instruction and tool sizes (the corpus rollout of 30 June,
+		// CLI 0.142.4, reads 2,432 of its first 19,937 tokens). A change
+		// on the server's side, or in what claude-tap cut from the later
+		// bodies; no rule the
 		// requests show.
 		"trace_subagent_codex-1 3": "warm-up", "trace_subagent_codex-2 3": "warm-up",
 		// A routing miss: 9,600 (the instructions and tools) where the
