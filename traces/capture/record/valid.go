@@ -1,13 +1,17 @@
 package record
 
-import "github.com/ctxsim/ctxsim/traces/internal/jsonl"
+import (
+	"encoding/binary"
+
+	"github.com/ctxsim/ctxsim/traces/internal/jsonl"
+)
 
 // validJSON reports whether b is one JSON value, as json.Valid does (RFC
 // 8259; bytes inside strings are not checked for UTF-8, as json.Valid
 // does not), several times faster on API bodies, which are mostly long
-// strings: a string's plain bytes are skipped in a tight loop instead of
-// one scanner step each. Nesting deeper than maxDepth is refused, as
-// json.Valid refuses it.
+// strings: a string's plain bytes are skipped eight at a time (plain8)
+// instead of one scanner step each. Nesting deeper than maxDepth is
+// refused, as json.Valid refuses it.
 func validJSON(b []byte) bool {
 	i, ok := value(b, skipSpace(b, 0), 0)
 	return ok && skipSpace(b, i) == len(b)
@@ -99,10 +103,34 @@ func value(b []byte, i, depth int) (int, bool) {
 	return i, false
 }
 
+// Bytes repeated in each of a word's eight.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// plain8 reports whether none of the eight bytes of w ends or escapes a
+// string or is a control character: no '"', no '\\', none below 0x20.
+// Each test is the has-zero-byte word trick (some byte of v is zero iff
+// (v-ones)&^v has a high bit set; a byte below 0x20 borrows likewise from
+// w-0x20), exact for "any of the eight".
+func plain8(w uint64) bool {
+	quote := w ^ (ones * '"')
+	slash := w ^ (ones * '\\')
+	ctl := (w - ones*0x20) &^ w
+	return ((quote-ones)&^quote|(slash-ones)&^slash|ctl)&highs == 0
+}
+
 // str checks the string at b[i:] (b[i] is its quote).
 func str(b []byte, i int) (int, bool) {
 	i++
 	for i < len(b) {
+		for i+8 <= len(b) && plain8(binary.LittleEndian.Uint64(b[i:i+8])) {
+			i += 8
+		}
+		if i >= len(b) {
+			break
+		}
 		c := b[i]
 		switch {
 		case c == '"':

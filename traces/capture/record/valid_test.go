@@ -24,6 +24,26 @@ func TestValidJSON(t *testing.T) {
 	}
 }
 
+// The word-at-a-time skip over a string's plain bytes (plain8) agrees
+// with json.Valid for every byte that ends, escapes or breaks a string,
+// or is next to one in value (0x1f/0x20, a quote or backslash with its
+// high bit set, 0x7f, 0xff), at every offset within and across words.
+func TestValidJSONWords(t *testing.T) {
+	bytes := []byte{0x00, 0x01, 0x1f, 0x20, 0x21, '"', '\\', 0x5b, 0x5d, 0x7f, 0x80, 0x9f, 0xa0, 0xa2, 0xdc, 0xff}
+	for pre := range 18 {
+		for _, c := range bytes {
+			for _, post := range []int{0, 1, 7, 8, 9} {
+				for _, tail := range []string{`"`, `\\""`, `\n"`, `\u00e9"`, ""} {
+					b := []byte(`["` + strings.Repeat("a", pre) + string([]byte{c}) + strings.Repeat("b", post) + tail + `]`)
+					if got, want := validJSON(b), json.Valid(b); got != want {
+						t.Errorf("validJSON(%q) = %v, json.Valid %v", b, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
 func FuzzValidJSON(f *testing.F) {
 	for _, s := range validSeeds {
 		f.Add([]byte(s))
@@ -55,19 +75,33 @@ func TestBodyJSON(t *testing.T) {
 	}
 }
 
+// BenchmarkValidJSON checks two bodies: one of many short strings
+// (2,000 small messages under a long system string, 486 KB) and a long
+// session's request (300 messages of ~3 KB, 997 KB), whose long strings
+// the word-at-a-time skip is for.
 func BenchmarkValidJSON(b *testing.B) {
-	body := []byte(`{"system":"` + strings.Repeat("You are careful. ", 20000) + `","messages":[` + strings.Repeat(`{"role":"user","content":[{"type":"text","text":"a line of a tool result\n"}]},`, 2000) + `{}]}`)
-	for _, v := range []struct {
+	short := []byte(`{"system":"` + strings.Repeat("You are careful. ", 20000) + `","messages":[` + strings.Repeat(`{"role":"user","content":[{"type":"text","text":"a line of a tool result\n"}]},`, 2000) + `{}]}`)
+	var msgs []any
+	for i := range 300 {
+		msgs = append(msgs, map[string]any{"role": "user", "n": i, "content": []any{map[string]any{"type": "text", "text": strings.Repeat("line of a tool result, file contents or an answer. ", 60)}}})
+	}
+	long, _ := json.Marshal(map[string]any{"system": strings.Repeat("You are careful. ", 5000), "messages": msgs})
+	for _, body := range []struct {
 		name string
-		f    func([]byte) bool
-	}{{"validJSON", validJSON}, {"json.Valid", json.Valid}} {
-		b.Run(v.name, func(b *testing.B) {
-			b.SetBytes(int64(len(body)))
-			for b.Loop() {
-				if !v.f(body) {
-					b.Fatal("invalid")
+		b    []byte
+	}{{"short-strings", short}, {"request", long}} {
+		for _, v := range []struct {
+			name string
+			f    func([]byte) bool
+		}{{"validJSON", validJSON}, {"json.Valid", json.Valid}} {
+			b.Run(body.name+"/"+v.name, func(b *testing.B) {
+				b.SetBytes(int64(len(body.b)))
+				for b.Loop() {
+					if !v.f(body.b) {
+						b.Fatal("invalid")
+					}
 				}
-			}
-		})
+			})
+		}
 	}
 }
