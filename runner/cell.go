@@ -342,7 +342,7 @@ func (rn *Runner) replayTaped(ctx context.Context, t Tenant, pol *sim.Policy, su
 // hindsight solves the tape of a replay and sets each run's regret: the
 // run's calls on the tape priced under the optimum instead of as billed.
 func (rn *Runner) hindsight(ctx context.Context, t Tenant, res *Result, calls []hindsight.Call) error {
-	opts := hindsight.Options{Prices: rn.Prices}
+	opts := hindsight.Options{Prices: rn.Prices, Crew: rn.crew}
 	if p := rn.progress; p != nil {
 		var end func()
 		opts.Progress, end = solvedRoots(t, calls, p)

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
+
+	"github.com/ctxsim/ctxsim/sim/hindsight"
 )
 
 // RunOptions say how Run replays a plan's cells.
@@ -45,6 +48,12 @@ func (r *Runner) Run(ctx context.Context, p *Plan, o RunOptions, emit func(*Cell
 		r.progress = o.Progress
 		defer func() { r.progress = nil }()
 	}
+	workers := o.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	r.crew = hindsight.NewCrew(workers - 1)
+	defer func() { r.crew = nil }()
 	var mu sync.Mutex
 	var fatal error
 	stop := func(err error) {

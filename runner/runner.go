@@ -77,6 +77,10 @@ type Runner struct {
 	optima hindsight.Memo
 	// progress is the running Run's RunOptions.Progress (nil: none).
 	progress Progress
+	// crew is the running Run's helpers for the optima's solves (one
+	// fewer than its workers; nil: none), shared by every cell: the solve
+	// the others finish before uses the cores they leave.
+	crew *hindsight.Crew
 }
 
 // New is a runner over prices (pricing.Default() when nil) that counts

@@ -43,6 +43,12 @@
 // (perKeySearch), a candidate the joint search's shared beam may miss;
 // with 4 or more (manyKeys) that is the only search. How a joint
 // optimum splits between sessions (Separate) is in docs/metrics.md.
+// These searches (every piece's joint one and each conversation's) are
+// independent: Solve runs them all first, the largest first, then each
+// piece's replays and bound, on the helpers of Options.Crew when it has
+// one (package runner lends the solves one fewer helper than it has
+// workers, so the solve every other cell finishes before uses the cores
+// they leave). The result is the same with any crew.
 //
 // Solve is a dynamic program over cache states (see its comment); Bound is
 // a per-token relaxation (see its comment). When the search's cost meets

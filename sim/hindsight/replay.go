@@ -142,9 +142,20 @@ func sum(xs []float64) float64 {
 	return s
 }
 
-// finish replays the search's schedule, and the policy's with each TTL, and
-// keeps the cheapest; then bounds it.
-func (s *solver) finish(ctx context.Context, res *Result, exact bool) (*Result, error) {
+// finish replays the segment's joint schedule (the policy's when no joint
+// search ran), and the policy's with each TTL, and keeps the cheapest;
+// then bounds it.
+func (s *solver) finish(ctx context.Context, g *segment) (*Result, error) {
+	if g.err != nil {
+		return nil, g.err
+	}
+	res, exact := g.joint, g.exact
+	if res == nil {
+		// Many conversations under way at once: the joint search's beam,
+		// shared by all of them, finds less than each solved alone
+		// (perKeySearch) in more time.
+		res, exact = &Result{Schedule: variant(s.calls, 0, true), Source: "policy"}, false
+	}
 	rp := newReplayer(s.calls, s.opts)
 	var err error
 	if res.Usage, res.Cost, err = rp.replay(res.Schedule); err != nil {
@@ -175,8 +186,12 @@ func (s *solver) finish(ctx context.Context, res *Result, exact bool) (*Result, 
 	if err := s.perKeyTTL(res, rp); err != nil {
 		return nil, err
 	}
-	if err := s.perKeySearch(ctx, res, rp); err != nil {
+	if err := s.perKeySearch(res, rp, g); err != nil {
 		return nil, err
+	}
+	if s.opts.noBound {
+		res.Exact = exact
+		return res, nil
 	}
 	res.BoundUSD = s.bound()
 	if tol := 1e-9 * math.Max(1, res.CostUSD); res.BoundUSD > res.CostUSD+tol {
@@ -395,42 +410,27 @@ func improve(calls []Call, res *Result, group func(key string) string, rp *repla
 	return changed, nil
 }
 
-// perKeySearch solves each conversation's calls alone, when the tape has
-// several, and replays their schedules together with the Fixed calls:
-// the joint search's beam is shared by every conversation under way, and
-// each conversation's own optimum is a schedule it may miss. The joint
-// replay bills what the conversations share; it is kept if it beats res.
-func (s *solver) perKeySearch(ctx context.Context, res *Result, rp *replayer) error {
-	var keys []string
-	for i := range s.calls {
-		if k := s.calls[i].Key; !s.calls[i].Fixed && !slices.Contains(keys, k) {
-			keys = append(keys, k)
-		}
-	}
-	if len(keys) < 2 {
+// perKeySearch replays, when the tape has several conversations, each
+// one's schedule solved alone (Solve's jobs) together with the Fixed
+// calls: the joint search's beam is shared by every conversation under
+// way, and each conversation's own optimum is a schedule it may miss. The
+// joint replay bills what the conversations share; it is kept if it
+// beats res.
+func (s *solver) perKeySearch(res *Result, rp *replayer, g *segment) error {
+	if len(g.keys) < 2 {
 		return nil
 	}
 	sch := variant(s.calls, 0, true)
-	var sub []Call
-	var at []int
-	opts := s.opts
-	opts.Progress = nil // a conversation's calls are not a prefix of the tape
-	for _, k := range keys {
-		sub, at = sub[:0], at[:0]
-		for i := range s.calls {
-			if s.calls[i].Key == k {
-				sub, at = append(sub, s.calls[i]), append(at, i)
-			}
+	for n := range g.alone {
+		a := &g.alone[n]
+		if a.err != nil {
+			return a.err
 		}
-		r, err := Solve(ctx, sub, opts)
-		if err != nil {
-			return err
-		}
-		res.Capped += r.Capped
-		res.peak = max(res.peak, r.peak)
-		for j, i := range at {
+		res.Capped += a.capped
+		res.peak = max(res.peak, a.peak)
+		for j, i := range a.at {
 			if !s.calls[i].Fixed {
-				sch[i] = r.Schedule[j]
+				sch[i] = a.sch[j]
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/ctxsim/ctxsim/policies/prompt"
 	"github.com/ctxsim/ctxsim/sim/provider"
@@ -45,41 +46,152 @@ func Solve(ctx context.Context, calls []Call, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(cuts) == 1 {
-		res, err := solveSegment(ctx, calls, opts)
-		if err == nil && opts.Progress != nil {
-			opts.Progress(len(calls))
-		}
-		return res, err
-	}
-	parts := make([]*Result, len(cuts))
+	segs := make([]*segment, len(cuts))
+	var jobs []job
 	for k, from := range cuts {
 		to := len(calls)
 		if k+1 < len(cuts) {
 			to = cuts[k+1]
 		}
-		if parts[k], err = solveSegment(ctx, calls[from:to], opts); err != nil {
+		s, err := newSolver(calls[from:to], opts)
+		if err != nil {
 			return nil, err
 		}
-		if opts.Progress != nil {
-			opts.Progress(to)
+		g := &segment{s: s, to: to, keys: s.keyList()}
+		segs[k] = g
+		if len(g.keys) < manyKeys {
+			jobs = append(jobs, job{g, -1, to - from})
 		}
+		if len(g.keys) >= 2 {
+			g.alone = make([]alone, len(g.keys))
+			for n := range g.keys {
+				jobs = append(jobs, job{g, n, 0})
+			}
+		}
+	}
+	for k := range jobs {
+		if j := &jobs[k]; j.key >= 0 {
+			j.size = j.seg.split(j.key)
+		}
+	}
+	// The searches first, the largest first, so that the last to start
+	// are short; then each segment's replays and bound.
+	slices.SortStableFunc(jobs, func(a, b job) int { return b.size - a.size })
+	opts.Crew.each(len(jobs), func(k int) {
+		if ctx.Err() == nil {
+			jobs[k].run(ctx)
+		}
+	})
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var mu sync.Mutex
+	told := 0 // the segments whose calls Progress heard of
+	opts.Crew.each(len(segs), func(k int) {
+		g := segs[k]
+		if ctx.Err() != nil {
+			return
+		}
+		g.res, g.err = g.s.finish(ctx, g)
+		if opts.Progress == nil {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		g.done = true
+		n := told
+		for told < len(segs) && segs[told].done && segs[told].err == nil {
+			told++
+		}
+		if told > n {
+			opts.Progress(segs[told-1].to)
+		}
+	})
+	parts := make([]*Result, len(segs))
+	for k, g := range segs {
+		if g.err != nil {
+			return nil, g.err
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		parts[k] = g.res
+	}
+	if len(parts) == 1 {
+		return parts[0], nil
 	}
 	return join(parts), nil
 }
 
-// solveSegment is Solve on calls that pause nowhere long enough to split.
-func solveSegment(ctx context.Context, calls []Call, opts Options) (*Result, error) {
-	s, err := newSolver(calls, opts)
+// A segment is a piece of the tape Solve solves alone (segments): its
+// joint search's result, each conversation's own schedule (perKeySearch),
+// then the result of both.
+type segment struct {
+	s     *solver
+	to    int      // the tape's index past its last call
+	keys  []string // its conversations, in the order they start
+	joint *Result  // the joint search's schedule (nil: none ran)
+	exact bool     // the joint search tried every relevant choice
+	alone []alone  // by key, with two keys or more
+	res   *Result
+	err   error
+	done  bool
+}
+
+// alone is one conversation's calls, solved alone.
+type alone struct {
+	at     []int // the calls' indices in the segment
+	sch    [][]prompt.Breakpoint
+	capped int
+	peak   int
+	err    error
+}
+
+// split sets the calls of the segment's key n, and returns how many.
+func (g *segment) split(n int) int {
+	calls := g.s.calls
+	for i := range calls {
+		if calls[i].Key == g.keys[n] {
+			g.alone[n].at = append(g.alone[n].at, i)
+		}
+	}
+	return len(g.alone[n].at)
+}
+
+// A job is one search of a segment: the joint one (key −1) or one
+// conversation's alone.
+type job struct {
+	seg  *segment
+	key  int
+	size int // calls, to run the large jobs first
+}
+
+func (j job) run(ctx context.Context) {
+	g := j.seg
+	if j.key < 0 {
+		g.joint, g.exact, g.err = g.s.search(ctx)
+		return
+	}
+	a := &g.alone[j.key]
+	sub := make([]Call, len(a.at))
+	for k, i := range a.at {
+		sub[k] = g.s.calls[i]
+	}
+	opts := g.s.opts
+	opts.Progress = nil // a conversation's calls are not a prefix of the tape
+	opts.noBound = true // only the schedule is used
+	r, err := Solve(ctx, sub, opts)
 	if err != nil {
-		return nil, err
+		a.err = err
+		return
 	}
-	if s.keys() >= manyKeys {
-		// Many conversations under way at once: the joint search's beam,
-		// shared by all of them, finds less than each solved alone
-		// (finish's perKeySearch) in more time.
-		return s.finish(ctx, &Result{Schedule: variant(calls, 0, true), Source: "policy"}, false)
-	}
+	a.sch, a.capped, a.peak = r.Schedule, r.Capped, r.peak
+}
+
+// search is the joint search of the solver's calls (Solve's dynamic
+// program), and whether it was exhaustive.
+func (s *solver) search(ctx context.Context) (*Result, bool, error) {
+	calls, opts := s.calls, s.opts
 	beam := cmp.Or(opts.Beam, DefaultBeam)
 	full := cmp.Or(opts.FullChoices, DefaultFullChoices)
 	maxEnts := cmp.Or(opts.MaxLayerEntries, DefaultMaxLayerEntries)
@@ -92,7 +204,7 @@ func solveSegment(ctx context.Context, calls []Call, opts Options) (*Result, err
 	cur.states = append(cur.states, state{from: -1, link: -1, same: -1}) // the empty cache, key 0
 	for i := range calls {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		c := &calls[i]
 		next.reset()
@@ -193,7 +305,7 @@ func solveSegment(ctx context.Context, calls []Call, opts Options) (*Result, err
 			res.Schedule[i] = append(make([]prompt.Breakpoint, 0, len(bps)), bps...)
 		}
 	}
-	return s.finish(ctx, res, exact)
+	return res, exact, nil
 }
 
 // trim keeps the beam best states of next: by cost so far plus what the
@@ -223,18 +335,19 @@ func (s *solver) trim(next *layer, ahead []int, beam int, compact bool) {
 		return
 	}
 	ents, bps := s.spareEnts[:0], s.spareBps[:0]
-	clear(next.index)
+	next.index.reset()
 	for k := range next.states {
 		st := &next.states[k]
 		off, boff := len(ents), len(bps)
 		ents = append(ents, next.entsOf(st)...)
 		bps = append(bps, next.bps[st.bps:st.bps+st.nbps]...)
 		st.ents, st.bps = int32(off), int32(boff)
-		head, ok := next.index[st.key]
+		head, ok := next.index.get(st.key)
 		if !ok {
 			head = -1
 		}
-		st.same, next.index[st.key] = head, int32(k)
+		st.same = head
+		next.index.set(st.key, int32(k))
 	}
 	s.spareEnts, next.ents = next.ents, ents
 	s.spareBps, next.bps = next.bps, bps
@@ -267,12 +380,12 @@ type layer struct {
 	states []state
 	ents   []ent
 	bps    []prompt.Breakpoint
-	index  map[uint64]int32 // first state with each key; state.same links the rest
+	index  keyIndex // first state with each key; state.same links the rest
 }
 
 func (l *layer) reset() {
 	l.states, l.ents, l.bps = l.states[:0], l.ents[:0], l.bps[:0]
-	clear(l.index)
+	l.index.reset()
 }
 
 func (l *layer) entsOf(st *state) []ent { return l.ents[st.ents : st.ents+st.nents] }
@@ -292,11 +405,11 @@ func (s *solver) add(next, cur *layer, k, i int, bps []prompt.Breakpoint) {
 	st := &cur.states[k]
 	s.scratch = append(s.scratch[:0], cur.entsOf(st)...)
 	sorted := len(s.scratch)
-	c, key := s.step(i, sorted, st.key, bps)
-	ents, sorted, key := s.prune(i, s.scratch, sorted, key)
+	c, key := s.step(i, sorted, st.key, st.mask, bps)
+	ents, sorted, key, mask := s.prune(i, s.scratch, sorted, key)
 	sortTail(ents, sorted)
 	cost := st.cost + c
-	head, ok := next.index[key]
+	head, ok := next.index.get(key)
 	for j := head; ok && j >= 0; j = next.states[j].same {
 		o := &next.states[j]
 		if sameEnts(next.entsOf(o), ents) {
@@ -313,10 +426,10 @@ func (s *solver) add(next, cur *layer, k, i int, bps []prompt.Breakpoint) {
 	if !ok {
 		head = -1
 	}
-	ch := state{ents: int32(len(next.ents)), nents: int32(len(ents)), cost: cost, key: key, from: st.link, same: head}
+	ch := state{ents: int32(len(next.ents)), nents: int32(len(ents)), cost: cost, key: key, mask: mask, from: st.link, same: head}
 	ch.bps, ch.nbps = next.putBps(bps)
 	next.ents = append(next.ents, ents...)
-	next.index[key] = int32(len(next.states))
+	next.index.set(key, int32(len(next.states)))
 	next.states = append(next.states, ch)
 }
 
@@ -657,13 +770,14 @@ func (l *sets) topAnchors(live, tops []int) {
 // manyKeys is the most conversations of a piece the joint search takes on.
 const manyKeys = 4
 
-// keys is the number of conversations of the calls s does not fix.
-func (s *solver) keys() int {
-	seen := map[string]bool{}
+// keyList is the conversations of the calls s does not fix, in the order
+// they start.
+func (s *solver) keyList() []string {
+	var keys []string
 	for i := range s.calls {
-		if !s.calls[i].Fixed {
-			seen[s.calls[i].Key] = true
+		if k := s.calls[i].Key; !s.calls[i].Fixed && !slices.Contains(keys, k) {
+			keys = append(keys, k)
 		}
 	}
-	return len(seen)
+	return keys
 }

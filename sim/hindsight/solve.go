@@ -44,6 +44,12 @@ type Options struct {
 	// line). It changes nothing Solve returns, and no key or memo
 	// compares it.
 	Progress func(calls int)
+	// Crew, when set, lends Solve helpers for its independent pieces
+	// (nil: it solves them one after the other). It changes nothing
+	// Solve returns, and no key or memo compares it.
+	Crew *Crew
+
+	noBound bool // a conversation's solve for perKeySearch: its schedule only
 }
 
 // Defaults of Options.
@@ -194,9 +200,10 @@ type state struct {
 	bps, nbps   int32 // the breakpoints that made it
 	cost        float64
 	key         uint64
-	from        int32 // the trail link of the state it came from (-1: none)
-	link        int32 // its own trail link, once it survives its call
-	same        int32 // the next state of its layer with the same key (-1: none)
+	mask        uint64 // chainBit of every entry's chain
+	from        int32  // the trail link of the state it came from (-1: none)
+	link        int32  // its own trail link, once it survives its call
+	same        int32  // the next state of its layer with the same key (-1: none)
 }
 
 // store is the state being stepped through a call (solver.scratch), as
@@ -212,11 +219,22 @@ type store struct {
 	bps    []prompt.Breakpoint
 	keep   int // the block an observed read past the TTL revives, or -1
 	key    uint64
+	mask   uint64 // chainBit of every entry's chain
+	last   int    // the entry find found last
 }
 
-// find is the index of the entry of chain, or -1.
+// find is the index of the entry of chain, or -1. Most lookups miss
+// (AnthropicStep's lookback tries every block before a breakpoint): the
+// store's mask answers them; one found is remembered for the SetEntry
+// that often follows.
 func (st *store) find(chain uint64) int {
+	if st.mask&chainBit(chain) == 0 {
+		return -1
+	}
 	e := *st.ents
+	if k := st.last; k < len(e) && e[k].chain == chain && e[k].model == st.model {
+		return k
+	}
 	lo, hi := 0, st.sorted
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
@@ -227,15 +245,21 @@ func (st *store) find(chain uint64) int {
 		}
 	}
 	if lo < st.sorted && e[lo].model == st.model && e[lo].chain == chain {
+		st.last = lo
 		return lo
 	}
 	for k := st.sorted; k < len(e); k++ {
 		if e[k].model == st.model && e[k].chain == chain {
+			st.last = k
 			return k
 		}
 	}
 	return -1
 }
+
+// chainBit is an entry's bit in a mask of the chains of a set of
+// entries (a one-word Bloom filter: a bit not set rules the chain out).
+func chainBit(chain uint64) uint64 { return 1 << (chain >> 58) }
 
 func (st *store) Entry(chain uint64) (provider.Entry, bool) {
 	k := st.find(chain)
@@ -272,6 +296,7 @@ func (st *store) SetEntry(chain uint64, e provider.Entry) {
 	x := ent{model: st.model, block: int32(block), chain: chain, end: st.p[block].End}
 	st.s.set(&x, e)
 	st.key += entHash(&x)
+	st.mask |= chainBit(chain)
 	*st.ents = append(*st.ents, x)
 }
 
@@ -353,7 +378,7 @@ type buffers struct {
 }
 
 var pool = sync.Pool{New: func() any {
-	return &buffers{cur: layer{index: map[uint64]int32{}}, next: layer{index: map[uint64]int32{}}}
+	return &buffers{}
 }}
 
 // reset readies b for another tape.
@@ -408,11 +433,11 @@ func newSolver(calls []Call, opts Options) (*solver, error) {
 // step bills call i with bps (sorted, valid) against s.scratch, whose
 // first sorted entries are sorted and whose key is key, updating them; it
 // returns the call's cost and the entries' new key.
-func (s *solver) step(i int, sorted int, key uint64, bps []prompt.Breakpoint) (float64, uint64) {
+func (s *solver) step(i int, sorted int, key, mask uint64, bps []prompt.Breakpoint) (float64, uint64) {
 	c := &s.calls[i]
 	m := s.model[i]
 	r := &s.rules[m]
-	s.store = store{s: s, ents: &s.scratch, sorted: sorted, model: m, p: c.Blocks, bps: bps, keep: c.keep(), key: key}
+	s.store = store{s: s, ents: &s.scratch, sorted: sorted, model: m, p: c.Blocks, bps: bps, keep: c.keep(), key: key, mask: mask}
 	if s.store.keep >= 0 {
 		// The observed read past the TTL, as provider.Anthropic.Send
 		// makes it: a fact of the call, whatever the schedule.
@@ -431,21 +456,27 @@ func (s *solver) step(i int, sorted int, key uint64, bps []prompt.Breakpoint) (f
 // their model contains, and those expired by the first that does (when no
 // call after it is sent earlier). Dropping them changes nothing a later
 // call sees, so the search stays exact. It keeps the entries' order and
-// returns those kept, how many of them were among the first sorted, and
-// their key.
-func (s *solver) prune(i int, ents []ent, sorted int, key uint64) ([]ent, int, uint64) {
-	n, ns := 0, 0
+// returns those kept, how many of them were among the first sorted,
+// their key and their chains' mask (chainBit).
+func (s *solver) prune(i int, ents []ent, sorted int, key uint64) ([]ent, int, uint64, uint64) {
+	n, ns, mask := 0, 0, uint64(0)
 	for k := range ents {
 		x := &ents[k]
 		if int(x.next) <= i {
 			// The entry is call i's: one it wrote, or one whose next
-			// user it is.
-			x.next = s.nextAfter(i, int(x.block))
+			// user it is. (nextAfter's memo, looked up here: the
+			// candidates of a call ask for the same few blocks.)
+			if b := x.block; int(b) < len(s.stamp) && s.stamp[b] == int32(i+1) && s.nextFor == int32(i+1) {
+				x.next = s.nextUse[b]
+			} else {
+				x.next = s.nextAfter(i, int(b))
+			}
 		}
 		if x.next == 0 || s.minAfter[x.next] >= x.expires {
 			key -= entHash(x)
 			continue
 		}
+		mask |= chainBit(x.chain)
 		if n != k {
 			ents[n] = *x
 		}
@@ -454,7 +485,7 @@ func (s *solver) prune(i int, ents []ent, sorted int, key uint64) ([]ent, int, u
 			ns++
 		}
 	}
-	return ents[:n], ns, key
+	return ents[:n], ns, key, mask
 }
 
 // nextAfter is the first call after i of its model whose prompt has call

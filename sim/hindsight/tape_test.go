@@ -5,8 +5,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -103,6 +105,32 @@ func TestSharedSessions(t *testing.T) {
 				}
 				t.Logf("%d calls: policy $%.4f hindsight $%.4f (%s, exact %v) bound $%.4f gap %.2f%%", len(calls), res.PolicyUSD, res.CostUSD, res.Source, res.Exact, res.BoundUSD, 100*res.GapUSD()/res.CostUSD)
 			})
+		}
+	}
+}
+
+// TestWorkers: the shared sessions as one account (whatif's tape: three
+// pieces, each with two or three conversations) solve to the same result,
+// schedules tried included, on one goroutine and on several, and the
+// progress each reports only grows, up to every call.
+func TestWorkers(t *testing.T) {
+	calls, _ := tape(t, "../../testdata/claude-code", sim.RecordedName)
+	var want *hindsight.Result
+	for _, workers := range []int{1, 2, 4} {
+		var heard []int
+		got, err := hindsight.Solve(context.Background(), calls, hindsight.Options{Crew: hindsight.NewCrew(workers - 1), Progress: func(n int) { heard = append(heard, n) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(heard) == 0 || heard[len(heard)-1] != len(calls) || !slices.IsSorted(heard) {
+			t.Errorf("workers %d: progress %v, want growing to %d calls", workers, heard, len(calls))
+		}
+		if want == nil {
+			want = got
+			continue
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("workers %d: $%.6f (%s), one worker $%.6f (%s)", workers, got.CostUSD, got.Source, want.CostUSD, want.Source)
 		}
 	}
 }
