@@ -136,6 +136,15 @@ type run struct {
 	// 22,965 after their compactions).
 	sysRead, shared int
 	compacted       bool
+	// envFloors is the system text of each working directory the session
+	// prompted in, by traces.MetaEnv (renameEnv). envChanged is set from
+	// a working-directory change to the next call; envRead is the least
+	// such a call's bill read inside the floor: where the text the change
+	// leaves alone ends (Claude Code's tools and first system block), which
+	// the recorded replay splits the floor at from the next change on.
+	envFloors  map[string]traces.Block
+	envChanged bool
+	envRead    int
 	// hashes are the session's block hashes by event (Options.Hashes), or nil.
 	hashes [][]uint64
 	meta   []eventMeta // by event, what its Meta says (Options.Hashes), or nil
@@ -951,20 +960,87 @@ func splitHashes(floor []traces.Block, fh []uint64) []uint64 {
 // changeFloor applies a floor change: the new floor when the event carries
 // it, else a new identity for the session's own (last) system block.
 func (r *run) changeFloor(e *traces.Event, idx int) {
-	v := &prompt.View{Messages: r.view.Messages}
+	v := &prompt.View{Tools: r.view.Tools, Messages: r.view.Messages}
 	if len(e.Blocks) > 0 {
 		v.Tools, v.System = splitFloor(e.Blocks)
-	} else {
-		v.Tools = r.view.Tools
-		v.System = r.splitChanged(append([]traces.Block(nil), r.view.System...), idx)
-		if n := len(v.System); n > 0 {
-			v.System[n-1].Name += fmt.Sprintf("#%d", idx)
-			if !v.System[n-1].Opaque() {
-				v.System[n-1].Text += "\u200b" // a known floor changed in an unknown way
-			}
+		r.setView(v)
+		return
+	}
+	if e.Meta[traces.MetaCause] == traces.CauseWorkingDir {
+		// The change re-sends every message: the context can move now
+		// (corpus 1.0.89 5f2d5220 line 393: back in a directory, the bill
+		// reads the tools and that directory's system prompt, 15,904
+		// tokens, not the 27,920 of a floor that holds the context too).
+		if r.contextOut() != nil {
+			v.Messages = r.view.Messages
 		}
 	}
+	sys := append([]traces.Block(nil), r.view.System...)
+	if n := len(sys); n > 0 {
+		if sys = r.splitChanged(sys, idx); len(sys) != n {
+			r.envFloors = nil // it kept blocks whole; the floor is split now
+			r.keepSplit(sys)
+		}
+		r.envChanged = e.Meta[traces.MetaCause] == traces.CauseWorkingDir
+		r.renameEnv(sys, e, idx)
+	}
+	v.System = sys
 	r.setView(v)
+}
+
+// renameEnv gives the last block of sys, the system text a floor change at
+// event idx rewrote, its identity after the change. Claude Code's system
+// prompt names the working directory (claudecode.EnvPerPrompt): a prompt
+// back in a directory an earlier prompt used sends that directory's text
+// again, and reads its entry while alive (corpus 1.0.81 0c45b0a6 line 187:
+// back in a directory left three minutes before, the bill reads the tools
+// and that directory's system prompt, 16,567 tokens; line 304, back in one
+// left 18 minutes before, only the 11,704 before it). Each directory's
+// text keeps one identity (traces.MetaEnv); any other change gets a new
+// one.
+func (r *run) renameEnv(sys []traces.Block, e *traces.Event, idx int) {
+	n := len(sys)
+	env, was := e.Meta[traces.MetaEnv], e.Meta[traces.MetaEnvWas]
+	if env != "" && was != "" {
+		if r.envFloors == nil {
+			r.envFloors = map[string]traces.Block{}
+		}
+		if _, ok := r.envFloors[was]; !ok {
+			r.envFloors[was] = sys[n-1]
+		}
+		// A kept block of another size was kept before the floor moved
+		// or shrank (a compaction's cut, a split): not this text.
+		if b, ok := r.envFloors[env]; ok && b.Tokens == sys[n-1].Tokens {
+			sys[n-1] = b
+			return
+		}
+	}
+	sys[n-1].Name += fmt.Sprintf("#%d", idx)
+	if !sys[n-1].Opaque() {
+		sys[n-1].Text += "\u200b" // a known floor changed in an unknown way
+	}
+	if env != "" && r.envFloors != nil {
+		r.envFloors[env] = sys[n-1]
+	}
+}
+
+// keepSplit writes, unbilled, the entries the session's calls kept alive
+// at the boundary a split of the floor (splitChanged) just revealed: Claude
+// Code marks its first system block in every request, so while the last
+// call is within its TTL the tools and that block are cached, and so is the
+// whole floor as the last call sent it, which a prompt back in its working
+// directory sends again (renameEnv). The inferred floor had no boundary
+// there until a bill said where it is.
+func (r *run) keepSplit(sys []traces.Block) {
+	if r.began.IsZero() || r.now.Sub(r.began) >= r.ttl.Duration() || r.ttl == prompt.NoCache {
+		return
+	}
+	b := prompt.NewBuilder(r.b.Count, r.b.Wire)
+	req := b.Build(r.model, &prompt.View{Tools: r.view.Tools, System: sys}, 0)
+	req.Mark(len(req.Blocks)-2, r.ttl)
+	req.Mark(len(req.Blocks)-1, r.ttl)
+	req.Freeze()
+	_, _ = r.prov.Send(r.began, req) // not recorded: the entries the session's calls kept
 }
 
 // splitChanged splits the last block of an inferred (opaque) system
@@ -972,24 +1048,32 @@ func (r *run) changeFloor(e *traces.Event, idx int) {
 // only what changed gets a new identity. The log shows where: the next
 // call's billed read ends at the part of the floor that did not change
 // (Claude Code's tools and first system block, when the working directory
-// in the second block changed). Only a replay that honours observed events
-// reads that bill; the split then stays in the view, so the recorded
-// replay of a session whose first call read that part already has it.
+// in the second block changed: 1.0.x sends its system prompt as two
+// blocks, the first line and the rest joined, cli.js GD0). A replay that
+// honours observed events reads that bill; the recorded replay, which never
+// reads the bill of the call it predicts, splits where an earlier change's
+// bill read (envRead), so a session's first change is priced on the whole
+// floor and its later ones on what the first showed. The split then stays
+// in the view, so a session whose first call read that part already has
+// it.
 func (r *run) splitChanged(sys []traces.Block, idx int) []traces.Block {
 	n := len(sys)
-	if n == 0 || !sys[n-1].Opaque() || !r.pol.ObserveResends || r.cal == nil || r.cal.mode != Anchored || !r.cal.observe {
+	if n == 0 || !sys[n-1].Opaque() || r.cal == nil || r.cal.mode != Anchored {
 		return sys
 	}
-	var next *traces.Event
-	for i := idx + 1; i < len(r.sess.Events); i++ {
-		if e := &r.sess.Events[i]; e.Kind == traces.Assistant {
-			if e.Usage != nil && !r.metaOf(i, e).copied {
-				next = e
+	read := r.envRead // an earlier change's bill: the recorded replay's
+	if r.pol.ObserveResends && r.cal.observe {
+		read = 0
+		for i := idx + 1; i < len(r.sess.Events); i++ {
+			if e := &r.sess.Events[i]; e.Kind == traces.Assistant {
+				if e.Usage != nil && !r.metaOf(i, e).copied {
+					read = int(e.Usage.CacheRead)
+				}
+				break
 			}
-			break
 		}
 	}
-	if next == nil {
+	if read == 0 {
 		return sys
 	}
 	before := 0 // tokens of the floor before the last system block
@@ -999,7 +1083,7 @@ func (r *run) splitChanged(sys []traces.Block, idx int) []traces.Block {
 	for i := range sys[:n-1] {
 		before += sys[i].Tokens
 	}
-	keep := int(next.Usage.CacheRead) - before
+	keep := read - before
 	if keep <= 0 || keep >= sys[n-1].Tokens {
 		return sys
 	}
@@ -1322,6 +1406,9 @@ func (r *run) attempt(e *traces.Event, idx int, stall time.Duration) (apiErr, er
 			if r.warmed && r.shared > 0 && r.cal != nil && r.cal.Anchored() && !within && r.seq > 0 && r.model == r.callModel {
 				r.weighFloor(e.Usage.CacheRead, &rec)
 			}
+			if rd := int(e.Usage.CacheRead); r.envChanged && rd > 0 && rd < floorTokens(r.view) && (r.envRead == 0 || rd < r.envRead) {
+				r.envRead = rd
+			}
 			r.lastPrompt, r.lastStripAt = req.Total, req.StripAt
 			r.lastTotal = int(e.Usage.Prompt() + e.Usage.Output)
 			if rd := int(e.Usage.CacheRead); (r.compacted || rethought) && rd > r.shared && rd < floorTokens(r.view)+r.context-minContext && r.model == r.firstModel() {
@@ -1329,6 +1416,7 @@ func (r *run) attempt(e *traces.Event, idx int, stall time.Duration) (apiErr, er
 			}
 			r.compacted = false
 		}
+		r.envChanged = false
 		if u := resp.Usage; u.Input < 0 || u.CacheWrite5m < 0 || u.CacheWrite1h < 0 || u.CacheRead < 0 || u.Output < 0 {
 			return nil, fmt.Errorf("session %s: event %d: %s billed negative usage %+v (an engine bug)", r.sess.ID, idx, r.prov.Name(), u)
 		}
@@ -1566,14 +1654,6 @@ func (r *run) cutFloor() {
 // re-sent anyway; before a bill says, the floor stays whole. After a
 // compaction the context is a message already (contextAfter).
 func (r *run) moveContext() {
-	if !r.pol.Recorded || r.sess.Format != claudecodeFormat || len(r.sess.Floor) > 0 ||
-		r.revealed || r.compactions > 0 || r.ctxMoved || r.sysRead == 0 {
-		return
-	}
-	msgs := r.view.Messages
-	if len(msgs) == 0 || msgs[0].Role != prompt.RoleUser {
-		return
-	}
 	if at, ok := r.thinkSeen[r.thinkParam]; ok && r.ttl != prompt.NoCache && r.now.Sub(at.t) < r.ttl.Duration() &&
 		r.viewBlocks()-at.blocks <= provider.Lookback {
 		// A call under this setting wrote an entry the bill can still
@@ -1582,17 +1662,10 @@ func (r *run) moveContext() {
 		// context now would orphan it.
 		return
 	}
-	r.cutFloor()
-	if r.context == 0 || r.cutAt == 0 {
+	moved := r.contextOut()
+	if moved == nil {
 		return
 	}
-	r.ctxMoved = true
-	m0 := msgs[0]
-	ctx := traces.Block{Kind: traces.Text, Name: fmt.Sprintf("context/%s/0", r.sess.ID), Tokens: r.context}
-	moved := make([]prompt.Message, 0, len(msgs))
-	moved = append(moved, prompt.NewMessage(m0.Role, append([]traces.Block{ctx}, m0.Blocks...), m0.Event, m0.Tag))
-	moved = append(moved, msgs[1:]...)
-	r.setView(&prompt.View{Tools: r.view.Tools, System: r.view.System, Messages: moved})
 	// The entries the session's calls wrote under the other settings are
 	// still there for a call that goes back to one (corpus 1.0.89
 	// 5b16cde2: after an "ultrathink" prompt, the next turn read 107,360
@@ -1617,6 +1690,35 @@ func (r *run) moveContext() {
 		req.Freeze()
 		_, _ = r.prov.Send(at.t, req) // not recorded: entries the session's calls kept
 	}
+}
+
+// contextOut moves the inferred floor's context part into the first
+// message (moveContext), once a bill has said where the system prompt ends,
+// and returns the moved messages (nil when it did not move: no bill yet,
+// a floor the log shows, or moved already). The caller re-sends the
+// messages anyway: a new thinking setting, or a new working directory,
+// whose system text breaks every message after it.
+func (r *run) contextOut() []prompt.Message {
+	if !r.pol.Recorded || r.sess.Format != claudecodeFormat || len(r.sess.Floor) > 0 ||
+		r.revealed || r.compactions > 0 || r.ctxMoved || r.sysRead == 0 {
+		return nil
+	}
+	msgs := r.view.Messages
+	if len(msgs) == 0 || msgs[0].Role != prompt.RoleUser {
+		return nil
+	}
+	r.cutFloor()
+	if r.context == 0 || r.cutAt == 0 {
+		return nil
+	}
+	r.ctxMoved = true
+	m0 := msgs[0]
+	ctx := traces.Block{Kind: traces.Text, Name: fmt.Sprintf("context/%s/0", r.sess.ID), Tokens: r.context}
+	moved := make([]prompt.Message, 0, len(msgs))
+	moved = append(moved, prompt.NewMessage(m0.Role, append([]traces.Block{ctx}, m0.Blocks...), m0.Event, m0.Tag))
+	moved = append(moved, msgs[1:]...)
+	r.setView(&prompt.View{Tools: r.view.Tools, System: r.view.System, Messages: moved})
+	return moved
 }
 
 // sentAt is when a call sent a thinking setting, and how many blocks its

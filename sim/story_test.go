@@ -107,6 +107,9 @@ func (st *story) run(t *testing.T, d *datadriven.TestData) string {
 		if src, ok := a["source"]; ok {
 			s.Source = traces.Source(src[0])
 		}
+		if v, ok := a["version"]; ok {
+			s.Harness = "claude-code " + v[0]
+		}
 		if n := st.int(t, a, "floor", 0); n > 0 {
 			if sh := st.int(t, a, "shared", 0); sh > 0 {
 				s.Floor = []traces.Block{{Kind: traces.System, Name: fmt.Sprintf("shared-floor/%d", sh), Tokens: sh},
@@ -160,7 +163,13 @@ func (st *story) run(t *testing.T, d *datadriven.TestData) string {
 	case "restart":
 		return st.event(t, d, traces.Event{Time: st.at(t, a), Kind: traces.Restart})
 	case "floor-change":
-		return st.event(t, d, traces.Event{Time: st.at(t, a), Kind: traces.FloorChange})
+		e := traces.Event{Time: st.at(t, a), Kind: traces.FloorChange}
+		if cwd, ok := a["cwd"]; ok {
+			// A prompt in a new working directory (cwd, was: the
+			// directories' keys, traces.MetaEnv).
+			e.Meta = map[string]string{traces.MetaCause: traces.CauseWorkingDir, traces.MetaEnv: cwd[0], traces.MetaEnvWas: a["was"][0]}
+		}
+		return st.event(t, d, e)
 	case "model":
 		e := traces.Event{Time: st.at(t, a), Kind: traces.ModelSwitch, Model: a["model"][0]}
 		if acct, ok := a["account"]; ok {

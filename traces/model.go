@@ -208,6 +208,17 @@ const (
 	CauseWorkingDir = "working directory"
 )
 
+// MetaEnv and MetaEnvWas, on a floor_change event of CauseWorkingDir, are
+// opaque keys (a hash, never the path) of the working directory the
+// system prompt names from the event on, and of the one it named before:
+// a replay gives each directory's system text one identity, so a prompt
+// back in an earlier directory sends the text that directory's entry
+// cached.
+const (
+	MetaEnv    = "env"
+	MetaEnvWas = "env_was"
+)
+
 // RewindTo is the event index a user event's conversation was rewound to,
 // and whether it was: the MetaRewindTo value when it is a valid index
 // before i.

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"image"
 	_ "image/gif"  // image sizes of pasted screenshots
 	_ "image/jpeg" // image sizes of pasted screenshots
@@ -1020,7 +1021,8 @@ func (st *fileState) user(l *line, t time.Time) {
 		// text. The log's cwd is a fact; whether the version rebuilt that
 		// text is the replay's question (claudecode.EnvPerPrompt).
 		if st.promptCwd != "" && l.Cwd != st.promptCwd {
-			st.add(traces.Event{Time: t, Kind: traces.FloorChange, Meta: map[string]string{traces.MetaCause: traces.CauseWorkingDir}})
+			st.add(traces.Event{Time: t, Kind: traces.FloorChange, Meta: map[string]string{traces.MetaCause: traces.CauseWorkingDir,
+				traces.MetaEnv: envKey(l.Cwd), traces.MetaEnvWas: envKey(st.promptCwd)}})
 		}
 		st.promptCwd = l.Cwd
 	}
@@ -1408,4 +1410,12 @@ func (st *fileState) finish() {
 			}
 		}
 	}
+}
+
+// envKey is the opaque key of a working directory (traces.MetaEnv): a
+// hash, so no path of the user's machine reaches a trace or a report.
+func envKey(cwd string) string {
+	h := fnv.New64a()
+	h.Write([]byte(cwd))
+	return strconv.FormatUint(h.Sum64(), 36)
 }

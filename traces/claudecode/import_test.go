@@ -610,6 +610,14 @@ func TestWorkingDirectoryChange(t *testing.T) {
 		}
 	}
 	require.Len(t, changes, 1, "one prompt in a new directory")
+	// The directories' keys, never their paths (traces.MetaEnv).
+	ch := ss[0].Events[changes[0]].Meta
+	require.Equal(t, envKey("/a/b"), ch[traces.MetaEnv])
+	require.Equal(t, envKey("/a"), ch[traces.MetaEnvWas])
+	require.NotEqual(t, ch[traces.MetaEnv], ch[traces.MetaEnvWas])
+	for _, v := range ch {
+		require.NotContains(t, v, "/")
+	}
 	next := ss[0].Events[changes[0]+1]
 	require.Equal(t, traces.User, next.Kind)
 	require.Equal(t, "second", next.Blocks[0].Text)
