@@ -494,7 +494,8 @@ type NameSniffer interface {
 
 // Detect picks the first of formats that takes src: of a file, by its
 // name (NameSniffer) or else its first line; of a directory, by the first
-// line of its first .jsonl file in path order.
+// line of its first .jsonl file in path order, or without any, of its
+// first .json or .har file a format takes (detectDocuments).
 func Detect(ctx context.Context, src Input, formats []Importer) (Importer, error) {
 	first := src.Root
 	if st, err := fs.Stat(src.FS, src.Root); err != nil {
@@ -512,6 +513,9 @@ func Detect(ctx context.Context, src Input, formats []Importer) (Importer, error
 			return nil, err
 		}
 		if len(files) == 0 {
+			if f, err := detectDocuments(ctx, src, formats); f != nil || err != nil {
+				return f, err
+			}
 			return nil, input.Errorf("%s: no .jsonl files (give {log format} FORMAT for other logs)", src.Name)
 		}
 		first = files[0]
@@ -524,6 +528,58 @@ func Detect(ctx context.Context, src Input, formats []Importer) (Importer, error
 		return f, nil
 	}
 	return nil, input.Errorf("%s: format not recognized (give {log format} FORMAT)", src.Display(first))
+}
+
+// A DocumentReader is an Importer whose directories may hold JSON
+// documents (.json, .har) and no .jsonl file: captures. Detection of
+// such a directory asks only these (a log format's sniff may take any
+// JSON object).
+type DocumentReader interface {
+	ReadsDocuments() bool
+}
+
+// detectDocuments picks the format of a directory without .jsonl files
+// from its .json and .har files (captures: claude-tap traces, OTLP
+// documents, HAR archives), the first that a DocumentReader takes by name
+// or first line among the first maxDocuments in path order; nil if none.
+func detectDocuments(ctx context.Context, src Input, formats []Importer) (Importer, error) {
+	var readers []Importer
+	for _, f := range formats {
+		if d, ok := f.(DocumentReader); ok && d.ReadsDocuments() {
+			readers = append(readers, f)
+		}
+	}
+	if len(readers) == 0 {
+		return nil, nil
+	}
+	docs, err := src.Files(ctx, isDocument, &Warnings{})
+	if err != nil {
+		return nil, err
+	}
+	formats = readers
+	for _, name := range docs[:min(len(docs), maxDocuments)] {
+		for _, f := range formats {
+			if ns, ok := f.(NameSniffer); ok && ns.SniffName(name) {
+				return f, nil
+			}
+		}
+		head, err := firstLine(src.FS, name)
+		if err != nil {
+			return nil, err
+		}
+		if f := Sniff(formats, head); f != nil {
+			return f, nil
+		}
+	}
+	return nil, nil
+}
+
+// maxDocuments bounds how many JSON documents detection opens: a
+// directory of unrelated JSON is refused after a few.
+const maxDocuments = 16
+
+func isDocument(name string) bool {
+	return strings.HasSuffix(name, ".json") || strings.HasSuffix(name, ".har")
 }
 
 // Sniff is the first of formats that takes a file starting with head (its

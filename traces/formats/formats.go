@@ -179,6 +179,10 @@ type captureImporter struct{ *importer }
 
 func (captureImporter) SniffName(name string) bool { return capture.IsHARName(name) }
 
+// ReadsDocuments: a directory of claude-tap traces (.json) or HAR archives
+// is a capture directory without a .jsonl file (traces.DocumentReader).
+func (captureImporter) ReadsDocuments() bool { return true }
+
 // Chatlog reads OpenAI-style message logs: a file, or every .json and
 // .jsonl file under a tree.
 var Chatlog traces.Importer = &importer{

@@ -57,6 +57,20 @@ func TestDetect(t *testing.T) {
 	if _, err := traces.DirInput(filepath.Join(dir, "nope")); err == nil || err.Error() != filepath.Join(dir, "nope")+": no such file or directory" {
 		t.Errorf("missing path: err = %v", err)
 	}
+	// A directory of captures as JSON documents (claude-tap traces, as
+	// ../shared/traces/captures holds) or HAR archives, no .jsonl: the
+	// capture format, past a JSON file no format takes.
+	for _, names := range [][2]string{{"claude-tap-claude.json", "trace_claude.json"}, {"capture.har", "session.har"}} {
+		docs := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(docs, "a-package.json"), []byte(`{"name": "not a capture"}`), 0o644))
+		b, err := os.ReadFile(filepath.Join("../capture/testdata", names[0]))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(docs, names[1]), b, 0o644))
+		in, _ := traces.DirInput(docs)
+		if got, err := traces.Detect(context.Background(), in, All()); err != nil || got.Name() != "capture" {
+			t.Errorf("Detect(directory of %s) = %v, %v; want capture", names[1], got, err)
+		}
+	}
 	empty := t.TempDir()
 	in, _ := traces.DirInput(empty)
 	if _, err := traces.Detect(context.Background(), in, All()); err == nil || err.Error() != empty+": no .jsonl files (give log format FORMAT for other logs)" {
