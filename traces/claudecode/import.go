@@ -454,10 +454,16 @@ type fileState struct {
 	// rootText is the sidechain's first user text, to find its Task.
 	rootText string
 
-	// fileUses are file tool calls awaiting results; files the last known
-	// content of each file, by path, least recent first (see restore).
+	// fileUses are file tool calls awaiting results; files what Claude
+	// Code's file state holds, least recent first; todos the last
+	// TodoWrite's list (see restore.go).
 	fileUses map[string]fileUse
-	files    [][2]string
+	files    []knownFile
+	todos    string
+	// readSuffix is what Claude Code appends to a Read result (its
+	// reminder), as this log's whole Read results show it, once one has.
+	readSuffix     string
+	readSuffixSeen bool
 	// pending are attachments waiting for the next user-role message.
 	pending []traces.Block
 	// The transcript is a tree (uuid, parentUuid): parents holds every
@@ -758,6 +764,13 @@ func (st *fileState) apply(l *line) {
 func (st *fileState) identify(l *line) {
 	s := st.s
 	if l.SessionID != "" && l.AgentID == "" && (l.Type == "user" || l.Type == "assistant") {
+		if st.lastSID != "" && l.SessionID != st.lastSID {
+			// A resumed session's own lines after those it copied: a
+			// new process, whose file state starts empty (corpus
+			// conneroisu/templar 91c1aab5: the compaction just after
+			// the resume re-attached no file).
+			st.files, st.fileUses = nil, nil
+		}
 		st.lastSID = l.SessionID
 	}
 	if l.Version != "" {
@@ -865,97 +878,11 @@ func (st *fileState) assistant(l *line, t time.Time) (continued bool) {
 	return false
 }
 
-// Files Claude Code re-attaches after a compaction (its post-compact
-// restore: the most recently read, edited or written files, at most five,
-// each only if at most 5K tokens, 50K in all). The log never shows them:
-// on the shared session 4d5611e5 the first call after the compaction bills
-// ~5.7K tokens more than the system prompt and the summary, and the
-// anchored replay under-predicted every later call by as much. Their
-// contents are in the log: the last Read result of each file, or what a
-// Write wrote. The importer has no tokenizer; it takes 3.3 bytes a Claude
-// token: o200k's 3.61 characters a token on code (traces/synth's code
-// profile) at Claude's ~1.1 tokens per o200k token.
-const (
-	restoreFiles     = 5
-	restoreFileBytes = 5000 * 33 / 10
-	restoreAllBytes  = 50000 * 33 / 10
-)
-
-// fileUse is a file tool call awaiting its result.
-type fileUse struct {
-	path, written string
-	read          bool
-}
-
 // compacted reports whether the session had a compaction boundary before
 // the event being added.
 func (st *fileState) compacted() bool {
 	n := len(st.s.Events)
 	return n > 0 && st.s.Events[n-1].Kind == traces.Compaction
-}
-
-// noteFiles records the file contents the results of Read and Write calls
-// show, most recent last.
-func (st *fileState) noteFiles(blocks []traces.Block) {
-	for i := range blocks {
-		b := &blocks[i]
-		u, ok := st.fileUses[b.ID]
-		if b.Kind != traces.ToolResultBlock || !ok || b.IsError {
-			continue
-		}
-		delete(st.fileUses, b.ID)
-		text := u.written
-		if u.read {
-			text = b.Text
-		}
-		if text == "" {
-			continue
-		}
-		st.files = slices.DeleteFunc(st.files, func(f [2]string) bool { return f[0] == u.path })
-		st.files = append(st.files, [2]string{u.path, text})
-	}
-}
-
-// restore is what Claude Code re-attaches after a compaction: one text
-// block per file, most recent first.
-func (st *fileState) restore() []traces.Block {
-	var out []traces.Block
-	total := 0
-	for i := len(st.files) - 1; i >= 0 && len(out) < restoreFiles; i-- {
-		text := st.files[i][1]
-		if len(text) > restoreFileBytes || total+len(text) > restoreAllBytes {
-			continue
-		}
-		total += len(text)
-		out = append(out, traces.Block{Kind: traces.Text, Text: text})
-	}
-	return out
-}
-
-// noteFileUses remembers the file tool calls of an assistant message.
-func (st *fileState) noteFileUses(blocks []traces.Block) {
-	for i := range blocks {
-		b := &blocks[i]
-		if b.Kind != traces.ToolUse {
-			continue
-		}
-		var in struct {
-			Path    string `json:"file_path"`
-			Content string `json:"content"`
-		}
-		switch b.Name {
-		case "Read", "Write", "Edit", "MultiEdit":
-		default:
-			continue
-		}
-		if json.Unmarshal([]byte(b.Input), &in) != nil || in.Path == "" {
-			continue
-		}
-		if st.fileUses == nil {
-			st.fileUses = map[string]fileUse{}
-		}
-		st.fileUses[b.ID] = fileUse{path: in.Path, written: in.Content, read: b.Name == "Read"}
-	}
 }
 
 // noteTasks remembers the main chain's Task (Agent, in later versions)
@@ -1049,10 +976,12 @@ func (st *fileState) user(l *line, t time.Time) {
 			}
 			ev.Meta[traces.MetaRewindTo] = strconv.Itoa(k)
 		}
-		if ev.Summary && !clear && st.compacted() {
-			if restored := st.restore(); len(restored) > 0 {
+		if ev.Summary && !clear && (st.compacted() || l.IsCompactSummary) {
+			// Logs before 1.0.86 have no compact_boundary line: the
+			// summary's isCompactSummary is the compaction.
+			if restored, files := st.restore(st.s.Harness); len(restored) > 0 {
 				ev.Blocks = append(append([]traces.Block(nil), blocks...), restored...)
-				ev.Meta = map[string]string{"restored_files": strconv.Itoa(len(restored))}
+				ev.Meta = map[string]string{"restored_files": strconv.Itoa(files)}
 			}
 		}
 	}

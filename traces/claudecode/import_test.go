@@ -327,10 +327,12 @@ func TestInlineSidechains(t *testing.T) {
 	require.Equal(t, want, total)
 }
 
-// After a compaction Claude Code re-attaches the files it last read or
-// wrote (at most 5, each at most 5K tokens); the log never shows them, so
-// the importer appends their last known contents to the continuation
-// summary, most recent first.
+// After a compaction Claude Code re-attaches the five files its file state
+// holds, most recent first, each as a Read call and its result, one over
+// 5K tokens as a note (2.1.39, this fixture's version), then the todo list
+// (none here);
+// the log never shows them, so the importer appends them to the
+// continuation summary (restore.go).
 func TestCompactionRestoresFiles(t *testing.T) {
 	ss, _, err := Import(context.Background(), bigFile)
 	require.NoError(t, err)
@@ -341,19 +343,77 @@ func TestCompactionRestoresFiles(t *testing.T) {
 		}
 	}
 	require.NotNil(t, sum)
-	require.Equal(t, "5", sum.Meta["restored_files"])
-	require.Len(t, sum.Blocks, 6, "the summary and five files")
 	require.True(t, strings.HasPrefix(sum.Blocks[0].Text, summaryPrefix))
+	require.Equal(t, "3", sum.Meta["restored_files"], "five files, two too large")
+	var calls, results, notes []string
+	for _, b := range sum.Blocks[1:] {
+		switch {
+		case strings.HasPrefix(b.Text, "Called the Read tool with the following input: "):
+			calls = append(calls, b.Text)
+		case strings.HasPrefix(b.Text, "Result of calling the Read tool: \""):
+			results = append(results, b.Text)
+		case strings.HasPrefix(b.Text, "Note: "):
+			notes = append(notes, b.Text)
+		}
+	}
+	require.Len(t, calls, 3)
+	require.Len(t, results, 3)
 	// The last file written before the compaction (transcript_components.ex,
-	// by its Write) comes first; transcript_renderer.ex, written earlier at
-	// 17,758 characters (over 5K tokens), is left out.
-	require.True(t, strings.HasPrefix(sum.Blocks[1].Text, "defmodule SpotterWeb.TranscriptComponents do"))
+	// by its Write) comes first, numbered as the Read tool numbers lines;
+	// transcript_renderer.ex, written earlier at 17,758 characters (over 5K
+	// tokens), is named in a note, and so is its test, of which the log
+	// shows a part that says the whole file is larger.
+	require.Contains(t, calls[0], "transcript_components.ex")
+	require.True(t, strings.HasPrefix(results[0], `Result of calling the Read tool: "     1→defmodule SpotterWeb.TranscriptComponents do\n     2→`), results[0][:80])
+	require.Len(t, notes, 2)
+	require.Contains(t, notes[0], "transcript_renderer_test.exs was read before the last conversation was summarized")
+	require.Contains(t, notes[1], "transcript_renderer.ex was read before the last conversation was summarized")
 	for _, b := range sum.Blocks[1:] {
 		require.NotContains(t, b.Text, "defmodule SpotterWeb.TranscriptRenderer do")
 	}
-	for _, b := range sum.Blocks[1:] {
-		require.LessOrEqual(t, len(b.Text), restoreFileBytes)
+}
+
+// restoreRuleOf follows each version's cli.js: no limits up to 1.0.29,
+// 10K tokens a file up to 1.0.84, then 5K and a note; the todo list until
+// 2.1.63. An unknown version gets the newest rule.
+func TestRestoreRuleOf(t *testing.T) {
+	for _, c := range []struct {
+		harness string
+		want    restoreRule
+	}{
+		{"claude-code 1.0.17", restoreRule{todo: true}},
+		{"claude-code 1.0.30", restoreRule{perFile: 10000, budget: 50000, todo: true}},
+		{"claude-code 1.0.84", restoreRule{perFile: 10000, budget: 50000, todo: true}},
+		{"claude-code 1.0.85", restoreRule{perFile: 5000, budget: 50000, note: true, todo: true}},
+		{"claude-code 2.1.62", restoreRule{perFile: 5000, budget: 50000, note: true, todo: true}},
+		{"claude-code 2.1.63", restoreRule{perFile: 5000, budget: 50000, note: true}},
+		{"", restoreRule{perFile: 5000, budget: 50000, note: true}},
+	} {
+		require.Equal(t, c.want, restoreRuleOf(c.harness), c.harness)
 	}
+}
+
+// A file's text in Claude Code's state follows the log: a Read's result
+// without its numbering and reminder, then each Edit's replacement; the
+// restore numbers it again.
+func TestRestoreFollowsEdits(t *testing.T) {
+	st := &fileState{}
+	st.noteFileUses([]traces.Block{
+		{Kind: traces.ToolUse, ID: "r", Name: "Read", Input: `{"file_path":"/p/a.go"}`},
+		{Kind: traces.ToolUse, ID: "t", Name: "TodoWrite", Input: `{"todos": [{"content": "x", "status": "pending"}]}`},
+	})
+	st.noteFiles([]traces.Block{{Kind: traces.ToolResultBlock, ID: "r", Text: "     1→package a\n     2→var x = 1\n\n<system-reminder>\nmind\n</system-reminder>\n"}})
+	st.noteFileUses([]traces.Block{{Kind: traces.ToolUse, ID: "e", Name: "Edit", Input: `{"file_path":"/p/a.go","old_string":"x = 1","new_string":"x = 2"}`}})
+	st.noteFiles([]traces.Block{{Kind: traces.ToolResultBlock, ID: "e", Text: "ok"}})
+	out, files := st.restore("claude-code 1.0.89")
+	require.Equal(t, 1, files)
+	require.Len(t, out, 3)
+	require.Equal(t, `Called the Read tool with the following input: {"file_path":"/p/a.go"}`, out[0].Text)
+	require.Equal(t, `Result of calling the Read tool: "     1→package a\n     2→var x = 2\n\n<system-reminder>\nmind\n</system-reminder>\n"`, out[1].Text)
+	require.Contains(t, out[2].Text, `[{"content":"x","status":"pending"}]. Continue on with the tasks at hand if applicable.`)
+	out, files = st.restore("claude-code 2.1.90")
+	require.Equal(t, 1, files, "the restored file is the state again")
+	require.Len(t, out, 2, "no todo list from 2.1.63")
 }
 
 // Claude Code 2.1 logs the context it attaches to the next user message
@@ -685,4 +745,37 @@ func TestResultsInToolUseOrder(t *testing.T) {
 	}
 	require.Equal(t, []string{"toolu_a", "toolu_b", "toolu_c"}, order, "tool_use order")
 	require.Equal(t, []bool{false, false, true}, early, "the Read finished first and follows the last-received Glob")
+}
+
+// A 1.0.x compaction has no compact_boundary line (Claude Code wrote one
+// from 2.0.0): its summary's isCompactSummary is the compaction, and the
+// files re-attached follow it. A resumed file's own process starts with an
+// empty file state: what the lines it copied read is not re-attached.
+func TestRestoreOldLogsAndResumes(t *testing.T) {
+	line := func(sid, typ, ts, extra, content string) string {
+		return `{"type":"` + typ + `","sessionId":"` + sid + `","version":"1.0.89","timestamp":"2025-08-23T18:` + ts + `Z"` + extra + `,"message":{"role":"` + typ + `","content":` + content + `}}`
+	}
+	read := func(sid, ts, id string) []string {
+		return []string{
+			line(sid, "assistant", ts+".000", `,"requestId":"r`+id+`"`, `[{"type":"tool_use","id":"t`+id+`","name":"Read","input":{"file_path":"/p/a.go"}}],"id":"m`+id+`","model":"claude-opus-4-1-20250805","usage":{"input_tokens":1,"cache_creation_input_tokens":10,"cache_read_input_tokens":0,"output_tokens":1}`),
+			line(sid, "user", ts+".500", "", `[{"type":"tool_result","tool_use_id":"t`+id+`","content":"     1→package a"}]`),
+		}
+	}
+	summary := func(sid, ts string) string {
+		return line(sid, "user", ts, `,"isCompactSummary":true`, `"This session is being continued from a previous conversation that ran out of context."`)
+	}
+	restored := func(lines []string) string {
+		ss, _, err := ImportFS(context.Background(), fstest.MapFS{"s.jsonl": {Data: []byte(strings.Join(lines, "\n") + "\n")}}, "s.jsonl", "")
+		require.NoError(t, err)
+		for _, e := range ss[0].Events {
+			if e.Summary {
+				return e.Meta["restored_files"]
+			}
+		}
+		return "no summary"
+	}
+	own := append([]string{line("b", "user", "00:00.000", "", `"go"`)}, read("b", "00:01", "1")...)
+	require.Equal(t, "1", restored(append(own, summary("b", "01:00.000"))), "1.0.x: the summary is the compaction")
+	copied := append([]string{line("a", "user", "00:00.000", "", `"go"`)}, read("a", "00:01", "1")...)
+	require.Equal(t, "", restored(append(copied, line("b", "user", "00:30.000", "", `"resumed"`), summary("b", "01:00.000"))), "a new process re-attaches nothing it did not read")
 }
