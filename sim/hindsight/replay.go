@@ -212,13 +212,17 @@ func mix(calls []Call, res *Result, group func(key string) string, rp *replayer)
 		return m
 	}
 	cur := split(res.Cost)
+	cands := make([]map[string]float64, len(res.cands)) // each split once, not once a group
+	for k := range res.cands {
+		cands[k] = split(res.cands[k].cost)
+	}
 	pick := map[string]int{} // group → candidate index, -1: the current schedule
 	better := false
 	for g := range cur {
 		pick[g] = -1
 		best := cur[g]
-		for k, c := range res.cands {
-			if v := split(c.cost)[g]; v < best-1e-12*math.Max(1, best) {
+		for k := range res.cands {
+			if v := cands[k][g]; v < best-1e-12*math.Max(1, best) {
 				best, pick[g], better = v, k, true
 			}
 		}
