@@ -10,11 +10,10 @@ import (
 	"testing"
 )
 
-// TestActionScript runs the GitHub Action's step (scripts/action-check.sh,
-// which action.yml runs after installing ctxsim) as the runner would, on
-// a committed capture: a baseline of the same build passes and writes the
-// job summary; a baseline that cost half as much fails the job with exit 1.
-func TestActionScript(t *testing.T) {
+// actionTools is what running the Action's script needs: bash and a
+// built ctxsim (the test skips without bash, and under -short).
+func actionTools(t *testing.T) (bash, bin string) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds ctxsim")
 	}
@@ -22,10 +21,18 @@ func TestActionScript(t *testing.T) {
 	if err != nil {
 		t.Skip("no bash")
 	}
-	bin, err := ctxsimBin()
-	if err != nil {
+	if bin, err = ctxsimBin(); err != nil {
 		t.Fatal(err)
 	}
+	return bash, bin
+}
+
+// TestActionScript runs the GitHub Action's step (scripts/action-check.sh,
+// which action.yml runs after installing ctxsim) as the runner would, on
+// a committed capture: a baseline of the same build passes and writes the
+// job summary; a baseline that cost half as much fails the job with exit 1.
+func TestActionScript(t *testing.T) {
+	bash, bin := actionTools(t)
 	dir := t.TempDir()
 	capture, _ := filepath.Abs("../../traces/capture/testdata/claude-tap-claude.json")
 	script, _ := filepath.Abs("../../scripts/action-check.sh")
@@ -85,17 +92,7 @@ func TestActionScript(t *testing.T) {
 // re-plans them with Claude Code's layout) and Claude Code logs under
 // recorded, telling a capture apart with or without from: capture.
 func TestActionScriptDefaultPolicy(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds ctxsim")
-	}
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		t.Skip("no bash")
-	}
-	bin, err := ctxsimBin()
-	if err != nil {
-		t.Fatal(err)
-	}
+	bash, bin := actionTools(t)
 	capture, _ := filepath.Abs("../../traces/capture/testdata/claude-tap-claude.json")
 	logs, _ := filepath.Abs("../../testdata/claude-code")
 	script, _ := filepath.Abs("../../scripts/action-check.sh")
