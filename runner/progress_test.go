@@ -55,21 +55,31 @@ func TestWhatifProgress(t *testing.T) {
 			roots++
 		}
 	}
-	var c counts
+	var with *runner.Replay
+	for _, workers := range []int{1, 2} {
+		var c counts
+		rn := setup(t)
+		rn.Hindsight = true
+		res, err := runner.Whatif(context.Background(), rn, ss, specs, runner.Options{Workers: workers, Progress: &c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.plans != 1 || c.replays != 3*len(ss) || c.replayed != c.replays || c.solves != roots || c.solved != roots {
+			t.Errorf("%d workers: planned %d replays and %d solves (in %d plans), heard %d and %d; want %d sessions × 3 cells and %d roots",
+				workers, c.replays, c.solves, c.plans, c.replayed, c.solved, len(ss), roots)
+		}
+		// One worker solves the pieces in order, each reported as it
+		// is passed; with helpers a later piece may finish first, and
+		// a prefix of the tape is reported once the pieces before it
+		// are done too (hindsight.Options.Progress), so in one step.
+		if workers == 1 && c.solvedCalls < 2 {
+			t.Errorf("the optima were reported in %d step(s); the sessions of different days are pieces solved one by one", c.solvedCalls)
+		}
+		if workers == 2 {
+			with = res
+		}
+	}
 	rn := setup(t)
-	rn.Hindsight = true
-	with, err := runner.Whatif(context.Background(), rn, ss, specs, runner.Options{Workers: 2, Progress: &c})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.plans != 1 || c.replays != 3*len(ss) || c.replayed != c.replays || c.solves != roots || c.solved != roots {
-		t.Errorf("planned %d replays and %d solves (in %d plans), heard %d and %d; want %d sessions × 3 cells and %d roots",
-			c.replays, c.solves, c.plans, c.replayed, c.solved, len(ss), roots)
-	}
-	if c.solvedCalls < 2 {
-		t.Errorf("the optima were reported in %d step(s); the sessions of different days are pieces solved one by one", c.solvedCalls)
-	}
-	rn = setup(t)
 	rn.Hindsight = true
 	without, err := runner.Whatif(context.Background(), rn, recorded(t), specs, runner.Options{Workers: 2})
 	if err != nil {
