@@ -108,7 +108,7 @@ func RunsTable(runs []results.RunSummary, opts RunsOptions) *Table {
 	}
 	for _, r := range runs {
 		// What the bills chose where the log's harness version leaves a
-		// setting open (docs/fidelity.md, "Hypotheses").
+		// setting open (docs/fidelity.md, "what the bills decide").
 		if f := r.Fidelity; f != nil && f.Thinking != "" {
 			t.Notes = append(t.Notes, fmt.Sprintf("%s, %s: earlier thinking %s (Claude Code keeps it behind a server-side flag the log does not show).", r.Trace, r.Policy, f.Thinking))
 		}
