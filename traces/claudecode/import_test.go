@@ -779,3 +779,25 @@ func TestRestoreOldLogsAndResumes(t *testing.T) {
 	copied := append([]string{line("a", "user", "00:00.000", "", `"go"`)}, read("a", "00:01", "1")...)
 	require.Equal(t, "", restored(append(copied, line("b", "user", "00:30.000", "", `"resumed"`), summary("b", "01:00.000"))), "a new process re-attaches nothing it did not read")
 }
+
+// unnumber takes the Read tool's numbering off every line, keeps a line
+// without it (and a trailing empty line) as it is, and returns the last
+// number and the reminder after the text.
+func TestUnnumber(t *testing.T) {
+	for _, c := range []struct {
+		in, text, suffix string
+		last             int
+	}{
+		{"     1→a\n     2→b", "a\nb", "", 2},
+		{"    10→x\n    11→\n", "x\n\n", "", 11},
+		{"     1→a\n\n<system-reminder>\nmind\n</system-reminder>\n", "a", "\n\n<system-reminder>\nmind\n</system-reminder>\n", 1},
+		{"no numbers\n 3 → not one", "no numbers\n 3 → not one", "", 0},
+		{"1234567→wide", "wide", "", 1234567},
+		{"", "", "", 0},
+	} {
+		text, suffix, last := unnumber(c.in)
+		require.Equal(t, c.text, text, c.in)
+		require.Equal(t, c.suffix, suffix, c.in)
+		require.Equal(t, c.last, last, c.in)
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -78,15 +77,36 @@ func restoreRuleOf(harness string) restoreRule {
 type knownFile struct {
 	path, text string
 	known      bool
+	// read is a Read result as logged, whose numbering text has not had
+	// taken off yet (text), partial whether the Read had an offset or a
+	// limit: most files read are never edited or re-attached, so the
+	// importer strips a result only when it needs the text (plain).
+	read    string
+	partial bool
 	// size is what the file's whole text is estimated to weigh in bytes
-	// when the log showed only part of it (a Read with an offset or a
-	// limit): its last line number shown times the bytes a line it showed
-	// takes. Claude Code reads the whole file again.
+	// when the log showed only part of it: its last line number shown
+	// times the bytes a line it showed takes. Claude Code reads the whole
+	// file again.
 	size int
 }
 
+// plain makes f's text the file's, taking a Read result's numbering off.
+func (f *knownFile) plain() {
+	if f.read == "" {
+		return
+	}
+	text, _, last := unnumber(f.read)
+	f.text, f.read, f.size = text, "", 0
+	if n := lineCount(text); f.partial && n > 0 && last > n {
+		f.size = len(text) * last / n
+	}
+}
+
 // bytes is the file's whole size as far as the log shows.
-func (f *knownFile) bytes() int { return max(len(f.text), f.size) }
+func (f *knownFile) bytes() int {
+	f.plain()
+	return max(len(f.text), f.size)
+}
 
 // fileUse is a file tool call awaiting its result.
 type fileUse struct {
@@ -112,13 +132,7 @@ func (st *fileState) noteFileUses(blocks []traces.Block) {
 		}
 		switch b.Name {
 		case "TodoWrite":
-			var in struct {
-				Todos json.RawMessage `json:"todos"`
-			}
-			var c bytes.Buffer
-			if json.Unmarshal([]byte(b.Input), &in) == nil && json.Compact(&c, in.Todos) == nil {
-				st.todos = c.String()
-			}
+			st.todos = b.Input // read at the next restore (todoList)
 			continue
 		case "Read", "Write", "Edit", "MultiEdit":
 		default:
@@ -166,18 +180,14 @@ func (st *fileState) noteFiles(blocks []traces.Block) {
 			// A partial read is all the log shows of the file: the
 			// restore reads it whole, so its text counts short, and
 			// its size says at least how large the file is.
-			text, suffix, last := unnumber(b.Text)
-			f.text, f.known, f.size = text, true, 0
-			if u.partial {
-				if n := lineCount(text); n > 0 && last > n {
-					f.size = len(text) * last / n
-				}
-			} else {
-				st.readSuffix, st.readSuffixSeen = suffix, true
+			f = knownFile{path: u.path, known: true, read: b.Text, partial: u.partial}
+			if !u.partial {
+				st.readSuffix, st.readSuffixSeen = readSuffix(b.Text), true
 			}
 		case "Write":
-			f.text, f.known, f.size = u.written, true, 0
+			f = knownFile{path: u.path, known: true, text: u.written}
 		default:
+			f.plain()
 			for _, e := range u.edits {
 				if !f.known || e.Old == "" {
 					break
@@ -205,27 +215,72 @@ func (st *fileState) fileIndex(p string) int {
 	return -1
 }
 
-// readLine is one line of a Read result: Claude Code numbers each line of
-// the file, right-aligned in six columns, then "→".
-var readLine = regexp.MustCompile(`^ *[0-9]+→`)
+// readSuffix is the reminder Claude Code appended to a Read result, "" when
+// none. It is the result's last few hundred bytes: only those are searched.
+func readSuffix(result string) string {
+	tail := result[max(0, len(result)-2048):]
+	if i := strings.LastIndex(tail, "\n\n<system-reminder>"); i >= 0 {
+		return tail[i:]
+	}
+	return ""
+}
+
+// todoList is the todo list a TodoWrite input sets, as JSON.stringify
+// writes it ("" when it has none).
+func todoList(input string) string {
+	var in struct {
+		Todos json.RawMessage `json:"todos"`
+	}
+	var c bytes.Buffer
+	if json.Unmarshal([]byte(input), &in) != nil || json.Compact(&c, in.Todos) != nil {
+		return ""
+	}
+	return c.String()
+}
 
 // unnumber is the file text a Read result shows, the reminder Claude Code
 // appended after it ("" when none), and the last line number shown.
 func unnumber(result string) (text, suffix string, last int) {
-	body := result
-	if i := strings.LastIndex(result, "\n\n<system-reminder>"); i >= 0 {
-		body, suffix = result[:i], result[i:]
-	}
-	lines := strings.Split(body, "\n")
-	for k, l := range lines {
-		if m := readLine.FindStringIndex(l); m != nil {
-			if n, err := strconv.Atoi(strings.TrimSpace(l[:m[1]-len("→")])); err == nil {
-				last = n
-			}
-			lines[k] = l[m[1]:]
+	suffix = readSuffix(result)
+	body := result[:len(result)-len(suffix)]
+	var b strings.Builder
+	b.Grow(len(body))
+	for k := 0; ; k++ {
+		l, rest, more := strings.Cut(body, "\n")
+		if k > 0 {
+			b.WriteByte('\n')
 		}
+		if n, text, ok := numberedLine(l); ok {
+			last, l = n, text
+		}
+		b.WriteString(l)
+		if !more {
+			break
+		}
+		body = rest
 	}
-	return strings.Join(lines, "\n"), suffix, last
+	return b.String(), suffix, last
+}
+
+// numberedLine splits one line of a Read result, "   12→text", into its
+// number and text (ok false for a line without the numbering).
+func numberedLine(l string) (n int, text string, ok bool) {
+	i := 0
+	for i < len(l) && l[i] == ' ' {
+		i++
+	}
+	j := i
+	for j < len(l) && l[j] >= '0' && l[j] <= '9' {
+		j++
+	}
+	if j == i || !strings.HasPrefix(l[j:], "→") {
+		return 0, l, false
+	}
+	n, err := strconv.Atoi(l[i:j])
+	if err != nil {
+		return 0, l, false
+	}
+	return n, l[j+len("→"):], true
 }
 
 // number is text as Claude Code's Read tool returns it (cli.js jk): each
@@ -269,6 +324,7 @@ func (st *fileState) restore(harness string) (out []traces.Block, files int) {
 		if !f.known {
 			continue // re-attached, but the log never showed its text
 		}
+		f.plain()
 		att := restoredAttachment{Type: "new_file", Filename: f.path,
 			Content: &readContent{Type: "text", File: readFile{FilePath: f.path, Content: f.text, NumLines: lineCount(f.text), StartLine: 1, TotalLines: lineCount(f.text)}}}
 		var blocks []traces.Block
@@ -297,8 +353,8 @@ func (st *fileState) restore(harness string) (out []traces.Block, files int) {
 			kept = append(kept, f)
 		}
 	}
-	if rule.todo && st.todos != "" && st.todos != "[]" && st.todos != "null" {
-		out = append(out, traces.Block{Kind: traces.Text, Text: "Your todo list has changed. DO NOT mention this explicitly to the user. Here are the latest contents of your todo list:\n\n" + st.todos + ". Continue on with the tasks at hand if applicable."})
+	if todos := todoList(st.todos); rule.todo && todos != "" && todos != "[]" && todos != "null" {
+		out = append(out, traces.Block{Kind: traces.Text, Text: "Your todo list has changed. DO NOT mention this explicitly to the user. Here are the latest contents of your todo list:\n\n" + todos + ". Continue on with the tasks at hand if applicable."})
 	}
 	st.files = st.files[:0]
 	for i := len(kept) - 1; i >= 0; i-- {
