@@ -65,6 +65,11 @@ type Manifest struct {
 	// inputs, so their warnings match (cost's shards scan different files:
 	// here only what the walk skipped, the scans' warnings in the cells).
 	Warnings []traces.Warning `json:"warnings,omitempty"`
+	// Failed is how many sessions reading the inputs dropped whole
+	// (traces.Warnings.Failed: a log none of whose lines could be read),
+	// for the merged run to exit 1 on them as the unsharded one does. Not
+	// compared, like Warnings.
+	Failed int `json:"failed,omitempty"`
 }
 
 // An Input is one thing a run read, and the hash of its content.

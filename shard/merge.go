@@ -23,6 +23,11 @@ type Merged struct {
 	Manifest Manifest
 	// Entries are every shard's entries in the unsharded run's order.
 	Entries []Entry
+	// Failed is how many sessions the run could not load
+	// (Manifest.Failed): every shard reads every input, so the first
+	// shard's count, but cost's shards scan different files, so theirs
+	// add up.
+	Failed int
 	// recs locates each entry's records.jsonl lines, parallel to Entries.
 	recs []span
 }
@@ -78,8 +83,13 @@ func Merge(ctx context.Context, dirs []string) (*Merged, error) {
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("shard %s missing: merge needs all %d shards of the run", strings.Join(missing, ", "), n)
 	}
-	out := &Merged{Manifest: ms[0]}
-	out.Manifest.Shard, out.Manifest.Files = "", nil
+	out := &Merged{Manifest: ms[0], Failed: ms[0].Failed}
+	out.Manifest.Shard, out.Manifest.Files, out.Manifest.Failed = "", nil, 0
+	if ms[0].Command == "cost" {
+		for _, m := range ms[1:] {
+			out.Failed += m.Failed
+		}
+	}
 	type at struct {
 		c   Entry
 		s   span

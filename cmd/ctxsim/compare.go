@@ -64,5 +64,5 @@ func runCompare(e *env, fs *pflag.FlagSet, wf *workloadFlags, sf *simFlags, of *
 	if err := render.Print(e.stdout, format, res); err != nil {
 		return err
 	}
-	return sh.finish(of.out, m, res.Warnings, rp.Entries, cellErr)
+	return sh.finish(of.out, m, res.Warnings, e.failed, rp.Entries, cellErr)
 }

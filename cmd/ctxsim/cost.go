@@ -110,5 +110,5 @@ func costShard(e *env, fs *pflag.FlagSet, paths []string, from, prices string, c
 	if err := printCost(e, f, scan.Sessions, scan.Warnings, card, opts); err != nil {
 		return err
 	}
-	return sh.finish(out, m, scan.Walk, scan.Entries, nil)
+	return sh.finish(out, m, scan.Walk, e.failed, scan.Entries, nil)
 }

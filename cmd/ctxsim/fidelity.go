@@ -70,5 +70,5 @@ func runFidelity(e *env, fs *pflag.FlagSet, paths []string, from string, worst i
 	if err := render.Print(e.stdout, format, rep); err != nil {
 		return err
 	}
-	return sh.finish(out, m, rep.Warnings, rp.Entries, cellErr)
+	return sh.finish(out, m, rep.Warnings, e.failed, rp.Entries, cellErr)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -557,6 +558,33 @@ func TestUnreadFileNotClean(t *testing.T) {
 		require.NoError(t, json.Unmarshal([]byte(stdout), &got), "%v", args)
 		if !slices.Contains(got.Warnings, traces.Warning{Reason: traces.WarnUnreadFile, Count: 1, First: junk}) {
 			t.Errorf("%v: --json warnings %+v lack the unread file", args, got.Warnings)
+		}
+	}
+}
+
+// A sharded run over a log none of whose lines could be read fails as the
+// unsharded one does: each shard exits 1, and so does their merge (it
+// exited 0, the failure carried by no shard file).
+func TestUnreadFileShardedMerge(t *testing.T) {
+	dir := t.TempDir()
+	junk := filepath.Join(dir, "junk.jsonl")
+	require.NoError(t, os.WriteFile(junk, []byte("garbage\n"), 0o644))
+	for _, args := range [][]string{
+		{"fidelity", "../../testdata/claude-code", junk},
+		{"whatif", "--policies", "ttl-1h", "../../testdata/claude-code", junk},
+	} {
+		code, _, _ := runCmd(t, args...)
+		require.Equal(t, exitFailure, code, "%v unsharded", args)
+		var dirs []string
+		for k := 1; k <= 2; k++ {
+			d := filepath.Join(dir, fmt.Sprintf("%s-%d", args[0], k))
+			code, _, errs := runCmd(t, append(args, "--shard", fmt.Sprintf("%d/2", k), "--out", d)...)
+			require.Equal(t, exitFailure, code, "%v shard %d: %s", args, k, errs)
+			dirs = append(dirs, d)
+		}
+		code, _, errs := runCmd(t, append([]string{"merge", "--out", filepath.Join(dir, args[0]+"-merged")}, dirs...)...)
+		if code != exitFailure || !strings.Contains(errs, "could not be loaded") {
+			t.Errorf("merge of %v: exit %d, stderr %q; want 1 as the unsharded run", args, code, errs)
 		}
 	}
 }

@@ -63,5 +63,6 @@ func runMerge(e *env, dirs []string, out string, format report.Format, prices st
 	if err := j.Write(out); err != nil {
 		return err
 	}
+	e.failed += m.Failed // exit 1 as the unsharded run does
 	return j.Print(e.stdout, format)
 }

@@ -168,11 +168,13 @@ func (f *shardFlags) parse(out string) error {
 
 // finish writes the shard's part (shard.WriteDir) once every cell ran:
 // with cellErr, cells failed and the part is not written, so the run does
-// not merge.
-func (f *shardFlags) finish(dir string, m shard.Manifest, warnings []traces.Warning, cells []shard.Entry, cellErr error) error {
+// not merge. failed is how many sessions the shard could not load (the
+// env's), for the merged run's exit code.
+func (f *shardFlags) finish(dir string, m shard.Manifest, warnings []traces.Warning, failed int, cells []shard.Entry, cellErr error) error {
 	if cellErr != nil {
 		return cellErr
 	}
+	m.Failed = failed
 	return shard.WriteDir(dir, f.sp, cells, m, warnings)
 }
 

@@ -121,7 +121,7 @@ func runSweep(e *env, sw *sweepFlags) error {
 	if err := report.WriteSweep(e.stdout, format, render, rp.Runs, e.warn.List()); err != nil {
 		return err
 	}
-	return sw.sh.finish(sw.of.out, man, e.warn.List(), rp.Entries, cellErr)
+	return sw.sh.finish(sw.of.out, man, e.warn.List(), e.failed, rp.Entries, cellErr)
 }
 
 // notIdentity are the flags left out of the sweep's identity: output and

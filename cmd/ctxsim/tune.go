@@ -51,7 +51,7 @@ func runTune(e *env, t *sweepFlags) error {
 	case runner.Stopped(err), tr == nil && !t.sh.sp.Sharded():
 		return err
 	case t.sh.sp.Sharded():
-		return t.sh.finish(t.of.out, man, e.warn.List(), rp.Entries, err)
+		return t.sh.finish(t.of.out, man, e.warn.List(), e.failed, rp.Entries, err)
 	}
 	if oerr := tr.Output(e.stdout, format, t.of.out, t.emit); oerr != nil {
 		return oerr

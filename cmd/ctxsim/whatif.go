@@ -74,5 +74,5 @@ func runWhatif(e *env, fs *pflag.FlagSet, paths []string, from string, sf *simFl
 	if err := render.Print(e.stdout, format, res); err != nil {
 		return err
 	}
-	return sh.finish(of.out, m, res.Warnings, rp.Entries, cellErr)
+	return sh.finish(of.out, m, res.Warnings, e.failed, rp.Entries, cellErr)
 }
