@@ -979,7 +979,7 @@ func (r *run) changeFloor(e *traces.Event, idx int) {
 	if n := len(sys); n > 0 {
 		if sys = r.splitChanged(sys, idx); len(sys) != n {
 			r.envFloors = nil // it kept blocks whole; the floor is split now
-			r.keepSplit(sys)
+			r.keepFloor(sys, 2)
 		}
 		r.envChanged = e.Meta[traces.MetaCause] == traces.CauseWorkingDir
 		r.renameEnv(sys, e, idx)
@@ -1024,21 +1024,23 @@ func (r *run) renameEnv(sys []traces.Block, e *traces.Event, idx int) {
 	}
 }
 
-// keepSplit writes, unbilled, the entries the session's calls kept alive
-// at the boundary a split of the floor (splitChanged) just revealed: Claude
-// Code marks its first system block in every request, so while the last
-// call is within its TTL the tools and that block are cached, and so is the
-// whole floor as the last call sent it, which a prompt back in its working
-// directory sends again (renameEnv). The inferred floor had no boundary
-// there until a bill said where it is.
-func (r *run) keepSplit(sys []traces.Block) {
+// keepFloor writes, unbilled, the entries the session's calls kept alive at
+// boundaries of the floor a bill just revealed (the tools and sys, marked at
+// its last marks blocks), as the last call sent them, while that call is
+// within its TTL: the inferred floor had no boundary there until the bill
+// said where it is. At a cut (cutFloor), the end of the system prompt; at a
+// split (splitChanged), also Claude Code's first system block, which it
+// marks in every request, and the whole floor as the last call sent it,
+// which a prompt back in its working directory sends again (renameEnv).
+func (r *run) keepFloor(sys []traces.Block, marks int) {
 	if r.began.IsZero() || r.now.Sub(r.began) >= r.ttl.Duration() || r.ttl == prompt.NoCache {
 		return
 	}
 	b := prompt.NewBuilder(r.b.Count, r.b.Wire)
 	req := b.Build(r.model, &prompt.View{Tools: r.view.Tools, System: sys}, 0)
-	req.Mark(len(req.Blocks)-2, r.ttl)
-	req.Mark(len(req.Blocks)-1, r.ttl)
+	for i := max(0, len(req.Blocks)-marks); i < len(req.Blocks); i++ {
+		req.Mark(i, r.ttl)
+	}
 	req.Freeze()
 	_, _ = r.prov.Send(r.began, req) // not recorded: the entries the session's calls kept
 }
@@ -1636,13 +1638,7 @@ func (r *run) cutFloor() {
 	}
 	r.setView(v)
 	r.context, r.cutAt = total-cut, cut
-	if !r.began.IsZero() && r.now.Sub(r.began) < r.ttl.Duration() && r.ttl != prompt.NoCache {
-		b := prompt.NewBuilder(r.b.Count, r.b.Wire)
-		req := b.Build(r.model, &prompt.View{Tools: v.Tools, System: v.System}, 0)
-		req.Mark(len(req.Blocks)-1, r.ttl)
-		req.Freeze()
-		_, _ = r.prov.Send(r.began, req) // not recorded: the entry the session's calls kept
-	}
+	r.keepFloor(v.System, 1)
 }
 
 // moveContext puts the inferred floor's context part, once a bill has
