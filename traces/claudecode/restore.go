@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -174,6 +175,7 @@ func (st *fileState) noteFiles(blocks []traces.Block) {
 		f := knownFile{path: u.path}
 		if j := st.fileIndex(u.path); j >= 0 {
 			f = st.files[j]
+			st.files = slices.Delete(st.files, j, j+1) // back at the end, most recent
 		}
 		switch u.name {
 		case "Read":
@@ -198,9 +200,6 @@ func (st *fileState) noteFiles(blocks []traces.Block) {
 					f.text = strings.Replace(f.text, e.Old, e.New, 1)
 				}
 			}
-		}
-		if j := st.fileIndex(u.path); j >= 0 {
-			st.files = append(st.files[:j], st.files[j+1:]...)
 		}
 		st.files = append(st.files, f)
 	}
