@@ -438,7 +438,7 @@ func Summarize(trace, policy string, recs []sim.Record, opts Options) RunSummary
 		}
 		if haveOpenLoop || s.Policy == sim.RecordedObservedName {
 			f := &Fidelity{Calls: nRec, CostPct: s.Error.CostPct, ReadMatchPct: 100 * float64(readMatch) / float64(nRec), OpenLoopCalls: len(apes),
-				ObservedResends: resends, ObservedKept: kept, Thinking: thinkingChoice(thinking),
+				ObservedResends: resends, ObservedKept: kept, Thinking: choice(thinking, "kept", "stripped"),
 				SharedFloor: choice(floor, "kept warm", "expired")}
 			if len(apes) > 0 {
 				slices.Sort(apes)
@@ -687,13 +687,9 @@ func quantile(xs []float64, q float64) float64 {
 	return xs[i] + (pos-float64(i))*(xs[i+1]-xs[i])
 }
 
-// thinkingChoice names the thinking hypothesis the bills chose, from the
-// calls that showed earlier thinking stripped (n[0]) and kept (n[1]): kept
-// when those outnumber these, as the engine decides (sim.DetailThinkingKept).
-func thinkingChoice(n [2]int) string { return choice(n, "kept", "stripped") }
-
 // choice names the hypothesis the bills chose, from the calls that showed
-// it false (n[0]) and true (n[1]): yes when those outnumber these.
+// it false (n[0]) and true (n[1]): yes when those outnumber these, as the
+// engine decides (sim.DetailThinkingKept, sim.DetailFloorKept).
 func choice(n [2]int, yes, no string) string {
 	switch {
 	case n[0]+n[1] == 0:
