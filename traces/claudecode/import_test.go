@@ -398,6 +398,9 @@ func TestRestoreRuleOf(t *testing.T) {
 // restore numbers it again.
 func TestRestoreFollowsEdits(t *testing.T) {
 	st := &fileState{}
+	big := strings.Repeat("x", 13000) // over 5K tokens at 2.5 bytes a token: a note
+	st.noteFileUses([]traces.Block{{Kind: traces.ToolUse, ID: "w", Name: "Write", Input: `{"file_path":"/p/big.txt","content":"` + big + `"}`}})
+	st.noteFiles([]traces.Block{{Kind: traces.ToolResultBlock, ID: "w", Text: "ok"}})
 	st.noteFileUses([]traces.Block{
 		{Kind: traces.ToolUse, ID: "r", Name: "Read", Input: `{"file_path":"/p/a.go"}`},
 		{Kind: traces.ToolUse, ID: "t", Name: "TodoWrite", Input: `{"todos": [{"content": "x", "status": "pending"}]}`},
@@ -407,13 +410,16 @@ func TestRestoreFollowsEdits(t *testing.T) {
 	st.noteFiles([]traces.Block{{Kind: traces.ToolResultBlock, ID: "e", Text: "ok"}})
 	out, files := st.restore("claude-code 1.0.89")
 	require.Equal(t, 1, files)
-	require.Len(t, out, 3)
+	require.Len(t, out, 4)
 	require.Equal(t, `Called the Read tool with the following input: {"file_path":"/p/a.go"}`, out[0].Text)
 	require.Equal(t, `Result of calling the Read tool: "     1→package a\n     2→var x = 2\n\n<system-reminder>\nmind\n</system-reminder>\n"`, out[1].Text)
-	require.Contains(t, out[2].Text, `[{"content":"x","status":"pending"}]. Continue on with the tasks at hand if applicable.`)
+	require.True(t, strings.HasPrefix(out[2].Text, "Note: /p/big.txt was read before the last conversation was summarized"), out[2].Text)
+	require.Contains(t, out[3].Text, `[{"content":"x","status":"pending"}]. Continue on with the tasks at hand if applicable.`)
+	// Claude Code clears its file state and reads the restored files
+	// again: the one only named in a note is no longer in it.
 	out, files = st.restore("claude-code 2.1.90")
 	require.Equal(t, 1, files, "the restored file is the state again")
-	require.Len(t, out, 2, "no todo list from 2.1.63")
+	require.Len(t, out, 2, "no note for the file left out, no todo list from 2.1.63")
 }
 
 // Claude Code 2.1 logs the context it attaches to the next user message
