@@ -190,9 +190,12 @@ type run struct {
 	// lastThink is the setting the session's last call sent, thinkSent
 	// whether it made one.
 	thinkParam, lastThink string
-	turnBudget            int
-	budgetOpen, midTurn   bool
-	thinkSent             bool
+	// effort is the level the session's last /effort command set
+	// (claudecode.EffortCommand), part of thinkParam.
+	effort              string
+	turnBudget          int
+	budgetOpen, midTurn bool
+	thinkSent           bool
 	// thinkSeen is when each setting was last sent (moveContext).
 	thinkSeen map[string]sentAt
 	// lastPrompt is the size of the last recorded call's request,
@@ -282,7 +285,7 @@ func newRun(s *traces.Session, pol *Policy, prov provider.Provider, opts Options
 		for i := range s.Events {
 			if set := s.Events[i].Meta[traces.MetaThinking]; set != "" && s.Events[i].Kind == traces.User {
 				if b, ok := claudecode.PromptBudget(r.cc, set, "", false); ok {
-					r.thinkParam = claudecode.ThinkingParam(b)
+					r.setThinking(b)
 				}
 				break
 			}
@@ -782,7 +785,11 @@ func (r *run) step() error {
 				}
 				if ok {
 					r.turnBudget = max(r.turnBudget, b)
-					r.thinkParam = claudecode.ThinkingParam(r.turnBudget)
+					r.setThinking(r.turnBudget)
+				}
+				if lvl, ok := claudecode.EffortCommand(text); ok && lvl != r.effort {
+					r.effort = lvl
+					r.setThinking(r.turnBudget)
 				}
 			}
 		}
@@ -1747,6 +1754,16 @@ func promptText(e *traces.Event) string {
 // claudecodeFormat is the log format whose version decides the thinking
 // rule (claudecode.ThinkingOf).
 const claudecodeFormat = "claude-code"
+
+// setThinking sets the thinking setting of the turn's requests from its
+// budget and the effort level: a change of either invalidates the cached
+// messages (prompt.Params.Thinking salts them).
+func (r *run) setThinking(budget int) {
+	r.thinkParam = claudecode.ThinkingParam(budget)
+	if r.effort != "" {
+		r.thinkParam += " effort:" + r.effort
+	}
+}
 
 // weighThinking is the thinking hypothesis of a Claude Code version that
 // keeps earlier thinking behind a server-side flag the log does not show:

@@ -33,6 +33,7 @@ import (
 //	                          block of N tokens named like an inferred one
 //	user at=D [size=N] [summary]        a user message at t0+D (a recorded
 //	                                    continuation summary with summary)
+//	user at=D effort=LEVEL              the logged command "/effort LEVEL"
 //	assistant at=D [size=N] [calls=K] [usage=(in,w5m,w1h,read,out)]
 //	tool at=D [size=N]                  results of the last assistant's calls
 //	restart at=D | floor-change at=D | model at=D model=M [account=A]
@@ -109,6 +110,7 @@ func (st *story) run(t *testing.T, d *datadriven.TestData) string {
 		}
 		if v, ok := a["version"]; ok {
 			s.Harness = "claude-code " + v[0]
+			s.Format = claudecodeFormat
 		}
 		if n := st.int(t, a, "floor", 0); n > 0 {
 			if sh := st.int(t, a, "shared", 0); sh > 0 {
@@ -123,6 +125,10 @@ func (st *story) run(t *testing.T, d *datadriven.TestData) string {
 		return ""
 	case "user":
 		_, summary := a["summary"]
+		if lvl, ok := a["effort"]; ok {
+			text := "<command-name>/effort</command-name> <command-message>effort</command-message> <command-args>" + lvl[0] + "</command-args>"
+			return st.event(t, d, traces.Event{Time: st.at(t, a), Kind: traces.User, Blocks: []traces.Block{{Kind: traces.Text, Text: text}}})
+		}
 		return st.event(t, d, traces.Event{Time: st.at(t, a), Kind: traces.User, Summary: summary,
 			Blocks: []traces.Block{st.block(traces.Text, st.int(t, a, "size", 50))}})
 	case "assistant":

@@ -160,3 +160,34 @@ func ThinkingParam(budget int) string {
 	}
 	return fmt.Sprintf("enabled:%d", budget)
 }
+
+// EffortCommand reports the level an `/effort` command sets, from the
+// command's user message as Claude Code logs it
+// ("<command-name>/effort</command-name> ... <command-args>high</command-args>").
+// Claude Code sends the level as the request's output_config.effort, and
+// its documentation lists an effort change among the actions that
+// invalidate the cache (code.claude.com/docs/en/prompt-caching, "Actions
+// that invalidate the cache"); corpus pookNast+loopkit da0d9633 line 126:
+// after "/effort high" the next call read 11,473 tokens, its first call's
+// shared floor, of a 79,800-token prompt whose previous call had read 78,671.
+func EffortCommand(text string) (string, bool) {
+	const name, args, end = "<command-name>/effort</command-name>", "<command-args>", "</command-args>"
+	if !strings.Contains(text, name) {
+		return "", false
+	}
+	i := strings.Index(text, args)
+	if i < 0 {
+		return "", false
+	}
+	rest := text[i+len(args):]
+	j := strings.Index(rest, end)
+	if j < 0 {
+		return "", false
+	}
+	lvl := strings.TrimSpace(rest[:j])
+	if lvl == "" {
+		// A bare /effort opens a picker whose choice the log does not show.
+		return "", false
+	}
+	return lvl, true
+}

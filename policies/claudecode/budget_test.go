@@ -39,3 +39,25 @@ func TestPromptBudget(t *testing.T) {
 		}
 	}
 }
+
+func TestEffortCommand(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		lvl  string
+		ok   bool
+	}{
+		// As Claude Code 2.1.96 logs it (corpus pookNast+loopkit da0d9633 line 126).
+		{"<command-name>/effort</command-name>\n            <command-message>effort</command-message>\n            <command-args>high</command-args>", "high", true},
+		{"<command-name>/effort</command-name><command-args> low </command-args>", "low", true},
+		// A bare /effort opens a picker the log does not show.
+		{"<command-name>/effort</command-name><command-args></command-args>", "", false},
+		{"<command-name>/model</command-name><command-args>opus</command-args>", "", false},
+		{"set the effort to high", "", false},
+		{"<command-name>/effort</command-name><command-args>high", "", false},
+	} {
+		lvl, ok := EffortCommand(c.text)
+		if lvl != c.lvl || ok != c.ok {
+			t.Errorf("EffortCommand(%q) = %q, %v; want %q, %v", c.text, lvl, ok, c.lvl, c.ok)
+		}
+	}
+}
