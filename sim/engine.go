@@ -1420,7 +1420,7 @@ func (r *run) attempt(e *traces.Event, idx int, stall time.Duration) (apiErr, er
 			}
 			r.lastPrompt, r.lastStripAt = req.Total, req.StripAt
 			r.lastTotal = int(e.Usage.Prompt() + e.Usage.Output)
-			if rd := int(e.Usage.CacheRead); (r.compacted || rethought) && rd > r.shared && rd < floorTokens(r.view)+r.context-minContext && r.model == r.firstModel() {
+			if rd := int(e.Usage.CacheRead); (r.compacted || rethought) && rd > r.shared && rd < floorTokens(r.view)+r.context-minContext {
 				r.sysRead = rd
 			}
 			r.compacted = false
