@@ -1555,16 +1555,6 @@ func floorTokens(v *prompt.View) int {
 	return n
 }
 
-// firstModel is the model of the session's first call.
-func (r *run) firstModel() string {
-	for i := range r.sess.Events {
-		if e := &r.sess.Events[i]; e.Kind == traces.Assistant && e.Model != "" {
-			return e.Model
-		}
-	}
-	return r.sess.Model
-}
-
 // contextAfter is what a recorded Claude Code compaction does to the part
 // of the inferred floor that is not the system prompt. Claude Code
 // prepends its user context (CLAUDE.md, and in 1.0.x its instruction
