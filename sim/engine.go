@@ -181,6 +181,10 @@ type run struct {
 	// floor read, and written, after the session's own entries had
 	// expired (weighFloor).
 	floorFor, floorAgainst int
+	// switchFor and switchAgainst count the bills of calls sent on another
+	// model than the call before them that showed the shared floor read,
+	// and written (weighFloor).
+	switchFor, switchAgainst int
 	// thinkParam is the thinking setting of the turn's requests, as the
 	// recorded Claude Code version derived it from the turn's prompt;
 	// turnBudget is its budget so far and budgetOpen whether the turn's
@@ -800,7 +804,11 @@ func (r *run) step() error {
 	case traces.Assistant:
 		r.budgetOpen, r.midTurn = false, false
 		if !r.metaOf(idx, e).copied {
-			if r.opts.Prewarm && (!r.warmed || r.cal != nil && r.cal.KeepFloorWarm(idx, r.floorFor > r.floorAgainst)) {
+			// The call's model first: the floor is written again on it.
+			if err := r.switchModel(e.Model, idx); err != nil {
+				return err
+			}
+			if r.opts.Prewarm && (!r.warmed || r.cal != nil && r.cal.KeepFloorWarm(idx, r.floorWarm(e))) {
 				// Just before the first call, not at the first event: a
 				// resumed file opens with history copied long before
 				// (testdata/resume of traces/claudecode). Later, only
@@ -1412,8 +1420,12 @@ func (r *run) attempt(e *traces.Event, idx int, stall time.Duration) (apiErr, er
 			if r.think == claudecode.ThinkingFlagged && req.StripAt > 0 && within {
 				r.weighThinking(req.StripAt, e.Usage.CacheRead, &rec)
 			}
-			if r.warmed && r.shared > 0 && r.cal != nil && r.cal.Anchored() && !within && r.seq > 0 && r.model == r.callModel {
-				r.weighFloor(e.Usage.CacheRead, &rec)
+			if r.warmed && r.shared > 0 && r.cal != nil && r.cal.Anchored() && !within && r.seq > 0 {
+				if r.model == r.callModel {
+					r.weighFloor(e.Usage.CacheRead, &rec, &r.floorFor, &r.floorAgainst)
+				} else {
+					r.weighFloor(e.Usage.CacheRead, &rec, &r.switchFor, &r.switchAgainst)
+				}
 			}
 			if rd := int(e.Usage.CacheRead); r.envChanged && rd > 0 && rd < floorTokens(r.view) && (r.envRead == 0 || rd < r.envRead) {
 				r.envRead = rd
@@ -1800,18 +1812,45 @@ func (r *run) weighThinking(stripAt int, read int64, rec *Record) {
 // first call's prewarm did (the call that decides is priced on the earlier
 // hypothesis). A read of part of the floor says neither. The call's record
 // says what its bill showed (DetailFloorKept).
-func (r *run) weighFloor(read int64, rec *Record) {
+//
+// A call sent on another model than the call before it is weighed apart
+// (switchFor, switchAgainst): the account's other sessions send the shared
+// floor, the tools and Claude Code's model-independent first system block,
+// on the models they use, and a session whose first call read it finds it
+// on the model it switches to (corpus 1.0.89: eight of the nine such
+// switches read exactly their first call's shared read, SWORDIntel
+// 1b2c0332 line 1043 and beee53d0 among them; every switch of a session
+// whose first call read nothing read nothing). So the replay writes the
+// floor again before such a call until the bills of earlier switches say
+// otherwise: the first call's own bill, which read the floor another
+// session had just sent, decides the first.
+func (r *run) weighFloor(read int64, rec *Record, forN, againstN *int) {
 	v := 0.0
 	switch {
 	case read >= int64(r.shared-r.shared/50):
-		r.floorFor++
+		*forN++
 		v = 1
 	case read < int64(r.shared)/2:
-		r.floorAgainst++
+		*againstN++
 	default:
 		return
 	}
 	rec.Detail = append(rec.Detail, compact.KV{Key: string(DetailFloorKept), Value: v})
+}
+
+// floorWarm says whether the replay writes the shared floor again before
+// the call of e (weighFloor): after an idle gap while the bills for it
+// outnumber those against, on a switch to another model unless they are
+// outnumbered. A replay that honours observed events takes a switch's
+// own bill, as it takes a re-send's (Calibrator.ReadLimit).
+func (r *run) floorWarm(e *traces.Event) bool {
+	if r.seq > 0 && r.model != r.callModel && r.shared > 0 {
+		if r.pol.ObserveResends && r.cal.observe && e.Usage != nil {
+			return e.Usage.CacheRead >= int64(r.shared)/2
+		}
+		return r.switchFor >= r.switchAgainst
+	}
+	return r.floorFor > r.floorAgainst
 }
 
 // generated is the first block of req that the last call generated, its
