@@ -307,6 +307,42 @@ func TestRecordedMicrocompact(t *testing.T) {
 	require.Greater(t, whole.Usage.CacheRead, int64(140000), "1.0.59 reads the whole previous prompt")
 }
 
+// Claude Code sizes its context for that threshold with the last
+// response's final output tokens, which a 1.0.x log does not always keep
+// (run.finalOutput; corpus SWORDIntel 77570c3a line 197 logs 1 for a Bash
+// call). Here the call before the clearing logs 1 output token where the
+// session's calls billed 100 for the same content: its prompt, 134,950
+// tokens, passes the 135,000-token threshold only with the final count,
+// and the next call clears 11 of 15 results, as its bill shows.
+func TestRecordedMicrocompactFinalOutput(t *testing.T) {
+	s := &traces.Session{ID: "final", Format: "claude-code", Model: "claude-opus-4-1", Harness: "claude-code 1.0.89",
+		Events: []traces.Event{{Time: at(0), Kind: traces.User, Blocks: txt(strings.Repeat("a", 4000))}}}
+	prompt, last := int64(1810), int64(0)
+	for i := range 16 {
+		id := fmt.Sprintf("r%02d", i)
+		use := traces.Block{Kind: traces.ToolUse, ID: id, Name: "Read", Input: strings.Repeat("p", 36)}
+		out := int64(100)
+		switch i {
+		case 14:
+			out = 1 // the stream's starting count, logged
+		case 15:
+			prompt -= 11 * (9500 - 9)
+			last = 1000 + 10
+		}
+		u := &traces.Usage{Input: 1, CacheRead: last, CacheWrite5m: prompt - last - 1, Output: out}
+		last = prompt
+		s.Events = append(s.Events,
+			traces.Event{Time: at(10*i + 5), Kind: traces.Assistant, Blocks: []traces.Block{use}, Usage: u},
+			traces.Event{Time: at(10*i + 6), Kind: traces.ToolResult, Blocks: []traces.Block{{Kind: traces.ToolResultBlock, ID: id, Text: strings.Repeat(string(rune('b'+i)), 38000)}}})
+		prompt += 10 + 9500
+	}
+	calls := recordedCalls(t, s, quarterTok{}, false)
+	require.Equal(t, int64(134950), calls[14].Recorded.Prompt(), "the fixture: the 15th bill is 50 tokens short of the threshold")
+	last15 := calls[len(calls)-1]
+	require.InDelta(t, last15.Recorded.Prompt(), last15.Prompt, 1000, "11 of 15 results cleared, as billed")
+	require.Less(t, last15.Usage.CacheRead, int64(2000), "the cache breaks at the first cleared result")
+}
+
 // Claude Code 1.0.x sets a turn's thinking budget from its prompt's
 // keywords (claudecode.ThinkingBudget), and the API keys cached messages on
 // the thinking setting: the turn that says "think hard" reads only the

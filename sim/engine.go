@@ -205,6 +205,9 @@ type run struct {
 	// lastPrompt is the size of the last recorded call's request,
 	// lastStripAt its StripAt, lastTotal its bill's input and output.
 	lastPrompt, lastStripAt, lastTotal int
+	// framing and framed sum the output tokens beyond their message's
+	// content over the calls whose logged count is final (finalOutput).
+	framing, framed int
 	// cleared are the tool calls whose results Claude Code's microcompact
 	// cleared (run.microcompact).
 	cleared map[string]bool
@@ -1232,6 +1235,38 @@ func (r *run) outputTokens(idx int, e *traces.Event) int {
 	if m := r.metaOf(idx, e); m.outOK {
 		return m.out
 	}
+	return r.contentTokens(idx, e)
+}
+
+// finalOutput is the output tokens Claude Code counted for the call of
+// event idx, e, once its response ended: it sizes its context as the last
+// call's usage with them (cli.js 1.0.89 XF, a2B), and microcompacts from a
+// threshold of that size. A 1.0.x log writes a message line by line, each
+// with the count as it stood then: the stream's starting count (a few
+// tokens) until the final one arrives, which some messages' lines never
+// show (corpus SWORDIntel 77570c3a: 54 of 169 messages; line 197 logs 1
+// output token for a Bash call, and the next bill shows the clearing of a
+// context that count puts 60 tokens short of the threshold). A logged
+// count below the message's own content cannot be final. Such a call's
+// output is its content and the tokens beyond content that the session's
+// calls with final counts averaged (their framing: the corpus's 1.0.x
+// Bash-only messages bill a median 84 output tokens for 126 characters of
+// input).
+func (r *run) finalOutput(idx int, e *traces.Event) int {
+	out, content := int(e.Usage.Output), r.contentTokens(idx, e)
+	if out >= content {
+		r.framing += out - content
+		r.framed++
+		return out
+	}
+	if r.framed == 0 {
+		return content
+	}
+	return content + r.framing/r.framed
+}
+
+// contentTokens counts the blocks of event idx, e.
+func (r *run) contentTokens(idx int, e *traces.Event) int {
 	hs := r.hashesOf(idx, e)
 	n := 0
 	for j := range e.Blocks {
@@ -1431,7 +1466,7 @@ func (r *run) attempt(e *traces.Event, idx int, stall time.Duration) (apiErr, er
 				r.envRead = rd
 			}
 			r.lastPrompt, r.lastStripAt = req.Total, req.StripAt
-			r.lastTotal = int(e.Usage.Prompt() + e.Usage.Output)
+			r.lastTotal = int(e.Usage.Prompt()) + r.finalOutput(idx, e)
 			if rd := int(e.Usage.CacheRead); (r.compacted || rethought) && rd > r.shared && rd < floorTokens(r.view)+r.context-minContext {
 				r.sysRead = rd
 			}
