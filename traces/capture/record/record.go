@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -57,6 +58,11 @@ type Recorder struct {
 	closed  atomic.Bool
 	stop    sync.Once
 	stopped chan struct{}
+	// held are the pairs whose connection has not yet sent the whole
+	// response (ConnState), under heldMu with released (Close).
+	heldMu   sync.Mutex
+	held     map[net.Conn][]*pair
+	released bool
 }
 
 // queued is how many finished pairs wait for the writer before finish
@@ -111,11 +117,8 @@ func New(o Options) (*Recorder, error) {
 		},
 		ErrorHandler: func(w http.ResponseWriter, req *http.Request, err error) {
 			if p := pairOf(req.Context()); p != nil {
-				if p.body != nil {
-					p.body.drain()
-				}
 				p.resp = &response{Timestamp: stamp(r.o.Now()), StatusCode: http.StatusBadGateway, Error: err.Error()}
-				r.finish(p)
+				p.failed = true
 			}
 			w.WriteHeader(http.StatusBadGateway)
 		},
@@ -146,9 +149,67 @@ func (r *Recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		p.body = &reqTee{r: req.Body, max: r.o.MaxBody, buf: getBuf(min(max(req.ContentLength, 0), r.o.MaxBody))}
 		req.Body = p.body
 	}
+	// The pair goes to the writer only when the proxy is done, the
+	// response delivered (or abandoned: the client went away, or the
+	// upstream's body failed and the proxy aborts the handler with a
+	// panic), so that none of the line's work (the body's check, its copy
+	// into the line, the write) competes with the request it records. The
+	// body of a request that never went upstream is read to its bound
+	// first: it is still recorded whole.
+	defer func() {
+		if p.failed && p.body != nil {
+			p.body.drain()
+		}
+		r.hold(req, p)
+	}()
 	r.proxy.ServeHTTP(w, req.WithContext(context.WithValue(req.Context(), ctxKey{}, p)))
-	// A response whose body the proxy never read to the end (the client
-	// went away) is finished here.
+}
+
+type connKey struct{}
+
+// ConnContext and ConnState, set on the http.Server that serves r
+// (Session.Serve sets them), keep each pair from the writer until its
+// connection has sent the whole response: the server flushes the last
+// bytes (and a chunked answer's terminator) after the handler returns, and
+// the line's work would otherwise compete with them for the cores. A
+// server without them hands each pair over when its handler returns.
+func (r *Recorder) ConnContext(ctx context.Context, c net.Conn) context.Context {
+	return context.WithValue(ctx, connKey{}, c)
+}
+
+// ConnState hands the pairs held for c to the writer once c is idle (its
+// response sent), closed or hijacked.
+func (r *Recorder) ConnState(c net.Conn, s http.ConnState) {
+	if s == http.StateNew || s == http.StateActive {
+		return
+	}
+	r.heldMu.Lock()
+	ps := r.held[c]
+	delete(r.held, c)
+	r.heldMu.Unlock()
+	for _, p := range ps {
+		r.finish(p)
+	}
+}
+
+// hold keeps p until ConnState says its connection is done, or hands it
+// to the writer now: when no ConnState hook can release it (no
+// connection in the context, an upgrade, whose connection the proxy
+// takes over, or a Recorder closing).
+func (r *Recorder) hold(req *http.Request, p *pair) {
+	c, ok := req.Context().Value(connKey{}).(net.Conn)
+	if ok && req.Header.Get("Upgrade") == "" {
+		r.heldMu.Lock()
+		if !r.released {
+			if r.held == nil {
+				r.held = map[net.Conn][]*pair{}
+			}
+			r.held[c] = append(r.held[c], p)
+			r.heldMu.Unlock()
+			return
+		}
+		r.heldMu.Unlock()
+	}
 	r.finish(p)
 }
 
@@ -238,6 +299,16 @@ func bodyJSON(b []byte, truncated bool) json.RawMessage {
 // (a request served after it) is written by its own goroutine.
 func (r *Recorder) Close() error {
 	r.closed.Store(true)
+	r.heldMu.Lock()
+	r.released = true
+	held := r.held
+	r.held = nil
+	r.heldMu.Unlock()
+	for _, ps := range held {
+		for _, p := range ps {
+			r.finish(p)
+		}
+	}
 	r.wg.Wait()
 	r.stop.Do(func() { close(r.queue) })
 	<-r.stopped
@@ -284,6 +355,8 @@ type pair struct {
 	// an event stream (body_raw).
 	reqBody, respBody []byte
 	sse               bool
+	// failed says the upstream was not reached (ErrorHandler).
+	failed bool
 }
 
 // finish hands p, once, to the writer, with the request body as kept so
@@ -437,7 +510,8 @@ func redactURL(u *url.URL) string {
 }
 
 // tee passes a response body to the client and keeps what the pair may
-// keep of it; at its end (EOF, an error, or Close) the pair is written.
+// keep of it; at its end (EOF, an error, or Close) the pair's response is
+// complete, and ServeHTTP hands it to the writer once the client has it.
 type tee struct {
 	r    io.ReadCloser
 	p    *pair
@@ -537,5 +611,4 @@ func (t *tee) end(err error) {
 		p.resp.Error = "reading the response: " + err.Error()
 	}
 	p.resp.Timestamp = stamp(t.rec.o.Now())
-	t.rec.finish(p)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -58,7 +59,9 @@ func start(t *testing.T, up http.Handler, maxBody int64) (*record.Recorder, *htt
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := httptest.NewServer(rec)
+	p := httptest.NewUnstartedServer(rec)
+	p.Config.ConnContext, p.Config.ConnState = rec.ConnContext, rec.ConnState
+	p.Start()
 	t.Cleanup(p.Close)
 	return rec, p, out
 }
@@ -297,5 +300,90 @@ func TestRecordStreamsRequestBody(t *testing.T) {
 	}
 	if line.Request.Truncated || string(line.Request.Body) != body {
 		t.Errorf("request body kept %d bytes of %d (truncated %v)", len(line.Request.Body), len(body), line.Request.Truncated)
+	}
+}
+
+// An upstream that breaks off mid-stream: the client gets what was sent
+// and a broken stream, the proxy aborts its handler (httputil's panic),
+// and the line still records the response with the upstream's error; Close
+// does not wait forever for it.
+func TestRecordUpstreamBreaksOff(t *testing.T) {
+	upstream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":5}}}\n\n")
+		w.(http.Flusher).Flush()
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			conn.Close()
+		}
+	})
+	rec, p, out := start(t, upstream, 0)
+	resp, _ := post(t, p.URL, "/v1/messages", anthropicBody(true, "hi"))
+	if resp.StatusCode != 200 {
+		t.Errorf("status %d, want the upstream's 200", resp.StatusCode)
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- rec.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close waits for a pair the proxy aborted")
+	}
+	file := out.String()
+	if rec.Pairs() != 1 || !strings.Contains(file, `"error":"reading the response: `) || !strings.Contains(file, "message_start") || !strings.Contains(file, `"text":"hi"`) {
+		t.Errorf("%d pairs:\n%.900s", rec.Pairs(), file)
+	}
+}
+
+// A pair waits for its connection to have sent the whole response
+// (ConnState) before the writer starts its line; a connection that stays
+// busy does not keep it past Close.
+func TestRecordHoldsUntilSent(t *testing.T) {
+	up := httptest.NewServer(&recordtest.Upstream{})
+	defer up.Close()
+	base, _ := url.Parse(up.URL)
+	out := &syncBuf{}
+	rec, err := record.New(record.Options{Anthropic: base, OpenAI: base, Out: out, Now: clock()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	serve := func(c net.Conn) {
+		req := httptest.NewRequest("POST", "http://127.0.0.1:8082/v1/messages", strings.NewReader(anthropicBody(true, "hi")))
+		req = req.WithContext(rec.ConnContext(req.Context(), c))
+		w := httptest.NewRecorder()
+		rec.ServeHTTP(w, req)
+		if w.Code != 200 {
+			t.Fatalf("status %d", w.Code)
+		}
+	}
+	c1, c2 := &net.TCPConn{}, &net.UnixConn{}
+	serve(c1)
+	serve(c2)
+	time.Sleep(50 * time.Millisecond)
+	if n := rec.Pairs(); n != 0 {
+		t.Fatalf("%d lines written while their connections were still sending", n)
+	}
+	rec.ConnState(c1, http.StateActive)
+	rec.ConnState(c1, http.StateIdle)
+	for deadline := time.Now().Add(10 * time.Second); rec.Pairs() < 1 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	if n := rec.Pairs(); n != 1 {
+		t.Fatalf("%d lines once the first connection was idle, want 1", n)
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := rec.Pairs(); n != 2 || strings.Count(out.String(), "\n") != 2 {
+		t.Fatalf("%d lines after Close, want 2", n)
+	}
+	// After Close a pair is not held: nothing would release it.
+	serve(c1)
+	if n := rec.Pairs(); n != 3 {
+		t.Fatalf("%d lines: a pair served after Close was held", n)
 	}
 }

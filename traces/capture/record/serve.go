@@ -37,7 +37,7 @@ func (s Session) Serve(ctx context.Context, r *Recorder) (runErr, err error) {
 		return nil, &ListenError{Addr: s.Listen, Err: err}
 	}
 	base := "http://" + ln.Addr().String()
-	srv := &http.Server{Handler: r, ReadHeaderTimeout: time.Minute}
+	srv := &http.Server{Handler: r, ReadHeaderTimeout: time.Minute, ConnContext: r.ConnContext, ConnState: r.ConnState}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	if s.Notice != nil {
