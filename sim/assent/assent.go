@@ -176,6 +176,9 @@ type wire struct {
 	params prompt.Params
 	usage  traces.Usage
 	turn   int // the user messages before the call, from 0
+	// hosted says the response ran a hosted tool and went on
+	// (capture.MetaHosted): its bill is not its request's prompt.
+	hosted bool
 	// ends are the blocks' sized ends; total the billed prompt.
 	ends    []int
 	total   int
@@ -425,6 +428,7 @@ func wires(s *traces.Session) ([]*wire, error) {
 			w.auto = prompt.TTL1h
 		}
 		w.params = params(e.Meta, tools)
+		w.hosted = w.api != capture.Anthropic && e.Meta[capture.MetaHosted] != ""
 		out = append(out, w)
 		msgs = append(msgs, msg{prompt.RoleAssistant, i})
 	}

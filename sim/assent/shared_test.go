@@ -8,6 +8,7 @@ import (
 
 	"github.com/ctxsim/ctxsim/sim/provider"
 	"github.com/ctxsim/ctxsim/traces"
+	"github.com/ctxsim/ctxsim/traces/capture"
 	"github.com/ctxsim/ctxsim/traces/formats"
 )
 
@@ -125,6 +126,44 @@ func TestCodexCaptureRouteKey(t *testing.T) {
 			case !call.Exact():
 				t.Errorf("without key %v: not exact: %s", c.noKey, call.String())
 			}
+		}
+	}
+}
+
+// A response that ran the hosted image_generation tool and went on
+// (trace_image_codex event 4: reasoning, the tool's call, then more
+// reasoning, a message and two function calls) bills as input the
+// request's prompt and the continuation's input (the call, the generated
+// image as the model read it): 24,041, where the next request, which
+// sends every item of event 4's and ~830 tokens more, bills 22,766. Its
+// bill sizes no block (capture.MetaHosted): the later bills do, and the
+// rest of its own is input past the request's last block, never cached.
+// Each call's replayed prompt is then its bill's (sized as before, events
+// 8 and 10 came out at 25,087 and 25,613), and event 4 stays exact; the
+// reads of 8, 10 and 12 stay what TestSharedCaptures names.
+func TestCodexCaptureHostedTool(t *testing.T) {
+	ss := open(t, "testdata/trace_image_codex.json")
+	hosted := 0
+	for _, s := range ss {
+		for _, e := range s.Events {
+			if e.Meta[capture.MetaHosted] != "" {
+				hosted++
+			}
+		}
+	}
+	if hosted != 1 {
+		t.Errorf("%d responses ran a hosted tool and went on, want 1 (event 4)", hosted)
+	}
+	rep := replay(t, ss, Options{})
+	if len(rep.Calls) != 5 || rep.Conflicts != 0 {
+		t.Fatalf("%d calls, %d sizing conflicts", len(rep.Calls), rep.Conflicts)
+	}
+	for _, c := range rep.Calls {
+		if got, want := c.Replayed.Prompt(), c.Recorded.Prompt(); got != want {
+			t.Errorf("%s: replayed prompt %d, billed %d", c.String(), got, want)
+		}
+		if (c.Event == 2 || c.Event == 4) && !c.Exact() {
+			t.Errorf("not exact: %s", c.String())
 		}
 	}
 }

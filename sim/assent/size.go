@@ -18,6 +18,7 @@ func size(ws []*wire) int {
 	seen := map[uint64]bool{}   // prefixes an earlier request sent
 	marked := map[uint64]bool{} // prefixes an earlier request marked
 	conflicts := 0
+	var hosted []hostedWire
 	for _, w := range ws {
 		n := len(w.blocks)
 		u := w.usage
@@ -56,6 +57,9 @@ func size(ws []*wire) int {
 			if last < n-1 && !place(n-1, w.total) {
 				conflicts++
 			}
+		case w.hosted:
+			// The bill counts the hosted tool's continuation too: it
+			// places no end of the request (resized below).
 		default:
 			// OpenAI caches the whole prompt.
 			if !place(n-1, w.total) {
@@ -121,15 +125,47 @@ func size(ws []*wire) int {
 		}
 		for i := range w.blocks {
 			seen[w.blocks[i].Chain] = true
-			if _, ok := soft[w.blocks[i].Chain]; !ok {
+			if _, ok := soft[w.blocks[i].Chain]; !ok && !w.hosted {
 				soft[w.blocks[i].Chain] = w.ends[i]
 			}
+		}
+		if w.hosted {
+			hosted = append(hosted, hostedWire{w, anchors})
 		}
 		for _, bp := range w.sent {
 			marked[w.blocks[bp.Block].Chain] = true
 		}
 	}
+	// A hosted tool's response is sized by the requests that send its
+	// request's blocks again (the next one sends them all), its own read
+	// kept; what its bill counts beyond them is the tool's continuation,
+	// input no later request holds (request bills it past the last block,
+	// uncached).
+	for _, h := range hosted {
+		w := h.w
+		anchors := map[int]int{}
+		for i, v := range h.anchors {
+			anchors[i] = v
+		}
+		for i := range w.blocks {
+			if v, ok := pos[w.blocks[i].Chain]; ok {
+				if _, own := anchors[i]; !own {
+					anchors[i] = v
+				}
+			}
+		}
+		w.ends = w.interpolate(w.withSoft(anchors, soft))
+		if n := len(w.ends); n > 0 && w.ends[n-1] > w.total {
+			conflicts++
+		}
+	}
 	return conflicts
+}
+
+// hostedWire is a hosted tool's call and the ends its own bill placed.
+type hostedWire struct {
+	w       *wire
+	anchors map[int]int
 }
 
 func abs(x int) int {

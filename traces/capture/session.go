@@ -34,7 +34,33 @@ const (
 	// MetaCacheKey is an OpenAI request's prompt_cache_key, which routes
 	// it (prompt.Request.RouteKey).
 	MetaCacheKey = "prompt_cache_key"
+	// MetaHosted is the hosted tool (a Responses output item type:
+	// image_generation_call, web_search_call...) the server ran inside
+	// the response before sampling again (Continued).
+	MetaHosted = "hosted_tool"
 )
+
+// hostedTools are the Responses API output items of tools the server runs
+// itself, inside the response.
+var hostedTools = map[string]bool{"image_generation_call": true, "web_search_call": true,
+	"file_search_call": true, "code_interpreter_call": true, "mcp_call": true}
+
+// Continued is the hosted tool a response's output ran before more output
+// ("" when none did): the server ran the tool and sampled again, with the
+// model's call and the tool's result (a generated image, search results)
+// in the model's input. The response's usage.input_tokens counts that
+// input too, beyond the request's prompt, and no later request sends it
+// as the model saw it (trace_image_codex event 4 bills 24,041 where the
+// next request, all of its items and ~830 tokens more, bills 22,766);
+// cached_tokens is what the first sampling read.
+func Continued(out []traces.Block) string {
+	for i := range out {
+		if out[i].Kind == traces.Text && hostedTools[out[i].Name] && i < len(out)-1 {
+			return out[i].Name
+		}
+	}
+	return ""
+}
 
 // Warnings of the grouping.
 const (
@@ -250,6 +276,7 @@ func Sessions(calls []*Call, name string, w *traces.Warnings) []*traces.Session 
 		set(MetaContextManagement, c.ContextManagement)
 		if c.API != Anthropic {
 			set(MetaCacheKey, c.Key)
+			set(MetaHosted, Continued(c.Output))
 		}
 		s.Events = append(s.Events, ev)
 		o.last, o.n, o.call = len(s.Events)-1, len(c.Msgs), c
