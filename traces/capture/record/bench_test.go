@@ -119,10 +119,11 @@ data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text
 //
 // proc runs the recorder as ctxsim record runs it, in a process of its
 // own (this test binary again, TestRecordProcess, serving through
-// Session), so that its writer competes with the harness for the cores
-// as another process does; inproc runs it in the benchmark's process,
-// where the writer also takes one of the Go scheduler's two Ps from the
-// client and the upstream.
+// Session), beside a bare proxy in that same process, so that both hops
+// cross processes as a harness's requests do and the writer competes
+// with the harness for the cores as another process does; inproc runs
+// both in the benchmark's process, where the writer also takes one of the
+// Go scheduler's two Ps from the client and the upstream.
 func BenchmarkRecord(b *testing.B) {
 	up := httptest.NewServer(cannedUpstream())
 	defer up.Close()
@@ -156,10 +157,13 @@ func BenchmarkRecord(b *testing.B) {
 		stdin.Close()
 		child.Wait()
 	}()
-	first, err := bufio.NewReader(stdout).ReadString('\n')
+	lines := bufio.NewReader(stdout)
+	procBare, err := lines.ReadString('\n')
+	first, err2 := lines.ReadString('\n')
 	procURL, ok := strings.CutPrefix(strings.Fields(first + " ")[0], "ANTHROPIC_BASE_URL=")
-	if err != nil || !ok {
-		b.Fatalf("the recorder's process said %q (%v)", first, err)
+	procBare = strings.TrimSpace(procBare)
+	if err != nil || err2 != nil || !ok {
+		b.Fatalf("the recorder's process said %q, %q (%v, %v)", procBare, first, err, err2)
 	}
 	bare := httptest.NewServer(&httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) { pr.SetURL(base) }, FlushInterval: -1})
 	defer bare.Close()
@@ -183,7 +187,7 @@ func BenchmarkRecord(b *testing.B) {
 	}
 	// written waits for the next line: the in-process recorder's count,
 	// or the process's file grown to end in a newline (one write a line).
-	lines, procSize := 0, int64(0)
+	count, procSize := 0, int64(0)
 	written := func(b *testing.B, proc bool) {
 		deadline := time.Now().Add(10 * time.Second)
 		for {
@@ -199,7 +203,7 @@ func BenchmarkRecord(b *testing.B) {
 						}
 					}
 				}
-			} else if rec.Pairs() >= lines {
+			} else if rec.Pairs() >= count {
 				return
 			}
 			if time.Now().After(deadline) {
@@ -222,9 +226,9 @@ func BenchmarkRecord(b *testing.B) {
 				mode = strings.Replace(mode, "json", "sse", 1)
 			}
 			mode += fmt.Sprintf("-%dKB", len(body)>>10)
-			target := proxy.URL
+			target, hopURL := proxy.URL, bare.URL
 			if proc {
-				target = procURL
+				target, hopURL = procURL, procBare
 			}
 			b.Run(mode, func(b *testing.B) {
 				var direct, proxied, over, hop, line []float64
@@ -233,11 +237,11 @@ func BenchmarkRecord(b *testing.B) {
 					p := send(b, target, body, c.stream)
 					t0 := time.Now()
 					if !proc {
-						lines++
+						count++
 					}
 					written(b, proc)
 					l := time.Since(t0)
-					h := send(b, bare.URL, body, c.stream)
+					h := send(b, hopURL, body, c.stream)
 					direct = append(direct, float64(d.Microseconds()))
 					proxied = append(proxied, float64(p.Microseconds()))
 					over = append(over, float64((p - d).Microseconds()))
@@ -279,6 +283,10 @@ func TestRecordProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The bare hop beside it, in the same process: its address first.
+	bare := httptest.NewServer(&httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) { pr.SetURL(base) }, FlushInterval: -1})
+	defer bare.Close()
+	fmt.Println(bare.URL)
 	ctx, stop := context.WithCancel(context.Background())
 	go func() {
 		io.Copy(io.Discard, os.Stdin)
