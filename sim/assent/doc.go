@@ -18,7 +18,11 @@
 // the read by a rough local count among those an earlier request of the
 // account shares (or a marked one). A boundary once placed keeps its
 // position for every later request sharing the prefix; the blocks between
-// placed boundaries share the tokens by their local counts. What the
+// placed boundaries share the tokens by their local counts. An OpenAI
+// response whose server ran a hosted tool and sampled again bills the
+// tool's additions too (capture.MetaHosted): its bill places no boundary,
+// the later bills size its request, and the rest is input past its last
+// block. What the
 // provider decides (hit or miss, which entry, how much is written and at
 // which TTL) is not given to it.
 //

@@ -194,16 +194,16 @@ func TestSharedCaptures(t *testing.T) {
 	// The OpenAI calls no rule of the provider produces, with what the
 	// captures show of them (docs/captures.md).
 	named := map[string]string{
-		// A response that ran the hosted image_generation tool (event 4,
-		// 2,058 image tokens in its tool_usage) billed input_tokens
-		// 24,041, ~2,100 over its items (the per-item framing fitted on
-		// trace_codex.json), which the next request, sending all of them
-		// and more, does not carry (22,766: its items and 68): the sizes
-		// the replay takes from event 4's bill do not hold. Event 8, which
-		// also sends a second developer message mid-turn, reads only to
-		// the end of the first (17,280); events 10 and 12 read 21,888
-		// where their items extend event 8's (22,400 and 22,912 on the
-		// grid). Seen once, in this file only.
+		// Sized right since TestCodexCaptureHostedTool, their reads
+		// are not: event 8 reads 17,280, its prefix ending after the
+		// first developer message (~17,550), though it shares event 4's
+		// whole request (~21,910); it is the first request with a second
+		// developer message. Events 10 and 12 read 21,888 where each
+		// extends the request before it (22,400 and 22,912 on the grid):
+		// their prefix ends between the end of event 4's request and the
+		// image_generation_call item, every item byte-identical from
+		// request to request. Nothing public says how either is rendered
+		// or cached (docs/captures.md).
 		"trace_image_codex-1 8": "image", "trace_image_codex-1 10": "image", "trace_image_codex-1 12": "image",
 		// The first call after the session's own warm-up (same key,
 		// seconds later) reads 4,992, about the instructions (4,376
