@@ -87,15 +87,13 @@ func TestFidelitySkillTurnsThinking(t *testing.T) {
 
 // The training corpus (../shared/traces/corpus, 26 repos, 2025 and 2026
 // logs, grown by two repos of compactions and resumed sessions in issue
-// 22). The gate is re-based on the grown corpus at what today's rules reach
-// there (issue 22 raises it as the rules land): a regression gate, not the
-// issue's target. The post-compaction restore (traces/claudecode restore.go)
-// lowered two figures while it made the calls after a compaction a median
-// 2.8K tokens off the bill instead of 7.0K: read match 96.2 % -> 95.9 % and
-// the observed median 0.24 % -> 0.29 %, since a restore larger than the
-// bill's carries into every later read (the calibrator grows a prompt it
-// under-sized at once, and shrinks one it over-sized only by the new
-// messages).
+// 22). The gate is re-based at what today's rules reach there (issue 22
+// raises it as the rules land): a regression gate, not the issue's target,
+// which the recorded replay's share within ±2 % (71 %, 72 % of the Claude
+// Code sessions; the issue asks 75 %) does not meet yet. Last raised by the
+// /effort, model-switch floor, system-end-on-any-model and final-output
+// rules (read match 95.9 -> 96.9 %, recorded within 2 % 69 -> 71 %,
+// observed within 2 % 93 -> 94 %).
 func TestFidelityCorpus(t *testing.T) {
 	const corpus = "../../../shared/traces/corpus"
 	if _, err := os.Stat(corpus); err != nil {
@@ -112,16 +110,25 @@ func TestFidelityCorpus(t *testing.T) {
 	t.Logf("observed: total %+.2f%%, median %.2f%%, $-weighted %.2f%%, within 2%% %.0f%%, within 5%% %.0f%%",
 		rep.Observed.TotalErrorPct, rep.Observed.MedianAbsPct, rep.Observed.DollarWeightedPct, 100*rep.Observed.Within2Pct, 100*rep.Observed.Within5Pct)
 	t.Logf("read match %.1f%%, open-loop median %.2f%%", rep.ReadMatchPct, rep.OpenLoopMdAPE)
-	require.GreaterOrEqual(t, rep.ReadMatchPct, 95.8, "call-weighted read match")
+	require.GreaterOrEqual(t, rep.ReadMatchPct, 96.9, "call-weighted read match")
 	require.LessOrEqual(t, rep.OpenLoopMdAPE, 3.0, "open-loop prompt error, median")
-	require.LessOrEqual(t, rep.Recorded.MedianAbsPct, 0.8)
-	require.GreaterOrEqual(t, rep.Recorded.Within2Pct, 0.68)
-	require.GreaterOrEqual(t, rep.Recorded.Within5Pct, 0.82)
-	require.LessOrEqual(t, abs(rep.Recorded.TotalErrorPct), 0.5, "recorded total error (the issue: within ±2 %)")
-	require.LessOrEqual(t, abs(rep.Observed.TotalErrorPct), 0.3, "observed total error")
-	require.GreaterOrEqual(t, rep.Observed.Within2Pct, 0.93, "observed within 2%")
+	require.LessOrEqual(t, rep.Recorded.MedianAbsPct, 0.7)
+	require.GreaterOrEqual(t, rep.Recorded.Within2Pct, 0.71)
+	require.GreaterOrEqual(t, rep.Recorded.Within5Pct, 0.83)
+	require.LessOrEqual(t, abs(rep.Recorded.TotalErrorPct), 0.3, "recorded total error (the issue: within ±2 %)")
+	require.LessOrEqual(t, abs(rep.Observed.TotalErrorPct), 0.1, "observed total error")
+	require.GreaterOrEqual(t, rep.Observed.Within2Pct, 0.94, "observed within 2%")
 	require.GreaterOrEqual(t, rep.Observed.Within5Pct, 0.98, "observed within 5%")
-	require.LessOrEqual(t, rep.Observed.MedianAbsPct, 0.30)
+	require.LessOrEqual(t, rep.Observed.MedianAbsPct, 0.27)
+	var cc *results.FidelityGroup
+	for i := range rep.Groups {
+		if g := &rep.Groups[i]; g.By == results.ByFormat && g.Name == "claude-code" {
+			cc = g
+		}
+	}
+	require.NotNil(t, cc, "the Claude Code sessions' own line")
+	require.GreaterOrEqual(t, cc.Recorded.Within2Pct, 0.72, "Claude Code sessions, recorded within 2%")
+	require.GreaterOrEqual(t, cc.Observed.Within2Pct, 0.94, "Claude Code sessions, observed within 2%")
 	for _, s := range rep.Sessions {
 		require.NotEmpty(t, s.Cause, s.Trace)
 		require.False(t, strings.Contains(s.Trace, ".agent-side"), "inline sidechains are reported under their root: %s", s.Trace)
