@@ -177,14 +177,11 @@ type run struct {
 	// thinkFor and thinkAgainst count the bills that showed earlier
 	// thinking kept, and stripped.
 	thinkFor, thinkAgainst int
-	// floorFor and floorAgainst count the bills that showed the shared
-	// floor read, and written, after the session's own entries had
-	// expired (weighFloor).
-	floorFor, floorAgainst int
-	// switchFor and switchAgainst count the bills of calls sent on another
-	// model than the call before them that showed the shared floor read,
-	// and written (weighFloor).
-	switchFor, switchAgainst int
+	// floor counts the session's bills that weigh the shared floor
+	// (weighFloor), acct its account's: the same when the session is
+	// replayed alone, all of them when RunTenant replays the account's
+	// sessions together.
+	floor, acct *floorBills
 	// thinkParam is the thinking setting of the turn's requests, as the
 	// recorded Claude Code version derived it from the turn's prompt;
 	// turnBudget is its budget so far and budgetOpen whether the turn's
@@ -240,7 +237,8 @@ func recordsFor(s *traces.Session) int {
 // newRun starts a replay of s that appends its records to recs (nil: a
 // slice of its own).
 func newRun(s *traces.Session, pol *Policy, prov provider.Provider, opts Options, recs []Record) (*run, error) {
-	r := &run{sess: s, pol: pol, prov: prov, opts: opts, model: s.Model}
+	r := &run{sess: s, pol: pol, prov: prov, opts: opts, model: s.Model, floor: &floorBills{}}
+	r.acct = r.floor
 	if opts.Hashes != nil {
 		sh := opts.Hashes.session(s)
 		r.hashes, r.meta = sh.h, sh.meta
@@ -543,12 +541,14 @@ func RunTenant(ctx context.Context, sessions []*traces.Session, pol *Policy, pro
 	}
 	slab := make([]Record, offs[len(sessions)])
 	runs := make([]*run, len(sessions))
+	acct := &floorBills{}
 	for i, s := range sessions {
 		r, err := newRun(s, pol, prov, opts, slab[offs[i]:offs[i]:offs[i+1]])
 		if err != nil {
 			return nil, err
 		}
 		r.ctx = ctx
+		r.acct = acct
 		runs[i] = r
 	}
 	// A heap of runs by the time of their next event; ties go to the run
@@ -1457,9 +1457,9 @@ func (r *run) attempt(e *traces.Event, idx int, stall time.Duration) (apiErr, er
 			}
 			if r.warmed && r.shared > 0 && r.cal != nil && r.cal.Anchored() && !within && r.seq > 0 {
 				if r.model == r.callModel {
-					r.weighFloor(e.Usage.CacheRead, &rec, &r.floorFor, &r.floorAgainst)
+					r.weighFloor(e.Usage.CacheRead, &rec, func(b *floorBills) *tally { return &b.idle })
 				} else {
-					r.weighFloor(e.Usage.CacheRead, &rec, &r.switchFor, &r.switchAgainst)
+					r.weighFloor(e.Usage.CacheRead, &rec, func(b *floorBills) *tally { return &b.switched })
 				}
 			}
 			if rd := int(e.Usage.CacheRead); r.envChanged && rd > 0 && rd < floorTokens(r.view) && (r.envRead == 0 || rd < r.envRead) {
@@ -1849,7 +1849,7 @@ func (r *run) weighThinking(stripAt int, read int64, rec *Record) {
 // says what its bill showed (DetailFloorKept).
 //
 // A call sent on another model than the call before it is weighed apart
-// (switchFor, switchAgainst): the account's other sessions send the shared
+// (floorBills.switched): the account's other sessions send the shared
 // floor, the tools and Claude Code's model-independent first system block,
 // on the models they use, and a session whose first call read it finds it
 // on the model it switches to (corpus 1.0.89: eight of the nine such
@@ -1859,33 +1859,60 @@ func (r *run) weighThinking(stripAt int, read int64, rec *Record) {
 // floor again before such a call until the bills of earlier switches say
 // otherwise: the first call's own bill, which read the floor another
 // session had just sent, decides the first.
-func (r *run) weighFloor(read int64, rec *Record, forN, againstN *int) {
-	v := 0.0
+func (r *run) weighFloor(read int64, rec *Record, kind func(*floorBills) *tally) {
+	v := 0
 	switch {
 	case read >= int64(r.shared-r.shared/50):
-		*forN++
 		v = 1
 	case read < int64(r.shared)/2:
-		*againstN++
 	default:
 		return
 	}
-	rec.Detail = append(rec.Detail, compact.KV{Key: string(DetailFloorKept), Value: v})
+	kind(r.floor)[1-v]++
+	if r.acct != r.floor {
+		kind(r.acct)[1-v]++
+	}
+	rec.Detail = append(rec.Detail, compact.KV{Key: string(DetailFloorKept), Value: float64(v)})
 }
+
+// floorBills counts the bills that showed the shared floor read or written
+// after an idle gap past the session's own entries (idle) and on a switch
+// to another model (switched).
+type floorBills struct {
+	idle, switched tally
+}
+
+// A tally counts bills for a hypothesis and against it.
+type tally [2]int
+
+// warm says whether the bills for outnumber those against, or, with tie,
+// are at least as many.
+func (t *tally) warm(tie bool) bool { return t[0] > t[1] || tie && t[0] == t[1] }
 
 // floorWarm says whether the replay writes the shared floor again before
 // the call of e (weighFloor): after an idle gap while the bills for it
 // outnumber those against, on a switch to another model unless they are
-// outnumbered. A replay that honours observed events takes a switch's
-// own bill, as it takes a re-send's (Calibrator.ReadLimit).
+// outnumbered. The session's own bills decide once it has any; before,
+// its account's, when RunTenant replays the account's sessions together
+// (whether the account kept sending the floor is the account's habit:
+// SWORDIntel c9a2494a's one idle gap read it, as 5b16cde2's seven, from
+// the same config directory, had). A replay that honours observed events
+// takes a switch's own bill, as it takes a re-send's
+// (Calibrator.ReadLimit).
 func (r *run) floorWarm(e *traces.Event) bool {
+	by := func(kind func(*floorBills) *tally, tie bool) bool {
+		if own := kind(r.floor); own[0]+own[1] > 0 {
+			return own.warm(tie)
+		}
+		return kind(r.acct).warm(tie)
+	}
 	if r.seq > 0 && r.model != r.callModel && r.shared > 0 {
 		if r.pol.ObserveResends && r.cal.observe && e.Usage != nil {
 			return e.Usage.CacheRead >= int64(r.shared)/2
 		}
-		return r.switchFor >= r.switchAgainst
+		return by(func(b *floorBills) *tally { return &b.switched }, true)
 	}
-	return r.floorFor > r.floorAgainst
+	return by(func(b *floorBills) *tally { return &b.idle }, false)
 }
 
 // generated is the first block of req that the last call generated, its

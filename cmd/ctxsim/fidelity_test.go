@@ -114,7 +114,11 @@ func TestFidelityCorpus(t *testing.T) {
 	require.LessOrEqual(t, rep.OpenLoopMdAPE, 3.0, "open-loop prompt error, median")
 	require.LessOrEqual(t, rep.Recorded.MedianAbsPct, 0.7)
 	require.GreaterOrEqual(t, rep.Recorded.Within2Pct, 0.71)
-	require.GreaterOrEqual(t, rep.Recorded.Within5Pct, 0.83)
+	// 84 % -> 83 % when a session's first idle gap took its account's
+	// bills (run.floorWarm): SWORDIntel 8bc71cde's gap is priced as
+	// billed, and the two under-priced calls it offset show (-1.1 % ->
+	// -7.2 %).
+	require.GreaterOrEqual(t, rep.Recorded.Within5Pct, 0.82)
 	require.LessOrEqual(t, abs(rep.Recorded.TotalErrorPct), 0.3, "recorded total error (the issue: within ±2 %)")
 	require.LessOrEqual(t, abs(rep.Observed.TotalErrorPct), 0.1, "observed total error")
 	require.GreaterOrEqual(t, rep.Observed.Within2Pct, 0.94, "observed within 2%")
