@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -1469,6 +1470,10 @@ func (r *run) attempt(e *traces.Event, idx int, stall time.Duration) (apiErr, er
 			r.lastTotal = int(e.Usage.Prompt()) + r.finalOutput(idx, e)
 			if rd := int(e.Usage.CacheRead); (r.compacted || rethought) && rd > r.shared && rd < floorTokens(r.view)+r.context-minContext {
 				r.sysRead = rd
+				if r.acct.sysRead == nil {
+					r.acct.sysRead = map[string]int{}
+				}
+				r.acct.sysRead[r.project()] = rd
 			}
 			r.compacted = false
 		}
@@ -1657,7 +1662,7 @@ func (r *run) cutFloor() {
 	}
 	before := floorTokens(&prompt.View{Tools: r.view.Tools, System: r.cutBase}) // the floor ahead of the cut block
 	total := before + r.cutBlock.Tokens
-	cut := r.sysRead
+	cut := r.sysEnd()
 	if cut == 0 && r.cutAt == 0 && len(r.cutBase) > 0 && strings.HasPrefix(r.cutBase[0].Name, "shared-floor/") &&
 		r.cc.Before("2.0.0") {
 		// No bill says yet. Claude Code 1.0.x marks two system blocks:
@@ -1740,7 +1745,7 @@ func (r *run) moveContext() {
 // whose system text breaks every message after it.
 func (r *run) contextOut() []prompt.Message {
 	if !r.pol.Recorded || r.sess.Format != claudecodeFormat || len(r.sess.Floor) > 0 ||
-		r.revealed || r.compactions > 0 || r.ctxMoved || r.sysRead == 0 {
+		r.revealed || r.compactions > 0 || r.ctxMoved || r.sysEnd() == 0 {
 		return nil
 	}
 	msgs := r.view.Messages
@@ -1880,6 +1885,27 @@ func (r *run) weighFloor(read int64, rec *Record, kind func(*floorBills) *tally)
 // to another model (switched).
 type floorBills struct {
 	idle, switched tally
+	// sysRead is where the system prompt ends, by project (run.project),
+	// as the last bill that showed it said (run.sysRead).
+	sysRead map[string]int
+}
+
+// sysEnd is where the system prompt ends: what the session's own bills
+// showed (sysRead), else what its account's showed for the same Claude
+// Code version in the same project, when RunTenant replays them together.
+func (r *run) sysEnd() int {
+	if r.sysRead > 0 {
+		return r.sysRead
+	}
+	return r.acct.sysRead[r.project()]
+}
+
+// project keys what an account's sessions of one Claude Code version in
+// one project share: the tools (the project's MCP servers among them) and
+// the system prompt but for its environment lines. A Claude Code log's
+// directory under projects/ is its project.
+func (r *run) project() string {
+	return r.sess.Harness + "\x00" + filepath.Dir(r.sess.File)
 }
 
 // A tally counts bills for a hypothesis and against it.

@@ -89,10 +89,10 @@ func TestFidelitySkillTurnsThinking(t *testing.T) {
 // logs, grown by two repos of compactions and resumed sessions in issue
 // 22). The gate is re-based at what today's rules reach there (issue 22
 // raises it as the rules land): a regression gate, not the issue's target,
-// which the recorded replay's share within ±2 % (71 %, 72 % of the Claude
+// which the recorded replay's share within ±2 % (73 %, 74 % of the Claude
 // Code sessions; the issue asks 75 %) does not meet yet. Last raised by the
-// /effort, model-switch floor, system-end-on-any-model and final-output
-// rules (read match 95.9 -> 96.9 %, recorded within 2 % 69 -> 71 %,
+// /effort, model-switch floor, system-end-on-any-model, final-output and
+// account rules (read match 95.9 -> 97.1 %, recorded within 2 % 69 -> 73 %,
 // observed within 2 % 93 -> 94 %).
 func TestFidelityCorpus(t *testing.T) {
 	const corpus = "../../../shared/traces/corpus"
@@ -110,20 +110,20 @@ func TestFidelityCorpus(t *testing.T) {
 	t.Logf("observed: total %+.2f%%, median %.2f%%, $-weighted %.2f%%, within 2%% %.0f%%, within 5%% %.0f%%",
 		rep.Observed.TotalErrorPct, rep.Observed.MedianAbsPct, rep.Observed.DollarWeightedPct, 100*rep.Observed.Within2Pct, 100*rep.Observed.Within5Pct)
 	t.Logf("read match %.1f%%, open-loop median %.2f%%", rep.ReadMatchPct, rep.OpenLoopMdAPE)
-	require.GreaterOrEqual(t, rep.ReadMatchPct, 96.9, "call-weighted read match")
+	require.GreaterOrEqual(t, rep.ReadMatchPct, 97.0, "call-weighted read match")
 	require.LessOrEqual(t, rep.OpenLoopMdAPE, 3.0, "open-loop prompt error, median")
-	require.LessOrEqual(t, rep.Recorded.MedianAbsPct, 0.7)
-	require.GreaterOrEqual(t, rep.Recorded.Within2Pct, 0.71)
+	require.LessOrEqual(t, rep.Recorded.MedianAbsPct, 0.65)
+	require.GreaterOrEqual(t, rep.Recorded.Within2Pct, 0.73)
 	// 84 % -> 83 % when a session's first idle gap took its account's
 	// bills (run.floorWarm): SWORDIntel 8bc71cde's gap is priced as
 	// billed, and the two under-priced calls it offset show (-1.1 % ->
 	// -7.2 %).
 	require.GreaterOrEqual(t, rep.Recorded.Within5Pct, 0.82)
-	require.LessOrEqual(t, abs(rep.Recorded.TotalErrorPct), 0.3, "recorded total error (the issue: within ±2 %)")
+	require.LessOrEqual(t, abs(rep.Recorded.TotalErrorPct), 0.2, "recorded total error (the issue: within ±2 %)")
 	require.LessOrEqual(t, abs(rep.Observed.TotalErrorPct), 0.1, "observed total error")
 	require.GreaterOrEqual(t, rep.Observed.Within2Pct, 0.94, "observed within 2%")
 	require.GreaterOrEqual(t, rep.Observed.Within5Pct, 0.98, "observed within 5%")
-	require.LessOrEqual(t, rep.Observed.MedianAbsPct, 0.27)
+	require.LessOrEqual(t, rep.Observed.MedianAbsPct, 0.25)
 	var cc *results.FidelityGroup
 	for i := range rep.Groups {
 		if g := &rep.Groups[i]; g.By == results.ByFormat && g.Name == "claude-code" {
@@ -131,7 +131,7 @@ func TestFidelityCorpus(t *testing.T) {
 		}
 	}
 	require.NotNil(t, cc, "the Claude Code sessions' own line")
-	require.GreaterOrEqual(t, cc.Recorded.Within2Pct, 0.72, "Claude Code sessions, recorded within 2%")
+	require.GreaterOrEqual(t, cc.Recorded.Within2Pct, 0.74, "Claude Code sessions, recorded within 2%")
 	require.GreaterOrEqual(t, cc.Observed.Within2Pct, 0.94, "Claude Code sessions, observed within 2%")
 	for _, s := range rep.Sessions {
 		require.NotEmpty(t, s.Cause, s.Trace)
