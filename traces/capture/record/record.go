@@ -11,10 +11,13 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/ctxsim/ctxsim/traces"
 )
 
 // DefaultMaxBody is how much of one body a pair keeps by default.
@@ -63,6 +66,13 @@ type Recorder struct {
 	heldMu   sync.Mutex
 	held     map[net.Conn][]*pair
 	released bool
+	// taps are the WebSocket sessions being recorded, under heldMu.
+	taps map[*wsTap]bool
+	// warns counts what went through unrecorded; sessions numbers the
+	// WebSocket sessions (the warnings' places). Under warnMu.
+	warnMu   sync.Mutex
+	warns    traces.Warnings
+	sessions int
 }
 
 // queued is how many finished pairs wait for the writer before finish
@@ -111,6 +121,12 @@ func New(o Options) (*Recorder, error) {
 				return nil
 			}
 			p.resp = &response{Timestamp: stamp(r.o.Now()), StatusCode: resp.StatusCode, Headers: redact(resp.Header)}
+			if resp.StatusCode == http.StatusSwitchingProtocols {
+				// A WebSocket: its body is the upstream's side of the
+				// connection, which httputil writes to as well.
+				r.newTap(p, resp)
+				return nil
+			}
 			sse := strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")
 			resp.Body = &tee{r: resp.Body, p: p, rec: r, sse: sse}
 			return nil
@@ -118,7 +134,7 @@ func New(o Options) (*Recorder, error) {
 		ErrorHandler: func(w http.ResponseWriter, req *http.Request, err error) {
 			if p := pairOf(req.Context()); p != nil {
 				p.resp = &response{Timestamp: stamp(r.o.Now()), StatusCode: http.StatusBadGateway, Error: err.Error()}
-				p.failed = true
+				p.failed, p.ws = true, false
 			}
 			w.WriteHeader(http.StatusBadGateway)
 		},
@@ -157,6 +173,14 @@ func (r *Recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	// body of a request that never went upstream is read to its bound
 	// first: it is still recorded whole.
 	defer func() {
+		if p.tap != nil {
+			p.tap.end("the WebSocket session ended before response.completed")
+		}
+		if p.ws {
+			// An upgrade's own pair is no call: its calls are written.
+			p.done()
+			return
+		}
 		if p.failed && p.body != nil {
 			p.body.drain()
 		}
@@ -295,26 +319,58 @@ func bodyJSON(b []byte, truncated bool) json.RawMessage {
 }
 
 // Close waits for the pairs in flight to be written, stops the writer,
-// and returns the first write error. A pair that finishes after Close
+// and returns the first write error. WebSocket sessions still open are
+// closed, their calls in flight written with what they got. A pair that finishes after Close
 // (a request served after it) is written by its own goroutine.
 func (r *Recorder) Close() error {
-	r.closed.Store(true)
 	r.heldMu.Lock()
 	r.released = true
 	held := r.held
 	r.held = nil
+	taps := r.taps
+	r.taps = nil
 	r.heldMu.Unlock()
 	for _, ps := range held {
 		for _, p := range ps {
 			r.finish(p)
 		}
 	}
+	// A WebSocket session open still (a client that stays connected)
+	// ends here, its call in flight written with what it got.
+	open := make([]*wsTap, 0, len(taps))
+	for t := range taps {
+		open = append(open, t)
+	}
+	slices.SortFunc(open, func(a, b *wsTap) int { return a.n - b.n })
+	for _, t := range open {
+		t.end("the recording stopped before response.completed")
+		t.conn.Close()
+	}
+	// The pairs released above went to the writer's queue, after those
+	// already in it: the file keeps the order they finished in.
+	r.closed.Store(true)
 	r.wg.Wait()
 	r.stop.Do(func() { close(r.queue) })
 	<-r.stopped
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.err
+}
+
+// Warnings counts what the proxy passed through without recording it
+// (WebSocket sessions or messages it could not read).
+func (r *Recorder) Warnings() *traces.Warnings {
+	r.warnMu.Lock()
+	defer r.warnMu.Unlock()
+	w := &traces.Warnings{}
+	w.Merge(&r.warns)
+	return w
+}
+
+func (r *Recorder) warn(place, reason string) {
+	r.warnMu.Lock()
+	r.warns.AddPlace(place, reason)
+	r.warnMu.Unlock()
 }
 
 // Pairs is how many pairs were written.
@@ -357,6 +413,9 @@ type pair struct {
 	sse               bool
 	// failed says the upstream was not reached (ErrorHandler).
 	failed bool
+	// ws says p is a WebSocket upgrade, tap what records its calls.
+	ws  bool
+	tap *wsTap
 }
 
 // finish hands p, once, to the writer, with the request body as kept so
@@ -470,7 +529,7 @@ func stamp(t time.Time) float64 { return float64(t.UnixMilli()) / 1000 }
 // secret reports whether a header or parameter name carries a credential.
 func secret(name string) bool {
 	n := strings.ToLower(name)
-	for _, s := range []string{"key", "token", "secret", "auth", "cookie", "signature"} {
+	for _, s := range []string{"key", "token", "secret", "auth", "cookie", "signature", "account"} {
 		if strings.Contains(n, s) {
 			return true
 		}

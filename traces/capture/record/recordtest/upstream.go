@@ -18,7 +18,9 @@
 //     machine, as the guide says), rounded down to 1024 + a multiple of
 //     128 (for GPT-5.5 to a multiple of 512 less 128, as its bills show).
 //
-// Nothing expires: tests run in well under any TTL.
+// Nothing expires: tests run in well under any TTL. The Responses API is
+// served over a WebSocket too (websocket.go), with a minimal RFC 6455
+// client (Dial) for the tests.
 package recordtest
 
 import (
@@ -38,6 +40,7 @@ type Upstream struct {
 	mu        sync.Mutex
 	anthropic map[uint64]int // entry → prefix tokens
 	openai    map[uint64]int
+	responses map[string][]json.RawMessage // a WebSocket response's input and output
 	n         int
 	// Calls counts the billed requests.
 	Calls int
@@ -95,6 +98,10 @@ func blocksOf(raw json.RawMessage) []json.RawMessage {
 }
 
 func (u *Upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
+		u.serveWebSocket(w, r)
+		return
+	}
 	var body map[string]json.RawMessage
 	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
 		http.Error(w, `{"type":"error","error":{"type":"invalid_request_error","message":"bad json"}}`, http.StatusBadRequest)
