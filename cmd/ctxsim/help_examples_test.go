@@ -146,7 +146,7 @@ func runExample(t *testing.T, r *strings.Replacer, ex string) (int, string, stri
 var exampleClaims = map[string][]string{
 	"ctxsim record -o capture.jsonl -- true":                            {"stderr:recording to", "stderr:recorded 0 pairs", "file:capture.jsonl"},
 	"ctxsim record -o capture.jsonl --listen 127.0.0.1:0 -- sh -c exit": {"stderr:ANTHROPIC_BASE_URL=http://127.0.0.1:", "stderr:recorded 0 pairs"},
-	"ctxsim record --json -o capture.jsonl -- true":                     {`"pairs":0`},
+	"ctxsim record --json -o capture.jsonl -- true":                     {`"pairs":0`, `"warnings":[]`},
 	"ctxsim fidelity --from capture captures/":                          {"as-sent, capture anthropic (10 calls)", "10 of 10 calls billed exactly"},
 	"ctxsim breakeven": {"Cache break-even, claude-opus-4-6", "5m       1.25    0.10              1.28"},
 	"ctxsim breakeven --model claude-opus-4-6 --json":                                                                   {`"model": "claude-opus-4-6"`, `"cache_write_1h": 10`},

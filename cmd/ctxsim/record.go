@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/ctxsim/ctxsim/traces"
 	"github.com/ctxsim/ctxsim/traces/capture/record"
 )
 
@@ -25,7 +26,7 @@ func init() {
 			anth := fs.String("anthropic", "https://api.anthropic.com", "Anthropic API upstream")
 			oai := fs.String("openai", "https://api.openai.com", "OpenAI API upstream")
 			maxBody := fs.Int64("max-body", record.DefaultMaxBody, "bytes of one body kept (the rest is forwarded, not recorded)")
-			asJSON := fs.Bool("json", false, `print {"file":...,"pairs":N} when done instead of text`)
+			asJSON := fs.Bool("json", false, `print {"file":...,"pairs":N,"warnings":[...]} when done instead of text`)
 			addFormatTextJSON(fs, asJSON)
 			return func(e *env, args []string) error {
 				if *out == "" {
@@ -62,11 +63,14 @@ func runRecord(e *env, file, listen string, anth, oai *url.URL, maxBody int64, a
 		f.Close()
 		return usagef("--listen %s: %v", listen, le.Err)
 	}
+	ws := rec.Warnings()
+	printWarnings(e, ws)
 	if asJSON {
 		b, _ := json.Marshal(struct {
-			File  string `json:"file"`
-			Pairs int    `json:"pairs"`
-		}{file, rec.Pairs()})
+			File     string           `json:"file"`
+			Pairs    int              `json:"pairs"`
+			Warnings []traces.Warning `json:"warnings"`
+		}{file, rec.Pairs(), ws.List()})
 		fmt.Fprintf(e.stdout, "%s\n", b)
 	} else {
 		fmt.Fprintf(e.stderr, "recorded %d pairs to %s\n", rec.Pairs(), file)
