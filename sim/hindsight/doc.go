@@ -57,7 +57,8 @@
 //
 // Solve's work per call is the states kept (Options.Beam) times the
 // choices tried per state, each a provider step and a pass over the
-// state's entries, plus a scan of the later calls for the prefixes they
+// state's entries (a choice that would read and write what a sibling
+// choice of the same state did is not stepped: outcome), plus a scan of the later calls for the prefixes they
 // share (once per call and block, not per state). The states of a call
 // are spans of flat arrays without pointers, reused from call to call and,
 // through a pool, from one Solve to the next: a candidate state allocates

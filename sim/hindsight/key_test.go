@@ -97,7 +97,7 @@ func TestResultRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := *r
-	want.cands, want.peak = nil, 0
+	want.cands, want.peak, want.skipped = nil, 0, 0
 	if !reflect.DeepEqual(&got, &want) {
 		t.Fatalf("round trip:\n got %+v\nwant %+v", got, want)
 	}

@@ -432,6 +432,7 @@ func (s *solver) perKeySearch(res *Result, rp *replayer, g *segment) error {
 		}
 		res.Capped += a.capped
 		res.peak = max(res.peak, a.peak)
+		res.skipped += a.skipped
 		for j, i := range a.at {
 			if !s.calls[i].Fixed {
 				sch[i] = a.sch[j]

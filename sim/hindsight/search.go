@@ -140,11 +140,12 @@ type segment struct {
 
 // alone is one conversation's calls, solved alone.
 type alone struct {
-	at     []int // the calls' indices in the segment
-	sch    [][]prompt.Breakpoint
-	capped int
-	peak   int
-	err    error
+	at      []int // the calls' indices in the segment
+	sch     [][]prompt.Breakpoint
+	capped  int
+	peak    int
+	skipped int
+	err     error
 }
 
 // split sets the calls of the segment's key n, and returns how many.
@@ -185,7 +186,7 @@ func (j job) run(ctx context.Context) {
 		a.err = err
 		return
 	}
-	a.sch, a.capped, a.peak = r.Schedule, r.Capped, r.peak
+	a.sch, a.capped, a.peak, a.skipped = r.Schedule, r.Capped, r.peak, r.skipped
 }
 
 // search is the joint search of the solver's calls (Solve's dynamic
@@ -247,6 +248,7 @@ func (s *solver) search(ctx context.Context) (*Result, bool, error) {
 				ws = slices.Compact(ws)
 				ws = slices.DeleteFunc(ws, func(k int) bool { return slices.Contains(live, k) })
 				s.ws = ws
+				s.resetSiblings(i)
 				for n := range s.anchors.len() {
 					a := s.anchors.at(n)
 					top := -1
@@ -259,7 +261,9 @@ func (s *solver) search(ctx context.Context) (*Result, bool, error) {
 					for m := range s.writes.len() {
 						w := s.writes.at(m)
 						for split := 0; split <= len(w); split++ {
-							s.add(next, cur, k, i, s.marks(a, w, split))
+							if bps := s.marks(a, w, split); !s.repeated(cur, &cur.states[k], i, bps) {
+								s.add(next, cur, k, i, bps)
+							}
 							if len(w) == 0 {
 								break
 							}
@@ -296,7 +300,7 @@ func (s *solver) search(ctx context.Context) (*Result, bool, error) {
 			best = st
 		}
 	}
-	res := &Result{Schedule: make([][]prompt.Breakpoint, len(calls)), Source: "search", Capped: capped, peak: s.peak}
+	res := &Result{Schedule: make([][]prompt.Breakpoint, len(calls)), Source: "search", Capped: capped, peak: s.peak, skipped: s.skipped}
 	for i, l := len(calls)-1, best.link; i >= 0; i, l = i-1, tr.links[l].from {
 		if calls[i].Fixed {
 			res.Schedule[i] = calls[i].Policy // replayed as sent

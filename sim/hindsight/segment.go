@@ -62,6 +62,7 @@ func join(parts []*Result) *Result {
 		res.SearchUSD += p.SearchUSD
 		res.Capped += p.Capped
 		res.peak = max(res.peak, p.peak)
+		res.skipped += p.skipped
 		res.Exact = res.Exact && p.Exact
 		res.Schedule = append(res.Schedule, p.Schedule...)
 		res.Usage = append(res.Usage, p.Usage...)

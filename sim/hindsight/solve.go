@@ -101,6 +101,9 @@ type Result struct {
 	// peak is the most entries a call's candidate states held together
 	// (what MaxLayerEntries bounds), for tests and benchmarks.
 	peak int
+	// skipped is how many choices the searches did not step, their
+	// outcome a sibling's (repeated), for tests.
+	skipped int
 }
 
 // A cand is one schedule of the tape, replayed.
@@ -343,8 +346,8 @@ type solver struct {
 	zones []*time.Location
 	// store is the state being stepped, as AnthropicStep sees it.
 	store store
-	// peak is Result.peak.
-	peak int
+	// peak and skipped are Result's.
+	peak, skipped int
 	*buffers
 }
 
@@ -375,6 +378,9 @@ type buffers struct {
 	spareEnts []ent
 	spareBps  []prompt.Breakpoint
 	cappedAt  int
+	// sibs are the outcomes a state's choices on the current call have
+	// had (repeated).
+	sibs siblings
 }
 
 var pool = sync.Pool{New: func() any {
