@@ -211,7 +211,7 @@ func (s *solver) search(ctx context.Context) (*Result, bool, error) {
 		next.reset()
 		if c.Fixed {
 			for k := range cur.states {
-				s.add(next, cur, k, i, c.Policy)
+				s.add(next, cur, k, i, c.Policy, s.prepare(cur, k, i))
 			}
 		} else {
 			wFull, nFull := s.futureShared(i, full)
@@ -249,6 +249,7 @@ func (s *solver) search(ctx context.Context) (*Result, bool, error) {
 				ws = slices.DeleteFunc(ws, func(k int) bool { return slices.Contains(live, k) })
 				s.ws = ws
 				s.resetSiblings(i)
+				clean := s.prepare(cur, k, i)
 				for n := range s.anchors.len() {
 					a := s.anchors.at(n)
 					top := -1
@@ -262,7 +263,7 @@ func (s *solver) search(ctx context.Context) (*Result, bool, error) {
 						w := s.writes.at(m)
 						for split := 0; split <= len(w); split++ {
 							if bps := s.marks(a, w, split); !s.repeated(cur, &cur.states[k], i, bps) {
-								s.add(next, cur, k, i, bps)
+								s.add(next, cur, k, i, bps, clean)
 							}
 							if len(w) == 0 {
 								break
@@ -404,13 +405,22 @@ func (l *layer) putBps(bps []prompt.Breakpoint) (int32, int32) {
 // add is state k of cur after call i with breakpoints bps, filed in next:
 // merged into an equal state there (the cheaper way to reach it kept), or
 // added. The child is built in s.scratch and copied into next only if it
-// is kept.
-func (s *solver) add(next, cur *layer, k, i int, bps []prompt.Breakpoint) {
+// is kept. clean is prepare's answer for the state.
+func (s *solver) add(next, cur *layer, k, i int, bps []prompt.Breakpoint, clean bool) {
 	st := &cur.states[k]
 	s.scratch = append(s.scratch[:0], cur.entsOf(st)...)
 	sorted := len(s.scratch)
+	s.touched = s.touched[:0]
 	c, key := s.step(i, sorted, st.key, st.mask, bps)
-	ents, sorted, key, mask := s.prune(i, s.scratch, sorted, key)
+	var ents []ent
+	var mask uint64
+	ok := false
+	if clean {
+		ents, key, mask, ok = s.pruneNew(i, s.scratch, sorted, key, st.mask)
+	}
+	if !ok {
+		ents, sorted, key, mask = s.prune(i, s.scratch, sorted, key)
+	}
 	sortTail(ents, sorted)
 	cost := st.cost + c
 	head, ok := next.index.get(key)
@@ -574,10 +584,12 @@ func (s *solver) marks(a, w []int, split int) []prompt.Breakpoint {
 func (s *solver) liveIn(ents []ent, i int) (live, readers []int) {
 	live, readers = s.live[:0], s.readers[:0]
 	rd := s.reader(i)
-	add := func(k int) {
+	// The entries it reads are at distinct blocks (a block's chain is
+	// one entry of the model): only the revived block may repeat one.
+	add := func(k int, again bool) {
 		switch b := s.readerOf(i, k); {
 		case b == k:
-			if !slices.Contains(live, k) {
+			if !again || !slices.Contains(live, k) {
 				live = append(live, k)
 			}
 		case b > k:
@@ -588,13 +600,13 @@ func (s *solver) liveIn(ents []ent, i int) (live, readers []int) {
 	}
 	for k := range ents {
 		if x := &ents[k]; rd.reads(x) {
-			add(int(x.block))
+			add(int(x.block), false)
 		}
 	}
 	if k, _ := s.keepReader(i); k >= 0 {
 		// The entry an observed read past the TTL revives is live in
 		// every state.
-		add(k)
+		add(k, true)
 	}
 	slices.Sort(live)
 	s.live, s.readers = live, readers

@@ -275,6 +275,9 @@ func (st *store) Entry(chain uint64) (provider.Entry, bool) {
 
 func (st *store) SetEntry(chain uint64, e provider.Entry) {
 	if k := st.find(chain); k >= 0 {
+		if k < st.sorted {
+			st.s.touched = append(st.s.touched, int32(k))
+		}
 		x := &(*st.ents)[k]
 		st.key -= entHash(x)
 		st.s.set(x, e)
@@ -378,6 +381,9 @@ type buffers struct {
 	spareEnts []ent
 	spareBps  []prompt.Breakpoint
 	cappedAt  int
+	// touched are the indices of the parent's entries the step being
+	// pruned changed (pruneNew).
+	touched []int32
 	// sibs are the outcomes a state's choices on the current call have
 	// had (repeated).
 	sibs siblings
@@ -492,6 +498,55 @@ func (s *solver) prune(i int, ents []ent, sorted int, key uint64) ([]ent, int, u
 		}
 	}
 	return ents[:n], ns, key, mask
+}
+
+// prepare notes in each entry of state k of l its next user after call i
+// (prune's lookup, done once for all the state's children: the same in
+// each) and reports whether prune would keep every entry as it is.
+func (s *solver) prepare(l *layer, k, i int) bool {
+	all := true
+	ents := l.entsOf(&l.states[k])
+	for j := range ents {
+		x := &ents[j]
+		if int(x.next) <= i {
+			x.next = s.nextAfter(i, int(x.block))
+		}
+		if x.next == 0 || s.minAfter[x.next] >= x.expires {
+			all = false
+		}
+	}
+	return all
+}
+
+// pruneNew is prune for a child of a state prepare found clean: the
+// parent's entries the step left alone stay (their next users and
+// expiries are what prepare checked), so only those it changed
+// (s.touched) and those it wrote (after sorted) are looked at. It
+// reports false, changing nothing, when a changed entry would go: prune
+// then does the whole pass.
+func (s *solver) pruneNew(i int, ents []ent, sorted int, key, mask uint64) ([]ent, uint64, uint64, bool) {
+	for _, k := range s.touched {
+		if x := &ents[k]; x.next == 0 || s.minAfter[x.next] >= x.expires {
+			return nil, 0, 0, false
+		}
+	}
+	n := sorted
+	for k := sorted; k < len(ents); k++ {
+		x := &ents[k]
+		if int(x.next) <= i {
+			x.next = s.nextAfter(i, int(x.block))
+		}
+		if x.next == 0 || s.minAfter[x.next] >= x.expires {
+			key -= entHash(x)
+			continue
+		}
+		mask |= chainBit(x.chain)
+		if n != k {
+			ents[n] = *x
+		}
+		n++
+	}
+	return ents[:n], key, mask, true
 }
 
 // nextAfter is the first call after i of its model whose prompt has call
