@@ -30,7 +30,7 @@ func KeyOf(calls []Call, opts Options, parts ...string) (Key, error) {
 	u := func(v uint64) { b = binary.LittleEndian.AppendUint64(b, v) }
 	i64 := func(v int64) { u(uint64(v)) }
 	str := func(s string) { u(uint64(len(s))); b = append(b, s...) }
-	str("ctxsim hindsight key 2")
+	str("ctxsim hindsight key 3")
 	i64(int64(opts.Beam))
 	i64(int64(opts.FullChoices))
 	i64(int64(opts.MaxLayerEntries))
@@ -59,7 +59,14 @@ func KeyOf(calls []Call, opts Options, parts ...string) (Key, error) {
 			str(c.Model)
 			str(string(p))
 		}
-		b = appendCall(b, c)
+		// A call's blocks as how many lead it shares with the previous
+		// call's (a conversation grows: most) and the rest, each block
+		// hashed once, not once per call that sends it.
+		shared := 0
+		if i > 0 {
+			shared = commonPrefix(c.Blocks, calls[i-1].Blocks)
+		}
+		b = appendCall(b, c, shared)
 		h.Write(b)
 		b = b[:0]
 	}
@@ -70,8 +77,9 @@ func KeyOf(calls []Call, opts Options, parts ...string) (Key, error) {
 }
 
 // appendCall appends every field of c to b, times with their zone: the
-// tape's part of KeyOf and of the Memo's key.
-func appendCall(b []byte, c *Call) []byte {
+// tape's part of KeyOf and of the Memo's key. The first shared blocks
+// are written as their count only: the caller's previous call had them.
+func appendCall(b []byte, c *Call, shared int) []byte {
 	i64 := func(v int64) { b = binary.LittleEndian.AppendUint64(b, uint64(v)) }
 	str := func(s string) { i64(int64(len(s))); b = append(b, s...) }
 	flag := func(v bool) {
@@ -103,7 +111,8 @@ func appendCall(b []byte, c *Call) []byte {
 		b = append(b, byte(bp.TTL))
 	}
 	i64(int64(len(c.Blocks)))
-	for _, bl := range c.Blocks {
+	i64(int64(shared))
+	for _, bl := range c.Blocks[shared:] {
 		i64(int64(bl.Chain))
 		i64(int64(bl.End))
 		flag(bl.Cacheable)

@@ -89,7 +89,11 @@ func tapeKey(calls []Call, opts Options) uint64 {
 	b = binary.LittleEndian.AppendUint64(b, uint64(opts.FullChoices))
 	b = binary.LittleEndian.AppendUint64(b, uint64(opts.MaxLayerEntries))
 	for i := range calls {
-		b = appendCall(b, &calls[i])
+		shared := 0
+		if i > 0 {
+			shared = commonPrefix(calls[i].Blocks, calls[i-1].Blocks)
+		}
+		b = appendCall(b, &calls[i], shared)
 		h.Write(b)
 		b = b[:0]
 	}
