@@ -526,8 +526,9 @@ func (s *solver) deficit(ents []ent, j int) float64 {
 	}
 	rd := s.reader(j)
 	for k := range ents {
-		if x := &ents[k]; rd.reads(x) {
-			served = max(served, x.end)
+		// Only an entry that would serve more is checked.
+		if x := &ents[k]; x.end > served && rd.reads(x) {
+			served = x.end
 		}
 	}
 	p := &s.rules[s.model[j]].price
