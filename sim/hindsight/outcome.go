@@ -75,7 +75,9 @@ func (s *solver) repeated(l *layer, st *state, i int, bps []prompt.Breakpoint) b
 		if k < int(o.nr) && o.reads[k] == int32(j) {
 			return
 		}
-		copy(o.reads[k+1:o.nr+1], o.reads[k:o.nr])
+		for m := int(o.nr); m > k; m-- {
+			o.reads[m] = o.reads[m-1]
+		}
 		o.reads[k] = int32(j)
 		o.nr++
 	}

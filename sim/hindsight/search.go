@@ -585,10 +585,15 @@ func (s *solver) marks(a, w []int, split int) []prompt.Breakpoint {
 func (s *solver) liveIn(ents []ent, i int) (live, readers []int) {
 	live, readers = s.live[:0], s.readers[:0]
 	rd := s.reader(i)
+	blocks, minLen, cov := s.calls[i].Blocks, s.rules[s.model[i]].price.MinCacheable, s.cov[i]
 	// The entries it reads are at distinct blocks (a block's chain is
 	// one entry of the model): only the revived block may repeat one.
 	add := func(k int, again bool) {
-		switch b := s.readerOf(i, k); {
+		b := k // readerOf, its first step inline: most entries are at breakpoint positions
+		if !blocks[k].Cacheable || blocks[k].End < minLen || k > cov {
+			b = s.readerOf(i, k)
+		}
+		switch {
 		case b == k:
 			if !again || !slices.Contains(live, k) {
 				live = append(live, k)
