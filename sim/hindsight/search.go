@@ -320,6 +320,8 @@ func (s *solver) search(ctx context.Context) (*Result, bool, error) {
 // and breakpoints move to the front of the layer's arrays and its index is
 // rebuilt, so more candidates can be added in the room the others held.
 func (s *solver) trim(next *layer, ahead []int, beam int, compact bool) {
+	// order is a max-heap of the beam best so far (cmpRanked is a total
+	// order: the same states as sorting them all, in the same order).
 	order := s.order[:0]
 	for k := range next.states {
 		st := &next.states[k]
@@ -327,11 +329,11 @@ func (s *solver) trim(next *layer, ahead []int, beam int, compact bool) {
 		for _, j := range ahead {
 			r.rank += s.deficit(next.entsOf(st), j)
 		}
-		order = append(order, r)
+		order = keepBest(order, r, beam)
 	}
 	slices.SortFunc(order, cmpRanked)
 	kept := s.kept[:0]
-	for _, r := range order[:min(beam, len(order))] {
+	for _, r := range order {
 		kept = append(kept, next.states[r.k])
 	}
 	next.states = append(next.states[:0], kept...)
@@ -366,6 +368,42 @@ type ranked struct {
 	rank  float64
 	nents int32
 	k     int32 // index in the layer
+}
+
+// keepBest adds r to h, a max-heap (by cmpRanked) of the n best ranked
+// seen, when it is among them.
+func keepBest(h []ranked, r ranked, n int) []ranked {
+	if len(h) < n {
+		h = append(h, r)
+		for k := len(h) - 1; k > 0; {
+			p := (k - 1) / 2
+			if cmpRanked(h[p], h[k]) >= 0 {
+				break
+			}
+			h[p], h[k] = h[k], h[p]
+			k = p
+		}
+		return h
+	}
+	if cmpRanked(r, h[0]) >= 0 {
+		return h
+	}
+	h[0] = r
+	for k := 0; ; {
+		c := 2*k + 1
+		if c >= len(h) {
+			break
+		}
+		if c+1 < len(h) && cmpRanked(h[c+1], h[c]) > 0 {
+			c++
+		}
+		if cmpRanked(h[k], h[c]) >= 0 {
+			break
+		}
+		h[k], h[c] = h[c], h[k]
+		k = c
+	}
+	return h
 }
 
 func cmpRanked(a, b ranked) int {
