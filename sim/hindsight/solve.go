@@ -598,9 +598,7 @@ func sortTail(ents []ent, n int) {
 // order, and a call's changes update its parent's key in O(1) each.
 func entHash(x *ent) uint64 {
 	h := mix64(x.chain ^ uint64(x.model)<<32 ^ uint64(uint32(x.block)))
-	h = mix64(h ^ uint64(x.ready))
-	h = mix64(h ^ uint64(x.expires))
-	return mix64(h ^ uint64(x.ttl))
+	return mix64(h ^ uint64(x.ready)*0x9e3779b97f4a7c15 ^ uint64(x.expires)*0xc2b2ae3d27d4eb4f ^ uint64(x.ttl))
 }
 
 // mix64 is MurmurHash3's 64-bit finalizer.

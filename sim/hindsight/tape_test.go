@@ -153,6 +153,28 @@ func BenchmarkSolveBig(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(calls)), "ns/call")
 }
 
+// BenchmarkSolveShared solves the tape whatif solves on the shared
+// sessions (all four as one account, recorded: three pieces, the largest
+// of 123 calls searched jointly and its main conversation alone), on one
+// goroutine. Its instructions per solve, deterministic with the collector
+// off, compare two builds where the shared machine's timings cannot:
+//
+//	go test -c -o solve.test ./sim/hindsight
+//	GOGC=off valgrind --tool=cachegrind --cache-sim=no solve.test -test.run '^$' -test.bench SolveShared -test.benchtime 2x -test.cpu 1
+//
+// and the same with -test.benchtime 6x: a quarter of the difference is
+// one solve.
+func BenchmarkSolveShared(b *testing.B) {
+	calls, _ := tape(b, "../../testdata/claude-code", sim.RecordedName)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := hindsight.Solve(context.Background(), calls, hindsight.Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // corpusDir is the training corpus (not part of the repository).
 const corpusDir = "../../../shared/traces/corpus"
 
