@@ -18,7 +18,13 @@ import (
 type outcome struct {
 	nr, nw uint8
 	reads  [prompt.MaxBreakpoints + 1]int32 // blocks found, sorted
-	writes [prompt.MaxBreakpoints]prompt.Breakpoint
+	writes [prompt.MaxBreakpoints]write
+}
+
+// write is a breakpoint that writes, in little room.
+type write struct {
+	block int32
+	ttl   prompt.TTL
 }
 
 // stepAll makes the search step every choice, repeats included (tests
@@ -28,10 +34,15 @@ var stepAll bool
 // siblings are the outcomes of the choices one state has tried on the
 // current call, and the lookbacks they needed.
 type siblings struct {
-	ok    bool // the call's outcomes are predictable (no observed revival)
-	outs  []outcome
-	index keyIndex // hash of an outcome → its index in outs
-	looks []lookAt
+	ok bool // the call's outcomes are predictable (no observed revival)
+	// blocks, minLen and limit are the call's prompt, minimum cacheable
+	// length and read limit.
+	blocks []Block
+	minLen int
+	limit  int
+	outs   []outcome
+	index  keyIndex // hash of an outcome → its index in outs
+	looks  []lookAt
 }
 
 // lookAt is where a lookback from block from finds a live entry (-1: none).
@@ -44,6 +55,7 @@ func (s *solver) resetSiblings(i int) {
 	// provider.Revive adds entries before the lookbacks, depending on the
 	// breakpoints: those calls are stepped choice by choice.
 	sb.ok = s.calls[i].keep() < 0 && !stepAll
+	sb.blocks, sb.minLen, sb.limit = s.calls[i].Blocks, s.rules[s.model[i]].price.MinCacheable, s.calls[i].readLimit()
 	sb.outs, sb.looks = sb.outs[:0], sb.looks[:0]
 	sb.index.reset()
 }
@@ -56,9 +68,7 @@ func (s *solver) repeated(l *layer, st *state, i int, bps []prompt.Breakpoint) b
 	if !sb.ok {
 		return false
 	}
-	c := &s.calls[i]
-	minLen := s.rules[s.model[i]].price.MinCacheable
-	limit := c.readLimit()
+	blocks, minLen, limit := sb.blocks, sb.minLen, sb.limit
 	var o outcome
 	hit := 0
 	read := func(from int) {
@@ -66,7 +76,7 @@ func (s *solver) repeated(l *layer, st *state, i int, bps []prompt.Breakpoint) b
 		if j < 0 {
 			return
 		}
-		hit = max(hit, c.Blocks[j].End)
+		hit = max(hit, blocks[j].End)
 		// Insert j, sorted, once.
 		k := 0
 		for k < int(o.nr) && o.reads[k] < int32(j) {
@@ -82,7 +92,7 @@ func (s *solver) repeated(l *layer, st *state, i int, bps []prompt.Breakpoint) b
 		o.nr++
 	}
 	for _, bp := range bps {
-		if c.Blocks[bp.Block].End >= minLen {
+		if blocks[bp.Block].End >= minLen {
 			read(bp.Block)
 		}
 	}
@@ -90,18 +100,20 @@ func (s *solver) repeated(l *layer, st *state, i int, bps []prompt.Breakpoint) b
 		read(limit)
 	}
 	for _, bp := range bps {
-		if end := c.Blocks[bp.Block].End; end >= minLen && end > hit {
-			o.writes[o.nw] = bp
+		if end := blocks[bp.Block].End; end >= minLen && end > hit {
+			o.writes[o.nw] = write{int32(bp.Block), bp.TTL}
 			o.nw++
 		}
 	}
+	const m = 0x9e3779b97f4a7c15
 	h := uint64(o.nr) | uint64(o.nw)<<8
 	for _, j := range o.reads[:o.nr] {
-		h = mix64(h ^ uint64(j))
+		h = (h ^ uint64(j)) * m
 	}
 	for _, w := range o.writes[:o.nw] {
-		h = mix64(h ^ uint64(w.Block)<<8 ^ uint64(w.TTL))
+		h = (h ^ uint64(w.block)<<8 ^ uint64(w.ttl)) * m
 	}
+	h = mix64(h)
 	if k, ok := sb.index.get(h); ok {
 		// Another outcome with the same hash is not noted: only an equal
 		// one is skipped.
