@@ -2,6 +2,7 @@ package record
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -66,6 +67,9 @@ type Recorder struct {
 	heldMu   sync.Mutex
 	held     map[net.Conn][]*pair
 	released bool
+	// heldN numbers the pairs as they are held: Close releases those
+	// still held in that order, not in the map's.
+	heldN uint64
 	// taps are the WebSocket sessions being recorded, under heldMu.
 	taps map[*wsTap]bool
 	// warns counts what went through unrecorded; sessions numbers the
@@ -228,6 +232,8 @@ func (r *Recorder) hold(req *http.Request, p *pair) {
 			if r.held == nil {
 				r.held = map[net.Conn][]*pair{}
 			}
+			r.heldN++
+			p.heldAt = r.heldN
 			r.held[c] = append(r.held[c], p)
 			r.heldMu.Unlock()
 			return
@@ -330,10 +336,13 @@ func (r *Recorder) Close() error {
 	taps := r.taps
 	r.taps = nil
 	r.heldMu.Unlock()
+	var rest []*pair
 	for _, ps := range held {
-		for _, p := range ps {
-			r.finish(p)
-		}
+		rest = append(rest, ps...)
+	}
+	slices.SortFunc(rest, func(a, b *pair) int { return cmp.Compare(a.heldAt, b.heldAt) })
+	for _, p := range rest {
+		r.finish(p)
 	}
 	// A WebSocket session open still (a client that stays connected)
 	// ends here, its call in flight written with what it got.
@@ -416,6 +425,8 @@ type pair struct {
 	// ws says p is a WebSocket upgrade, tap what records its calls.
 	ws  bool
 	tap *wsTap
+	// heldAt is p's number among the pairs held (Recorder.heldN).
+	heldAt uint64
 }
 
 // finish hands p, once, to the writer, with the request body as kept so

@@ -3,6 +3,7 @@ package record_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -385,5 +386,46 @@ func TestRecordHoldsUntilSent(t *testing.T) {
 	serve(c1)
 	if n := rec.Pairs(); n != 3 {
 		t.Fatalf("%d lines: a pair served after Close was held", n)
+	}
+}
+
+// The pairs Close releases from connections still busy are written in the
+// order they were held, not in the order of the map that holds them: the
+// capture is the same file run after run.
+func TestRecordCloseReleasesInOrder(t *testing.T) {
+	up := httptest.NewServer(&recordtest.Upstream{})
+	defer up.Close()
+	base, _ := url.Parse(up.URL)
+	for round := range 10 {
+		out := &syncBuf{}
+		rec, err := record.New(record.Options{Anthropic: base, OpenAI: base, Out: out, Now: clock()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		const n = 8
+		for i := range n {
+			// A connection of its own each, never idle: every pair is
+			// still held at Close.
+			c, _ := net.Pipe()
+			req := httptest.NewRequest("POST", "http://127.0.0.1:8082/v1/messages", strings.NewReader(anthropicBody(false, fmt.Sprintf("prompt-%02d", i))))
+			req = req.WithContext(rec.ConnContext(req.Context(), c))
+			w := httptest.NewRecorder()
+			rec.ServeHTTP(w, req)
+			if w.Code != 200 {
+				t.Fatalf("status %d", w.Code)
+			}
+		}
+		if err := rec.Close(); err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		if len(lines) != n {
+			t.Fatalf("round %d: %d lines, want %d", round, len(lines), n)
+		}
+		for i, l := range lines {
+			if want := fmt.Sprintf("prompt-%02d", i); !strings.Contains(l, want) {
+				t.Fatalf("round %d: line %d does not hold %s: the held pairs were released out of order", round, i, want)
+			}
+		}
 	}
 }
