@@ -324,16 +324,7 @@ func TestRecordUpstreamBreaksOff(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Errorf("status %d, want the upstream's 200", resp.StatusCode)
 	}
-	closed := make(chan error, 1)
-	go func() { closed <- rec.Close() }()
-	select {
-	case err := <-closed:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Close waits for a pair the proxy aborted")
-	}
+	closeWithin(t, rec, "Close waits for a pair the proxy aborted")
 	file := out.String()
 	if rec.Pairs() != 1 || !strings.Contains(file, `"error":"reading the response: `) || !strings.Contains(file, "message_start") || !strings.Contains(file, `"text":"hi"`) {
 		t.Errorf("%d pairs:\n%.900s", rec.Pairs(), file)
@@ -427,5 +418,21 @@ func TestRecordCloseReleasesInOrder(t *testing.T) {
 				t.Fatalf("round %d: line %d does not hold %s: the held pairs were released out of order", round, i, want)
 			}
 		}
+	}
+}
+
+// closeWithin closes rec, failing with why if that takes over 10 s (a
+// Close waiting on something that will not end).
+func closeWithin(t *testing.T, rec *record.Recorder, why string) {
+	t.Helper()
+	closed := make(chan error, 1)
+	go func() { closed <- rec.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal(why)
 	}
 }

@@ -246,16 +246,7 @@ func TestRecordWebSocketCutAndBounded(t *testing.T) {
 			}
 		}
 	}
-	closed := make(chan error, 1)
-	go func() { closed <- rec.Close() }()
-	select {
-	case err := <-closed:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Close waits for a WebSocket the client keeps open")
-	}
+	closeWithin(t, rec, "Close waits for a WebSocket the client keeps open")
 	file := out.String()
 	if rec.Pairs() != 2 || !strings.Contains(file, `"input":"hold on"`) || !strings.Contains(file, `"error":"the recording stopped before response.completed"`) || strings.Contains(file, "SECRET") {
 		t.Errorf("%d pairs:\n%s", rec.Pairs(), file)
