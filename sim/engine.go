@@ -1859,7 +1859,7 @@ func (r *run) weighThinking(stripAt int, read int64, rec *Record) {
 // on the models they use, and a session whose first call read it finds it
 // on the model it switches to (corpus 1.0.89: eight of the nine such
 // switches read exactly their first call's shared read, SWORDIntel
-// 1b2c0332 line 1043 and beee53d0 among them; every switch of a session
+// 1b2c0332 line 808 and beee53d0 among them; every switch of a session
 // whose first call read nothing read nothing). So the replay writes the
 // floor again before such a call until the bills of earlier switches say
 // otherwise: the first call's own bill, which read the floor another
