@@ -201,7 +201,8 @@ type run struct {
 	// thinkSeen is when each setting was last sent (moveContext).
 	thinkSeen map[string]sentAt
 	// lastPrompt is the size of the last recorded call's request,
-	// lastStripAt its StripAt, lastTotal its bill's input and output.
+	// lastStripAt its StripAt, lastTotal its bill's input and final output
+	// (kept for microcompact, in the versions that have it).
 	lastPrompt, lastStripAt, lastTotal int
 	// framing and framed sum the output tokens beyond their message's
 	// content over the calls whose logged count is final (finalOutput).
@@ -1457,17 +1458,15 @@ func (r *run) attempt(e *traces.Event, idx int, stall time.Duration) (apiErr, er
 				r.weighThinking(req.StripAt, e.Usage.CacheRead, &rec)
 			}
 			if r.warmed && r.shared > 0 && r.cal != nil && r.cal.Anchored() && !within && r.seq > 0 {
-				if r.model == r.callModel {
-					r.weighFloor(e.Usage.CacheRead, &rec, func(b *floorBills) *tally { return &b.idle })
-				} else {
-					r.weighFloor(e.Usage.CacheRead, &rec, func(b *floorBills) *tally { return &b.switched })
-				}
+				r.weighFloor(e.Usage.CacheRead, &rec, r.floorGap())
 			}
 			if rd := int(e.Usage.CacheRead); r.envChanged && rd > 0 && rd < floorTokens(r.view) && (r.envRead == 0 || rd < r.envRead) {
 				r.envRead = rd
 			}
 			r.lastPrompt, r.lastStripAt = req.Total, req.StripAt
-			r.lastTotal = int(e.Usage.Prompt()) + r.finalOutput(idx, e)
+			if claudecode.Microcompacts(r.cc) {
+				r.lastTotal = int(e.Usage.Prompt()) + r.finalOutput(idx, e)
+			}
 			if rd := int(e.Usage.CacheRead); (r.compacted || rethought) && rd > r.shared && rd < floorTokens(r.view)+r.context-minContext {
 				r.sysRead = rd
 				if r.acct.sysRead == nil {
@@ -1854,17 +1853,20 @@ func (r *run) weighThinking(stripAt int, read int64, rec *Record) {
 // says what its bill showed (DetailFloorKept).
 //
 // A call sent on another model than the call before it is weighed apart
-// (floorBills.switched): the account's other sessions send the shared
+// (modelSwitch): the account's other sessions send the shared
 // floor, the tools and Claude Code's model-independent first system block,
 // on the models they use, and a session whose first call read it finds it
 // on the model it switches to (corpus 1.0.89: eight of the nine such
 // switches read exactly their first call's shared read, SWORDIntel
 // 1b2c0332 line 808 and beee53d0 among them; every switch of a session
-// whose first call read nothing read nothing). So the replay writes the
-// floor again before such a call until the bills of earlier switches say
-// otherwise: the first call's own bill, which read the floor another
-// session had just sent, decides the first.
-func (r *run) weighFloor(read int64, rec *Record, kind func(*floorBills) *tally) {
+// whose first call read nothing read nothing). Whether the account sends
+// it on the model switched to is the account's habit, as for an idle gap:
+// the replay writes the floor again before a switch once earlier
+// switches' bills, the session's or its account's, say so (SWORDIntel's
+// config directory: 1b2c0332's switch after others had read it), and not
+// on the first call's evidence alone (daniifrim 10-box-os fafb1fb2's one
+// switch read nothing).
+func (r *run) weighFloor(read int64, rec *Record, gap floorGap) {
 	v := 0
 	switch {
 	case read >= int64(r.shared-r.shared/50):
@@ -1873,18 +1875,17 @@ func (r *run) weighFloor(read int64, rec *Record, kind func(*floorBills) *tally)
 	default:
 		return
 	}
-	kind(r.floor)[1-v]++
+	r.floor.bills[gap][1-v]++
 	if r.acct != r.floor {
-		kind(r.acct)[1-v]++
+		r.acct.bills[gap][1-v]++
 	}
 	rec.Detail = append(rec.Detail, compact.KV{Key: string(DetailFloorKept), Value: float64(v)})
 }
 
-// floorBills counts the bills that showed the shared floor read or written
-// after an idle gap past the session's own entries (idle) and on a switch
-// to another model (switched).
+// floorBills counts, by kind of gap, the bills that showed the shared
+// floor read or written after it.
 type floorBills struct {
-	idle, switched tally
+	bills [2]tally
 	// sysRead is where the system prompt ends, by project (run.project),
 	// as the last bill that showed it said (run.sysRead).
 	sysRead map[string]int
@@ -1908,17 +1909,34 @@ func (r *run) project() string {
 	return r.sess.Harness + "\x00" + filepath.Dir(r.sess.File)
 }
 
+// A floorGap is what may have let the session's own entries of the shared
+// floor go: an idle gap past their TTL, or a switch to another model.
+type floorGap int
+
+const (
+	idleGap floorGap = iota
+	modelSwitch
+)
+
+// floorGap is the gap before the call about to be sent, or the one just
+// sent: a switch when its model is not the last call's.
+func (r *run) floorGap() floorGap {
+	if r.model != r.callModel {
+		return modelSwitch
+	}
+	return idleGap
+}
+
 // A tally counts bills for a hypothesis and against it.
 type tally [2]int
 
-// warm says whether the bills for outnumber those against, or, with tie,
-// are at least as many.
-func (t *tally) warm(tie bool) bool { return t[0] > t[1] || tie && t[0] == t[1] }
+// warm says whether the bills for outnumber those against.
+func (t *tally) warm() bool { return t[0] > t[1] }
 
 // floorWarm says whether the replay writes the shared floor again before
-// the call of e (weighFloor): after an idle gap while the bills for it
-// outnumber those against, on a switch to another model unless they are
-// outnumbered. The session's own bills decide once it has any; before,
+// the call of e (weighFloor): after an idle gap, or on a switch to another
+// model, while the bills of such calls for it outnumber those against.
+// The session's own bills decide once it has any; before,
 // its account's, when RunTenant replays the account's sessions together
 // (whether the account kept sending the floor is the account's habit:
 // SWORDIntel c9a2494a's one idle gap read it, as 5b16cde2's seven, from
@@ -1926,19 +1944,14 @@ func (t *tally) warm(tie bool) bool { return t[0] > t[1] || tie && t[0] == t[1] 
 // takes a switch's own bill, as it takes a re-send's
 // (Calibrator.ReadLimit).
 func (r *run) floorWarm(e *traces.Event) bool {
-	by := func(kind func(*floorBills) *tally, tie bool) bool {
-		if own := kind(r.floor); own[0]+own[1] > 0 {
-			return own.warm(tie)
-		}
-		return kind(r.acct).warm(tie)
+	gap := r.floorGap()
+	if gap == modelSwitch && r.seq > 0 && r.shared > 0 && r.pol.ObserveResends && r.cal.observe && e.Usage != nil {
+		return e.Usage.CacheRead >= int64(r.shared)/2
 	}
-	if r.seq > 0 && r.model != r.callModel && r.shared > 0 {
-		if r.pol.ObserveResends && r.cal.observe && e.Usage != nil {
-			return e.Usage.CacheRead >= int64(r.shared)/2
-		}
-		return by(func(b *floorBills) *tally { return &b.switched }, true)
+	if own := &r.floor.bills[gap]; own[0]+own[1] > 0 {
+		return own.warm()
 	}
-	return by(func(b *floorBills) *tally { return &b.idle }, false)
+	return r.acct.bills[gap].warm()
 }
 
 // generated is the first block of req that the last call generated, its

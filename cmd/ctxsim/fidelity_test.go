@@ -89,11 +89,11 @@ func TestFidelitySkillTurnsThinking(t *testing.T) {
 // logs, grown by two repos of compactions and resumed sessions in issue
 // 22). The gate is re-based at what today's rules reach there (issue 22
 // raises it as the rules land): a regression gate, not the issue's target,
-// which the recorded replay's share within ±2 % (73 %, 74 % of the Claude
-// Code sessions; the issue asks 75 %) does not meet yet. Last raised by the
-// /effort, model-switch floor, system-end-on-any-model, final-output and
-// account rules (read match 95.9 -> 97.1 %, recorded within 2 % 69 -> 73 %,
-// observed within 2 % 93 -> 94 %).
+// which asks the recorded replay within ±2 % on 75 % of sessions: met on
+// the Claude Code sessions' own line, not on the whole corpus (74 %). Last
+// raised by the /effort, model-switch floor, system-end-on-any-model,
+// final-output and account rules (read match 95.9 -> 97.1 %, recorded
+// within 2 % 69 -> 74 %, observed within 2 % 93 -> 94 %).
 func TestFidelityCorpus(t *testing.T) {
 	const corpus = "../../../shared/traces/corpus"
 	if _, err := os.Stat(corpus); err != nil {
@@ -113,7 +113,7 @@ func TestFidelityCorpus(t *testing.T) {
 	require.GreaterOrEqual(t, rep.ReadMatchPct, 97.0, "call-weighted read match")
 	require.LessOrEqual(t, rep.OpenLoopMdAPE, 3.0, "open-loop prompt error, median")
 	require.LessOrEqual(t, rep.Recorded.MedianAbsPct, 0.65)
-	require.GreaterOrEqual(t, rep.Recorded.Within2Pct, 0.73)
+	require.GreaterOrEqual(t, rep.Recorded.Within2Pct, 0.74)
 	// 84 % -> 83 % when a session's first idle gap took its account's
 	// bills (run.floorWarm): SWORDIntel 8bc71cde's gap is priced as
 	// billed, and the two under-priced calls it offset show (-1.1 % ->
@@ -131,7 +131,7 @@ func TestFidelityCorpus(t *testing.T) {
 		}
 	}
 	require.NotNil(t, cc, "the Claude Code sessions' own line")
-	require.GreaterOrEqual(t, cc.Recorded.Within2Pct, 0.74, "Claude Code sessions, recorded within 2%")
+	require.GreaterOrEqual(t, cc.Recorded.Within2Pct, 0.75, "Claude Code sessions, recorded within 2%")
 	require.GreaterOrEqual(t, cc.Observed.Within2Pct, 0.94, "Claude Code sessions, observed within 2%")
 	for _, s := range rep.Sessions {
 		require.NotEmpty(t, s.Cause, s.Trace)

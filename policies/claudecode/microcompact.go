@@ -56,7 +56,7 @@ func utf16Len(s string) int {
 // It returns the ids to clear, or none. From 2.0 the rule is not modelled:
 // its constants moved, and 2.1.69 replaced it.
 func Microcompact(v Version, model string, calls []ToolResult, lastTotal int) []string {
-	if !v.Known() || v.Before("1.0.60") || v.AtLeast("2.0.0") || lastTotal < WarningThreshold(model) {
+	if !Microcompacts(v) || lastTotal < WarningThreshold(model) {
 		return nil
 	}
 	tools := microTools(v)
@@ -81,6 +81,12 @@ func Microcompact(v Version, model string, calls []ToolResult, lastTotal int) []
 		return nil
 	}
 	return out
+}
+
+// Microcompacts says whether version v clears old tool results itself
+// (Microcompact): 1.0.60 to the last 1.0.x.
+func Microcompacts(v Version) bool {
+	return v.Known() && !v.Before("1.0.60") && !v.AtLeast("2.0.0")
 }
 
 // microTools are the tools whose results Microcompact clears: Edit and
