@@ -484,7 +484,7 @@ func (s *solver) prune(i int, ents []ent, sorted int, key uint64) ([]ent, int, u
 				x.next = s.nextAfter(i, int(b))
 			}
 		}
-		if x.next == 0 || s.minAfter[x.next] >= x.expires {
+		if s.gone(x) {
 			key -= entHash(x)
 			continue
 		}
@@ -500,6 +500,11 @@ func (s *solver) prune(i int, ents []ent, sorted int, key uint64) ([]ent, int, u
 	return ents[:n], ns, key, mask
 }
 
+// gone says whether entry x, its next user noted, can serve no later
+// call: none contains it, or it expires before the first that does can be
+// sent (prune).
+func (s *solver) gone(x *ent) bool { return x.next == 0 || s.minAfter[x.next] >= x.expires }
+
 // prepare notes in each entry of state k of l its next user after call i
 // (prune's lookup, done once for all the state's children: the same in
 // each) and reports whether prune would keep every entry as it is.
@@ -511,7 +516,7 @@ func (s *solver) prepare(l *layer, k, i int) bool {
 		if int(x.next) <= i {
 			x.next = s.nextAfter(i, int(x.block))
 		}
-		if x.next == 0 || s.minAfter[x.next] >= x.expires {
+		if s.gone(x) {
 			all = false
 		}
 	}
@@ -526,7 +531,7 @@ func (s *solver) prepare(l *layer, k, i int) bool {
 // then does the whole pass.
 func (s *solver) pruneNew(i int, ents []ent, sorted int, key, mask uint64) ([]ent, uint64, uint64, bool) {
 	for _, k := range s.touched {
-		if x := &ents[k]; x.next == 0 || s.minAfter[x.next] >= x.expires {
+		if s.gone(&ents[k]) {
 			return nil, 0, 0, false
 		}
 	}
@@ -536,7 +541,7 @@ func (s *solver) pruneNew(i int, ents []ent, sorted int, key, mask uint64) ([]en
 		if int(x.next) <= i {
 			x.next = s.nextAfter(i, int(x.block))
 		}
-		if x.next == 0 || s.minAfter[x.next] >= x.expires {
+		if s.gone(x) {
 			key -= entHash(x)
 			continue
 		}
