@@ -275,8 +275,9 @@ func header(h map[string]string, name string) string {
 	return ""
 }
 
-// apiOf is the API a request path names, "" for anything else.
-func apiOf(url string) string {
+// APIOf is the API a request URL or path names (Anthropic,
+// OpenAIResponses, OpenAIChat), "" for anything else.
+func APIOf(url string) string {
 	p := url
 	if i := strings.IndexAny(p, "?#"); i >= 0 {
 		p = p[:i]
@@ -303,7 +304,7 @@ func parsePairs(pairs []pair, name string, w *traces.Warnings) []*Call {
 		if p.reqTimeBad {
 			w.Add(name, p.line, WarnBadTime)
 		}
-		api := apiOf(p.url)
+		api := APIOf(p.url)
 		if api == "" || (p.method != "" && p.method != "POST" && p.method != "WEBSOCKET") {
 			w.Add(name, p.line, WarnNotACall)
 			continue

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+
+	"github.com/ctxsim/ctxsim/traces/capture"
 )
 
 // Warnings of a WebSocket session the proxy passed through but could not
@@ -87,7 +89,7 @@ func (r *Recorder) newTap(p *pair, resp *http.Response) {
 	place := fmt.Sprintf("WebSocket session %d (%s)", n, p.req.URL)
 	p.ws = true
 	deflate, ok := wsExtensions(resp.Header.Get("Sec-WebSocket-Extensions"))
-	if !strings.EqualFold(resp.Header.Get("Upgrade"), "websocket") || !ok || apiOfPath(p.req.URL) != "responses" {
+	if !strings.EqualFold(resp.Header.Get("Upgrade"), "websocket") || !ok || capture.APIOf(p.req.URL) != capture.OpenAIResponses {
 		r.warn(place, WarnWSNotRecorded)
 		return
 	}
@@ -102,17 +104,6 @@ func (r *Recorder) newTap(p *pair, resp *http.Response) {
 	r.taps[t] = true
 	r.heldMu.Unlock()
 	p.tap = t
-}
-
-// apiOfPath says whether a request path is the Responses API's.
-func apiOfPath(u string) string {
-	if i := strings.IndexAny(u, "?#"); i >= 0 {
-		u = u[:i]
-	}
-	if strings.HasSuffix(strings.TrimSuffix(u, "/"), "/responses") {
-		return "responses"
-	}
-	return ""
 }
 
 // wsExtensions reads the extensions the upstream accepted: deflate when
