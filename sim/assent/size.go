@@ -1,6 +1,7 @@
 package assent
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/ctxsim/ctxsim/policies/prompt"
@@ -143,9 +144,9 @@ func size(ws []*wire) int {
 	// uncached).
 	for _, h := range hosted {
 		w := h.w
-		anchors := map[int]int{}
-		for i, v := range h.anchors {
-			anchors[i] = v
+		anchors := maps.Clone(h.anchors)
+		if anchors == nil {
+			anchors = map[int]int{}
 		}
 		for i := range w.blocks {
 			if v, ok := pos[w.blocks[i].Chain]; ok {
