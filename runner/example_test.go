@@ -52,7 +52,7 @@ func Example() {
 	}
 	fmt.Println("cheapest:", p.BestIn("all sessions", p.Rows))
 	// Output:
-	// recorded-observed 4 sessions  $11.04  hit rate 95.4%
-	// ttl-1h            4 sessions  $12.28  hit rate 96.0%
+	// recorded-observed 4 sessions  $10.98  hit rate 95.5%
+	// ttl-1h            4 sessions  $12.18  hit rate 96.1%
 	// cheapest: recorded-observed
 }

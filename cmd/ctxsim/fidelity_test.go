@@ -93,7 +93,8 @@ func TestFidelitySkillTurnsThinking(t *testing.T) {
 // the Claude Code sessions' own line, not on the whole corpus (74 %). Last
 // raised by the /effort, model-switch floor, system-end-on-any-model,
 // final-output and account rules (read match 95.9 -> 97.1 %, recorded
-// within 2 % 69 -> 74 %, observed within 2 % 93 -> 94 %).
+// within 2 % 69 -> 74 %), and the observed replay serving a re-send read
+// inside the floor (observed within 2 % 93 -> 95 %).
 func TestFidelityCorpus(t *testing.T) {
 	const corpus = "../../../shared/traces/corpus"
 	if _, err := os.Stat(corpus); err != nil {
@@ -121,9 +122,9 @@ func TestFidelityCorpus(t *testing.T) {
 	require.GreaterOrEqual(t, rep.Recorded.Within5Pct, 0.82)
 	require.LessOrEqual(t, abs(rep.Recorded.TotalErrorPct), 0.2, "recorded total error (the issue: within ±2 %)")
 	require.LessOrEqual(t, abs(rep.Observed.TotalErrorPct), 0.1, "observed total error")
-	require.GreaterOrEqual(t, rep.Observed.Within2Pct, 0.94, "observed within 2%")
+	require.GreaterOrEqual(t, rep.Observed.Within2Pct, 0.95, "observed within 2%")
 	require.GreaterOrEqual(t, rep.Observed.Within5Pct, 0.98, "observed within 5%")
-	require.LessOrEqual(t, rep.Observed.MedianAbsPct, 0.25)
+	require.LessOrEqual(t, rep.Observed.MedianAbsPct, 0.20)
 	var cc *results.FidelityGroup
 	for i := range rep.Groups {
 		if g := &rep.Groups[i]; g.By == results.ByFormat && g.Name == "claude-code" {
@@ -132,7 +133,7 @@ func TestFidelityCorpus(t *testing.T) {
 	}
 	require.NotNil(t, cc, "the Claude Code sessions' own line")
 	require.GreaterOrEqual(t, cc.Recorded.Within2Pct, 0.75, "Claude Code sessions, recorded within 2%")
-	require.GreaterOrEqual(t, cc.Observed.Within2Pct, 0.94, "Claude Code sessions, observed within 2%")
+	require.GreaterOrEqual(t, cc.Observed.Within2Pct, 0.95, "Claude Code sessions, observed within 2%")
 	for _, s := range rep.Sessions {
 		require.NotEmpty(t, s.Cause, s.Trace)
 		require.False(t, strings.Contains(s.Trace, ".agent-side"), "inline sidechains are reported under their root: %s", s.Trace)

@@ -204,8 +204,8 @@ var exampleClaims = map[string][]string{
 	"ctxsim sweep --policy hermes-default --grid compression.threshold=0.5,0.7,0.85 --trace ~/.claude/projects --out sweeps/threshold --resume":               {"(3 cells)"},
 	"ctxsim sweep --policy my-policy.yaml --grid prompt_caching.cache_ttl=5m,1h,auto --grid prompt_caching.layout=hermes,system_and_3 --plots figs/ --json":   {`"policy": "my-policy[cache_ttl=5m,layout=hermes]"`, "file:sweep-cost.svg"},
 	"ctxsim tune --policy hermes-default": {"Tune of hermes-default over compression.threshold × prompt_caching.cache_ttl: 7 settings, 16 session groups in 5 folds",
-		"Held-out saving: -4.0%", "Pareto front: cost against user_messages_verbatim"},
-	"ctxsim tune ~/.claude/projects --policy claude-code --folds 2": {"4 session groups in 2 folds", "Held-out saving: 9.6%"},
+		"Held-out saving: -3.9%", "Pareto front: cost against user_messages_verbatim"},
+	"ctxsim tune ~/.claude/projects --policy claude-code --folds 2": {"4 session groups in 2 folds", "Held-out saving: 9.4%"},
 	"ctxsim tune --profile coding-burst --sessions 4 --policy hermes-prune --folds 2 --keep user_messages_verbatim>=0.5 --emit tuned.yaml && ctxsim run trace.jsonl --policy tuned.yaml": {
 		"tuned.yaml: 1 requests", "file:tuned.yaml"},
 	"ctxsim tune --profile cron --sessions 4 --policy hermes-default --folds 2 --grid compression.threshold=0.75,0.9 --out out/tune --json": {

@@ -153,7 +153,10 @@ type Request struct {
 	// serves no more, and serves that much when it ended inside the block
 	// after ReadLimit (a request routed to a machine that held only part of
 	// the opaque floor reads 2,432 or 9,600 tokens of it: corpus
-	// kunalcode12 019db6d2). Caches that serve breakpoints ignore it.
+	// kunalcode12 019db6d2). Anthropic's serves that much when a
+	// re-send's read ended inside the floor block after ReadLimit (one the
+	// replay holds whole where the request had boundaries: an inferred
+	// floor), and otherwise serves the entry at ReadLimit.
 	ReadTokens int
 	// KeepAlive, when KeptAlive, is the last block of a prefix the provider
 	// serves from cache even if nothing this replay sent kept it alive: the

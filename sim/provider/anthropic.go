@@ -228,11 +228,37 @@ func (a *Anthropic) Send(now time.Time, req *prompt.Request) (Response, error) {
 	if req.KeptAlive && req.KeepAlive < len(req.Blocks) {
 		revived = Revive(now, v, req.KeepAlive, bps, c.entries)
 	}
-	limit := len(req.Blocks)
+	limit, inside := len(req.Blocks), false
 	if req.Limited {
 		limit = req.ReadLimit
+		// An observed re-send whose read ended inside the floor block
+		// after the limit: a block the replay holds whole where the
+		// request had boundaries, an inferred floor (corpus 2.0.57 703e4528
+		// line 106: 27,049 of a 30,091-token floor). The entry through
+		// that block serves what the bill read, and the rest of it is
+		// written again (the OpenAI provider serves the observed read
+		// likewise).
+		lo := 0 // the read through the limit
+		if limit >= 0 {
+			lo = v.End(limit)
+		}
+		if n := limit + 1; n < len(req.Blocks) && req.Blocks[n].Section != prompt.Messages && req.ReadTokens > lo && req.ReadTokens < v.End(n) {
+			limit, inside = n, true
+		}
 	}
 	o := AnthropicStep(now, v, v.total, req.Output, bps, limit, c.price.MinCacheable, c.lat.Started(req.Started), c.entries)
+	if cut := int64(o.Hit - req.ReadTokens); inside && cut > 0 {
+		o.Usage.CacheRead -= cut
+		switch {
+		case o.Usage.CacheWrite1h > 0:
+			o.Usage.CacheWrite1h += cut
+		case o.Usage.CacheWrite5m > 0:
+			o.Usage.CacheWrite5m += cut
+		default:
+			o.Usage.Input += cut
+		}
+		o.Hit = req.ReadTokens
+	}
 	miss := a.attribute(v, req, prevLive, o.Hit, o.Last, bps, c.price.MinCacheable)
 	c.sweep(now)
 	return Response{Usage: o.Usage, TTFT: o.TTFT, Decode: o.Decode, Wire: WireUsage{ClearedInputTokens: int64(req.Total - v.total)}, Miss: miss, KeptAlive: revived}, nil

@@ -45,6 +45,23 @@ func TestObservedEvents(t *testing.T) {
 			t.Errorf("unlimited: read %d, want the system entry only (lookback)", u.CacheRead)
 		}
 	})
+	t.Run("re-send read ending inside a block", func(t *testing.T) {
+		// The bill read 1,500 tokens of the 2,000-token system block
+		// (an inferred floor the request had boundaries in): that much
+		// is read, and the rest of the block is written again.
+		a := newA()
+		c := start(a).add(prompt.RoleUser, 50)
+		u := send(t, a, t0.Add(time.Minute), observedReq(c, func(r *prompt.Request) { r.ReadLimit, r.ReadTokens, r.Limited = -1, 1500, true }))
+		if u.CacheRead != 1500 || u.CacheWrite5m != 2550-1500 {
+			t.Errorf("read ending inside the system block: read %d, wrote %d; want 1,500 and 1,050", u.CacheRead, u.CacheWrite5m)
+		}
+		// A read ending on the limit's boundary is served there, as before.
+		b := newA()
+		c = start(b).add(prompt.RoleUser, 50)
+		if u := send(t, b, t0.Add(time.Minute), observedReq(c, func(r *prompt.Request) { r.ReadLimit, r.ReadTokens, r.Limited = 0, 2000, true })); u.CacheRead != 2000 {
+			t.Errorf("read ending at block 0: read %d, want 2,000", u.CacheRead)
+		}
+	})
 	t.Run("kept alive past the TTL", func(t *testing.T) {
 		a := newA()
 		c := start(a).add(prompt.RoleUser, 50)
