@@ -193,7 +193,8 @@ var ErrNoCells = errors.New("no session carries recorded usage")
 
 // Fidelity replays every session with recorded usage, each (with its
 // subagents) its own account unless the logs' layout shows sessions of
-// one (it sets every session's Tenant to its Account), under the
+// one (a config directory, or one project's folder: traces.GroupProjects;
+// it sets every session's Tenant to its Account), under the
 // recorded and the recorded-observed policies, as ctxsim fidelity does,
 // and returns the fidelity report; a session that cannot be replayed is
 // listed in Skipped. A shard owns sessions; its report covers them only

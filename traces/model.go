@@ -63,7 +63,12 @@ type Session struct {
 	// projects/ (every session under one ~/.claude is one login, whose
 	// sessions share the provider's cache). fidelity replays each
 	// account's sessions on one provider; empty replays a session alone.
-	Account  string   `json:"account,omitempty"`
+	Account string `json:"account,omitempty"`
+	// Project is the key of the working directory the session's first
+	// prompt ran in (a hash, like MetaEnv), when the log says: Claude Code
+	// files every session of one project in one folder named by it, so
+	// files of one folder and project are one login's (GroupProjects).
+	Project  string   `json:"project,omitempty"`
 	Parent   string   `json:"parent,omitempty"`
 	Children []string `json:"children,omitempty"`
 	// Floor is the system prompt and the tool schemas, in the order the

@@ -375,6 +375,7 @@ func Open(ctx context.Context, paths []string, opts OpenOptions) ([]*Session, *W
 		out = append(out, ss...)
 	}
 	out = dedupe(out, warn)
+	GroupProjects(out)
 	MarkCopied(out, warn)
 	BreakParentCycles(out, warn)
 	return out, warn, nil

@@ -113,8 +113,10 @@ func TestFidelityCorpus(t *testing.T) {
 	t.Logf("read match %.1f%%, open-loop median %.2f%%", rep.ReadMatchPct, rep.OpenLoopMdAPE)
 	require.GreaterOrEqual(t, rep.ReadMatchPct, 97.0, "call-weighted read match")
 	require.LessOrEqual(t, rep.OpenLoopMdAPE, 3.0, "open-loop prompt error, median")
-	require.LessOrEqual(t, rep.Recorded.MedianAbsPct, 0.65)
-	require.GreaterOrEqual(t, rep.Recorded.Within2Pct, 0.74)
+	require.LessOrEqual(t, rep.Recorded.MedianAbsPct, 0.60)
+	// Issue 22's target; 74 % -> 75 % when a folder of one project's
+	// sessions became one account (traces.GroupProjects: 6b7ca74d).
+	require.GreaterOrEqual(t, rep.Recorded.Within2Pct, 0.75)
 	// 84 % -> 83 % when a session's first idle gap took its account's
 	// bills (run.floorWarm): SWORDIntel 8bc71cde's gap is priced as
 	// billed, and the two under-priced calls it offset show (-1.1 % ->
@@ -132,7 +134,7 @@ func TestFidelityCorpus(t *testing.T) {
 		}
 	}
 	require.NotNil(t, cc, "the Claude Code sessions' own line")
-	require.GreaterOrEqual(t, cc.Recorded.Within2Pct, 0.75, "Claude Code sessions, recorded within 2%")
+	require.GreaterOrEqual(t, cc.Recorded.Within2Pct, 0.76, "Claude Code sessions, recorded within 2%")
 	require.GreaterOrEqual(t, cc.Observed.Within2Pct, 0.95, "Claude Code sessions, observed within 2%")
 	for _, s := range rep.Sessions {
 		require.NotEmpty(t, s.Cause, s.Trace)

@@ -951,6 +951,9 @@ func (st *fileState) user(l *line, t time.Time) {
 			st.add(traces.Event{Time: t, Kind: traces.FloorChange, Meta: map[string]string{traces.MetaCause: traces.CauseWorkingDir,
 				traces.MetaEnv: envKey(l.Cwd), traces.MetaEnvWas: envKey(st.promptCwd)}})
 		}
+		if st.s.Project == "" {
+			st.s.Project = envKey(l.Cwd)
+		}
 		st.promptCwd = l.Cwd
 	}
 	if kind == traces.User && mcpReconnect(blocks) {

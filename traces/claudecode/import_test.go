@@ -676,6 +676,8 @@ func TestWorkingDirectoryChange(t *testing.T) {
 		}
 	}
 	require.Len(t, changes, 1, "one prompt in a new directory")
+	// The session's project is where its first prompt ran, by key.
+	require.Equal(t, envKey("/a"), ss[0].Project)
 	// The directories' keys, never their paths (traces.MetaEnv).
 	ch := ss[0].Events[changes[0]].Meta
 	require.Equal(t, envKey("/a/b"), ch[traces.MetaEnv])

@@ -86,6 +86,7 @@ func (e *encoder) session(s *traces.Session) {
 	e.str(s.Harness)
 	e.str(s.Tenant)
 	e.str(s.Account)
+	e.str(s.Project)
 	e.str(s.Parent)
 	e.strings(s.Children)
 	e.blocks(s.Floor)
@@ -282,6 +283,7 @@ func (d *decoder) session() *traces.Session {
 		Harness: d.str(),
 		Tenant:  d.str(),
 		Account: d.str(),
+		Project: d.str(),
 		Parent:  d.str(),
 	}
 	s.Children = d.strings()
