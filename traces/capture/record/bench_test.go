@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -124,6 +125,10 @@ data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text
 // with the harness for the cores as another process does; inproc runs
 // both in the benchmark's process, where the writer also takes one of the
 // Go scheduler's two Ps from the client and the upstream.
+// quiet is the bare proxies' error log: a connection the upstream's
+// close cuts between sub-benchmarks is no finding.
+var quiet = log.New(io.Discard, "", 0)
+
 func BenchmarkRecord(b *testing.B) {
 	up := httptest.NewServer(cannedUpstream())
 	defer up.Close()
@@ -165,7 +170,7 @@ func BenchmarkRecord(b *testing.B) {
 	if err != nil || err2 != nil || !ok {
 		b.Fatalf("the recorder's process said %q, %q (%v, %v)", procBare, first, err, err2)
 	}
-	bare := httptest.NewServer(&httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) { pr.SetURL(base) }, FlushInterval: -1})
+	bare := httptest.NewServer(&httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) { pr.SetURL(base) }, FlushInterval: -1, ErrorLog: quiet})
 	defer bare.Close()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
 	send := func(b *testing.B, base, body string, stream bool) time.Duration {
@@ -284,7 +289,7 @@ func TestRecordProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The bare hop beside it, in the same process: its address first.
-	bare := httptest.NewServer(&httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) { pr.SetURL(base) }, FlushInterval: -1})
+	bare := httptest.NewServer(&httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) { pr.SetURL(base) }, FlushInterval: -1, ErrorLog: quiet})
 	defer bare.Close()
 	fmt.Println(bare.URL)
 	ctx, stop := context.WithCancel(context.Background())
