@@ -277,3 +277,64 @@ func TestOTLP(t *testing.T) {
 		t.Errorf("JSONL: %d calls, %v", len(cs2), err)
 	}
 }
+
+// A request claude-tap shortened ("…〔已截断,原长 N 字符〕" ending a string)
+// is kept with a counted warning, once per call; the word in a text
+// ("输出已截断", "output cut") is not its mark; the mark is found written
+// out or as JSON escapes.
+func TestCutRequest(t *testing.T) {
+	raw, err := os.ReadFile("testdata/claude-tap-claude.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	packets := doc["packets"].([]any)
+	appendSystem := func(i int, s string) {
+		body := packets[i].(map[string]any)["request"].(map[string]any)["body"].(map[string]any)
+		sys := body["system"].([]any)
+		b := sys[len(sys)-1].(map[string]any)
+		b["text"] = b["text"].(string) + s
+	}
+	appendSystem(1, "…〔已截断,原长 1729 字符〕")
+	appendSystem(1, "") // one call, one warning however many marks
+	appendSystem(2, "; 输出已截断")
+	appendSystem(3, "…[已截断, 原 1,973,608 字符(多为 base64/大块)]")
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &traces.Warnings{}
+	cs, err := Read(strings.NewReader(string(b)), "cut.json", w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) != 4 {
+		t.Fatalf("%d calls, want all 4 kept", len(cs))
+	}
+	n := 0
+	for _, x := range w.List() {
+		if x.Reason == WarnCut {
+			n = x.Count
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d cut warnings, want 2 (packets 2 and 4): %v", n, w)
+	}
+	for _, c := range []struct {
+		body string
+		want bool
+	}{
+		{`{"a":"x…〔已截断,原长 12 字符〕"}`, true},
+		{`{"a":"x\u2026\u3014\u5df2\u622a\u65ad,\u539f\u957f 12 \u5b57\u7b26\u3015"}`, true},
+		{`{"a":"x\u2026[\u5DF2\u622A\u65AD, \u539f 12"}`, true},
+		{`{"a":"内容过长已截断"}`, false},
+		{`{"a":"plain"}`, false},
+	} {
+		if got := cut([]byte(c.body)); got != c.want {
+			t.Errorf("cut(%s) = %v, want %v", c.body, got, c.want)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
 	"time"
 
@@ -23,6 +24,7 @@ const (
 	WarnBadTime    = "kept pair with an unreadable timestamp (time of the pair before it)"
 	WarnNoTime     = "kept call without a timestamp (the time of the first call that has one)"
 	WarnNoPrevious = "kept call whose previous_response_id names no captured call (its input is all the request shows)"
+	WarnCut        = "kept call whose request the capture tool cut short (claude-tap's \"…〔已截断\" marks): the cut text is not known, so the call is sized by its bill and a change inside the cut is not seen"
 )
 
 // A pair is one request/response of either input format.
@@ -336,6 +338,9 @@ func parsePairs(pairs []pair, name string, w *traces.Warnings) []*Call {
 			w.Add(name, p.line, WarnBadBody)
 			continue
 		}
+		if cut(body) {
+			w.Add(name, p.line, WarnCut)
+		}
 		if p.hasResp {
 			c.response(p, w)
 		}
@@ -352,6 +357,21 @@ func parsePairs(pairs []pair, name string, w *traces.Warnings) []*Call {
 		out = append(out, c)
 	}
 	return fillTimes(out, name, w)
+}
+
+// cutMark is claude-tap's mark at the end of a string it shortened
+// ("…〔已截断,原长 1729 字符〕", "…[已截断, 原 1,973,608 字符(多为
+// base64/大块)]": "cut, N characters originally"), as written or as JSON
+// escapes.
+var cutMark = regexp.MustCompile(`(?i)(…|\\u2026)(〔|\[|\\u3014)(已截断|\\u5df2\\u622a\\u65ad)`)
+
+// cut reports whether a request body holds a string the capture tool
+// shortened: the request as sent is not in the file.
+func cut(body []byte) bool {
+	if !bytes.Contains(body, []byte("已截断")) && !bytes.Contains(body, []byte(`\u5df2`)) && !bytes.Contains(body, []byte(`\u5DF2`)) {
+		return false // the common case: no scan
+	}
+	return cutMark.Match(body)
 }
 
 // fillTimes gives the leading calls without a time the first known one.
