@@ -41,8 +41,14 @@ func FidelitySummaryTable(rep results.FidelityReport) *Table {
 	for _, g := range rep.AsSent { // captures replayed as sent: exact requests
 		t.AddRow(fmt.Sprintf("as-sent, capture %s (%d calls)", g.API, g.Calls), FormatUSD(g.RecordedUSD, 2), FormatUSD(g.ReplayUSD, 2),
 			fmt.Sprintf("%+.2f%%", g.ErrorPct), "", "", "", "", "")
-		t.Notes = append(t.Notes, fmt.Sprintf("as-sent, capture %s: %d of %d calls billed exactly, read match %.1f%% (%d read an entry written outside the capture).",
-			g.API, g.Exact, g.Calls, g.ReadMatchPct, g.Outside))
+		note := fmt.Sprintf("as-sent, capture %s: %d of %d calls billed exactly, read match %.1f%% (%d read an entry written outside the capture",
+			g.API, g.Exact, g.Calls, g.ReadMatchPct, g.Outside)
+		if g.Cut > 0 {
+			// What the capture tool cut is not known: say how much of the
+			// figure rests on such requests.
+			note += fmt.Sprintf("; %d cut short by the capture tool, %d of them exact", g.Cut, g.CutExact)
+		}
+		t.Notes = append(t.Notes, note+").")
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("call-weighted read match %.1f%%; open-loop prompt error, median over sessions %.2f%%.", rep.ReadMatchPct, rep.OpenLoopMdAPE))
 	t.Notes = append(t.Notes, fmt.Sprintf("observed followed the bill on %d of %d calls: %d re-sends, %d reads past the TTL.", rep.ObservedResends+rep.ObservedKept, rep.ObservedCalls, rep.ObservedResends, rep.ObservedKept))

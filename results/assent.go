@@ -10,7 +10,11 @@ type AsSentGroup struct {
 	ReadExact int    `json:"read_exact"`
 	// Outside counts the calls whose read came from an entry no request
 	// of the capture wrote (pre-written, see sim/assent).
-	Outside      int     `json:"outside"`
+	Outside int `json:"outside"`
+	// Cut counts the calls whose request the capture tool cut short
+	// (capture.WarnCut), CutExact those of them billed exactly.
+	Cut          int     `json:"cut,omitempty"`
+	CutExact     int     `json:"cut_exact,omitempty"`
 	RecordedUSD  float64 `json:"recorded_usd"`
 	ReplayUSD    float64 `json:"replay_usd"`
 	ErrorPct     float64 `json:"error_pct"`

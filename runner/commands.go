@@ -325,7 +325,7 @@ func AsSentGroups(calls []assent.Call) []results.AsSentGroup {
 			continue
 		}
 		g := results.AsSentGroup{API: api, Calls: sum.Calls, Exact: sum.Exact, ReadExact: sum.ReadExact, Outside: sum.Outside,
-			RecordedUSD: sum.RecordedUSD, ReplayUSD: sum.ReplayedUSD, ErrorPct: sum.ErrorPct, ReadMatchPct: sum.ReadMatchPct}
+			Cut: sum.Cut, CutExact: sum.CutExact, RecordedUSD: sum.RecordedUSD, ReplayUSD: sum.ReplayedUSD, ErrorPct: sum.ErrorPct, ReadMatchPct: sum.ReadMatchPct}
 		for i := range r.Calls {
 			if c := &r.Calls[i]; c.API == api && !c.Exact() {
 				g.NotExact = append(g.NotExact, c.String())

@@ -58,6 +58,9 @@ type Call struct {
 	Outside bool `json:"outside,omitempty"`
 	// Error is the provider's refusal of the replayed request.
 	Error string `json:"error,omitempty"`
+	// Cut says the capture tool shortened the request (capture.MetaCut):
+	// a difference inside what it cut cannot be replayed.
+	Cut bool `json:"cut,omitempty"`
 }
 
 // Exact reports whether the replay billed every token class as recorded
@@ -91,10 +94,14 @@ const Name = "as-sent"
 // A Summary is the totals of a set of calls (all of a report's, or one
 // API's).
 type Summary struct {
-	Calls       int     `json:"calls"`
-	Exact       int     `json:"exact"`
-	ReadExact   int     `json:"read_exact"`
-	Outside     int     `json:"outside"`
+	Calls     int `json:"calls"`
+	Exact     int `json:"exact"`
+	ReadExact int `json:"read_exact"`
+	Outside   int `json:"outside"`
+	// Cut counts the calls whose request the capture tool cut short,
+	// CutExact those of them the replay billed exactly.
+	Cut         int     `json:"cut"`
+	CutExact    int     `json:"cut_exact"`
 	RecordedUSD float64 `json:"recorded_usd"`
 	ReplayedUSD float64 `json:"replayed_usd"`
 	// ErrorPct is the error of the replayed total against the recorded.
@@ -120,6 +127,12 @@ func (r *Report) Summarize(keep func(*Call) bool) Summary {
 		}
 		if c.Outside {
 			s.Outside++
+		}
+		if c.Cut {
+			s.Cut++
+			if c.Exact() {
+				s.CutExact++
+			}
 		}
 		s.RecordedUSD += c.RecordedUSD
 		s.ReplayedUSD += c.ReplayedUSD
@@ -179,6 +192,7 @@ type wire struct {
 	// hosted says the response ran a hosted tool and went on
 	// (capture.MetaHosted): its bill is not its request's prompt.
 	hosted bool
+	cut    bool
 	// ends are the blocks' sized ends; total the billed prompt.
 	ends    []int
 	total   int
@@ -253,7 +267,7 @@ func replayTenant(tenant string, ss []*traces.Session, o Options, rep *Report) e
 		req.Freeze()
 		resp, err := p.Send(now, req)
 		c := Call{Session: w.sess.ID, Event: w.event, Time: w.at, Model: w.model, API: w.api,
-			Recorded: w.usage, Outside: w.outside >= 0}
+			Recorded: w.usage, Outside: w.outside >= 0, Cut: w.cut}
 		price, perr := o.Prices.Lookup(w.model)
 		if perr != nil {
 			return fmt.Errorf("session %s: event %d: %w", w.sess.ID, w.event, perr)
@@ -429,6 +443,7 @@ func wires(s *traces.Session) ([]*wire, error) {
 		}
 		w.params = params(e.Meta, tools)
 		w.hosted = w.api != capture.Anthropic && e.Meta[capture.MetaHosted] != ""
+		w.cut = e.Meta[capture.MetaCut] != ""
 		out = append(out, w)
 		msgs = append(msgs, msg{prompt.RoleAssistant, i})
 	}
@@ -483,6 +498,9 @@ func (c *Call) String() string {
 	s := fmt.Sprintf("%s event %d (%s): recorded %s, replayed %s", c.Session, c.Event, c.API, usageString(c.Recorded), usageString(c.Replayed))
 	if c.Outside {
 		s += " (read from outside the capture)"
+	}
+	if c.Cut {
+		s += " (request cut short by the capture tool)"
 	}
 	if c.Error != "" {
 		s += ": " + c.Error

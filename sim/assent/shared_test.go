@@ -191,6 +191,11 @@ func TestSharedCaptures(t *testing.T) {
 	if oa.Calls != 38 || oa.Exact != 32 {
 		t.Errorf("openai: %d of %d calls exact, want 32 of 38", oa.Exact, oa.Calls)
 	}
+	// Every request claude-tap kept whole replays exactly; the six that
+	// do not are among those it cut short (capture.WarnCut).
+	if oa.Cut != 19 || oa.CutExact != 13 || oa.Calls-oa.Cut != oa.Exact-oa.CutExact {
+		t.Errorf("openai: %d cut (%d exact) of %d calls (%d exact): want 19 cut, 13 of them exact, every whole request exact", oa.Cut, oa.CutExact, oa.Calls, oa.Exact)
+	}
 	// The OpenAI calls no rule of the provider produces, with what the
 	// captures show of them (docs/captures.md).
 	named := map[string]string{
@@ -202,7 +207,8 @@ func TestSharedCaptures(t *testing.T) {
 		// extends the request before it (22,400 and 22,912 on the grid):
 		// their prefix ends between the end of event 4's request and the
 		// image_generation_call item, every item byte-identical from
-		// request to request. Nothing public says how either is rendered
+		// request to request as far as the capture shows (claude-tap cut
+		// the image's base64). Nothing public says how either is rendered
 		// or cached (docs/captures.md).
 		"trace_image_codex-1 8": "image", "trace_image_codex-1 10": "image", "trace_image_codex-1 12": "image",
 		// The first call after the session's own warm-up (same key,

@@ -84,6 +84,9 @@ type Call struct {
 	Usage *traces.Usage
 	// Error is the upstream's error message for a failed call.
 	Error string
+	// Cut says the capture tool shortened a string of the request
+	// (WarnCut): the request as sent is not all in the file.
+	Cut bool
 	// created is the response's own creation time (Responses API
 	// created_at), the call's time when the capture keeps no other.
 	created time.Time

@@ -323,6 +323,24 @@ func TestCutRequest(t *testing.T) {
 	if n != 2 {
 		t.Errorf("%d cut warnings, want 2 (packets 2 and 4): %v", n, w)
 	}
+	for i, want := range []bool{false, true, false, true} {
+		if cs[i].Cut != want {
+			t.Errorf("call %d: Cut %v, want %v", i, cs[i].Cut, want)
+		}
+	}
+	// The mark reaches the session's call event (MetaCut), for the
+	// as-sent replay's report.
+	cutEvents := 0
+	for _, s := range Sessions(cs, "cut.json", w) {
+		for _, e := range calls(s) {
+			if e.Meta[MetaCut] != "" {
+				cutEvents++
+			}
+		}
+	}
+	if cutEvents != 2 {
+		t.Errorf("%d call events marked cut, want 2", cutEvents)
+	}
 	for _, c := range []struct {
 		body string
 		want bool

@@ -338,7 +338,7 @@ func parsePairs(pairs []pair, name string, w *traces.Warnings) []*Call {
 			w.Add(name, p.line, WarnBadBody)
 			continue
 		}
-		if cut(body) {
+		if c.Cut = cut(body); c.Cut {
 			w.Add(name, p.line, WarnCut)
 		}
 		if p.hasResp {

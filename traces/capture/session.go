@@ -38,6 +38,9 @@ const (
 	// image_generation_call, web_search_call...) the server ran inside
 	// the response before sampling again (Continued).
 	MetaHosted = "hosted_tool"
+	// MetaCut marks a call whose request the capture tool cut short
+	// (WarnCut).
+	MetaCut = "cut"
 )
 
 // hostedTools are the Responses API output items of tools the server runs
@@ -274,6 +277,9 @@ func Sessions(calls []*Call, name string, w *traces.Warnings) []*traces.Session 
 		set(MetaThinking, c.Thinking)
 		set(MetaToolChoice, c.ToolChoice)
 		set(MetaContextManagement, c.ContextManagement)
+		if c.Cut {
+			set(MetaCut, "1")
+		}
 		if c.API != Anthropic {
 			set(MetaCacheKey, c.Key)
 			set(MetaHosted, Continued(c.Output))
