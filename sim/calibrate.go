@@ -96,6 +96,13 @@ type resendAt struct {
 	// floor are the same in every policy's request too, so a frozen
 	// replay serves that much.
 	tokens int
+	// part is, for resendMessage, the last readable block of the event's
+	// message, counted from its first, when the read ended inside the
+	// message (after an assistant message's text, before its 30K-token
+	// tool call): the rest of it is unread. -1 (a read through the whole
+	// message) leaves every block of the message readable, however
+	// another policy's request splits it.
+	part int
 }
 
 const (
@@ -304,13 +311,28 @@ func position(r int, req *prompt.Request, v *prompt.View) resendAt {
 	case req.Blocks[j].Section != prompt.Messages:
 		return resendAt{where: resendFloor, event: j, tokens: inside}
 	default:
-		return resendAt{where: resendMessage, event: v.Messages[req.Blocks[j].Msg].Event}
+		// A read that ended inside a message block ends at the block's
+		// nearer boundary: the replay's blocks are not the request's
+		// (e6e50e7a line 21: 17 tokens past the previous prompt, before
+		// a 30K-token tool call of the same message; 91c1aab5 line 97:
+		// 1.4K before the end of a first message's 10K hidden context).
+		if k := j + 1; k < len(req.Blocks) && req.Blocks[k].End-r < r-req.Blocks[j].End {
+			j = k
+		}
+		part := -1
+		if k := j + 1; k < len(req.Blocks) && req.Blocks[k].Msg == req.Blocks[j].Msg {
+			part = 0
+			for k := j - 1; k >= 0 && req.Blocks[k].Msg == req.Blocks[j].Msg; k-- {
+				part++
+			}
+		}
+		return resendAt{where: resendMessage, event: v.Messages[req.Blocks[j].Msg].Event, part: part}
 	}
 }
 
 // block is the last block of req the re-send leaves readable.
 func (at resendAt) block(req *prompt.Request, v *prompt.View) int {
-	last := -1
+	last, part := -1, 0
 	for k := range req.Blocks {
 		b := &req.Blocks[k]
 		switch at.where {
@@ -321,6 +343,12 @@ func (at resendAt) block(req *prompt.Request, v *prompt.View) int {
 		case resendMessage:
 			if b.Section == prompt.Messages && v.Messages[b.Msg].Event > at.event {
 				return last
+			}
+			if b.Section == prompt.Messages && v.Messages[b.Msg].Event == at.event {
+				if at.part >= 0 && part > at.part {
+					return last
+				}
+				part++
 			}
 		default:
 			return -1

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxsim/ctxsim/policies/estimate"
 	"github.com/ctxsim/ctxsim/policies/estimate/fit"
+	"github.com/ctxsim/ctxsim/policies/prompt"
 	"github.com/ctxsim/ctxsim/traces"
 )
 
@@ -167,4 +168,41 @@ func TestKeepFloorWarmFrozen(t *testing.T) {
 	require.False(t, f.Anchored())
 	require.False(t, f.KeepFloorWarm(3, true), "the anchored run did not write it before event 3")
 	require.True(t, f.KeepFloorWarm(7, false), "the anchored run wrote it before event 7")
+}
+
+// A billed read that ended inside a message's blocks maps to the block
+// boundary nearer to it, not to the end of the message: the replay's
+// blocks are not the request's. corpus SWORDIntel e6e50e7a line 21: a
+// read 17 tokens past the previous prompt, before the same assistant
+// message's 30K-token tool call (the observed replay read the whole call,
+// -8.9 % of the session); conneroisu templar 91c1aab5 line 97: a read 1.4K before
+// the end of a 10K block rounds up to it.
+func TestPositionInsideMessage(t *testing.T) {
+	v := &prompt.View{Messages: []prompt.Message{
+		{Role: prompt.RoleUser, Event: 3},
+		{Role: prompt.RoleAssistant, Event: 4},
+		{Role: prompt.RoleUser, Event: 5},
+	}}
+	req := &prompt.Request{Blocks: []prompt.Block{
+		{End: 10_000, Msg: -1, Section: prompt.System},
+		{End: 20_000, Msg: 0, Section: prompt.Messages},  // event 3
+		{End: 78_827, Msg: 0, Section: prompt.Messages},  // event 3
+		{End: 78_900, Msg: 1, Section: prompt.Messages},  // event 4: text
+		{End: 108_507, Msg: 1, Section: prompt.Messages}, // event 4: a 30K tool call
+		{End: 108_600, Msg: 2, Section: prompt.Messages}, // event 5
+	}}
+	for _, c := range []struct {
+		read, block int
+	}{
+		{78_844, 3},  // 17 past the text's start: the text's end, not the tool call's
+		{100_000, 4}, // 8.5K before the tool call's end: its end
+		{90_000, 3},  // nearer the text's end
+		{20_050, 1},  // inside tolerance of event 3's first block
+		{108_600, 5},
+	} {
+		at := position(c.read, req, v)
+		if got := at.block(req, v); got != c.block {
+			t.Errorf("read %d: readable through block %d (end %d), want %d (end %d)", c.read, got, req.Blocks[got].End, c.block, req.Blocks[c.block].End)
+		}
+	}
 }
