@@ -221,7 +221,11 @@ func (c *Calibrator) ReadLimit(idx int, e *traces.Event, req *prompt.Request, v 
 func (c *Calibrator) KeepAlive(idx int, e *traces.Event, req *prompt.Request, v *prompt.View, withinTTL bool) (block, tokens int, ok bool) {
 	switch {
 	case c.mode == Frozen:
-		return replayed(c.kept, idx, req, v)
+		a, ok := c.kept[idx]
+		if !ok || a.keptBlock(req, v) < 0 {
+			return 0, 0, false
+		}
+		return a.keptBlock(req, v), a.tokens, true
 	case c.mode != Anchored || !c.observe || e.Usage == nil || withinTTL || e.Usage.CacheRead < 1024:
 		// The first call counts too: a read past the shared floor on it
 		// was cached by a request the log does not show (10-box-os
@@ -229,11 +233,28 @@ func (c *Calibrator) KeepAlive(idx int, e *traces.Event, req *prompt.Request, v 
 		return 0, 0, false
 	}
 	at := position(int(e.Usage.CacheRead), req, v)
-	if at.where == resendStart {
+	keep := at.keptBlock(req, v)
+	if keep < 0 {
 		return 0, 0, false
 	}
 	c.kept[idx] = at
-	return at.block(req, v), int(e.Usage.CacheRead), true
+	return keep, int(e.Usage.CacheRead), true
+}
+
+// keptBlock is the block an observed read past the TTL keeps alive: the
+// last one it read whole, or the first floor block when the read ended
+// inside it (an inferred floor the replay holds whole, of which the
+// account kept only the shared part warm: Smartagent-so eca51c57 reads
+// 12,598 of a 98,780-token first prompt after each idle gap; the provider
+// serves that much of it, prompt.Request.ReadTokens). -1: nothing.
+func (at resendAt) keptBlock(req *prompt.Request, v *prompt.View) int {
+	if at.where != resendStart {
+		return at.block(req, v)
+	}
+	if at.tokens > 0 && len(req.Blocks) > 0 && req.Blocks[0].Section != prompt.Messages {
+		return 0
+	}
+	return -1
 }
 
 // ToolResults is how many tokens of server-side tool results (a web

@@ -206,3 +206,30 @@ func TestPositionInsideMessage(t *testing.T) {
 		}
 	}
 }
+
+// A read past the TTL that ended inside the first floor block keeps that
+// block alive (the provider serves the read and writes the rest of it);
+// a re-send there is served by prompt.Request.ReadTokens from no block
+// (Smartagent-so eca51c57: 12,598 of a 98,780-token inferred floor after
+// each idle gap, which the observed replay had priced cold, +5.8 %).
+func TestKeptInsideFloor(t *testing.T) {
+	v := &prompt.View{Messages: []prompt.Message{{Role: prompt.RoleUser, Event: 1}}}
+	req := &prompt.Request{Blocks: []prompt.Block{
+		{End: 98_780, Msg: -1, Section: prompt.System},
+		{End: 99_000, Msg: 0, Section: prompt.Messages},
+	}}
+	at := position(12_598, req, v)
+	if got := at.keptBlock(req, v); got != 0 {
+		t.Errorf("kept alive through block %d, want 0 (the floor block the read ended in)", got)
+	}
+	if got := at.block(req, v); got != -1 {
+		t.Errorf("a re-send there leaves block %d readable, want -1 (ReadTokens serves the read)", got)
+	}
+	if at.tokens != 12_598 {
+		t.Errorf("read inside the block %d tokens, want 12,598", at.tokens)
+	}
+	msgs := &prompt.Request{Blocks: []prompt.Block{{End: 5_000, Msg: 0, Section: prompt.Messages}}}
+	if got := position(2_000, msgs, v).keptBlock(msgs, v); got != -1 {
+		t.Errorf("a read inside a first message block keeps block %d alive, want none", got)
+	}
+}

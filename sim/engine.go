@@ -1429,6 +1429,7 @@ func (r *run) attempt(e *traces.Event, idx int, stall time.Duration) (apiErr, er
 		req.ReadLimit, limitTokens, req.Limited = r.cal.ReadLimit(idx, e, req, r.view, within)
 		req.KeepAlive, keptTokens, req.KeptAlive = r.cal.KeepAlive(idx, e, req, r.view, within)
 		req.ReadTokens = max(limitTokens, keptTokens)
+		req.ReadInside = req.InsideFloor()
 		if req.Limited {
 			rec.Detail = append(rec.Detail, compact.KV{Key: string(DetailObservedResend), Value: 1})
 		}

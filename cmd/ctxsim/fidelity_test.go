@@ -127,8 +127,11 @@ func TestFidelityCorpus(t *testing.T) {
 	// 95 % -> 96 %, 98 % -> 99 %, median 0.19 -> 0.17 % when an observed
 	// read that ended inside a message kept only its nearer boundary
 	// (sim.position: e6e50e7a, d9c38e64).
-	require.GreaterOrEqual(t, rep.Observed.Within2Pct, 0.96, "observed within 2%")
-	require.GreaterOrEqual(t, rep.Observed.Within5Pct, 0.99, "observed within 5%")
+	// 96 % -> 98 %, 99 % -> 100 % when a read past the TTL that ended
+	// inside the floor was served that read (provider.ObservedStep:
+	// eca51c57, 132b2f66).
+	require.GreaterOrEqual(t, rep.Observed.Within2Pct, 0.98, "observed within 2%")
+	require.GreaterOrEqual(t, rep.Observed.Within5Pct, 1.0, "observed within 5%")
 	require.LessOrEqual(t, rep.Observed.MedianAbsPct, 0.18)
 	var cc *results.FidelityGroup
 	for i := range rep.Groups {
@@ -138,7 +141,7 @@ func TestFidelityCorpus(t *testing.T) {
 	}
 	require.NotNil(t, cc, "the Claude Code sessions' own line")
 	require.GreaterOrEqual(t, cc.Recorded.Within2Pct, 0.76, "Claude Code sessions, recorded within 2%")
-	require.GreaterOrEqual(t, cc.Observed.Within2Pct, 0.96, "Claude Code sessions, observed within 2%")
+	require.GreaterOrEqual(t, cc.Observed.Within2Pct, 0.98, "Claude Code sessions, observed within 2%")
 	for _, s := range rep.Sessions {
 		require.NotEmpty(t, s.Cause, s.Trace)
 		require.False(t, strings.Contains(s.Trace, ".agent-side"), "inline sidechains are reported under their root: %s", s.Trace)

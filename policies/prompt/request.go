@@ -158,6 +158,14 @@ type Request struct {
 	// replay holds whole where the request had boundaries: an inferred
 	// floor), and otherwise serves the entry at ReadLimit.
 	ReadTokens int
+	// ReadInside says ReadTokens ended inside a floor block the replay
+	// holds whole where the request had boundaries (InsideFloor): the
+	// block after ReadLimit for a re-send, the block KeepAlive revives
+	// for a read past the TTL. Anthropic's provider serves ReadTokens of
+	// it and writes the rest again (a revived block only when it was
+	// revived). A replay of a tape, whose blocks carry no sections, is
+	// given it.
+	ReadInside bool
 	// KeepAlive, when KeptAlive, is the last block of a prefix the provider
 	// serves from cache even if nothing this replay sent kept it alive: the
 	// log shows a read after a gap longer than the TTL, so a request the
@@ -278,6 +286,27 @@ func (r *Request) fingerprint() uint64 {
 }
 
 // Freeze fixes the request after planning.
+// InsideFloor reports whether r's observed read (ReadTokens) ended
+// inside a floor block: the one after ReadLimit for a re-send, the one
+// KeepAlive revives for a read past the TTL (see ReadInside).
+func (r *Request) InsideFloor() bool {
+	k := -1
+	switch {
+	case r.Limited:
+		k = r.ReadLimit + 1
+	case r.KeptAlive:
+		k = r.KeepAlive
+	}
+	if k < 0 || k >= len(r.Blocks) || r.Blocks[k].Section == Messages {
+		return false
+	}
+	lo := 0
+	if k > 0 {
+		lo = r.Blocks[k-1].End
+	}
+	return r.ReadTokens > lo && r.ReadTokens < r.Blocks[k].End
+}
+
 func (r *Request) Freeze() {
 	r.frozen = r.fingerprint()
 	r.isFrozen = true

@@ -102,6 +102,8 @@ func appendCall(b []byte, c *Call, shared int) []byte {
 	flag(c.Limited)
 	i64(int64(c.KeepAlive))
 	flag(c.KeptAlive)
+	i64(int64(c.ReadTokens))
+	flag(c.ReadInside)
 	i64(int64(c.Window))
 	i64(int64(c.Started))
 	flag(c.Fixed)

@@ -110,7 +110,7 @@ func sameTape(a, b []Call) bool {
 	for i := range a {
 		x, y := &a[i], &b[i]
 		if x.Time != y.Time || x.Key != y.Key || x.Model != y.Model || x.Total != y.Total || x.Output != y.Output ||
-			x.ReadLimit != y.ReadLimit || x.Limited != y.Limited || x.KeepAlive != y.KeepAlive || x.KeptAlive != y.KeptAlive || x.Window != y.Window || x.Started != y.Started || x.Fixed != y.Fixed ||
+			x.ReadLimit != y.ReadLimit || x.Limited != y.Limited || x.KeepAlive != y.KeepAlive || x.KeptAlive != y.KeptAlive || x.ReadTokens != y.ReadTokens || x.ReadInside != y.ReadInside || x.Window != y.Window || x.Started != y.Started || x.Fixed != y.Fixed ||
 			!slices.Equal(x.Policy, y.Policy) || !slices.Equal(x.Blocks, y.Blocks) {
 			return false
 		}

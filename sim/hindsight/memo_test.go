@@ -166,20 +166,22 @@ func TestMemoCollision(t *testing.T) {
 func callMutations(t *testing.T) map[string]func(c *Call) {
 	t.Helper()
 	mutate := map[string]func(c *Call){
-		"Time":      func(c *Call) { c.Time = c.Time.Add(time.Nanosecond) },
-		"Key":       func(c *Call) { c.Key += "x" },
-		"Model":     func(c *Call) { c.Model = "m2" },
-		"Blocks":    func(c *Call) { c.Blocks = slices.Clone(c.Blocks); c.Blocks[1].End++ },
-		"Total":     func(c *Call) { c.Total++ },
-		"Output":    func(c *Call) { c.Output++ },
-		"ReadLimit": func(c *Call) { c.ReadLimit = 1 },
-		"Limited":   func(c *Call) { c.Limited = true },
-		"KeepAlive": func(c *Call) { c.KeepAlive++ },
-		"KeptAlive": func(c *Call) { c.KeptAlive = !c.KeptAlive },
-		"Window":    func(c *Call) { c.Window++ },
-		"Started":   func(c *Call) { c.Started += time.Millisecond },
-		"Policy":    func(c *Call) { c.Policy = []prompt.Breakpoint{{Block: len(c.Blocks) - 1, TTL: prompt.TTL1h}} },
-		"Fixed":     func(c *Call) { c.Fixed = !c.Fixed },
+		"Time":       func(c *Call) { c.Time = c.Time.Add(time.Nanosecond) },
+		"Key":        func(c *Call) { c.Key += "x" },
+		"Model":      func(c *Call) { c.Model = "m2" },
+		"Blocks":     func(c *Call) { c.Blocks = slices.Clone(c.Blocks); c.Blocks[1].End++ },
+		"Total":      func(c *Call) { c.Total++ },
+		"Output":     func(c *Call) { c.Output++ },
+		"ReadLimit":  func(c *Call) { c.ReadLimit = 1 },
+		"Limited":    func(c *Call) { c.Limited = true },
+		"KeepAlive":  func(c *Call) { c.KeepAlive++ },
+		"KeptAlive":  func(c *Call) { c.KeptAlive = !c.KeptAlive },
+		"ReadTokens": func(c *Call) { c.ReadTokens++ },
+		"ReadInside": func(c *Call) { c.ReadInside = !c.ReadInside },
+		"Window":     func(c *Call) { c.Window++ },
+		"Started":    func(c *Call) { c.Started += time.Millisecond },
+		"Policy":     func(c *Call) { c.Policy = []prompt.Breakpoint{{Block: len(c.Blocks) - 1, TTL: prompt.TTL1h}} },
+		"Fixed":      func(c *Call) { c.Fixed = !c.Fixed },
 	}
 	for f := range reflect.TypeFor[Call]().Fields() {
 		if mutate[f.Name] == nil {

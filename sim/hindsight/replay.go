@@ -101,7 +101,7 @@ func (r *replayer) replay(schedule [][]prompt.Breakpoint) ([]traces.Usage, []flo
 		if err != nil {
 			return nil, nil, err
 		}
-		req := &prompt.Request{Model: c.Model, Key: c.Key, Blocks: r.blocks[i], Total: c.Total, Output: c.Output, Breakpoints: schedule[i], ReadLimit: c.ReadLimit, Limited: c.Limited, KeepAlive: c.KeepAlive, KeptAlive: c.KeptAlive, Window: c.Window, Started: c.Started}
+		req := &prompt.Request{Model: c.Model, Key: c.Key, Blocks: r.blocks[i], Total: c.Total, Output: c.Output, Breakpoints: schedule[i], ReadLimit: c.ReadLimit, Limited: c.Limited, KeepAlive: c.KeepAlive, KeptAlive: c.KeptAlive, ReadTokens: c.ReadTokens, ReadInside: c.ReadInside, Window: c.Window, Started: c.Started}
 		resp, err := p.Send(c.Time, req)
 		if err != nil {
 			return nil, nil, fmt.Errorf("hindsight: call %d: %w", i, err)
@@ -115,14 +115,16 @@ func (r *replayer) replay(schedule [][]prompt.Breakpoint) ([]traces.Usage, []flo
 }
 
 // variant is the policy's schedule with every breakpoint's TTL set to ttl
-// (NoCache: no breakpoints), on the calls the caller controls.
+// (NoCache: no breakpoints), or the policy's own (keep).
 func variant(calls []Call, ttl prompt.TTL, keep bool) [][]prompt.Breakpoint {
 	out := make([][]prompt.Breakpoint, len(calls))
 	for i := range calls {
 		c := &calls[i]
 		switch {
-		case c.Fixed || keep:
+		case keep:
 			out[i] = c.Policy
+		// A Fixed call (the engine's prewarm) takes the variant's tier, as
+		// the engine sends it with the session's TTL.
 		case ttl == prompt.NoCache:
 		default:
 			out[i] = make([]prompt.Breakpoint, len(c.Policy))
@@ -425,6 +427,11 @@ func (s *solver) perKeySearch(res *Result, rp *replayer, g *segment) error {
 		return nil
 	}
 	sch := variant(s.calls, 0, true)
+	for i := range s.calls {
+		if s.calls[i].Fixed {
+			sch[i] = s.calls[i].fixedSchedule() // as every search sends it
+		}
+	}
 	for n := range g.alone {
 		a := &g.alone[n]
 		if a.err != nil {

@@ -210,8 +210,9 @@ func (s *solver) search(ctx context.Context) (*Result, bool, error) {
 		c := &calls[i]
 		next.reset()
 		if c.Fixed {
+			fixed := c.fixedSchedule()
 			for k := range cur.states {
-				s.add(next, cur, k, i, c.Policy, s.prepare(cur, k, i))
+				s.add(next, cur, k, i, fixed, s.prepare(cur, k, i))
 			}
 		} else {
 			wFull, nFull := s.futureShared(i, full)
@@ -676,7 +677,7 @@ func (s *solver) readerOf(i, k int) int {
 // it (readerOf; -1: none).
 func (s *solver) keepReader(i int) (k, b int) {
 	c := &s.calls[i]
-	if k = c.keep(); k < 0 || k > c.readLimit() {
+	if k = c.anchor(); k < 0 || k > c.readLimit() {
 		return -1, -1
 	}
 	return k, s.readerOf(i, k)

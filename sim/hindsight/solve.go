@@ -450,14 +450,12 @@ func (s *solver) step(i int, sorted int, key, mask uint64, bps []prompt.Breakpoi
 	m := s.model[i]
 	r := &s.rules[m]
 	s.store = store{s: s, ents: &s.scratch, sorted: sorted, model: m, p: c.Blocks, bps: bps, keep: c.keep(), key: key, mask: mask}
-	if s.store.keep >= 0 {
-		// The observed read past the TTL, as provider.Anthropic.Send
-		// makes it: a fact of the call, whatever the schedule.
-		provider.Revive(c.Time, callPrefix(c.Blocks), s.store.keep, bps, &s.store)
-	}
-	// A pointer: AnthropicStep boxes its store to look for
-	// provider.SubPrefixes, which would allocate a struct each step.
-	st := provider.AnthropicStep(c.Time, callPrefix(c.Blocks), c.Total, c.Output, bps, c.readLimit(), r.price.MinCacheable, r.lat.Started(c.Started), &s.store)
+	// The observations, as provider.Anthropic.Send applies them: facts of
+	// the call, whatever the schedule. A pointer: AnthropicStep boxes its
+	// store to look for provider.SubPrefixes, which would allocate a
+	// struct each step.
+	ob := provider.ObservationOf(len(c.Blocks), c.Limited, c.ReadLimit, c.keep() >= 0, c.KeepAlive, c.ReadTokens, c.ReadInside)
+	st, _ := provider.ObservedStep(c.Time, callPrefix(c.Blocks), c.Total, c.Output, bps, ob, r.price.MinCacheable, r.lat.Started(c.Started), &s.store)
 	if c.Fixed {
 		return 0, s.store.key
 	}

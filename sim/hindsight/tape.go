@@ -42,6 +42,12 @@ type Call struct {
 	// breakpoints reach it reads it.
 	KeepAlive int
 	KeptAlive bool
+	// ReadTokens and ReadInside are the bill's read when it ended inside
+	// a floor block (prompt.Request.ReadInside): served that much, the
+	// rest written again, in every schedule that does not keep the block
+	// alive itself (provider.ObservedStep).
+	ReadTokens int
+	ReadInside bool
 	// Window is the context window the request asked for
 	// (prompt.Request.Window: the 1M-context option).
 	Window int
@@ -92,6 +98,7 @@ func (t *Tape) Send(now time.Time, req *prompt.Request) (provider.Response, erro
 		Total: req.Total, Output: req.Output, Policy: bps, Fixed: req.Key == "",
 		ReadLimit: req.ReadLimit, Limited: req.Limited, Window: req.Window, Started: req.Started,
 		KeepAlive: req.KeepAlive, KeptAlive: req.KeptAlive && req.KeepAlive < len(req.Blocks),
+		ReadTokens: req.ReadTokens, ReadInside: req.ReadInside,
 	})
 	return resp, nil
 }
@@ -137,4 +144,30 @@ func (c *Call) keep() int {
 		return c.KeepAlive
 	}
 	return -1
+}
+
+// fixedSchedule is what every schedule sends a Fixed call with: its
+// breakpoints on the 1h tier. A Fixed call stands for another session's
+// request (the engine's prewarm of the shared floor, sent with the
+// session's TTL), which a policy with the 1h tier would have sent so, at
+// no cost to this one; the policy's own schedule keeps it as taped.
+func (c *Call) fixedSchedule() []prompt.Breakpoint {
+	out := slices.Clone(c.Policy)
+	for j := range out {
+		out[j].TTL = prompt.TTL1h
+	}
+	return out
+}
+
+// anchor is the last block c's observed read past the TTL leaves readable
+// whole in every schedule: keep, or the block before it when the bill's
+// read ended inside it (ReadInside), which a schedule that did not keep
+// it alive itself reads only in part (provider.ObservedStep). The search
+// anchors on it; the bound, which must stay below every bill, on keep.
+func (c *Call) anchor() int {
+	k := c.keep()
+	if k >= 0 && c.ReadInside && !c.Limited {
+		k--
+	}
+	return k
 }

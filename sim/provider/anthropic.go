@@ -224,44 +224,82 @@ func (a *Anthropic) Send(now time.Time, req *prompt.Request) (Response, error) {
 		e, ok := c.entries.Entry(prev.bp.chain)
 		prevLive = ok && e.live(now)
 	}
-	revived := false
-	if req.KeptAlive && req.KeepAlive < len(req.Blocks) {
-		revived = Revive(now, v, req.KeepAlive, bps, c.entries)
-	}
-	limit, inside := len(req.Blocks), false
-	if req.Limited {
-		limit = req.ReadLimit
-		// An observed re-send whose read ended inside the floor block
-		// after the limit: a block the replay holds whole where the
-		// request had boundaries, an inferred floor (corpus 2.0.57 703e4528
-		// line 106: 27,049 of a 30,091-token floor). The entry through
-		// that block serves what the bill read, and the rest of it is
-		// written again (the OpenAI provider serves the observed read
-		// likewise).
-		lo := 0 // the read through the limit
-		if limit >= 0 {
-			lo = v.End(limit)
-		}
-		if n := limit + 1; n < len(req.Blocks) && req.Blocks[n].Section != prompt.Messages && req.ReadTokens > lo && req.ReadTokens < v.End(n) {
-			limit, inside = n, true
-		}
-	}
-	o := AnthropicStep(now, v, v.total, req.Output, bps, limit, c.price.MinCacheable, c.lat.Started(req.Started), c.entries)
-	if cut := int64(o.Hit - req.ReadTokens); inside && cut > 0 {
-		o.Usage.CacheRead -= cut
-		switch {
-		case o.Usage.CacheWrite1h > 0:
-			o.Usage.CacheWrite1h += cut
-		case o.Usage.CacheWrite5m > 0:
-			o.Usage.CacheWrite5m += cut
-		default:
-			o.Usage.Input += cut
-		}
-		o.Hit = req.ReadTokens
-	}
+	ob := ObservationOf(len(req.Blocks), req.Limited, req.ReadLimit, req.KeptAlive, req.KeepAlive, req.ReadTokens, req.ReadInside)
+	o, revived := ObservedStep(now, v, v.total, req.Output, bps, ob, c.price.MinCacheable, c.lat.Started(req.Started), c.entries)
 	miss := a.attribute(v, req, prevLive, o.Hit, o.Last, bps, c.price.MinCacheable)
 	c.sweep(now)
 	return Response{Usage: o.Usage, TTFT: o.TTFT, Decode: o.Decode, Wire: WireUsage{ClearedInputTokens: int64(req.Total - v.total)}, Miss: miss, KeptAlive: revived}, nil
+}
+
+// An Observation is what the log showed a call's cache did that no rule
+// explains, as the provider applies it (prompt.Request's ReadLimit,
+// KeepAlive, ReadTokens and ReadInside).
+type Observation struct {
+	// Limit is the last block whose entry may be served (a re-send);
+	// len(blocks) or more: any.
+	Limit int
+	// Keep is the block a read past the TTL revives (Revive), -1 none.
+	Keep int
+	// Tokens is the bill's read when it ended inside the floor block
+	// Inside, which the replay holds whole (-1: none); OnRevive says it
+	// is Keep's, served so only when revived.
+	Tokens, Inside int
+	OnRevive       bool
+}
+
+// ObservationOf is the observation of a request of n blocks with
+// prompt.Request's fields: a re-send's limit (limited, readLimit), a read
+// past the TTL (kept, keepAlive), the bill's read and whether it ended
+// inside a floor block (tokens, inside: prompt.Request.ReadInside).
+func ObservationOf(n int, limited bool, readLimit int, kept bool, keepAlive, tokens int, inside bool) Observation {
+	ob := Observation{Limit: n, Keep: -1, Tokens: tokens, Inside: -1}
+	if limited {
+		ob.Limit = readLimit
+	}
+	if kept && keepAlive < n {
+		ob.Keep = keepAlive
+	}
+	switch {
+	case inside && limited:
+		ob.Inside = readLimit + 1
+	case inside && ob.Keep >= 0:
+		ob.Inside, ob.OnRevive = ob.Keep, true
+	}
+	return ob
+}
+
+// ObservedStep is AnthropicStep with a call's observations applied, as
+// Send bills them; package hindsight's search and replay bill with it
+// too, so a schedule is priced against the same facts. A read past the
+// TTL revives its entries (Revive; it reports whether any was). A read
+// that ended inside a floor block (an inferred floor: the request had
+// boundaries the replay's opaque block lacks) serves what the bill read
+// and writes the rest of the block again: a re-send's (corpus 2.0.57
+// 703e4528 line 106: 27,049 of a 30,091-token floor), and a read past the
+// TTL's when the block was revived (Smartagent-so eca51c57: 12,598 of a
+// 98,780-token first prompt after each idle gap; a schedule that kept
+// the block alive reads it all). The OpenAI provider serves the observed
+// read likewise.
+func ObservedStep[P Prefix, S Entries](now time.Time, p P, total, out int, bps []prompt.Breakpoint, ob Observation, minLen int, lat Latency, s S) (Step, bool) {
+	revived := ob.Keep >= 0 && Revive(now, p, ob.Keep, bps, s)
+	limit, cut := ob.Limit, false
+	if ob.Inside >= 0 && (revived || !ob.OnRevive) {
+		limit, cut = ob.Inside, true
+	}
+	st := AnthropicStep(now, p, total, out, bps, limit, minLen, lat, s)
+	if d := int64(st.Hit - ob.Tokens); cut && d > 0 {
+		st.Usage.CacheRead -= d
+		switch {
+		case st.Usage.CacheWrite1h > 0:
+			st.Usage.CacheWrite1h += d
+		case st.Usage.CacheWrite5m > 0:
+			st.Usage.CacheWrite5m += d
+		default:
+			st.Usage.Input += d
+		}
+		st.Hit = ob.Tokens
+	}
+	return st, revived
 }
 
 // Revive makes the entry at block keep of p, and the entries of the

@@ -51,14 +51,20 @@ func TestObservedEvents(t *testing.T) {
 		// is read, and the rest of the block is written again.
 		a := newA()
 		c := start(a).add(prompt.RoleUser, 50)
-		u := send(t, a, t0.Add(time.Minute), observedReq(c, func(r *prompt.Request) { r.ReadLimit, r.ReadTokens, r.Limited = -1, 1500, true }))
+		u := send(t, a, t0.Add(time.Minute), observedReq(c, func(r *prompt.Request) {
+			r.ReadLimit, r.ReadTokens, r.Limited = -1, 1500, true
+			r.ReadInside = r.InsideFloor()
+		}))
 		if u.CacheRead != 1500 || u.CacheWrite5m != 2550-1500 {
 			t.Errorf("read ending inside the system block: read %d, wrote %d; want 1,500 and 1,050", u.CacheRead, u.CacheWrite5m)
 		}
 		// A read ending on the limit's boundary is served there, as before.
 		b := newA()
 		c = start(b).add(prompt.RoleUser, 50)
-		if u := send(t, b, t0.Add(time.Minute), observedReq(c, func(r *prompt.Request) { r.ReadLimit, r.ReadTokens, r.Limited = 0, 2000, true })); u.CacheRead != 2000 {
+		if u := send(t, b, t0.Add(time.Minute), observedReq(c, func(r *prompt.Request) {
+			r.ReadLimit, r.ReadTokens, r.Limited = 0, 2000, true
+			r.ReadInside = r.InsideFloor()
+		})); u.CacheRead != 2000 {
 			t.Errorf("read ending at block 0: read %d, want 2,000", u.CacheRead)
 		}
 	})
@@ -79,6 +85,18 @@ func TestObservedEvents(t *testing.T) {
 		c = start(b).add(prompt.RoleUser, 50)
 		if u := send(t, b, t0.Add(10*time.Minute), observedReq(c, none)); u.CacheRead != 0 {
 			t.Errorf("not kept alive: read %d after 10 idle minutes on 5m, want 0", u.CacheRead)
+		}
+		// The bill read 1,200 tokens of the 2,000-token system block after
+		// the gap (the account kept only its shared part warm): that much
+		// is read, the rest of the block and the messages written.
+		d := newA()
+		c = start(d).add(prompt.RoleUser, 50)
+		u = send(t, d, t0.Add(10*time.Minute), observedReq(c, func(r *prompt.Request) {
+			r.KeepAlive, r.ReadTokens, r.KeptAlive = 0, 1200, true
+			r.ReadInside = r.InsideFloor()
+		}))
+		if u.CacheRead != 1200 || u.CacheWrite5m != 2550-1200 {
+			t.Errorf("kept alive inside the system block: read %d, wrote %d; want 1,200 and 1,350", u.CacheRead, u.CacheWrite5m)
 		}
 	})
 	t.Run("openai honours the limit", func(t *testing.T) {
