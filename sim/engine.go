@@ -210,6 +210,11 @@ type run struct {
 	// cleared are the tool calls whose results Claude Code's microcompact
 	// cleared (run.microcompact).
 	cleared map[string]bool
+	// begans are when the session's recorded calls began to answer, after
+	// their requests (recordedTiming): how long its responses take to
+	// start, which decides whether an interrupted prompt's request cached
+	// anything (interrupted).
+	begans []time.Duration
 }
 
 // MaxFirstBlock is how long after its request a recorded response's first
@@ -737,6 +742,9 @@ func (r *run) step() error {
 	case traces.User:
 		if e.Summary && !r.pol.Recorded {
 			return nil // another policy's compaction, not ours
+		}
+		if e.Meta[traces.MetaInterrupted] != "" {
+			r.interrupted(e, idx)
 		}
 		if k, ok := e.RewindTo(idx); ok {
 			r.rewind(k)
@@ -1416,6 +1424,9 @@ func (r *run) attempt(e *traces.Event, idx int, stall time.Duration) (apiErr, er
 	var took time.Duration
 	if timed {
 		req.Started, took = r.recordedTiming(e, idx)
+		if req.Started > 0 {
+			r.begans = append(r.begans, req.Started)
+		}
 	}
 	// After a model switch the last call's prefix was cached for another
 	// model: a read is the bill saying the switch kept it (two GPT-5.6
@@ -2004,6 +2015,44 @@ func (r *run) withToolResults(req *prompt.Request, idx int, e *traces.Event, out
 		req = r.b.Build(r.model, &v, out)
 	}
 	return req, req.Total - base
+}
+
+// interrupted sends, unbilled, the request of the prompt the person
+// interrupted at event idx (traces.MetaInterrupted) when the interruption
+// came after the session's responses typically begin (the median of its
+// calls' recordedTiming): Claude Code had sent the prompt, and a request
+// that ran that long cached it, which the next call reads (corpus
+// SWORDIntel fb4f7a6e line 440, interrupted after 4.0 s: the next call
+// reads 57,721 tokens, the prompt included; beee53d0 line 527 after 13.2
+// s and 595c4b49 line 139 after 20.2 s read past the last billed prompt
+// too; 0c45b0a6 line 1012, interrupted after 2.4 s where that session's
+// calls begin after a median of more, reads exactly the last billed
+// prompt). The log shows no bill for it: it is sent as another session's
+// request is (no key, unrecorded), with the prompt's settings, marked at
+// its end. Only the recorded policy and its variants replay the log's
+// timing.
+func (r *run) interrupted(e *traces.Event, idx int) {
+	if !r.pol.Recorded || r.sess.Format != claudecodeFormat || r.ttl == prompt.NoCache || len(r.begans) == 0 || idx == 0 {
+		return
+	}
+	sent := r.sess.Events[idx-1].Time
+	starts := slices.Clone(r.begans)
+	slices.Sort(starts)
+	began := starts[len(starts)/2]
+	if e.Time.Sub(sent) < began {
+		return
+	}
+	req := r.b.Build(r.model, r.view, 0)
+	n := len(req.Blocks)
+	if n == 0 || !req.Blocks[n-1].Cacheable {
+		return
+	}
+	req.Window = r.window
+	req.Params.Thinking = r.thinkParam
+	req.Mark(n-1, r.ttl)
+	req.Started = began
+	req.Freeze()
+	_, _ = r.prov.Send(sent, req) // not recorded: the log shows no bill
 }
 
 // recordedTiming is when the recorded call e (event idx) really began to

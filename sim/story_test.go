@@ -125,6 +125,12 @@ func (st *story) run(t *testing.T, d *datadriven.TestData) string {
 		return ""
 	case "user":
 		_, summary := a["summary"]
+		if _, ok := a["interrupted"]; ok {
+			// Claude Code's notice right after a prompt it stopped
+			// (traces.MetaInterrupted).
+			return st.event(t, d, traces.Event{Time: st.at(t, a), Kind: traces.User, Meta: map[string]string{traces.MetaInterrupted: "prompt"},
+				Blocks: []traces.Block{{Kind: traces.Text, Text: "[Request interrupted by user]"}}})
+		}
 		if lvl, ok := a["effort"]; ok {
 			text := "<command-name>/effort</command-name> <command-message>effort</command-message> <command-args>" + lvl[0] + "</command-args>"
 			return st.event(t, d, traces.Event{Time: st.at(t, a), Kind: traces.User, Blocks: []traces.Block{{Kind: traces.Text, Text: text}}})

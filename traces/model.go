@@ -185,6 +185,13 @@ const MetaCopied = "copied"
 // them.
 const MetaRewindTo = "rewind_to"
 
+// MetaInterrupted, on a user event that is Claude Code's "[Request
+// interrupted by user]" notice right after a prompt (no answer logged
+// between), is "prompt": the prompt's request was sent, and the person
+// stopped it before an answer came. A request that ran long enough cached
+// the prompt, which the next call reads.
+const MetaInterrupted = "interrupted"
+
 // MetaServerTools, on an assistant event, is how many server-side tool calls
 // (OpenAI's web search, image generation) the call ran. The provider read
 // their results inside the call and billed them as its input, and later

@@ -113,24 +113,28 @@ func TestFidelityCorpus(t *testing.T) {
 	t.Logf("read match %.1f%%, open-loop median %.2f%%", rep.ReadMatchPct, rep.OpenLoopMdAPE)
 	require.GreaterOrEqual(t, rep.ReadMatchPct, 97.0, "call-weighted read match")
 	require.LessOrEqual(t, rep.OpenLoopMdAPE, 3.0, "open-loop prompt error, median")
-	require.LessOrEqual(t, rep.Recorded.MedianAbsPct, 0.60)
+	require.LessOrEqual(t, rep.Recorded.MedianAbsPct, 0.50)
 	// Issue 22's target; 74 % -> 75 % when a folder of one project's
-	// sessions became one account (traces.GroupProjects: 6b7ca74d).
-	require.GreaterOrEqual(t, rep.Recorded.Within2Pct, 0.75)
+	// sessions became one account (traces.GroupProjects: 6b7ca74d), 76 %
+	// when an interrupted prompt's request cached it (fb4f7a6e).
+	require.GreaterOrEqual(t, rep.Recorded.Within2Pct, 0.76)
 	// 84 % -> 83 % when a session's first idle gap took its account's
 	// bills (run.floorWarm): SWORDIntel 8bc71cde's gap is priced as
 	// billed, and the two under-priced calls it offset show (-1.1 % ->
 	// -7.2 %).
 	require.GreaterOrEqual(t, rep.Recorded.Within5Pct, 0.82)
 	require.LessOrEqual(t, abs(rep.Recorded.TotalErrorPct), 0.2, "recorded total error (the issue: within ±2 %)")
-	require.LessOrEqual(t, abs(rep.Observed.TotalErrorPct), 0.1, "observed total error")
+	// -0.05 % -> -0.11 % as the observed replay followed reads inside the
+	// floor and interrupted prompts (each session nearer its bill; the
+	// issue asks within ±1 %).
+	require.LessOrEqual(t, abs(rep.Observed.TotalErrorPct), 0.15, "observed total error")
 	// 95 % -> 96 %, 98 % -> 99 %, median 0.19 -> 0.17 % when an observed
 	// read that ended inside a message kept only its nearer boundary
 	// (sim.position: e6e50e7a, d9c38e64).
 	// 96 % -> 98 %, 99 % -> 100 % when a read past the TTL that ended
 	// inside the floor was served that read (provider.ObservedStep:
 	// eca51c57, 132b2f66).
-	require.GreaterOrEqual(t, rep.Observed.Within2Pct, 0.98, "observed within 2%")
+	require.GreaterOrEqual(t, rep.Observed.Within2Pct, 0.99, "observed within 2%")
 	require.GreaterOrEqual(t, rep.Observed.Within5Pct, 1.0, "observed within 5%")
 	require.LessOrEqual(t, rep.Observed.MedianAbsPct, 0.18)
 	var cc *results.FidelityGroup
@@ -140,8 +144,8 @@ func TestFidelityCorpus(t *testing.T) {
 		}
 	}
 	require.NotNil(t, cc, "the Claude Code sessions' own line")
-	require.GreaterOrEqual(t, cc.Recorded.Within2Pct, 0.76, "Claude Code sessions, recorded within 2%")
-	require.GreaterOrEqual(t, cc.Observed.Within2Pct, 0.98, "Claude Code sessions, observed within 2%")
+	require.GreaterOrEqual(t, cc.Recorded.Within2Pct, 0.77, "Claude Code sessions, recorded within 2%")
+	require.GreaterOrEqual(t, cc.Observed.Within2Pct, 0.99, "Claude Code sessions, observed within 2%")
 	for _, s := range rep.Sessions {
 		require.NotEmpty(t, s.Cause, s.Trace)
 		require.False(t, strings.Contains(s.Trace, ".agent-side"), "inline sidechains are reported under their root: %s", s.Trace)

@@ -973,6 +973,12 @@ func (st *fileState) user(l *line, t time.Time) {
 			}
 			ev.Meta[traces.MetaThinking] = set
 		}
+		if interrupted(blocks) && st.lastPrompt() {
+			if ev.Meta == nil {
+				ev.Meta = map[string]string{}
+			}
+			ev.Meta[traces.MetaInterrupted] = "prompt"
+		}
 		if k, ok := st.rewoundTo(l.ParentUUID); ok && !ev.Summary && st.parents != nil {
 			if ev.Meta == nil {
 				ev.Meta = map[string]string{}
@@ -1059,6 +1065,17 @@ func (st *fileState) orderResults(all, latest []traces.Block) {
 // a notice in the transcript, not a prompt that starts a turn.
 func interrupted(blocks []traces.Block) bool {
 	return len(blocks) == 1 && strings.HasPrefix(blocks[0].Text, "[Request interrupted by user")
+}
+
+// lastPrompt reports whether the session's last event is a prompt the
+// person typed (not a tool result, a meta line, a summary or a notice).
+func (st *fileState) lastPrompt() bool {
+	n := len(st.s.Events)
+	if n == 0 {
+		return false
+	}
+	e := &st.s.Events[n-1]
+	return e.Kind == traces.User && e.Meta["meta"] != "true" && !e.Summary && !interrupted(e.Blocks)
 }
 
 // isClear reports the /clear command's line.

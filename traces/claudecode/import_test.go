@@ -809,3 +809,36 @@ func TestUnnumber(t *testing.T) {
 		require.Equal(t, c.last, last, c.in)
 	}
 }
+
+// The interrupt notice right after a prompt (no answer logged between)
+// says the prompt's request was sent and stopped (traces.MetaInterrupted);
+// a notice after an answer, or one for a tool use, does not.
+func TestInterruptedPrompt(t *testing.T) {
+	line := func(ts, content string) string {
+		return `{"type":"user","sessionId":"s1","version":"1.0.80","cwd":"/a","timestamp":"2025-08-14T12:` + ts + `Z","message":{"role":"user","content":` + content + `}}`
+	}
+	call := func(id, ts string) string {
+		return `{"type":"assistant","sessionId":"s1","version":"1.0.80","cwd":"/a","timestamp":"2025-08-14T12:` + ts + `Z","message":{"id":"` + id + `","role":"assistant","model":"claude-sonnet-4-20250514","content":[{"type":"text","text":"ok"}],"usage":{"input_tokens":1,"cache_creation_input_tokens":10,"cache_read_input_tokens":0,"output_tokens":1}}}`
+	}
+	notice := `[{"type":"text","text":"[Request interrupted by user]"}]`
+	data := strings.Join([]string{
+		line("00:00.000", `"first"`),
+		call("m1", "00:05.000"),
+		line("01:00.000", `"analyze certs.txt"`),
+		line("01:04.000", notice), // after a prompt: marked
+		line("01:10.000", `"deploy the agent"`),
+		call("m2", "01:13.000"),
+		line("02:00.000", notice), // after an answer: not marked
+		line("02:05.000", `"go on"`),
+		call("m3", "02:08.000"),
+	}, "\n") + "\n"
+	ss, _, err := ImportFS(context.Background(), fstest.MapFS{"s1.jsonl": {Data: []byte(data)}}, "s1.jsonl", "")
+	require.NoError(t, err)
+	var marked []string
+	for _, e := range ss[0].Events {
+		if e.Meta[traces.MetaInterrupted] != "" {
+			marked = append(marked, e.Time.Format("04:05"))
+		}
+	}
+	require.Equal(t, []string{"01:04"}, marked)
+}
