@@ -222,10 +222,13 @@ func (c *Calibrator) KeepAlive(idx int, e *traces.Event, req *prompt.Request, v 
 	switch {
 	case c.mode == Frozen:
 		a, ok := c.kept[idx]
-		if !ok || a.keptBlock(req, v) < 0 {
+		if !ok {
 			return 0, 0, false
 		}
-		return a.keptBlock(req, v), a.tokens, true
+		if keep := a.keptBlock(req, v); keep >= 0 {
+			return keep, a.tokens, true
+		}
+		return 0, 0, false
 	case c.mode != Anchored || !c.observe || e.Usage == nil || withinTTL || e.Usage.CacheRead < 1024:
 		// The first call counts too: a read past the shared floor on it
 		// was cached by a request the log does not show (10-box-os

@@ -285,7 +285,6 @@ func (r *Request) fingerprint() uint64 {
 	return d.Sum64()
 }
 
-// Freeze fixes the request after planning.
 // InsideFloor reports whether r's observed read (ReadTokens) ended
 // inside a floor block: the one after ReadLimit for a re-send, the one
 // KeepAlive revives for a read past the TTL (see ReadInside).
@@ -307,6 +306,7 @@ func (r *Request) InsideFloor() bool {
 	return r.ReadTokens > lo && r.ReadTokens < r.Blocks[k].End
 }
 
+// Freeze fixes the request after planning.
 func (r *Request) Freeze() {
 	r.frozen = r.fingerprint()
 	r.isFrozen = true

@@ -115,7 +115,9 @@ func (r *replayer) replay(schedule [][]prompt.Breakpoint) ([]traces.Usage, []flo
 }
 
 // variant is the policy's schedule with every breakpoint's TTL set to ttl
-// (NoCache: no breakpoints), or the policy's own (keep).
+// (NoCache: no breakpoints), or the policy's own (keep). A Fixed call (the
+// engine's prewarm) takes the variant's tier too, as the engine sends it
+// with the session's TTL.
 func variant(calls []Call, ttl prompt.TTL, keep bool) [][]prompt.Breakpoint {
 	out := make([][]prompt.Breakpoint, len(calls))
 	for i := range calls {
@@ -123,8 +125,6 @@ func variant(calls []Call, ttl prompt.TTL, keep bool) [][]prompt.Breakpoint {
 		switch {
 		case keep:
 			out[i] = c.Policy
-		// A Fixed call (the engine's prewarm) takes the variant's tier, as
-		// the engine sends it with the session's TTL.
 		case ttl == prompt.NoCache:
 		default:
 			out[i] = make([]prompt.Breakpoint, len(c.Policy))

@@ -172,3 +172,24 @@ func TestOpenProgress(t *testing.T) {
 		t.Errorf("heard %d counts, the last %d of %d (%d out of range); want 7 of 7", calls, last, most, bad)
 	}
 }
+
+// Open gives the Claude Code logs of one folder that began in one working
+// directory one account (traces.GroupProjects): testdata/claude-code's
+// three sessions from /home/marco/projects/spotter share it; 4d5611e5,
+// begun elsewhere, is alone.
+func TestOpenGroupsProjectFolder(t *testing.T) {
+	ss, _, err := Open(context.Background(), []string{"../../testdata/claude-code"}, "", nil)
+	require.NoError(t, err)
+	accounts := map[string]string{}
+	for _, s := range ss {
+		if s.Parent == "" {
+			accounts[s.ID[:8]] = s.Account
+		}
+	}
+	require.Len(t, accounts, 4)
+	shared := accounts["55604662"]
+	require.NotEmpty(t, shared)
+	require.Equal(t, shared, accounts["491e126e"])
+	require.Equal(t, shared, accounts["d6e0bada"])
+	require.Empty(t, accounts["4d5611e5"])
+}
